@@ -1,0 +1,105 @@
+// `[sim ...]` directives: instructions embedded in the last user message that make the
+// simulated carrier misbehave on purpose. Pure functions, no I/O.
+import { contentText } from "./tokens";
+
+export interface Directives {
+  /** Respond with this HTTP status and an error body (only when >= 300). */
+  status?: number;
+  /** Never answer. */
+  hang: boolean;
+  /** Destroy the socket after this many stream chunks (0 = before the headers). */
+  resetAfter?: number;
+  /** Wait this long before the first byte. */
+  delayMs?: number;
+  /** Exact completion length (still capped by max_tokens). */
+  tokens?: number;
+  /** Omit `usage` everywhere. */
+  noUsage: boolean;
+  /** Stream pace in tokens per second. */
+  tps?: number;
+  /** Emit a body (or one stream event) that is not JSON. */
+  malformed: boolean;
+  /** Interleave junk SSE lines between stream events. */
+  garbage: boolean;
+  /** Pad the completion content to at least this many bytes. */
+  big?: number;
+  /** Label for `/__sim/requests?tag=`. */
+  tag?: string;
+}
+
+const DIRECTIVE_RE = /\[sim\b([^\]]*)\]/g;
+
+function nonNegativeInt(value: string): number | undefined {
+  return /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+function positiveNumber(value: string): number | undefined {
+  const n = /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  return n > 0 ? n : undefined;
+}
+
+/**
+ * Every `[sim ...]` directive in `text` that applies when playing `carrier`, merged left to
+ * right (a later value overrides an earlier one). A directive naming another carrier with
+ * `carrier=<slug>` is skipped entirely. Unknown words and malformed values are ignored.
+ */
+export function parseDirectives(text: string, carrier: string): Directives {
+  const d: Directives = { hang: false, noUsage: false, malformed: false, garbage: false };
+  for (const match of text.matchAll(DIRECTIVE_RE)) {
+    const words = (match[1] ?? "").trim().split(/\s+/).filter((w) => w.length > 0);
+    const pairs = words.map((w) => {
+      const eq = w.indexOf("=");
+      return eq < 0 ? { key: w, value: undefined } : { key: w.slice(0, eq), value: w.slice(eq + 1) };
+    });
+    const target = pairs.find((p) => p.key === "carrier")?.value;
+    if (target !== undefined && target !== carrier) continue;
+    for (const { key, value } of pairs) applyWord(d, key, value);
+  }
+  return d;
+}
+
+function applyWord(d: Directives, key: string, value: string | undefined): void {
+  if (value === undefined) {
+    if (key === "hang") d.hang = true;
+    else if (key === "no_usage") d.noUsage = true;
+    else if (key === "malformed") d.malformed = true;
+    else if (key === "garbage") d.garbage = true;
+    return;
+  }
+  switch (key) {
+    case "status": {
+      const n = nonNegativeInt(value);
+      if (n !== undefined && n >= 100 && n <= 599) d.status = n;
+      break;
+    }
+    case "reset_after":
+      d.resetAfter = nonNegativeInt(value) ?? d.resetAfter;
+      break;
+    case "delay_ms":
+      d.delayMs = nonNegativeInt(value) ?? d.delayMs;
+      break;
+    case "tokens":
+      d.tokens = nonNegativeInt(value) ?? d.tokens;
+      break;
+    case "big":
+      d.big = nonNegativeInt(value) ?? d.big;
+      break;
+    case "tps":
+      d.tps = positiveNumber(value) ?? d.tps;
+      break;
+    case "tag":
+      if (value.length > 0) d.tag = value;
+      break;
+  }
+}
+
+/** The text of the last `role: "user"` message, or "" when there is none. */
+export function lastUserText(messages: readonly unknown[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (typeof m === "object" && m !== null && "role" in m && m.role === "user") {
+      return contentText("content" in m ? m.content : undefined);
+    }
+  }
+  return "";
+}

@@ -1,0 +1,45 @@
+// CLI: `tsx simulator/main.ts [--port 8788] [--tps N] [--host H] [--catalog PATH]`.
+import { parseArgs } from "node:util";
+import { startSimulator } from "./server";
+
+const { values } = parseArgs({
+  options: {
+    port: { type: "string", default: "8788" },
+    host: { type: "string", default: "127.0.0.1" },
+    tps: { type: "string" },
+    catalog: { type: "string" },
+  },
+});
+
+function numberFlag(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) {
+    console.error(`--${name} must be a non-negative number, got ${raw}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const sim = await startSimulator({
+  port: numberFlag("port", values.port),
+  host: values.host,
+  tps: numberFlag("tps", values.tps),
+  catalogPath: values.catalog,
+});
+console.log(`simulator listening on ${sim.url}`);
+
+let stopping = false;
+const stop = () => {
+  if (stopping) process.exit(1); // A second signal means "now".
+  stopping = true;
+  sim.close().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+};
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);

@@ -1,0 +1,445 @@
+// The carrier simulator: one HTTP server that plays every upstream carrier, so tests,
+// `npm start` and benchmarks run offline. Node-only; never part of the Worker bundle.
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleepTimer } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { lastUserText, parseDirectives, type Directives } from "./directives";
+import { planCompletion, type CompletionPlan } from "./tokens";
+
+export interface SimulatorOptions {
+  /** 0 (the default) picks an ephemeral port. */
+  port?: number;
+  host?: string;
+  /** Default stream pace in tokens per second; unlimited when omitted. */
+  tps?: number;
+  /** Where to find which upstream models reason; defaults to the repo's catalog.json. */
+  catalogPath?: string;
+}
+
+export interface Simulator {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** "pending" while the response is in flight; "hang" while a `[sim hang]` holds the socket. */
+export type Outcome = "pending" | "hang" | "completed" | "aborted" | "reset" | "error";
+
+export interface RequestRecord {
+  tag: string | null;
+  carrier: string;
+  body: unknown;
+  /** Only whether the header was present: the simulator never keeps credentials. */
+  headers: { authorization: boolean };
+  outcome: Outcome;
+  /** Body writes: SSE events (including [DONE]) for streams, 1 for any other body. */
+  chunks_sent: number;
+}
+
+const MAX_RECORDS = 10_000;
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const MAX_WAIT_MS = 30_000;
+const DEFAULT_CATALOG = fileURLToPath(new URL("../catalog.json", import.meta.url));
+
+type Json = Record<string, unknown>;
+
+function isRecord(v: unknown): v is Json {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Received requests, newest last, with a way to wait until their outcomes are final. */
+class RequestLog {
+  private readonly records: RequestRecord[] = [];
+  private readonly listeners = new Set<() => void>();
+
+  add(record: RequestRecord): RequestRecord {
+    this.records.push(record);
+    if (this.records.length > MAX_RECORDS) this.records.shift();
+    this.changed();
+    return record;
+  }
+
+  /** Moves a record to a new outcome unless it already has a final one. */
+  settle(record: RequestRecord, outcome: Outcome): void {
+    if (record.outcome !== "pending" && record.outcome !== "hang") return;
+    record.outcome = outcome;
+    this.changed();
+  }
+
+  find(tag: string | null): RequestRecord[] {
+    return tag === null ? [...this.records] : this.records.filter((r) => r.tag === tag);
+  }
+
+  /** Resolves once `done()` holds or after `ms`; re-checked on every change. */
+  waitFor(done: () => boolean, ms: number): Promise<void> {
+    if (done()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.listeners.delete(check);
+        resolve();
+      };
+      const check = () => {
+        if (done()) finish();
+      };
+      const timer = setTimeout(finish, ms);
+      this.listeners.add(check);
+    });
+  }
+
+  /** Releases every waiter (used on shutdown so no timer outlives the server). */
+  release(): void {
+    for (const l of [...this.listeners]) l();
+    this.listeners.clear();
+  }
+
+  private changed(): void {
+    for (const l of [...this.listeners]) l();
+  }
+}
+
+/** Upstream model ids the catalog marks `supports_reasoning: true`; none if unreadable. */
+function loadReasoningModels(path: string): Set<string> {
+  const ids = new Set<string>();
+  let catalog: unknown;
+  try {
+    catalog = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return ids; // No catalog: only the name heuristics apply.
+  }
+  const models = isRecord(catalog) && Array.isArray(catalog.models) ? (catalog.models as unknown[]) : [];
+  for (const m of models) {
+    const endpoints = isRecord(m) && Array.isArray(m.endpoints) ? (m.endpoints as unknown[]) : [];
+    for (const e of endpoints) {
+      if (isRecord(e) && e.supports_reasoning === true && typeof e.upstream_model === "string") ids.add(e.upstream_model);
+    }
+  }
+  return ids;
+}
+
+function isReasoningModel(model: string, catalogIds: Set<string>): boolean {
+  return catalogIds.has(model) || model.includes("reason") || model.endsWith("-thinking");
+}
+
+function errorJson(status: number, message: string, type: string): string {
+  return JSON.stringify({ error: { message, type, code: status } });
+}
+
+function sendJson(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** Reads the whole body, or undefined when it is too large or the client went away. */
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req) {
+      const buf = chunk as Buffer;
+      size += buf.length;
+      if (size > MAX_BODY_BYTES) return undefined;
+      chunks.push(buf);
+    }
+  } catch {
+    return undefined;
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Waits `ms`; false when the client went away first (the timer is cancelled). */
+async function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (ms <= 0) return !signal.aborted;
+  try {
+    await sleepTimer(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes one chunk and waits until it is flushed to the socket: this both respects
+ * backpressure and lets a reset happen exactly after the chunks the client can read.
+ */
+function write(res: ServerResponse, chunk: string, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted || res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(false);
+    signal.addEventListener("abort", onAbort, { once: true });
+    res.write(chunk, (err) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(!err);
+    });
+  });
+}
+
+function nonNegativeInt(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
+}
+
+interface Context {
+  log: RequestLog;
+  reasoningModels: Set<string>;
+  tps: number | undefined;
+}
+
+/** One in-flight chat completion: what was asked and how to answer it. */
+interface Exchange {
+  res: ServerResponse;
+  record: RequestRecord;
+  log: RequestLog;
+  directives: Directives;
+  signal: AbortSignal;
+  id: string;
+  created: number;
+  model: string;
+  plan: CompletionPlan;
+  reasoningModel: boolean;
+}
+
+function usageOf(x: Exchange): Json {
+  const usage: Json = {
+    prompt_tokens: x.plan.promptTokens,
+    completion_tokens: x.plan.completionTokens,
+    total_tokens: x.plan.promptTokens + x.plan.completionTokens,
+  };
+  if (x.reasoningModel) usage.completion_tokens_details = { reasoning_tokens: x.plan.reasoning.length };
+  return usage;
+}
+
+async function answerJson(x: Exchange): Promise<void> {
+  const message: Json = { role: "assistant", content: x.plan.content.join("") };
+  if (x.reasoningModel) message.reasoning = x.plan.reasoning.join("");
+  const completion: Json = {
+    id: x.id,
+    object: "chat.completion",
+    created: x.created,
+    model: x.model,
+    choices: [{ index: 0, message, finish_reason: x.plan.finishReason }],
+  };
+  if (!x.directives.noUsage) completion.usage = usageOf(x);
+  const full = JSON.stringify(completion);
+  // Cutting the JSON in half always loses the closing brace: guaranteed invalid.
+  const text = x.directives.malformed ? full.slice(0, Math.floor(full.length / 2)) : full;
+  const { resetAfter } = x.directives;
+  if (resetAfter !== undefined) {
+    // Promise the full length, deliver half, then drop the connection.
+    x.res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
+    const written = await write(x.res, text.slice(0, Math.floor(text.length / 2)), x.signal);
+    if (written) x.record.chunks_sent = 1;
+    x.log.settle(x.record, "reset");
+    x.res.socket?.destroy();
+    return;
+  }
+  x.record.chunks_sent = 1;
+  x.log.settle(x.record, "completed");
+  sendJson(x.res, 200, text);
+}
+
+interface StreamEvent {
+  data: string;
+  /** Token events are the ones paced by `tps`. */
+  token: boolean;
+}
+
+function streamEvents(x: Exchange, includeUsage: boolean): StreamEvent[] {
+  const chunk = (choices: unknown[], extra?: Json): StreamEvent => ({
+    data: JSON.stringify({ id: x.id, object: "chat.completion.chunk", created: x.created, model: x.model, choices, ...extra }),
+    token: false,
+  });
+  const delta = (d: Json): StreamEvent => ({ ...chunk([{ index: 0, delta: d, finish_reason: null }]), token: true });
+  const tokens = [...x.plan.reasoning.map((w) => delta({ reasoning: w })), ...x.plan.content.map((w) => delta({ content: w }))];
+  if (x.directives.malformed) {
+    tokens.splice(Math.floor(tokens.length / 2), 0, { data: `{"id":"${x.id}","choices":[{"delta": not json`, token: false });
+  }
+  const events = [chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]), ...tokens];
+  events.push(chunk([{ index: 0, delta: {}, finish_reason: x.plan.finishReason }]));
+  if (includeUsage && !x.directives.noUsage) events.push(chunk([], { usage: usageOf(x) }));
+  events.push({ data: "[DONE]", token: false });
+  return events;
+}
+
+// Junk a tolerant SSE client must skip: a comment, a blank line, a data-less event, a stray line.
+const JUNK = [": ping\n\n", "\n", "event: foo\n\n", "this line has no data field\n\n"] as const;
+
+async function answerStream(x: Exchange, includeUsage: boolean, tps: number | undefined): Promise<void> {
+  x.res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
+  const interval = tps === undefined ? 0 : 1000 / tps;
+  const events = streamEvents(x, includeUsage);
+  const { resetAfter, garbage } = x.directives;
+  for (const [i, event] of events.entries()) {
+    if (event.token && interval > 0 && !(await sleep(interval, x.signal))) return;
+    if (garbage && i > 0 && !(await write(x.res, JUNK[i % JUNK.length]!, x.signal))) return;
+    if (!(await write(x.res, `data: ${event.data}\n\n`, x.signal))) return;
+    x.record.chunks_sent++;
+    if (resetAfter !== undefined && x.record.chunks_sent >= resetAfter) break;
+  }
+  if (resetAfter !== undefined) {
+    // Dropping the socket before the terminating chunk makes the body end in an error.
+    x.log.settle(x.record, "reset");
+    x.res.socket?.destroy();
+    return;
+  }
+  x.log.settle(x.record, "completed");
+  x.res.end();
+}
+
+async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrier: string, ctx: Context): Promise<void> {
+  const raw = await readBody(req);
+  const record: RequestRecord = {
+    tag: null,
+    carrier,
+    body: null,
+    headers: { authorization: req.headers.authorization !== undefined },
+    outcome: "pending",
+    chunks_sent: 0,
+  };
+  if (raw === undefined) {
+    ctx.log.add(record);
+    ctx.log.settle(record, "error");
+    if (!res.destroyed) sendJson(res, 413, errorJson(413, "request body too large", "invalid_request_error"));
+    return;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    body = undefined;
+  }
+  if (!isRecord(body) || !Array.isArray(body.messages)) {
+    ctx.log.add(record);
+    ctx.log.settle(record, "error");
+    const message = body === undefined ? "request body is not valid JSON" : "`messages` must be an array";
+    sendJson(res, 400, errorJson(400, message, "invalid_request_error"));
+    return;
+  }
+  const messages = body.messages as unknown[];
+  const directives = parseDirectives(lastUserText(messages), carrier);
+  record.tag = directives.tag ?? null;
+  record.body = body;
+  ctx.log.add(record);
+
+  // The client (the router) closing early is what tests want to observe as "aborted".
+  const abort = new AbortController();
+  res.on("close", () => {
+    abort.abort();
+    ctx.log.settle(record, "aborted");
+  });
+
+  if (directives.hang) {
+    ctx.log.settle(record, "hang");
+    return; // Hold the socket open until the client gives up.
+  }
+  if (directives.delayMs !== undefined && !(await sleep(directives.delayMs, abort.signal))) return;
+  if (directives.resetAfter === 0) {
+    ctx.log.settle(record, "reset");
+    req.socket.resetAndDestroy();
+    return;
+  }
+  if (directives.status !== undefined && directives.status >= 300) {
+    record.chunks_sent = 1;
+    ctx.log.settle(record, "error");
+    sendJson(res, directives.status, errorJson(directives.status, `simulated ${directives.status} from ${carrier}`, "sim_error"));
+    return;
+  }
+
+  const model = typeof body.model === "string" ? body.model : "unknown";
+  const reasoningModel = isReasoningModel(model, ctx.reasoningModels);
+  const exchange: Exchange = {
+    res,
+    record,
+    log: ctx.log,
+    directives,
+    signal: abort.signal,
+    id: `chatcmpl-${randomBytes(12).toString("hex")}`,
+    created: Math.floor(Date.now() / 1000),
+    model,
+    reasoningModel,
+    plan: planCompletion({
+      model,
+      messages,
+      maxTokens: nonNegativeInt(body.max_completion_tokens) ?? nonNegativeInt(body.max_tokens),
+      tokens: directives.tokens,
+      big: directives.big,
+      reasoning: reasoningModel,
+    }),
+  };
+  if (body.stream === true) {
+    const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
+    await answerStream(exchange, includeUsage, directives.tps ?? ctx.tps);
+  } else {
+    await answerJson(exchange);
+  }
+}
+
+const OUTCOMES: readonly Outcome[] = ["pending", "hang", "completed", "aborted", "reset", "error"];
+
+/**
+ * `?tag=T` filters by tag (all requests without it). `wait_ms=N` (at most 30 s) holds the
+ * answer until some request matches and every match is final (not pending/hang), or with
+ * `until=<outcome>` until every match has that outcome; it answers anyway when time runs out.
+ */
+async function listRequests(url: URL, res: ServerResponse, log: RequestLog): Promise<void> {
+  const tag = url.searchParams.get("tag");
+  const waitMs = Math.min(Number(url.searchParams.get("wait_ms") ?? 0) || 0, MAX_WAIT_MS);
+  const until = OUTCOMES.find((o) => o === url.searchParams.get("until"));
+  if (waitMs > 0) {
+    // Lets tests wait for the simulator to observe an outcome instead of sleeping.
+    const done = (r: RequestRecord) => (until === undefined ? r.outcome !== "pending" && r.outcome !== "hang" : r.outcome === until);
+    await log.waitFor(() => {
+      const found = log.find(tag);
+      return found.length > 0 && found.every(done);
+    }, waitMs);
+  }
+  if (!res.destroyed) sendJson(res, 200, JSON.stringify({ requests: log.find(tag) }));
+}
+
+const CHAT_PATH = /^\/([^/]+)\/v1\/chat\/completions$/;
+
+async function route(req: IncomingMessage, res: ServerResponse, ctx: Context): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://simulator.invalid");
+  const chat = CHAT_PATH.exec(url.pathname);
+  if (req.method === "POST" && chat) return chatCompletions(req, res, decodeURIComponent(chat[1]!), ctx);
+  if (req.method === "GET" && url.pathname === "/health") return sendJson(res, 200, JSON.stringify({ ok: true }));
+  if (req.method === "GET" && url.pathname === "/__sim/requests") return listRequests(url, res, ctx.log);
+  sendJson(res, 404, errorJson(404, `no route for ${req.method ?? "?"} ${url.pathname}`, "not_found"));
+}
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const host = opts.host ?? "127.0.0.1";
+  const ctx: Context = {
+    log: new RequestLog(),
+    reasoningModels: loadReasoningModels(opts.catalogPath ?? DEFAULT_CATALOG),
+    tps: opts.tps !== undefined && opts.tps > 0 ? opts.tps : undefined,
+  };
+  const server = createServer((req, res) => {
+    route(req, res, ctx).catch((err: unknown) => {
+      // A bug in the simulator must show up as a 500, not a crashed test run.
+      if (!res.headersSent) sendJson(res, 500, errorJson(500, `simulator error: ${String(err)}`, "sim_internal"));
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections(); // Hung and streaming requests would otherwise keep it open.
+        ctx.log.release();
+      }),
+  };
+}

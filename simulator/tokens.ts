@@ -1,0 +1,132 @@
+// The simulator's deterministic tokenizer and text generator.
+// One token = one word or one punctuation mark, so counts are easy to predict in tests.
+import { createHash } from "node:crypto";
+
+const TOKEN_RE = /\w+|[^\w\s]/g;
+
+/** Splits text into tokens: runs of word characters, or single non-space symbols. */
+export function tokenize(text: string): string[] {
+  return text.match(TOKEN_RE) ?? [];
+}
+
+export function countTokens(text: string): number {
+  return tokenize(text).length;
+}
+
+/**
+ * The text of a message `content`: a string, or an array of parts whose `text` fields are
+ * joined with "\n" (so the token count is the sum over parts). Anything else has no text.
+ */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const texts: string[] = [];
+  for (const part of content as unknown[]) {
+    if (typeof part === "object" && part !== null && "text" in part && typeof part.text === "string") texts.push(part.text);
+  }
+  return texts.join("\n");
+}
+
+/** Tokens every message costs on top of its content, like real chat templates. */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+
+/** Prompt tokens of a `messages` array: content tokens plus a fixed overhead per message. */
+export function countPromptTokens(messages: readonly unknown[]): number {
+  let total = 0;
+  for (const m of messages) {
+    const content = typeof m === "object" && m !== null && "content" in m ? m.content : undefined;
+    total += countTokens(contentText(content)) + MESSAGE_OVERHEAD_TOKENS;
+  }
+  return total;
+}
+
+/** A 32-bit seed derived from the request's messages and model: same request, same text. */
+export function requestSeed(model: string, messages: unknown): number {
+  const digest = createHash("sha256").update(JSON.stringify([model, messages])).digest();
+  return digest.readUInt32BE(0);
+}
+
+/** mulberry32: tiny, fast and fully deterministic; quality is irrelevant here. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Letters only, so each generated word is exactly one token under `tokenize`.
+const VOCABULARY = [
+  "the", "switch", "yard", "carrier", "route", "token", "model", "signal", "rail", "train",
+  "freight", "engine", "track", "station", "junction", "cargo", "depot", "lantern", "timber", "copper",
+  "river", "harbor", "north", "south", "east", "west", "morning", "evening", "quiet", "rapid",
+  "steady", "bright", "amber", "silver", "green", "blue", "stone", "bridge", "tunnel", "valley",
+  "answer", "question", "reason", "because", "therefore", "and", "or", "but", "with", "without",
+  "every", "some", "many", "few", "first", "last", "next", "over", "under", "between",
+  "always", "never", "often", "soon",
+] as const;
+
+/** `count` words, each with its leading space (one token per word), drawn from `next`. */
+export function generateWords(next: () => number, count: number): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < count; i++) words.push(" " + VOCABULARY[Math.floor(next() * VOCABULARY.length)]!);
+  return words;
+}
+
+export interface CompletionInput {
+  model: string;
+  messages: readonly unknown[];
+  /** The request's max_completion_tokens / max_tokens, if any. */
+  maxTokens?: number;
+  /** The `tokens=` directive: exact length before the max_tokens cap. */
+  tokens?: number;
+  /** The `big=` directive: pad the content to at least this many bytes. */
+  big?: number;
+  reasoning: boolean;
+}
+
+export interface CompletionPlan {
+  /** Reasoning words (empty unless the model reasons), each one token. */
+  reasoning: string[];
+  /** Content words, each one token. */
+  content: string[];
+  finishReason: "stop" | "length";
+  promptTokens: number;
+  /** Reasoning plus content tokens, as in OpenAI's usage. */
+  completionTokens: number;
+}
+
+/** What the simulated model answers: fully determined by the request and its directives. */
+export function planCompletion(input: CompletionInput): CompletionPlan {
+  const seed = requestSeed(input.model, input.messages);
+  const wanted = input.tokens ?? 8 + (seed % 25);
+  const n = input.maxTokens === undefined ? wanted : Math.min(wanted, input.maxTokens);
+  const next = prng(seed);
+  const reasoning = generateWords(next, input.reasoning ? Math.ceil(n / 4) : 0);
+  const content = generateWords(next, n - reasoning.length);
+  if (input.big !== undefined) padContent(content, input.big);
+  return {
+    reasoning,
+    content,
+    finishReason: wanted > n ? "length" : "stop",
+    promptTokens: countPromptTokens(input.messages),
+    completionTokens: reasoning.length + content.length,
+  };
+}
+
+/**
+ * Lengthens the last content word (a longer run of letters is still one token) until the
+ * content has `bytes` bytes, so token counts stay exact. Empty content gains one word.
+ */
+function padContent(content: string[], bytes: number): void {
+  const size = content.reduce((sum, w) => sum + w.length, 0); // ASCII only: chars = bytes
+  if (size >= bytes) return;
+  if (content.length === 0) {
+    content.push(" " + "x".repeat(Math.max(1, bytes - 1)));
+    return;
+  }
+  content[content.length - 1] += "x".repeat(bytes - size);
+}

@@ -1,0 +1,78 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../env";
+import { ApiError } from "../api/errors";
+import { requireAdmin } from "./admin-auth";
+import { db } from "../db/client";
+import { accounts, type ApiKey } from "../db/schema";
+import { createKey, findAccount, setKeyDisabled } from "../db/keys";
+import { ledgerFor } from "../ledger/ledger";
+import type { Totals } from "../ledger/ledger-object";
+import { nanoToUsd, usdToNano } from "../catalog/money";
+import { randomId } from "../keys/api-key";
+
+/** The operator's API behind `npm run admin`: accounts, keys, credits. */
+export const adminRoutes = new Hono<AppEnv>();
+adminRoutes.use("*", requireAdmin);
+
+const usd = z.number().positive().max(1_000_000).finite();
+const createAccountBody = z.object({ email: z.email().max(254), credits: usd.optional() });
+const createKeyBody = z.object({ account: z.string().min(1).max(254), label: z.string().min(1).max(100).optional(), limit: usd.optional() });
+const grantBody = z.object({ usd });
+const hashParam = z.string().regex(/^[0-9a-f]{64}$/);
+
+async function json<T extends z.ZodType>(req: Request, schema: T): Promise<z.infer<T>> {
+  const parsed = schema.safeParse(await req.json().catch(() => undefined));
+  if (!parsed.success) throw new ApiError(400, `Invalid body: ${parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ")}`);
+  return parsed.data;
+}
+
+async function accountOr404(d1: D1Database, ref: string) {
+  const account = await findAccount(d1, ref);
+  if (!account) throw new ApiError(404, `No account ${ref}.`);
+  return account;
+}
+
+const presentTotals = (t: Totals) => ({
+  total_credits: nanoToUsd(t.creditsNano),
+  total_usage: nanoToUsd(t.usageNano),
+  balance: nanoToUsd(t.creditsNano - t.usageNano),
+  held: nanoToUsd(t.heldNano),
+});
+const presentKey = (k: ApiKey) => ({ hash: k.hash, label: k.label, name: k.name, account_id: k.accountId, disabled: k.disabled, limit: k.limitNano === null ? null : nanoToUsd(k.limitNano) });
+
+adminRoutes.post("/accounts", async (c) => {
+  const body = await json(c.req.raw, createAccountBody);
+  if (await findAccount(c.env.DB, body.email)) throw new ApiError(409, `An account with email ${body.email} exists.`);
+  const account = { id: randomId("acct_", 12), email: body.email, createdAt: Date.now() };
+  await db(c.env.DB).insert(accounts).values(account);
+  const totals = body.credits ? await ledgerFor(c.env, account.id).grant(usdToNano(body.credits)) : undefined;
+  return c.json({ id: account.id, email: account.email, ...(totals ? presentTotals(totals) : {}) }, 201);
+});
+
+adminRoutes.get("/accounts/:ref", async (c) => {
+  const account = await accountOr404(c.env.DB, c.req.param("ref"));
+  return c.json({ id: account.id, email: account.email, ...presentTotals(await ledgerFor(c.env, account.id).totals()) });
+});
+
+adminRoutes.post("/accounts/:ref/credits", async (c) => {
+  const body = await json(c.req.raw, grantBody);
+  const account = await accountOr404(c.env.DB, c.req.param("ref"));
+  return c.json({ id: account.id, email: account.email, ...presentTotals(await ledgerFor(c.env, account.id).grant(usdToNano(body.usd))) });
+});
+
+adminRoutes.post("/keys", async (c) => {
+  const body = await json(c.req.raw, createKeyBody);
+  const account = await accountOr404(c.env.DB, body.account);
+  const { key, record } = await createKey(c.env.DB, account.id, body.label ?? "default", body.limit === undefined ? null : usdToNano(body.limit));
+  return c.json({ key, ...presentKey(record) }, 201);
+});
+
+for (const [action, disabled] of [["disable", true], ["enable", false]] as const) {
+  adminRoutes.post(`/keys/:hash/${action}`, async (c) => {
+    const hash = hashParam.safeParse(c.req.param("hash"));
+    const key = hash.success ? await setKeyDisabled(c.env.DB, hash.data, disabled) : undefined;
+    if (!key) throw new ApiError(404, "No key with that hash.");
+    return c.json(presentKey(key));
+  });
+}

@@ -1,0 +1,63 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../env";
+import { ledgerFor } from "../ledger/ledger";
+import { nanoToUsd } from "../catalog/money";
+import { findGeneration } from "../db/generations";
+import { presentGeneration } from "./present-generation";
+import { ApiError } from "./errors";
+
+/** GET /key, /credits and /generation: the authenticated caller's own key, money and records. */
+export const accountRoutes = new Hono<AppEnv>();
+
+accountRoutes.get("/key", async (c) => {
+  const { key, accountId } = c.get("caller");
+  const ledger = ledgerFor(c.env, accountId);
+  const [usage, totals] = await Promise.all([ledger.keyUsage(key.hash), ledger.totals()]);
+  const limit = key.limitNano === null ? null : nanoToUsd(key.limitNano);
+  return c.json({
+    data: {
+      label: key.label,
+      name: key.name,
+      usage: nanoToUsd(usage.usageNano),
+      usage_daily: nanoToUsd(usage.dailyNano),
+      usage_weekly: nanoToUsd(usage.weeklyNano),
+      usage_monthly: nanoToUsd(usage.monthlyNano),
+      byok_usage: 0,
+      byok_usage_daily: 0,
+      byok_usage_weekly: 0,
+      byok_usage_monthly: 0,
+      include_byok_in_limit: false,
+      limit,
+      limit_remaining: key.limitNano === null ? null : nanoToUsd(Math.max(0, key.limitNano - usage.usageNano)),
+      limit_reset: null,
+      is_free_tier: !totals.granted,
+      is_management_key: false,
+      is_provisioning_key: false,
+      disabled: key.disabled,
+      creator_user_id: accountId,
+      expires_at: null,
+      created_at: new Date(key.createdAt).toISOString(),
+    },
+  });
+});
+
+accountRoutes.get("/credits", async (c) => {
+  const totals = await ledgerFor(c.env, c.get("caller").accountId).totals();
+  return c.json({ data: { total_credits: nanoToUsd(totals.creditsNano), total_usage: nanoToUsd(totals.usageNano) } });
+});
+
+const generationQuery = z.object({ id: z.string().regex(/^gen-[0-9a-zA-Z]{1,64}$/) });
+
+accountRoutes.get("/generation", async (c) => {
+  const parsed = generationQuery.safeParse({ id: c.req.query("id") });
+  if (!parsed.success) {
+    if (c.req.query("id") === undefined) throw new ApiError(400, "Missing query parameter `id` (a generation id, gen-<random>).");
+    throw new ApiError(404, "Generation not found.");
+  }
+  const { accountId } = c.get("caller");
+  // D1 first; a generation settled moments ago may still wait in the ledger's outbox.
+  const record = (await findGeneration(c.env.DB, accountId, parsed.data.id)) ?? (await ledgerFor(c.env, accountId).pendingGeneration(parsed.data.id));
+  if (!record || record.accountId !== accountId) throw new ApiError(404, "Generation not found.");
+  return c.json({ data: presentGeneration(record) });
+});

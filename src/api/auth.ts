@@ -1,0 +1,21 @@
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../env";
+import { findKeyByHash } from "../db/keys";
+import { hashApiKey, looksLikeApiKey } from "../keys/api-key";
+import { ApiError } from "./errors";
+
+/**
+ * Bearer-key authentication: 401 for a missing, malformed, unknown or disabled key.
+ * Keys are looked up by their SHA-256 hash, so the plaintext never reaches storage or logs.
+ */
+export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
+  const header = c.req.header("authorization") ?? "";
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw new ApiError(401, "Missing API key: send the header `Authorization: Bearer <key>`.");
+  const presented = match[1]!;
+  const key = looksLikeApiKey(presented) ? await findKeyByHash(c.env.DB, await hashApiKey(presented)) : undefined;
+  if (!key) throw new ApiError(401, "Invalid API key.");
+  if (key.disabled) throw new ApiError(401, "This API key is disabled.");
+  c.set("caller", { key, accountId: key.accountId });
+  await next();
+});

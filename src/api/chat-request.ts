@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { ApiError } from "./errors";
+
+/** Largest request body accepted, in bytes (413 above it). */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Most messages accepted in one request (400 above it). */
+export const MAX_MESSAGES = 2048;
+
+const contentPart = z.object({ type: z.string() }).loose();
+const message = z
+  .object({
+    role: z.string().min(1, "role must be a non-empty string"),
+    content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
+  })
+  .loose();
+
+/** The fields the router reads; every other field passes to the carrier unchanged. */
+export const chatRequestSchema = z
+  .object({
+    messages: z.array(message).min(1, "messages must be a non-empty array").max(MAX_MESSAGES, `at most ${MAX_MESSAGES} messages are accepted`),
+    model: z.string().min(1).max(256).optional(),
+    stream: z.boolean().optional(),
+    max_tokens: z.int().positive().nullish(),
+    max_completion_tokens: z.int().positive().nullish(),
+  })
+  .loose();
+
+export type ChatRequest = z.infer<typeof chatRequestSchema>;
+
+/** Reads and validates the body: 413 when too large, 400 when not JSON or not a chat request. */
+export async function readChatRequest(req: Request): Promise<{ body: ChatRequest; bytes: number }> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const buf = await readLimited(req, MAX_BODY_BYTES);
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(buf));
+  } catch {
+    throw new ApiError(400, "The request body is not valid JSON.");
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) throw new ApiError(400, "The request body must be a JSON object.");
+  if (!("messages" in json)) throw new ApiError(400, "`messages` is required: a non-empty array of {role, content}.");
+  const parsed = chatRequestSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? `\`${issue.path.join(".")}\`: ` : "";
+    throw new ApiError(400, `Invalid request: ${where}${issue.message}`);
+  }
+  return { body: parsed.data, bytes: buf.byteLength };
+}
+
+function tooLarge() {
+  return new ApiError(413, `Request body too large: the limit is ${MAX_BODY_BYTES} bytes (${MAX_BODY_BYTES / 1024 / 1024} MiB).`);
+}
+
+/** Reads at most `limit` bytes, failing as soon as the body is longer (a lying Content-Length included). */
+async function readLimited(req: Request, limit: number): Promise<Uint8Array> {
+  if (!req.body) return new Uint8Array();
+  const reader = req.body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    parts.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,99 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../env";
+import { ApiError } from "./errors";
+import { readChatRequest } from "./chat-request";
+import { loadCatalog } from "../catalog/load";
+import { AUTO_MODEL } from "../catalog/catalog";
+import { ledgerFor } from "../ledger/ledger";
+import { holdNano } from "../ledger/hold";
+import { dispatch, UnusableAnswer } from "../carriers/dispatch";
+import { carrierBody } from "../carriers/carrier-call";
+import { readCompletion, finishCompletion } from "../relay/completion";
+import { relayStream } from "../relay/stream-relay";
+import { appName, newGenerationId, type RequestContext } from "../generations/request-context";
+import { failedOutcome, settle } from "../generations/settle";
+
+export const chatRoutes = new Hono<AppEnv>();
+
+/**
+ * POST /chat/completions — the request path, top to bottom:
+ * auth (middleware) → body → catalog → ledger admission → carrier dispatch → relay → settle + record.
+ */
+chatRoutes.post("/chat/completions", async (c) => {
+  const startedAt = Date.now();
+  const caller = c.get("caller");
+  const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
+
+  const { body, bytes } = await readChatRequest(c.req.raw);
+  const catalog = await loadCatalog(c.env, waitUntil);
+  const model = catalog.resolve(body.model);
+  const rc: RequestContext = {
+    env: c.env,
+    waitUntil,
+    genId: newGenerationId(),
+    caller,
+    requestedModel: body.model ?? AUTO_MODEL,
+    model: model ?? catalog.resolve(undefined)!,
+    stream: body.stream === true,
+    app: appName(c.req.raw.headers),
+    httpReferer: c.req.header("http-referer")?.slice(0, 500) ?? null,
+    userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null,
+    startedAt,
+  };
+  const fail = (err: ApiError, provider: string | null = null) => {
+    // Every failure after authentication is recorded with cost 0; nothing is debited.
+    void settle(rc, failedOutcome(err.status, err.message, provider));
+    return err;
+  };
+  if (!model) throw fail(new ApiError(400, `Model ${body.model} is not in the catalog. GET /api/v1/models lists the available models.`));
+
+  const endpoints = catalog.endpoints(model.id);
+  const paid = !catalog.isFree(model.id);
+  if (paid || caller.key.limitNano !== null) {
+    const admitted = await ledgerFor(c.env, caller.accountId).admit({
+      genId: rc.genId,
+      keyHash: caller.key.hash,
+      limitNano: caller.key.limitNano,
+      holdNano: paid ? holdNano(body, bytes, endpoints) : 0,
+      paid,
+    });
+    if (!admitted.ok) {
+      const credits = `${new URL(c.req.url).origin}/settings/credits`;
+      const message =
+        admitted.reason === "key_limit"
+          ? `This API key has reached its credit limit. Raise the key's limit or add credits at ${credits}`
+          : `Insufficient credits for ${model.id}: the balance is at or below zero. Add credits at ${credits}`;
+      throw fail(new ApiError(402, message));
+    }
+  }
+
+  const clientSignal = c.req.raw.signal;
+  try {
+    if (rc.stream) {
+      const served = await dispatch(c.env, model.id, endpoints, (e) => carrierBody(body, e, true), async (call) => {
+        if (!call.response.body || !(call.response.headers.get("content-type") ?? "").includes("text/event-stream"))
+          throw new UnusableAnswer("the carrier did not answer with an event stream");
+      }, clientSignal);
+      return new Response(relayStream(rc, body, served.endpoint, served.call), {
+        headers: {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-cache",
+          "x-generation-id": rc.genId,
+        },
+      });
+    }
+    const served = await dispatch(c.env, model.id, endpoints, (e) => carrierBody(body, e, false), (call) => readCompletion(c.env, call), clientSignal);
+    const { completion, outcome } = finishCompletion(rc, body, served.endpoint, served.value, Date.now());
+    void settle(rc, outcome);
+    return c.json(completion, 200, { "x-generation-id": rc.genId });
+  } catch (err) {
+    if (err instanceof ApiError) {
+      const last = err.metadata?.attempts;
+      throw fail(err, Array.isArray(last) && last.length > 0 ? String((last.at(-1) as { provider: string }).provider) : null);
+    }
+    if (!clientSignal.aborted) throw err;
+    // The caller went away before any carrier answered: record it (499, as nginx names it); no one reads the reply.
+    void settle(rc, failedOutcome(499, "The caller closed the request before a carrier answered."));
+    return new Response(null, { status: 499 });
+  }
+});

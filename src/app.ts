@@ -1,0 +1,33 @@
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "./env";
+import { ApiError, errorBody } from "./api/errors";
+import { requireKey } from "./api/auth";
+import { accountRoutes } from "./api/account-routes";
+import { catalogRoutes } from "./api/catalog-routes";
+import { chatRoutes } from "./api/chat-routes";
+import { adminRoutes } from "./admin/admin-routes";
+
+/** The API under /api/v1: public catalog routes, then key-authenticated ones. */
+const api = new Hono<AppEnv>();
+api.route("/", catalogRoutes);
+api.use("/chat/completions", requireKey);
+api.use("/generation", requireKey);
+api.use("/key", requireKey);
+api.use("/credits", requireKey);
+api.route("/", chatRoutes);
+api.route("/", accountRoutes);
+
+export const app = new Hono<AppEnv>();
+app.route("/api/v1", api);
+app.route("/admin", adminRoutes);
+
+app.notFound((c) => c.json(errorBody(404, `Not found: ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
+
+app.onError((err, c) => {
+  if (err instanceof ApiError) return c.json(errorBody(err.status, err.message, err.metadata), err.status);
+  if (err instanceof HTTPException) return c.json(errorBody(err.status, err.message || "Request error"), err.status);
+  // Never echo internals (or anything from the request) to the caller.
+  console.error("unhandled error", err instanceof Error ? err.name + ": " + err.message : "unknown");
+  return c.json(errorBody(500, "Internal error"), 500);
+});

@@ -1,0 +1,66 @@
+import type { Env } from "../env";
+import type { PricedEndpoint } from "../catalog/catalog";
+import { carrierSecret } from "./carrier-secret";
+
+export const DEFAULT_CARRIER_TIMEOUT_MS = 60_000;
+
+export function carrierTimeoutMs(env: Env): number {
+  const n = Number(env.CARRIER_TIMEOUT_MS);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_CARRIER_TIMEOUT_MS;
+}
+
+/** The carrier's chat completions URL; locally every carrier is played by the simulator. */
+export function carrierUrl(env: Env, endpoint: PricedEndpoint): string {
+  const base = env.CARRIER_BASE_URL_OVERRIDE ? `${env.CARRIER_BASE_URL_OVERRIDE.replace(/\/$/, "")}/${endpoint.provider}/v1` : endpoint.providerEntry.base_url;
+  return `${base.replace(/\/$/, "")}/chat/completions`;
+}
+
+/** The body sent upstream: the caller's, with `model` set to the carrier's id and usage asked for on streams. */
+export function carrierBody(body: Record<string, unknown>, endpoint: PricedEndpoint, stream: boolean): string {
+  const out: Record<string, unknown> = { ...body, model: endpoint.upstream_model };
+  if (stream) {
+    const options = typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
+    out.stream_options = { ...options, include_usage: true };
+  }
+  return JSON.stringify(out);
+}
+
+export type CarrierCall = {
+  response: Response;
+  /** Aborts the upstream request (client gone, timeout). */
+  abort: (reason?: unknown) => void;
+  signal: AbortSignal;
+};
+
+/**
+ * Sends one attempt to one carrier. Resolves with the response once its headers arrive within the
+ * timeout; rejects on timeout or network error. The caller owns the body and must abort on give-up.
+ */
+export async function callCarrier(env: Env, endpoint: PricedEndpoint, body: string, clientSignal?: AbortSignal): Promise<CarrierCall | "not_configured"> {
+  const key = carrierSecret(env, endpoint.provider);
+  if (!key) return "not_configured";
+  const controller = new AbortController();
+  // The caller going away ends the upstream request too: no orphaned carrier work.
+  clientSignal?.addEventListener("abort", () => controller.abort(clientSignal.reason), { once: true });
+  const timer = setTimeout(() => controller.abort(new CarrierTimeout()), carrierTimeoutMs(env));
+  try {
+    const response = await fetch(carrierUrl(env, endpoint), {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, accept: "application/json, text/event-stream" },
+      body,
+      signal: controller.signal,
+    });
+    return { response, abort: (reason) => controller.abort(reason), signal: controller.signal };
+  } catch (err) {
+    if (controller.signal.aborted && controller.signal.reason instanceof CarrierTimeout) throw controller.signal.reason;
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export class CarrierTimeout extends Error {
+  constructor() {
+    super("the carrier did not respond in time");
+  }
+}

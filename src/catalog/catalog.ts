@@ -1,0 +1,65 @@
+import { catalogSchema, type CatalogFile, type EndpointEntry, type ModelEntry, type ProviderEntry } from "./schema";
+import { perMillionToNanoPerToken } from "./money";
+
+export const AUTO_MODEL = "router/auto";
+
+/** A model endpoint with its prices resolved to integer nano-USD per token. */
+export interface PricedEndpoint extends EndpointEntry {
+  inputNano: number;
+  outputNano: number;
+  providerEntry: ProviderEntry;
+}
+
+/** The parsed catalog, indexed for the request path. Built once per catalog version. */
+export class Catalog {
+  readonly models: ModelEntry[];
+  readonly providers: ProviderEntry[];
+  private readonly byId = new Map<string, ModelEntry>();
+  private readonly providerBySlug = new Map<string, ProviderEntry>();
+  private readonly endpointsById = new Map<string, PricedEndpoint[]>();
+
+  constructor(readonly file: CatalogFile) {
+    this.models = file.models;
+    this.providers = file.providers;
+    for (const p of file.providers) this.providerBySlug.set(p.slug, p);
+    for (const m of file.models) {
+      this.byId.set(m.id, m);
+      const priced = m.endpoints.map((e) => ({
+        ...e,
+        inputNano: perMillionToNanoPerToken(e.input_price_per_1m)!,
+        outputNano: perMillionToNanoPerToken(e.output_price_per_1m)!,
+        providerEntry: this.providerBySlug.get(e.provider)!,
+      }));
+      // Cheapest first (by output, then input price); ties keep catalog order.
+      priced.sort((a, b) => a.outputNano + a.inputNano - (b.outputNano + b.inputNano));
+      this.endpointsById.set(m.id, priced);
+    }
+  }
+
+  static parse(json: unknown): Catalog {
+    return new Catalog(catalogSchema.parse(json));
+  }
+
+  /** The model a request names; an omitted model or `router/auto` is the default model. */
+  resolve(requested: string | undefined): ModelEntry | undefined {
+    return this.byId.get(requested === undefined || requested === AUTO_MODEL ? this.file.default_model : requested);
+  }
+
+  model(id: string): ModelEntry | undefined {
+    return this.byId.get(id);
+  }
+
+  provider(slug: string): ProviderEntry | undefined {
+    return this.providerBySlug.get(slug);
+  }
+
+  /** The model's endpoints, cheapest first: the order the router tries them in. */
+  endpoints(modelId: string): PricedEndpoint[] {
+    return this.endpointsById.get(modelId) ?? [];
+  }
+
+  /** Free when every endpoint charges 0 in and out. */
+  isFree(modelId: string): boolean {
+    return this.endpoints(modelId).every((e) => e.inputNano === 0 && e.outputNano === 0);
+  }
+}

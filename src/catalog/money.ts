@@ -1,0 +1,38 @@
+/**
+ * Money is integer nano-USD (1e-9 USD) everywhere it is stored or added.
+ * Prices are authored in USD per 1M tokens; USD per 1M tokens × 1000 = nano-USD per token,
+ * so a price with at most three decimals per 1M is an exact integer per token.
+ */
+export const NANO_PER_USD = 1_000_000_000;
+
+/** USD per 1M tokens → integer nano-USD per token; undefined when not exact. */
+export function perMillionToNanoPerToken(usdPerMillion: number): number | undefined {
+  const nano = usdPerMillion * 1000;
+  const rounded = Math.round(nano);
+  return Math.abs(nano - rounded) < 1e-6 && Number.isSafeInteger(rounded) && rounded >= 0 ? rounded : undefined;
+}
+
+/** Whole USD amount (e.g. a credit grant or key limit) → nano-USD, rounded to the nearest nano. */
+export function usdToNano(usd: number): number {
+  return Math.round(usd * NANO_PER_USD);
+}
+
+/** nano-USD → USD number, for display in JSON only (never added back up). */
+export function nanoToUsd(nano: number): number {
+  return nano / NANO_PER_USD;
+}
+
+/** Exact decimal string of nano-USD as USD: 75 → "0.000000075", 0 → "0". */
+export function nanoToUsdString(nano: number): string {
+  if (nano === 0) return "0";
+  const sign = nano < 0 ? "-" : "";
+  const digits = Math.abs(nano).toString().padStart(10, "0");
+  const whole = digits.slice(0, -9);
+  const frac = digits.slice(-9).replace(/0+$/, "");
+  return sign + whole + (frac ? "." + frac : "");
+}
+
+/** Cost of one request in nano-USD: prompt × input price + completion × output price. */
+export function costNano(promptTokens: number, completionTokens: number, price: { inputNano: number; outputNano: number }): number {
+  return promptTokens * price.inputNano + completionTokens * price.outputNano;
+}

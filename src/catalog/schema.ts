@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { perMillionToNanoPerToken } from "./money";
+
+/** A price in USD per 1M tokens, exact to the nano-USD per token (at most 3 decimals). */
+const pricePerMillion = z
+  .number()
+  .nonnegative()
+  .refine((p) => perMillionToNanoPerToken(p) !== undefined, "price per 1M tokens must have at most 3 decimals");
+
+const slug = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/);
+
+/** A carrier: an upstream provider speaking the OpenAI-compatible protocol. */
+export const providerSchema = z.object({
+  slug,
+  name: z.string().min(1),
+  /** OpenAI-compatible base URL; requests go to `${base_url}/chat/completions`. */
+  base_url: z.url(),
+  headquarters: z.string().length(2).nullable(),
+  datacenters: z.array(z.string().length(2)),
+  privacy_policy_url: z.url().nullable(),
+  terms_of_service_url: z.url().nullable(),
+  status_page_url: z.url().nullable(),
+});
+
+/** One carrier serving one model. */
+export const endpointSchema = z.object({
+  provider: slug,
+  /** The model id the carrier expects in its own API. */
+  upstream_model: z.string().min(1),
+  input_price_per_1m: pricePerMillion,
+  output_price_per_1m: pricePerMillion,
+  context_length: z.int().positive(),
+  max_completion_tokens: z.int().positive().nullable(),
+  quantization: z.string().nullable(),
+  supports_reasoning: z.boolean().default(false),
+});
+
+export const modelSchema = z.object({
+  /** `<author>/<slug>` optionally followed by a `:free` or `:batch` variant suffix. */
+  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*(:[a-z]+)?$/),
+  canonical_slug: z.string().min(1),
+  hugging_face_id: z.string().nullable(),
+  name: z.string().min(1),
+  description: z.string(),
+  /** Release date, Unix seconds. */
+  created: z.int().positive(),
+  context_length: z.int().positive(),
+  input_modalities: z.array(z.string()).min(1),
+  output_modalities: z.array(z.string()).min(1),
+  tokenizer: z.string(),
+  instruct_type: z.string().nullable(),
+  supported_parameters: z.array(z.string()),
+  /** ISO date (YYYY-MM-DD) or null when unknown. */
+  knowledge_cutoff: z.iso.date().nullable(),
+  endpoints: z.array(endpointSchema).min(1),
+});
+
+export const catalogSchema = z
+  .object({
+    /** The model `router/auto` (and an omitted `model`) resolves to. */
+    default_model: z.string(),
+    providers: z.array(providerSchema).min(1),
+    models: z.array(modelSchema).min(1),
+  })
+  .superRefine((cat, ctx) => {
+    const providers = new Set(cat.providers.map((p) => p.slug));
+    const ids = new Set<string>();
+    for (const m of cat.models) {
+      if (ids.has(m.id)) ctx.addIssue({ code: "custom", message: `duplicate model ${m.id}` });
+      ids.add(m.id);
+      for (const e of m.endpoints)
+        if (!providers.has(e.provider)) ctx.addIssue({ code: "custom", message: `${m.id}: unknown provider ${e.provider}` });
+    }
+    if (!ids.has(cat.default_model)) ctx.addIssue({ code: "custom", message: `default_model ${cat.default_model} is not in the catalog` });
+  });
+
+export type CatalogFile = z.infer<typeof catalogSchema>;
+export type ProviderEntry = z.infer<typeof providerSchema>;
+export type ModelEntry = z.infer<typeof modelSchema>;
+export type EndpointEntry = z.infer<typeof endpointSchema>;

@@ -1,0 +1,57 @@
+import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
+
+/** An account: owns keys, a balance (held by its ledger Durable Object) and generations. */
+export const accounts = sqliteTable("accounts", {
+  id: text("id").primaryKey(), // "acct_<hex>"
+  email: text("email").notNull().unique(),
+  createdAt: integer("created_at").notNull(), // Unix ms
+});
+
+/** An API key. Only its SHA-256 hash is stored; the plaintext is shown once at creation. */
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    hash: text("hash").primaryKey(), // hex SHA-256 of the full key
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    name: text("name").notNull(),
+    label: text("label").notNull(), // masked form: "sk-sy-v1-abc...xyz"
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    limitNano: integer("limit_nano"), // credit limit in nano-USD; null = no limit
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("api_keys_account").on(t.accountId)],
+);
+
+/** One record per completion request, successful or failed, copied here from the ledger's outbox. */
+export const generations = sqliteTable(
+  "generations",
+  {
+    id: text("id").primaryKey(), // "gen-<random>"
+    accountId: text("account_id").notNull(),
+    keyHash: text("key_hash").notNull(),
+    model: text("model").notNull(), // as requested
+    providerName: text("provider_name"), // carrier that served it; null when none did
+    app: text("app"),
+    streamed: integer("streamed", { mode: "boolean" }).notNull(),
+    createdAt: integer("created_at").notNull(), // Unix ms
+    latencyMs: integer("latency_ms"), // time to first token
+    generationTimeMs: integer("generation_time_ms"), // whole request
+    tokensPrompt: integer("tokens_prompt").notNull(),
+    tokensCompletion: integer("tokens_completion").notNull(),
+    tokensReasoning: integer("tokens_reasoning").notNull(),
+    costNano: integer("cost_nano").notNull(), // what was debited; 0 when nothing was
+    finishReason: text("finish_reason"),
+    status: integer("status").notNull(), // HTTP status the caller got (or the in-stream error code)
+    errorMessage: text("error_message"),
+    upstreamId: text("upstream_id"), // the carrier's own completion id
+    cancelled: integer("cancelled", { mode: "boolean" }).notNull().default(false), // the caller went away mid-stream
+    httpReferer: text("http_referer"),
+    userAgent: text("user_agent"),
+  },
+  (t) => [index("generations_account_created").on(t.accountId, t.createdAt), index("generations_model_provider").on(t.model, t.providerName, t.createdAt)],
+);
+
+export type Account = typeof accounts.$inferSelect;
+export type ApiKey = typeof apiKeys.$inferSelect;
+export type Generation = typeof generations.$inferSelect;
+export type NewGeneration = typeof generations.$inferInsert;

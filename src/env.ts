@@ -1,0 +1,20 @@
+import type { LedgerObject } from "./ledger/ledger-object";
+import type { ApiKey } from "./db/schema";
+
+/** Bindings, typed once. Carrier API keys are secrets named in catalog.json, read through `carrierSecret`. */
+export interface Env {
+  DB: D1Database;
+  CATALOG: KVNamespace;
+  LEDGER: DurableObjectNamespace<LedgerObject>;
+  /** Guards /admin. Unset in a deploy until `wrangler secret put ADMIN_TOKEN`; then /admin answers 401. */
+  ADMIN_TOKEN?: string;
+  /** Local runs only: every carrier's base URL becomes `${CARRIER_BASE_URL_OVERRIDE}/<carrier slug>/v1`. */
+  CARRIER_BASE_URL_OVERRIDE?: string;
+  /** Per-attempt time to the carrier's response headers, in ms (default 30000). */
+  CARRIER_TIMEOUT_MS?: string;
+}
+
+/** The authenticated caller, set by the auth middleware. */
+export type Caller = { key: ApiKey; accountId: string };
+
+export type AppEnv = { Bindings: Env; Variables: { caller: Caller } };

@@ -1,0 +1,36 @@
+import type { Caller, Env } from "../env";
+import type { ModelEntry } from "../catalog/schema";
+import { randomId } from "../keys/api-key";
+
+/** What the request path knows about one completion request from its start. */
+export type RequestContext = {
+  env: Env;
+  waitUntil: (p: Promise<unknown>) => void;
+  genId: string;
+  caller: Caller;
+  /** The model id as the caller sent it (echoed in responses), `router/auto` when omitted. */
+  requestedModel: string;
+  model: ModelEntry;
+  stream: boolean;
+  app: string | null;
+  httpReferer: string | null;
+  userAgent: string | null;
+  startedAt: number;
+};
+
+export function newGenerationId(): string {
+  return randomId("gen-", 12);
+}
+
+/** The calling app: `X-Title` (or `X-OpenRouter-Title`), else the host of `HTTP-Referer`. */
+export function appName(headers: Headers): string | null {
+  const title = headers.get("x-title") ?? headers.get("x-openrouter-title");
+  if (title) return title.slice(0, 200);
+  const referer = headers.get("http-referer");
+  if (!referer) return null;
+  try {
+    return new URL(referer).host || null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,4 @@
+import { app } from "./app";
+
+export { LedgerObject } from "./ledger/ledger-object";
+export default app;

@@ -1,0 +1,159 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../env";
+import type { NewGeneration } from "../db/schema";
+import { flushGenerations } from "../db/generations";
+import { migrateLedger } from "./ledger-sql";
+
+/** How long an unsettled hold may live before the alarm releases it (its request died without settling). */
+export const HOLD_TTL_MS = 30 * 60_000;
+/** How soon after a settle the outbox is copied to D1: long enough to batch, short enough to look up. */
+const FLUSH_DELAY_MS = 250;
+/** Settled debit ids kept for idempotency this long. */
+const DEBIT_RETENTION_MS = 7 * 24 * 3600_000;
+
+export type AdmitRequest = {
+  genId: string;
+  keyHash: string;
+  /** Key credit limit in nano-USD, null when the key has none. */
+  limitNano: number | null;
+  /** Worst-case cost held until settle; 0 for free models. */
+  holdNano: number;
+  /** Whether the model costs anything: only paid models need a positive balance. */
+  paid: boolean;
+};
+export type AdmitResult = { ok: true } | { ok: false; reason: "balance" | "key_limit" };
+
+export type SettleRequest = {
+  genId: string;
+  keyHash: string;
+  /** What to debit, nano-USD; 0 for a failed request. */
+  costNano: number;
+  /** The generation record, stored with the debit in one transaction and copied to D1 later. */
+  record: NewGeneration;
+};
+
+export type Totals = { creditsNano: number; usageNano: number; heldNano: number; granted: boolean };
+export type KeyUsage = { usageNano: number; dailyNano: number; weeklyNano: number; monthlyNano: number };
+
+/**
+ * The balance ledger of one account. Every admission and debit of the account runs here, one at a
+ * time, so parallel requests never lose or double-count a debit. Each method body is synchronous
+ * SQL, hence atomic; `settle` is idempotent on the generation id.
+ */
+export class LedgerObject extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  private alarmPending = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    migrateLedger(this.sql);
+  }
+
+  admit(req: AdmitRequest): AdmitResult {
+    if (req.limitNano !== null) {
+      const used = this.keyUsageNano(req.keyHash) + this.one("SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds WHERE key_hash = ?", req.keyHash);
+      if (used >= req.limitNano) return { ok: false, reason: "key_limit" };
+    }
+    if (req.paid) {
+      const t = this.totals();
+      if (t.creditsNano - t.usageNano - t.heldNano <= 0) return { ok: false, reason: "balance" };
+    }
+    if (req.holdNano > 0 || req.limitNano !== null) {
+      this.sql.exec("INSERT OR IGNORE INTO holds (gen_id, key_hash, amount_nano, created_at) VALUES (?, ?, ?, ?)", req.genId, req.keyHash, req.holdNano, Date.now());
+      this.scheduleAlarm(HOLD_TTL_MS);
+    }
+    return { ok: true };
+  }
+
+  /** Debits `costNano` and stores the record, exactly once per generation id; returns whether this call applied it. */
+  settle(req: SettleRequest): boolean {
+    const applied = this.ctx.storage.transactionSync(() => {
+      this.sql.exec("DELETE FROM holds WHERE gen_id = ?", req.genId);
+      if (this.sql.exec("SELECT 1 FROM debits WHERE gen_id = ?", req.genId).toArray().length > 0) return false;
+      const now = Date.now();
+      this.sql.exec("INSERT INTO debits (gen_id, key_hash, cost_nano, settled_at) VALUES (?, ?, ?, ?)", req.genId, req.keyHash, req.costNano, now);
+      if (req.costNano > 0) {
+        this.sql.exec("UPDATE account SET usage_nano = usage_nano + ? WHERE id = 1", req.costNano);
+        this.sql.exec(
+          "INSERT INTO key_usage (key_hash, day, usage_nano) VALUES (?, ?, ?) ON CONFLICT (key_hash, day) DO UPDATE SET usage_nano = usage_nano + excluded.usage_nano",
+          req.keyHash,
+          utcDay(now),
+          req.costNano,
+        );
+      }
+      this.sql.exec("INSERT INTO outbox (gen_id, record) VALUES (?, ?)", req.genId, JSON.stringify(req.record));
+      return true;
+    });
+    this.scheduleAlarm(FLUSH_DELAY_MS);
+    return applied;
+  }
+
+  grant(amountNano: number): Totals {
+    if (!Number.isSafeInteger(amountNano) || amountNano <= 0) throw new RangeError("grant must be a positive whole number of nano-USD");
+    this.sql.exec("UPDATE account SET credits_nano = credits_nano + ?, granted = 1 WHERE id = 1", amountNano);
+    return this.totals();
+  }
+
+  totals(): Totals {
+    const row = this.sql.exec<{ credits_nano: number; usage_nano: number; granted: number }>("SELECT credits_nano, usage_nano, granted FROM account WHERE id = 1").one();
+    return {
+      creditsNano: row.credits_nano,
+      usageNano: row.usage_nano,
+      heldNano: this.one("SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds"),
+      granted: row.granted === 1,
+    };
+  }
+
+  keyUsage(keyHash: string): KeyUsage {
+    const now = new Date();
+    const today = utcDay(now.getTime());
+    const weekStart = utcDay(now.getTime() - ((now.getUTCDay() + 6) % 7) * 86_400_000); // Monday
+    const monthStart = today.slice(0, 8) + "01";
+    const sum = (from: string) => this.one("SELECT COALESCE(SUM(usage_nano),0) AS v FROM key_usage WHERE key_hash = ? AND day >= ?", keyHash, from);
+    return { usageNano: this.keyUsageNano(keyHash), dailyNano: sum(today), weeklyNano: sum(weekStart), monthlyNano: sum(monthStart) };
+  }
+
+  /** A generation settled here but not yet copied to D1. */
+  pendingGeneration(genId: string): NewGeneration | null {
+    const row = this.sql.exec<{ record: string }>("SELECT record FROM outbox WHERE gen_id = ?", genId).toArray()[0];
+    return row ? (JSON.parse(row.record) as NewGeneration) : null;
+  }
+
+  /** Copies the outbox to D1, releases expired holds and prunes old debit ids; reschedules while work remains. */
+  override async alarm(): Promise<void> {
+    this.alarmPending = false;
+    const now = Date.now();
+    this.sql.exec("DELETE FROM holds WHERE created_at < ?", now - HOLD_TTL_MS);
+    this.sql.exec("DELETE FROM debits WHERE settled_at < ?", now - DEBIT_RETENTION_MS);
+    const rows = this.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM outbox ORDER BY rowid LIMIT 500").toArray();
+    if (rows.length > 0) {
+      // Idempotent insert: a flush that D1 applied but we did not see confirmed is repeated harmlessly.
+      await flushGenerations(this.env.DB, rows.map((r) => JSON.parse(r.record) as NewGeneration));
+      for (const r of rows) this.sql.exec("DELETE FROM outbox WHERE gen_id = ?", r.gen_id);
+    }
+    if (this.one("SELECT COUNT(*) AS v FROM outbox") > 0) this.scheduleAlarm(0);
+    else {
+      const oldest = this.one("SELECT COALESCE(MIN(created_at),0) AS v FROM holds");
+      if (oldest > 0) this.scheduleAlarm(Math.max(0, oldest + HOLD_TTL_MS - now));
+    }
+  }
+
+  private scheduleAlarm(inMs: number): void {
+    if (this.alarmPending) return;
+    this.alarmPending = true;
+    void this.ctx.storage.setAlarm(Date.now() + inMs);
+  }
+
+  private keyUsageNano(keyHash: string): number {
+    return this.one("SELECT COALESCE(SUM(usage_nano),0) AS v FROM key_usage WHERE key_hash = ?", keyHash);
+  }
+
+  private one(query: string, ...bindings: unknown[]): number {
+    return this.sql.exec<{ v: number }>(query, ...bindings).one().v;
+  }
+}
+
+function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}

@@ -1,0 +1,89 @@
+import type { PricedEndpoint } from "../catalog/catalog";
+import type { CarrierCall } from "../carriers/carrier-call";
+import { CarrierTimeout, carrierTimeoutMs } from "../carriers/carrier-call";
+import { OversizedBody, readTextLimited } from "../carriers/attempts";
+import { UnusableAnswer } from "../carriers/dispatch";
+import type { RequestContext } from "../generations/request-context";
+import type { Outcome } from "../generations/settle";
+import { costNano, nanoToUsd } from "../catalog/money";
+import { readUsage } from "./usage";
+import { estimateTokens, promptText } from "./token-estimate";
+import type { ChatRequest } from "../api/chat-request";
+
+/** Largest non-stream carrier answer accepted, in bytes. */
+export const MAX_COMPLETION_BYTES = 8 * 1024 * 1024;
+
+type CarrierCompletion = { id?: unknown; choices?: unknown; usage?: unknown } & Record<string, unknown>;
+
+/** Reads a carrier's non-stream answer within the timeout; unusable answers let dispatch fall back. */
+export async function readCompletion(env: RequestContext["env"], call: CarrierCall): Promise<CarrierCompletion> {
+  const timer = setTimeout(() => call.abort(new CarrierTimeout()), carrierTimeoutMs(env));
+  let text: string;
+  try {
+    text = await readTextLimited(call.response, MAX_COMPLETION_BYTES);
+  } catch (err) {
+    if (err instanceof OversizedBody) throw new UnusableAnswer(`the carrier's answer exceeded ${MAX_COMPLETION_BYTES} bytes`);
+    if (call.signal.reason instanceof CarrierTimeout) throw call.signal.reason;
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UnusableAnswer("the carrier answered with malformed JSON");
+  }
+  if (typeof json !== "object" || json === null || !Array.isArray((json as CarrierCompletion).choices))
+    throw new UnusableAnswer("the carrier's answer is not a chat completion");
+  return json as CarrierCompletion;
+}
+
+/** The caller's completion (generation id, requested model, carrier name, usage with cost) and its outcome. */
+export function finishCompletion(rc: RequestContext, body: ChatRequest, endpoint: PricedEndpoint, upstream: CarrierCompletion, servedAt: number) {
+  const reported = readUsage(upstream.usage);
+  const choices = upstream.choices as Array<Record<string, unknown>>;
+  const usage = reported ?? {
+    promptTokens: estimateTokens(promptText(body)),
+    completionTokens: estimateTokens(choices.map((c) => messageText(c.message)).join("")),
+    reasoningTokens: 0,
+  };
+  const cost = costNano(usage.promptTokens, usage.completionTokens, endpoint);
+  const provider = endpoint.providerEntry.name;
+  const completion = {
+    ...upstream,
+    id: rc.genId,
+    object: "chat.completion",
+    created: typeof upstream.created === "number" ? upstream.created : Math.floor(rc.startedAt / 1000),
+    model: rc.requestedModel,
+    provider,
+    usage: {
+      ...(typeof upstream.usage === "object" && upstream.usage !== null ? upstream.usage : {}),
+      prompt_tokens: usage.promptTokens,
+      completion_tokens: usage.completionTokens,
+      total_tokens: usage.promptTokens + usage.completionTokens,
+      cost: nanoToUsd(cost),
+    },
+  };
+  const first = choices[0];
+  const outcome: Outcome = {
+    provider,
+    status: 200,
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    reasoningTokens: usage.reasoningTokens,
+    costNano: cost,
+    finishReason: first && typeof first.finish_reason === "string" ? first.finish_reason : null,
+    errorMessage: null,
+    firstTokenAt: servedAt,
+    upstreamId: typeof upstream.id === "string" ? upstream.id : null,
+    cancelled: false,
+  };
+  return { completion, outcome };
+}
+
+function messageText(message: unknown): string {
+  if (typeof message !== "object" || message === null) return "";
+  const content = (message as Record<string, unknown>).content;
+  return typeof content === "string" ? content : "";
+}

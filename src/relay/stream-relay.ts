@@ -1,0 +1,178 @@
+import type { PricedEndpoint } from "../catalog/catalog";
+import type { CarrierCall } from "../carriers/carrier-call";
+import { CarrierTimeout, carrierTimeoutMs } from "../carriers/carrier-call";
+import type { RequestContext } from "../generations/request-context";
+import { settle, type Outcome } from "../generations/settle";
+import { costNano, nanoToUsd } from "../catalog/money";
+import type { ChatRequest } from "../api/chat-request";
+import { SseParser } from "./sse-parser";
+import { readUsage, type CarrierUsage } from "./usage";
+import { estimateTokens, promptText } from "./token-estimate";
+
+const encoder = new TextEncoder();
+const DONE = encoder.encode("data: [DONE]\n\n");
+
+type Chunk = Record<string, unknown> & { choices?: unknown; usage?: unknown; error?: unknown };
+type StreamFailure = { status: number; message: string };
+
+/**
+ * Relays a carrier's SSE stream to the caller as it arrives, rewriting every chunk's id, model and
+ * provider, adding `cost` to the usage chunk, and ending with `data: [DONE]`. A carrier failure after
+ * the first byte ends the stream with an error chunk (`finish_reason: "error"`), never a clean end.
+ * When the caller goes away the upstream request is aborted. The outcome is settled exactly once.
+ */
+export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: PricedEndpoint, call: CarrierCall): ReadableStream<Uint8Array> {
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  const provider = endpoint.providerEntry.name;
+  const created = Math.floor(rc.startedAt / 1000);
+  let upstreamId: string | null = null;
+  let usage: CarrierUsage | undefined;
+  let finishReason: string | null = null;
+  let deliveredTokens = 0;
+  let firstTokenAt: number | null = null;
+  let lastChunkAt = Date.now();
+  let cancelled = false;
+
+  // The caller going away errors the writable side: abort the carrier at once, not at the next chunk.
+  writer.closed.catch(() => {
+    cancelled = true;
+    call.abort();
+  });
+
+  // Idle watchdog: one timer re-armed lazily, not one per chunk.
+  const idleMs = carrierTimeoutMs(rc.env);
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+  const arm = (ms: number) => {
+    watchdog = setTimeout(() => {
+      const idle = Date.now() - lastChunkAt;
+      if (idle >= idleMs) call.abort(new CarrierTimeout());
+      else arm(idleMs - idle);
+    }, ms);
+  };
+  arm(idleMs);
+
+  const rewrite = (chunk: Chunk): Uint8Array => {
+    if (typeof chunk.id === "string") upstreamId ??= chunk.id;
+    chunk.id = rc.genId;
+    chunk.model = rc.requestedModel;
+    chunk.provider = provider;
+    if (Array.isArray(chunk.choices)) {
+      for (const choice of chunk.choices as Array<Record<string, unknown>>) {
+        const delta = choice.delta as Record<string, unknown> | undefined;
+        if (delta && ((typeof delta.content === "string" && delta.content !== "") || (typeof delta.reasoning === "string" && delta.reasoning !== ""))) {
+          deliveredTokens++;
+          firstTokenAt ??= Date.now();
+        }
+        if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason;
+      }
+    }
+    const reported = readUsage(chunk.usage);
+    if (reported) {
+      usage = reported;
+      chunk.usage = { ...(chunk.usage as object), cost: nanoToUsd(costNano(reported.promptTokens, reported.completionTokens, endpoint)) };
+    }
+    return encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`);
+  };
+
+  const errorChunk = (f: StreamFailure) =>
+    encoder.encode(
+      `data: ${JSON.stringify({
+        id: rc.genId,
+        object: "chat.completion.chunk",
+        created,
+        model: rc.requestedModel,
+        provider,
+        error: { code: f.status, message: f.message },
+        choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
+      })}\n\n`,
+    );
+
+  const run = async (): Promise<Outcome> => {
+    const reader = call.response.body!.getReader();
+    const decoder = new TextDecoder();
+    const parser = new SseParser();
+    let failure: StreamFailure | null = null;
+    let sawDone = false;
+    const handle = async (events: string[]): Promise<boolean> => {
+      for (const data of events) {
+        if (data === "[DONE]") {
+          sawDone = true;
+          continue;
+        }
+        let chunk: Chunk;
+        try {
+          chunk = JSON.parse(data) as Chunk;
+        } catch {
+          failure = { status: 502, message: `Carrier ${provider} sent a malformed stream chunk.` };
+          return false;
+        }
+        if (typeof chunk !== "object" || chunk === null) continue;
+        if (chunk.error !== undefined) {
+          failure = { status: 502, message: `Carrier ${provider} failed mid-stream: ${errorText(chunk.error)}` };
+          return false;
+        }
+        await writer.write(rewrite(chunk));
+      }
+      return true;
+    };
+    try {
+      for (;;) {
+        let next: ReadableStreamReadResult<Uint8Array>;
+        try {
+          next = await reader.read();
+        } catch {
+          if (!cancelled)
+            failure = {
+              status: 502,
+              message: call.signal.reason instanceof CarrierTimeout ? `Carrier ${provider} stopped sending (timeout).` : `The connection to carrier ${provider} was lost mid-stream.`,
+            };
+          break;
+        }
+        lastChunkAt = Date.now();
+        if (next.done) {
+          if (!(await handle(parser.end()))) break;
+          if (!sawDone && finishReason === null) failure = { status: 502, message: `Carrier ${provider} ended the stream before finishing.` };
+          break;
+        }
+        if (!(await handle(parser.push(decoder.decode(next.value, { stream: true }))))) break;
+      }
+      if (failure) await writer.write(errorChunk(failure));
+      await writer.write(DONE);
+      await writer.close();
+    } catch {
+      cancelled = true; // a write failed: the caller is gone
+    } finally {
+      if (watchdog !== undefined) clearTimeout(watchdog);
+      if (cancelled || failure) {
+        call.abort();
+        reader.cancel().catch(() => {});
+      }
+    }
+    const f = failure as StreamFailure | null;
+    // With the carrier's usage we charge what it reports; without it (failure, disconnect, no usage) what was delivered.
+    const tokens = usage ?? { promptTokens: estimateTokens(promptText(body)), completionTokens: deliveredTokens, reasoningTokens: 0 };
+    return {
+      provider,
+      status: f ? f.status : cancelled ? 499 : 200,
+      promptTokens: tokens.promptTokens,
+      completionTokens: tokens.completionTokens,
+      reasoningTokens: tokens.reasoningTokens,
+      costNano: costNano(tokens.promptTokens, tokens.completionTokens, endpoint),
+      finishReason: f ? "error" : finishReason,
+      errorMessage: f ? f.message : cancelled ? "The caller disconnected mid-stream." : null,
+      firstTokenAt,
+      upstreamId,
+      cancelled,
+    };
+  };
+
+  rc.waitUntil(run().then((outcome) => settle(rc, outcome)));
+  return readable;
+}
+
+function errorText(error: unknown): string {
+  if (typeof error === "string") return error;
+  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") return error.message;
+  return "unknown error";
+}

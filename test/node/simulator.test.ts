@@ -1,0 +1,581 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lastUserText, parseDirectives } from "../../simulator/directives";
+import { startSimulator, type RequestRecord, type Simulator } from "../../simulator/server";
+import { countPromptTokens, tokenize } from "../../simulator/tokens";
+
+type Json = Record<string, unknown>;
+
+interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  completion_tokens_details?: { reasoning_tokens: number };
+}
+
+interface Completion {
+  id: string;
+  object: string;
+  created: number;
+  model: string;
+  choices: { index: number; message: { role: string; content: string; reasoning?: string }; finish_reason: string }[];
+  usage?: Usage;
+}
+
+interface Chunk {
+  id: string;
+  object: string;
+  created: number;
+  model: string;
+  choices: { index: number; delta: { role?: string; content?: string; reasoning?: string }; finish_reason: string | null }[];
+  usage?: Usage;
+}
+
+interface ErrorBody {
+  error: { message: string; type: string; code: number };
+}
+
+const REASONING_UPSTREAM = "acme-r1-upstream";
+const PLAIN = "plain-upstream";
+
+let sim: Simulator;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "sim-test-"));
+  const catalog = {
+    models: [
+      {
+        id: "acme/r1",
+        endpoints: [
+          { provider: "acme", upstream_model: REASONING_UPSTREAM, supports_reasoning: true },
+          { provider: "other", upstream_model: PLAIN },
+        ],
+      },
+    ],
+  };
+  writeFileSync(join(dir, "catalog.json"), JSON.stringify(catalog));
+  sim = await startSimulator({ catalogPath: join(dir, "catalog.json") });
+});
+
+afterAll(async () => {
+  await sim?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function userBody(text: string, extra: Json = {}): Json {
+  return { model: PLAIN, messages: [{ role: "user", content: text }], ...extra };
+}
+
+function chat(carrier: string, body: Json | string, init: { signal?: AbortSignal; headers?: Record<string, string>; base?: string } = {}) {
+  return fetch(`${init.base ?? sim.url}/${carrier}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...init.headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    signal: init.signal ?? AbortSignal.timeout(5000),
+  });
+}
+
+async function chatJson(carrier: string, body: Json): Promise<Completion> {
+  const res = await chat(carrier, body);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toBe("application/json");
+  return (await res.json()) as Completion;
+}
+
+/** The `data:` payloads of an SSE body, in order (junk lines and comments are skipped). */
+function sseData(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => line.slice("data: ".length));
+}
+
+async function chatStream(carrier: string, body: Json): Promise<{ raw: string; data: string[]; chunks: Chunk[] }> {
+  const res = await chat(carrier, { ...body, stream: true });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toBe("text/event-stream");
+  const raw = await res.text();
+  const data = sseData(raw);
+  expect(data.at(-1)).toBe("[DONE]");
+  const chunks = data.slice(0, -1).flatMap((d) => {
+    try {
+      return [JSON.parse(d) as Chunk];
+    } catch {
+      return [];
+    }
+  });
+  return { raw, data, chunks };
+}
+
+function words(text: string): string[] {
+  return text.split(" ").slice(1); // every word carries its leading space
+}
+
+async function records(tag: string, query = ""): Promise<RequestRecord[]> {
+  const res = await fetch(`${sim.url}/__sim/requests?tag=${encodeURIComponent(tag)}&wait_ms=3000${query}`, {
+    signal: AbortSignal.timeout(5000),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { requests: RequestRecord[] }).requests;
+}
+
+describe("tokens", () => {
+  it("splits words and single symbols", () => {
+    expect(tokenize("Hello, world!  a_b=3")).toEqual(["Hello", ",", "world", "!", "a_b", "=", "3"]);
+    expect(tokenize("   ")).toEqual([]);
+  });
+
+  it("counts prompt tokens with 4 per message and joined text parts", () => {
+    const parts = [{ type: "text", text: "a b" }, { type: "image_url", image_url: { url: "x" } }, { type: "text", text: "c" }];
+    expect(countPromptTokens([{ role: "user", content: "Hi!" }, { role: "user", content: parts }, { role: "assistant", content: null }])).toBe(
+      2 + 4 + 3 + 4 + 0 + 4,
+    );
+  });
+});
+
+describe("directives", () => {
+  it("defaults when there is no directive", () => {
+    expect(parseDirectives("just text [simulate this]", "a")).toEqual({ hang: false, noUsage: false, malformed: false, garbage: false });
+  });
+
+  it("parses every flag and key=value", () => {
+    const d = parseDirectives("x [sim hang no_usage malformed garbage] y [sim status=503 reset_after=2 delay_ms=10 tokens=7 tps=2.5 big=100 tag=t-1]", "a");
+    expect(d).toEqual({
+      hang: true,
+      noUsage: true,
+      malformed: true,
+      garbage: true,
+      status: 503,
+      resetAfter: 2,
+      delayMs: 10,
+      tokens: 7,
+      tps: 2.5,
+      big: 100,
+      tag: "t-1",
+    });
+  });
+
+  it("applies carrier= only to that carrier, later directives overriding", () => {
+    const text = "[sim carrier=a status=503] [sim carrier=b status=429 hang] [sim tokens=3] [sim tokens=4]";
+    expect(parseDirectives(text, "a")).toMatchObject({ status: 503, hang: false, tokens: 4 });
+    expect(parseDirectives(text, "b")).toMatchObject({ status: 429, hang: true, tokens: 4 });
+    expect(parseDirectives(text, "c").status).toBeUndefined();
+  });
+
+  it("ignores unknown words and malformed values", () => {
+    const d = parseDirectives("[sim frobnicate speed=9 status=99 tokens=abc tps=0 delay_ms=-5 reset_after=1.5]", "a");
+    expect(d).toEqual({ hang: false, noUsage: false, malformed: false, garbage: false });
+  });
+
+  it("reads only the last user message, joining text parts", () => {
+    const messages = [
+      { role: "user", content: "old [sim status=500]" },
+      { role: "user", content: [{ type: "text", text: "new" }, { type: "text", text: "[sim tokens=2]" }] },
+      { role: "assistant", content: "[sim hang]" },
+    ];
+    expect(lastUserText(messages)).toBe("new\n[sim tokens=2]");
+    expect(lastUserText([{ role: "system", content: "x" }])).toBe("");
+  });
+});
+
+describe("simulator routes", () => {
+  it("answers /health", async () => {
+    const res = await fetch(`${sim.url}/health`, { signal: AbortSignal.timeout(5000) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+  });
+
+  it("404s anything else as JSON", async () => {
+    for (const [method, path] of [["GET", "/nope"], ["GET", "/groq/v1/chat/completions"], ["POST", "/groq/v1/embeddings"]] as const) {
+      const res = await fetch(`${sim.url}${path}`, { method, signal: AbortSignal.timeout(5000) });
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as ErrorBody).error.code).toBe(404);
+    }
+  });
+
+  it("rejects invalid JSON with an OpenAI-style 400", async () => {
+    const res = await chat("groq", "{not json");
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: { message: "request body is not valid JSON", type: "invalid_request_error", code: 400 },
+    });
+  });
+});
+
+describe("non-stream completions", () => {
+  it("returns an OpenAI chat.completion with exact usage", async () => {
+    const body = { model: PLAIN, messages: [{ role: "system", content: "You are terse." }, { role: "user", content: "Hello, world!" }] };
+    const json = await chatJson("groq", body);
+    expect(json.id).toMatch(/^chatcmpl-[0-9a-f]+$/);
+    expect(json.object).toBe("chat.completion");
+    expect(typeof json.created).toBe("number");
+    expect(json.model).toBe(PLAIN);
+    const choice = json.choices[0]!;
+    expect(choice.index).toBe(0);
+    expect(choice.message.role).toBe("assistant");
+    expect(choice.message).not.toHaveProperty("reasoning");
+    expect(choice.finish_reason).toBe("stop");
+    const n = words(choice.message.content).length;
+    expect(n).toBeGreaterThanOrEqual(8);
+    expect(n).toBeLessThanOrEqual(32);
+    // "You are terse ." = 4 and "Hello , world !" = 4, plus 4 per message.
+    expect(json.usage).toEqual({ prompt_tokens: 16, completion_tokens: n, total_tokens: 16 + n });
+  });
+
+  it("is deterministic in messages and model", async () => {
+    const body = userBody("Tell me about trains.");
+    const a = await chatJson("groq", body);
+    const b = await chatJson("other-carrier", body);
+    const c = await chatJson("groq", { ...body, model: "another-model" });
+    expect(b.choices[0]!.message.content).toBe(a.choices[0]!.message.content);
+    expect(b.id).not.toBe(a.id);
+    expect(c.choices[0]!.message.content).not.toBe(a.choices[0]!.message.content);
+  });
+
+  it("honours tokens= and caps at max_tokens / max_completion_tokens", async () => {
+    const exact = await chatJson("groq", userBody("[sim tokens=5]", { max_tokens: 5 }));
+    expect(words(exact.choices[0]!.message.content)).toHaveLength(5);
+    expect(exact.choices[0]!.finish_reason).toBe("stop");
+    const capped = await chatJson("groq", userBody("[sim tokens=20]", { max_tokens: 6 }));
+    expect(words(capped.choices[0]!.message.content)).toHaveLength(6);
+    expect(capped.usage!.completion_tokens).toBe(6);
+    expect(capped.choices[0]!.finish_reason).toBe("length");
+    const capped2 = await chatJson("groq", userBody("[sim tokens=20]", { max_completion_tokens: 7 }));
+    expect(capped2.usage!.completion_tokens).toBe(7);
+    expect(capped2.choices[0]!.finish_reason).toBe("length");
+  });
+
+  it("reads directives from array content parts", async () => {
+    const body = { model: PLAIN, messages: [{ role: "user", content: [{ type: "text", text: "Hi" }, { type: "text", text: "[sim tokens=3]" }] }] };
+    const json = await chatJson("groq", body);
+    // "Hi" = 1, "[ sim tokens = 3 ]" = 6, plus 4.
+    expect(json.usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 3 });
+  });
+
+  it("ignores directives outside the last user message", async () => {
+    const body = {
+      model: PLAIN,
+      messages: [
+        { role: "user", content: "[sim status=500]" },
+        { role: "assistant", content: "ok" },
+        { role: "user", content: "again" },
+      ],
+    };
+    await chatJson("groq", body);
+  });
+
+  it("omits usage with no_usage", async () => {
+    const json = await chatJson("groq", userBody("[sim no_usage]"));
+    expect(json).not.toHaveProperty("usage");
+    expect(json.choices[0]!.message.content.length).toBeGreaterThan(0);
+  });
+
+  it("returns 200 with a non-JSON body when malformed", async () => {
+    const res = await chat("groq", userBody("[sim malformed]"));
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text.startsWith("{")).toBe(true);
+    expect(() => JSON.parse(text)).toThrow();
+  });
+
+  it("pads content to big= bytes while keeping token counts exact", async () => {
+    const json = await chatJson("groq", userBody("[sim big=100000 tokens=4]"));
+    const content: string = json.choices[0]!.message.content;
+    expect(Buffer.byteLength(content)).toBeGreaterThanOrEqual(100_000);
+    expect(words(content)).toHaveLength(4);
+    expect(tokenize(content)).toHaveLength(json.usage!.completion_tokens);
+  });
+});
+
+describe("reasoning models", () => {
+  it("adds reasoning words and reasoning_tokens for catalog reasoning endpoints", async () => {
+    const json = await chatJson("acme", { ...userBody("[sim tokens=10]"), model: REASONING_UPSTREAM });
+    const message = json.choices[0]!.message;
+    expect(words(message.reasoning ?? "")).toHaveLength(3); // ceil(10 / 4)
+    expect(words(message.content)).toHaveLength(7);
+    expect(json.usage!.completion_tokens).toBe(10);
+    expect(json.usage!.completion_tokens_details).toEqual({ reasoning_tokens: 3 });
+  });
+
+  it("treats *reason* and *-thinking model ids as reasoning, others not", async () => {
+    for (const model of ["deep-reasoner", "qwen-3-thinking"]) {
+      const json = await chatJson("acme", { ...userBody("[sim tokens=5]"), model });
+      expect(json.usage!.completion_tokens_details).toEqual({ reasoning_tokens: 2 });
+    }
+    const plain = await chatJson("acme", userBody("[sim tokens=5]"));
+    expect(plain.usage).not.toHaveProperty("completion_tokens_details");
+  });
+
+  it("streams reasoning deltas before content deltas", async () => {
+    const { chunks } = await chatStream("acme", { ...userBody("[sim tokens=8]"), model: REASONING_UPSTREAM, stream_options: { include_usage: true } });
+    const kinds = chunks.slice(1, -2).map((c) => Object.keys(c.choices[0]!.delta)[0]);
+    expect(kinds).toEqual(["reasoning", "reasoning", "content", "content", "content", "content", "content", "content"]);
+    expect(chunks.at(-1)!.usage!.completion_tokens_details).toEqual({ reasoning_tokens: 2 });
+  });
+
+  it("has no catalog reasoning models when the catalog is missing", async () => {
+    const other = await startSimulator({ catalogPath: join(dir, "missing.json") });
+    try {
+      const res = await chat("acme", { ...userBody("[sim tokens=4]"), model: REASONING_UPSTREAM }, { base: other.url });
+      const json = (await res.json()) as Completion;
+      expect(json.choices[0]!.message).not.toHaveProperty("reasoning");
+      expect(json.usage).not.toHaveProperty("completion_tokens_details");
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("streams", () => {
+  it("emits role, one chunk per token, finish, usage and [DONE] with one id", async () => {
+    const body = userBody("Stream please [sim tokens=6]", { stream_options: { include_usage: true } });
+    const { data, chunks } = await chatStream("groq", body);
+    expect(data).toHaveLength(1 + 6 + 1 + 1 + 1);
+    expect(chunks).toHaveLength(9);
+    const id = chunks[0]!.id;
+    expect(id).toMatch(/^chatcmpl-/);
+    for (const c of chunks) {
+      expect(c).toMatchObject({ id, object: "chat.completion.chunk", model: PLAIN });
+      expect(typeof c.created).toBe("number");
+    }
+    expect(chunks[0]!.choices).toEqual([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
+    const tokens = chunks.slice(1, 7).map((c) => c.choices[0]!.delta.content as string);
+    for (const t of tokens) expect(t).toMatch(/^ [a-z]+$/);
+    expect(chunks[7]!.choices).toEqual([{ index: 0, delta: {}, finish_reason: "stop" }]);
+    expect(chunks[8]!.choices).toEqual([]);
+    // "Stream please [ sim tokens = 6 ]" = 8, plus 4.
+    expect(chunks[8]!.usage).toEqual({ prompt_tokens: 12, completion_tokens: 6, total_tokens: 18 });
+    // The same request without streaming says the same thing.
+    const json = await chatJson("groq", body);
+    expect(tokens.join("")).toBe(json.choices[0]!.message.content);
+  });
+
+  it("sends no usage chunk unless include_usage, nor with no_usage", async () => {
+    const plain = await chatStream("groq", userBody("[sim tokens=3]"));
+    expect(plain.chunks.some((c) => "usage" in c)).toBe(false);
+    expect(plain.chunks.at(-1)!.choices[0]!.finish_reason).toBe("stop");
+    const none = await chatStream("groq", userBody("[sim tokens=3 no_usage]", { stream_options: { include_usage: true } }));
+    expect(none.chunks.some((c) => "usage" in c)).toBe(false);
+    expect(none.data).toHaveLength(1 + 3 + 1 + 1);
+  });
+
+  it("finishes with length when capped", async () => {
+    const { chunks } = await chatStream("groq", userBody("[sim tokens=9]", { max_tokens: 2, stream_options: { include_usage: true } }));
+    expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe("length");
+    expect(chunks.at(-1)!.usage!.completion_tokens).toBe(2);
+  });
+
+  it("puts one non-JSON event in the middle when malformed", async () => {
+    const { data } = await chatStream("groq", userBody("[sim tokens=6 malformed]"));
+    const bad = data.flatMap((d, i) => {
+      try {
+        JSON.parse(d === "[DONE]" ? "null" : d);
+        return [];
+      } catch {
+        return [i];
+      }
+    });
+    expect(bad).toHaveLength(1);
+    expect(bad[0]).toBeGreaterThan(1);
+    expect(bad[0]).toBeLessThan(data.length - 2);
+  });
+
+  it("interleaves junk lines with garbage, keeping the real events intact", async () => {
+    const { raw, chunks } = await chatStream("groq", userBody("[sim tokens=6 garbage]", { stream_options: { include_usage: true } }));
+    expect(raw).toContain(": ping\n");
+    expect(raw).toContain("event: foo\n");
+    expect(raw).toContain("this line has no data field\n");
+    const content = chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("");
+    expect(words(content)).toHaveLength(6);
+    expect(chunks.at(-1)!.usage!.completion_tokens).toBe(6);
+  });
+
+  it("streams big content as one long token", async () => {
+    const { chunks } = await chatStream("groq", userBody("[sim tokens=3 big=50000]", { stream_options: { include_usage: true } }));
+    const content = chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("");
+    expect(content.length).toBeGreaterThanOrEqual(50_000);
+    expect(chunks.at(-1)!.usage!.completion_tokens).toBe(3);
+  });
+
+  it("answers at once when unpaced", async () => {
+    const t0 = performance.now();
+    await chatStream("groq", userBody("[sim tokens=200]"));
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
+});
+
+describe("errors and timing", () => {
+  it("responds with status= and an OpenAI-style error, also for streams", async () => {
+    for (const stream of [false, true]) {
+      const res = await chat("groq", userBody("[sim status=503]", { stream }));
+      expect(res.status).toBe(503);
+      expect(res.headers.get("content-type")).toBe("application/json");
+      expect(await res.json()).toEqual({ error: { message: "simulated 503 from groq", type: "sim_error", code: 503 } });
+    }
+    const ok = await chat("groq", userBody("[sim status=200]"));
+    expect(ok.status).toBe(200);
+  });
+
+  it("scopes status= to the named carriers", async () => {
+    const body = userBody("[sim carrier=a status=503] [sim carrier=b status=429]");
+    expect((await chat("a", body)).status).toBe(503);
+    const b = await chat("b", body);
+    expect(b.status).toBe(429);
+    expect(((await b.json()) as ErrorBody).error.message).toBe("simulated 429 from b");
+    expect((await chat("c", body)).status).toBe(200);
+  });
+
+  it("waits delay_ms before the headers", async () => {
+    const t0 = performance.now();
+    const res = await chat("groq", userBody("[sim delay_ms=300]"));
+    const elapsed = performance.now() - t0;
+    expect(res.status).toBe(200);
+    expect(elapsed).toBeGreaterThanOrEqual(295); // timers may round down by a millisecond or so
+    expect(elapsed).toBeLessThan(3000);
+  });
+
+  it("paces streams at tps= chunk by chunk", async () => {
+    const res = await chat("groq", userBody("[sim tokens=10 tps=50]", { stream: true }));
+    const reader = res.body!.getReader();
+    const arrivals: number[] = [];
+    const t0 = performance.now();
+    for (;;) {
+      const { done } = await reader.read();
+      if (done) break;
+      arrivals.push(performance.now() - t0);
+    }
+    // 10 tokens at 50/s: 20 ms before each token chunk.
+    expect(arrivals.at(-1)!).toBeGreaterThanOrEqual(180);
+    expect(arrivals.at(-1)!).toBeLessThan(3000);
+    expect(arrivals.length).toBeGreaterThan(5); // delivered incrementally, not in one buffer
+  });
+
+  it("paces with the server tps option, overridable per request", async () => {
+    const slow = await startSimulator({ tps: 100 });
+    try {
+      const t0 = performance.now();
+      await (await chat("groq", userBody("[sim tokens=10]", { stream: true }), { base: slow.url })).text();
+      const paced = performance.now() - t0;
+      expect(paced).toBeGreaterThanOrEqual(90);
+      expect(paced).toBeLessThan(3000);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe("resets, hangs and the request log", () => {
+  it("reset_after=0 drops the connection before any response", async () => {
+    await expect(chat("groq", userBody("[sim reset_after=0 tag=reset0]"))).rejects.toThrow(TypeError);
+    const [rec] = await records("reset0");
+    expect(rec).toMatchObject({ outcome: "reset", chunks_sent: 0 });
+  });
+
+  it("reset_after=N cuts a stream after N events", async () => {
+    const res = await chat("groq", userBody("[sim tokens=10 reset_after=3 tag=reset3]", { stream: true }));
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let received = "";
+    const drain = async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        received += decoder.decode(value, { stream: true });
+      }
+    };
+    await expect(drain()).rejects.toThrow();
+    expect(sseData(received)).toHaveLength(3);
+    const [rec] = await records("reset3");
+    expect(rec).toMatchObject({ outcome: "reset", chunks_sent: 3 });
+  });
+
+  it("reset_after=N>0 truncates a non-stream body", async () => {
+    const res = await chat("groq", userBody("[sim reset_after=1 tag=reset-ns]"));
+    expect(res.status).toBe(200);
+    await expect(res.text()).rejects.toThrow();
+    const [rec] = await records("reset-ns");
+    expect(rec!.outcome).toBe("reset");
+  });
+
+  it("hang never answers until the client aborts, and records the abort", async () => {
+    const controller = new AbortController();
+    const pending = chat("groq", userBody("[sim hang tag=hang1]"), { signal: controller.signal });
+    pending.catch(() => undefined); // observed below; avoid an unhandled rejection meanwhile
+    const [held] = await records("hang1", "&until=hang");
+    expect(held!.outcome).toBe("hang");
+    // Measuring the hang itself: nothing arrives within 300 ms.
+    const raced = await Promise.race([pending.then(() => "answered"), new Promise((r) => setTimeout(r, 300, "still hanging"))]);
+    expect(raced).toBe("still hanging");
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    const [rec] = await records("hang1", "&until=aborted");
+    expect(rec!.outcome).toBe("aborted");
+  });
+
+  it("records a stream the client abandons as aborted", async () => {
+    const controller = new AbortController();
+    const res = await chat("groq", userBody("[sim tokens=40 tps=50 tag=abandon]", { stream: true }), { signal: controller.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort();
+    const [rec] = await records("abandon");
+    expect(rec!.outcome).toBe("aborted");
+    expect(rec!.chunks_sent).toBeGreaterThan(0);
+    expect(rec!.chunks_sent).toBeLessThan(1 + 40 + 1 + 1);
+  });
+
+  it("records body, carrier and whether authorization was sent, never its value", async () => {
+    const body = userBody("[sim tag=log1]", { temperature: 0.2 });
+    await (await chat("groq", body, { headers: { authorization: "Bearer sk-secret-123" } })).text();
+    await (await chat("cerebras", { ...body, stream: true })).text();
+    const res = await fetch(`${sim.url}/__sim/requests?tag=log1&wait_ms=3000`, { signal: AbortSignal.timeout(5000) });
+    const text = await res.text();
+    expect(text).not.toContain("sk-secret-123");
+    const { requests } = JSON.parse(text) as { requests: RequestRecord[] };
+    expect(requests).toEqual([
+      { tag: "log1", carrier: "groq", body, headers: { authorization: true }, outcome: "completed", chunks_sent: 1 },
+      expect.objectContaining({ carrier: "cerebras", body: { ...body, stream: true }, headers: { authorization: false }, outcome: "completed" }),
+    ]);
+    expect(requests[1]!.chunks_sent).toBeGreaterThan(3);
+    expect(await records("no-such-tag-" + Math.random(), "&wait_ms=1")).toEqual([]);
+  });
+
+  it("records status errors as error", async () => {
+    await (await chat("groq", userBody("[sim status=500 tag=err1]"))).text();
+    const [rec] = await records("err1");
+    expect(rec!.outcome).toBe("error");
+  });
+});
+
+describe("CLI", () => {
+  it("prints its URL, serves, and exits on SIGTERM", async () => {
+    const root = fileURLToPath(new URL("../..", import.meta.url));
+    const child = spawn(join(root, "node_modules/.bin/tsx"), [join(root, "simulator/main.ts"), "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      const lines = createInterface({ input: child.stdout! });
+      const line = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("no output from the CLI")), 15_000);
+        lines.once("line", (l) => {
+          clearTimeout(timer);
+          resolve(l);
+        });
+      });
+      expect(line).toMatch(/^simulator listening on http:\/\/127\.0\.0\.1:\d+$/);
+      const url = line.slice("simulator listening on ".length);
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) });
+      expect(await res.json()).toEqual({ ok: true });
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  }, 20_000);
+});

@@ -1,0 +1,61 @@
+import { exports } from "cloudflare:workers";
+
+export const ORIGIN = "https://switchyard.test";
+const ADMIN = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
+
+export function call(path: string, init?: RequestInit): Promise<Response> {
+  return exports.default.fetch(new Request(ORIGIN + path, init));
+}
+
+export async function admin<T = Record<string, unknown>>(path: string, body?: unknown): Promise<T> {
+  const res = await call("/admin" + path, body === undefined ? { headers: ADMIN } : { method: "POST", headers: ADMIN, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`admin ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+let counter = 0;
+/** A fresh account with `credits` USD and one key (optionally with a USD limit). */
+export async function newAccount(credits?: number, limit?: number) {
+  const email = `user${Date.now()}-${counter++}-${Math.random().toString(36).slice(2)}@example.test`;
+  const account = await admin<{ id: string; email: string }>("/accounts", credits === undefined ? { email } : { email, credits });
+  const key = await admin<{ key: string; hash: string; label: string }>("/keys", limit === undefined ? { account: account.id } : { account: account.id, limit });
+  return { accountId: account.id, email, key: key.key, hash: key.hash, label: key.label };
+}
+
+export function chat(key: string, body: unknown, headers: Record<string, string> = {}) {
+  return call("/api/v1/chat/completions", {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+export function get(path: string, key?: string) {
+  return call("/api/v1" + path, key ? { headers: { authorization: `Bearer ${key}` } } : undefined);
+}
+
+export type Totals = { total_credits: number; total_usage: number; balance: number; held: number };
+
+/** Waits (bounded) until every request of the account has settled: no hold left in its ledger. */
+export async function settled(accountId: string, timeoutMs = 5000): Promise<Totals> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const t = await admin<Totals>(`/accounts/${accountId}`);
+    if (t.held === 0) return t;
+    if (Date.now() > deadline) throw new Error(`account ${accountId} still holds ${t.held} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Waits (bounded) until a generation record is visible to its owner, and returns it. */
+export async function generation(key: string, id: string, timeoutMs = 5000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await get(`/generation?id=${id}`, key);
+    if (res.status === 200) return ((await res.json()) as { data: Record<string, unknown> }).data;
+    if (res.status !== 404 || Date.now() > deadline) throw new Error(`generation ${id}: ${res.status} ${await res.text()}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export const user = (content: string) => ({ messages: [{ role: "user", content }] });

@@ -1,0 +1,46 @@
+import { defineConfig } from "vitest/config";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { carrierSecretBindings } from "./scripts/carrier-secrets.ts";
+
+/**
+ * Two projects: `worker` runs inside workerd (the real runtime) against the carrier simulator,
+ * `node` drives a service started the way `npm start` does with the official openai client.
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest(async ({ inject }) => ({
+            main: "./src/index.ts",
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+                CARRIER_BASE_URL_OVERRIDE: inject<string>("simUrl"),
+                CARRIER_TIMEOUT_MS: "2000",
+                ADMIN_TOKEN: "test-admin-token",
+                ...carrierSecretBindings(),
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          setupFiles: ["./test/worker/apply-migrations.ts"],
+          globalSetup: ["./test/global-simulator.ts"],
+        },
+      },
+      {
+        test: {
+          name: "node",
+          include: ["test/node/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
