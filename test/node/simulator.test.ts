@@ -117,8 +117,10 @@ function words(text: string): string[] {
   return text.split(" ").slice(1); // every word carries its leading space
 }
 
-async function records(tag: string, query = ""): Promise<RequestRecord[]> {
-  const res = await fetch(`${sim.url}/__sim/requests?tag=${encodeURIComponent(tag)}&wait_ms=3000${query}`, {
+/** The log for `tag`, once every match is final (or has outcome `until`), or after `waitMs`. */
+async function records(tag: string, opts: { until?: string; waitMs?: number } = {}): Promise<RequestRecord[]> {
+  const until = opts.until === undefined ? "" : `&until=${opts.until}`;
+  const res = await fetch(`${sim.url}/__sim/requests?tag=${encodeURIComponent(tag)}&wait_ms=${opts.waitMs ?? 3000}${until}`, {
     signal: AbortSignal.timeout(5000),
   });
   expect(res.status).toBe(200);
@@ -508,14 +510,14 @@ describe("resets, hangs and the request log", () => {
     const controller = new AbortController();
     const pending = chat("groq", userBody("[sim hang tag=hang1]"), { signal: controller.signal });
     pending.catch(() => undefined); // observed below; avoid an unhandled rejection meanwhile
-    const [held] = await records("hang1", "&until=hang");
+    const [held] = await records("hang1", { until: "hang" });
     expect(held!.outcome).toBe("hang");
     // Measuring the hang itself: nothing arrives within 300 ms.
     const raced = await Promise.race([pending.then(() => "answered"), new Promise((r) => setTimeout(r, 300, "still hanging"))]);
     expect(raced).toBe("still hanging");
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
-    const [rec] = await records("hang1", "&until=aborted");
+    const [rec] = await records("hang1", { until: "aborted" });
     expect(rec!.outcome).toBe("aborted");
   });
 
@@ -544,7 +546,7 @@ describe("resets, hangs and the request log", () => {
       expect.objectContaining({ carrier: "cerebras", body: { ...body, stream: true }, headers: { authorization: false }, outcome: "completed" }),
     ]);
     expect(requests[1]!.chunks_sent).toBeGreaterThan(3);
-    expect(await records("no-such-tag-" + Math.random(), "&wait_ms=1")).toEqual([]);
+    expect(await records("no-such-tag", { waitMs: 1 })).toEqual([]);
   });
 
   it("records status errors as error", async () => {

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { startSimulator, type Simulator } from "../simulator/server.ts";
+import { carrierSecretBindings } from "./carrier-secrets.ts";
+
+/** Local development only: the admin token of `npm start` (a deploy sets its own secret). */
+export const DEV_ADMIN_TOKEN = "dev-admin-token";
+
+export type LocalService = { url: string; simulator: Simulator; stop(): Promise<void> };
+export type LocalServiceOptions = { port?: number; simulatorPort?: number; persistTo?: string; quiet?: boolean };
+
+const offline = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
+
+/**
+ * Runs the service as `npm start` does: the carrier simulator, local D1 migrations, then `wrangler dev`
+ * on 127.0.0.1 with local D1, KV and Durable Objects, every carrier pointed at the simulator.
+ */
+export async function startLocalService(opts: LocalServiceOptions = {}): Promise<LocalService> {
+  const port = opts.port ?? 8787;
+  const persist = opts.persistTo ?? ".wrangler/state";
+  const simulator = await startSimulator({ port: opts.simulatorPort ?? 0 });
+  const wrangler = "node_modules/.bin/wrangler";
+  await run(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], opts.quiet);
+  const vars: Record<string, string> = { CARRIER_BASE_URL_OVERRIDE: simulator.url, ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...carrierSecretBindings() };
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist, "--show-interactive-dev-session=false"];
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  const child = spawn(wrangler, args, { env: offline, stdio: opts.quiet ? "ignore" : ["ignore", "inherit", "inherit"] });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    await stopChild(child);
+    await simulator.close();
+  };
+  try {
+    await waitForHttp(`${url}/api/v1/providers`, child, 90_000);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, simulator, stop };
+}
+
+async function run(cmd: string, args: string[], quiet?: boolean): Promise<void> {
+  const child = spawn(cmd, args, { env: offline, stdio: quiet ? "ignore" : ["ignore", "inherit", "inherit"] });
+  const [code] = (await once(child, "exit")) as [number | null];
+  if (code !== 0) throw new Error(`${cmd} ${args.join(" ")} exited with ${code}`);
+}
+
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the service did not answer at ${url} within ${timeoutMs} ms`);
+}
+
+/** Stops only the process we started, by its pid, and waits for it (bounded). */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return;
+  const exited = once(child, "exit");
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+  await exited;
+  clearTimeout(timer);
+}

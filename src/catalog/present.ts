@@ -1,0 +1,132 @@
+import type { Catalog, PricedEndpoint } from "./catalog";
+import type { ModelEntry, ProviderEntry } from "./schema";
+import { nanoToUsdString } from "./money";
+
+/**
+ * Pure mappings from the catalog to OpenRouter's public shapes (`Model`, `ListEndpointsResponse`,
+ * `PublicEndpoint`, the `/providers` items). Every figure is derived from catalog.json or from
+ * real traffic passed in; nothing is invented, so what we cannot know is `null`.
+ */
+
+/** Parameters that only mean something when the endpoint returns reasoning. */
+const REASONING_PARAMETERS = new Set(["reasoning", "include_reasoning", "reasoning_effort"]);
+
+/** Per-token USD decimal strings; the router charges exactly these nano amounts. */
+export function presentPricing(price: { inputNano: number; outputNano: number }) {
+  return { prompt: nanoToUsdString(price.inputNano), completion: nanoToUsdString(price.outputNano), request: "0", image: "0" };
+}
+
+export function presentArchitecture(m: ModelEntry) {
+  return {
+    modality: `${m.input_modalities.join("+")}->${m.output_modalities.join("+")}`,
+    input_modalities: m.input_modalities,
+    output_modalities: m.output_modalities,
+    tokenizer: m.tokenizer,
+    instruct_type: m.instruct_type,
+  };
+}
+
+/** The endpoint the router tries first; the schema guarantees every model has one. */
+function topEndpoint(catalog: Catalog, m: ModelEntry): PricedEndpoint {
+  const top = catalog.endpoints(m.id)[0];
+  if (!top) throw new Error(`catalog model ${m.id} has no endpoints`);
+  return top;
+}
+
+/** One `Model` of `GET /models`; pricing and top_provider come from the endpoint tried first. */
+export function presentModel(catalog: Catalog, m: ModelEntry) {
+  const top = topEndpoint(catalog, m);
+  return {
+    id: m.id,
+    canonical_slug: m.canonical_slug,
+    hugging_face_id: m.hugging_face_id,
+    name: m.name,
+    created: m.created,
+    description: m.description,
+    context_length: m.context_length,
+    architecture: presentArchitecture(m),
+    pricing: presentPricing(top),
+    top_provider: { context_length: top.context_length, max_completion_tokens: top.max_completion_tokens, is_moderated: false },
+    per_request_limits: null,
+    supported_parameters: m.supported_parameters,
+    default_parameters: null,
+    supported_voices: null,
+    knowledge_cutoff: m.knowledge_cutoff,
+    expiration_date: null,
+    links: { details: `/api/v1/models/${m.id}/endpoints` },
+  };
+}
+export type PresentedModel = ReturnType<typeof presentModel>;
+
+/** `ModelsListResponse`; `next` is the path of the following page, or null on the last one. */
+export function presentModelList(data: PresentedModel[], totalCount: number, next: string | null) {
+  return { data, total_count: totalCount, links: { next } };
+}
+
+/** Uptime percentages from recorded traffic; null where there was none in the window. */
+export interface EndpointUptime {
+  uptime_last_5m: number | null;
+  uptime_last_30m: number | null;
+  uptime_last_1d: number | null;
+}
+
+export const NO_UPTIME: EndpointUptime = { uptime_last_5m: null, uptime_last_30m: null, uptime_last_1d: null };
+
+/** One `PublicEndpoint`: a carrier serving the model. */
+export function presentEndpoint(m: ModelEntry, e: PricedEndpoint, uptime: EndpointUptime) {
+  const provider = e.providerEntry;
+  return {
+    name: `${provider.name} | ${m.canonical_slug}`,
+    model_id: m.canonical_slug,
+    model_name: m.name,
+    context_length: e.context_length,
+    pricing: presentPricing(e),
+    provider_name: provider.name,
+    tag: provider.slug,
+    quantization: e.quantization,
+    max_completion_tokens: e.max_completion_tokens,
+    // No separate prompt cap is catalogued; the context length is the only limit.
+    max_prompt_tokens: null,
+    supported_parameters: e.supports_reasoning ? m.supported_parameters : m.supported_parameters.filter((p) => !REASONING_PARAMETERS.has(p)),
+    status: 0,
+    ...uptime,
+    supports_implicit_caching: false,
+    // The contract withholds latency/throughput from unauthenticated callers; these routes are public.
+    latency_last_30m: null,
+    throughput_last_30m: null,
+  };
+}
+
+/**
+ * `{ data: ListEndpointsResponse }`, endpoints in the order the router tries them (cheapest first).
+ * `uptime` is looked up by the carrier's display name, the name generations are recorded under.
+ */
+export function presentEndpoints(catalog: Catalog, m: ModelEntry, uptime: (providerName: string) => EndpointUptime) {
+  return {
+    data: {
+      id: m.id,
+      name: m.name,
+      created: m.created,
+      description: m.description,
+      architecture: presentArchitecture(m),
+      endpoints: catalog.endpoints(m.id).map((e) => presentEndpoint(m, e, uptime(e.providerEntry.name))),
+    },
+  };
+}
+
+export function presentProvider(p: ProviderEntry) {
+  return {
+    name: p.name,
+    slug: p.slug,
+    privacy_policy_url: p.privacy_policy_url,
+    terms_of_service_url: p.terms_of_service_url,
+    status_page_url: p.status_page_url,
+    headquarters: p.headquarters,
+    datacenters: p.datacenters,
+  };
+}
+
+/** `GET /providers` body. */
+export function presentProviders(catalog: Catalog) {
+  return { data: catalog.providers.map(presentProvider) };
+}
