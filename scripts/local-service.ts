@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { createServer, type AddressInfo } from "node:net";
 import { startSimulator, type Simulator } from "../simulator/server.ts";
 import { carrierSecretBindings } from "./carrier-secrets.ts";
 
@@ -22,7 +23,7 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   const wrangler = "node_modules/.bin/wrangler";
   await run(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], opts.quiet);
   const vars: Record<string, string> = { CARRIER_BASE_URL_OVERRIDE: simulator.url, ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...carrierSecretBindings() };
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", persist, "--show-interactive-dev-session=false"];
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", persist, "--show-interactive-dev-session=false"];
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   const child = spawn(wrangler, args, { env: offline, stdio: opts.quiet ? "ignore" : ["ignore", "inherit", "inherit"] });
   const url = `http://127.0.0.1:${port}`;
@@ -37,6 +38,17 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
     throw err;
   }
   return { url, simulator, stop };
+}
+
+/** A port the OS says is free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, "close");
+  return port;
 }
 
 async function run(cmd: string, args: string[], quiet?: boolean): Promise<void> {

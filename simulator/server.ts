@@ -133,21 +133,21 @@ function sendJson(res: ServerResponse, status: number, text: string): void {
   res.end(text);
 }
 
-/** Reads the whole body, or undefined when it is too large or the client went away. */
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
+/** Reads the whole body; "too_large" past the limit, "aborted" if the client went away. */
+async function readBody(req: IncomingMessage): Promise<{ text: string } | "too_large" | "aborted"> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of req) {
       const buf = chunk as Buffer;
       size += buf.length;
-      if (size > MAX_BODY_BYTES) return undefined;
+      if (size > MAX_BODY_BYTES) return "too_large";
       chunks.push(buf);
     }
   } catch {
-    return undefined;
+    return "aborted";
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return { text: Buffer.concat(chunks).toString("utf8") };
 }
 
 /** Waits `ms`; false when the client went away first (the timer is cancelled). */
@@ -298,15 +298,15 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
     outcome: "pending",
     chunks_sent: 0,
   };
-  if (raw === undefined) {
+  if (typeof raw === "string") {
     ctx.log.add(record);
-    ctx.log.settle(record, "error");
-    if (!res.destroyed) sendJson(res, 413, errorJson(413, "request body too large", "invalid_request_error"));
+    ctx.log.settle(record, raw === "aborted" ? "aborted" : "error");
+    if (raw === "too_large") sendJson(res, 413, errorJson(413, "request body too large", "invalid_request_error"));
     return;
   }
   let body: unknown;
   try {
-    body = JSON.parse(raw);
+    body = JSON.parse(raw.text);
   } catch {
     body = undefined;
   }

@@ -32,7 +32,7 @@ chatRoutes.post("/chat/completions", async (c) => {
     waitUntil,
     genId: newGenerationId(),
     caller,
-    requestedModel: body.model ?? AUTO_MODEL,
+    requestedModel: body.model ?? model?.id ?? AUTO_MODEL,
     model: model ?? catalog.resolve(undefined)!,
     stream: body.stream === true,
     app: appName(c.req.raw.headers),

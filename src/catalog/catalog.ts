@@ -30,7 +30,7 @@ export class Catalog {
         outputNano: perMillionToNanoPerToken(e.output_price_per_1m)!,
         providerEntry: this.providerBySlug.get(e.provider)!,
       }));
-      // Cheapest first (by output, then input price); ties keep catalog order.
+      // Cheapest first (input + output price per token); ties keep catalog order.
       priced.sort((a, b) => a.outputNano + a.inputNano - (b.outputNano + b.inputNano));
       this.endpointsById.set(m.id, priced);
     }

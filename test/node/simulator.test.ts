@@ -208,6 +208,12 @@ describe("simulator routes", () => {
       error: { message: "request body is not valid JSON", type: "invalid_request_error", code: 400 },
     });
   });
+
+  it("rejects a body without a messages array", async () => {
+    const res = await chat("groq", { model: PLAIN });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as ErrorBody).error.type).toBe("invalid_request_error");
+  });
 });
 
 describe("non-stream completions", () => {
@@ -458,7 +464,7 @@ describe("errors and timing", () => {
     expect(arrivals.length).toBeGreaterThan(5); // delivered incrementally, not in one buffer
   });
 
-  it("paces with the server tps option, overridable per request", async () => {
+  it("paces with the server tps option", async () => {
     const slow = await startSimulator({ tps: 100 });
     try {
       const t0 = performance.now();
@@ -547,6 +553,19 @@ describe("resets, hangs and the request log", () => {
     ]);
     expect(requests[1]!.chunks_sent).toBeGreaterThan(3);
     expect(await records("no-such-tag", { waitMs: 1 })).toEqual([]);
+  });
+
+  it("records a client that gives up during delay_ms as aborted", async () => {
+    const controller = new AbortController();
+    const pending = chat("groq", userBody("[sim delay_ms=20000 tag=delay-abort]"), { signal: controller.signal });
+    pending.catch(() => undefined);
+    // The record exists (pending) once the body was read: wait for it, then give up.
+    const [held] = await records("delay-abort", { until: "pending" });
+    expect(held!.outcome).toBe("pending");
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    const [rec] = await records("delay-abort", { until: "aborted" });
+    expect(rec).toMatchObject({ outcome: "aborted", chunks_sent: 0 });
   });
 
   it("records status errors as error", async () => {

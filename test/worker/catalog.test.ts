@@ -1,0 +1,323 @@
+import { SELF, env } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import bundled from "../../catalog.json";
+import { catalogSchema, type CatalogFile } from "../../src/catalog/schema";
+import { Catalog } from "../../src/catalog/catalog";
+import { CATALOG_KV_KEY, forgetCatalogMemo } from "../../src/catalog/load";
+import { db } from "../../src/db/client";
+import { generations, type NewGeneration } from "../../src/db/schema";
+import { endpointUptime } from "../../src/db/uptime";
+
+type Json = Record<string, any>;
+
+const file: CatalogFile = catalogSchema.parse(bundled);
+const catalog = new Catalog(file);
+
+async function getJson(path: string): Promise<{ status: number; type: string | null; body: Json }> {
+  const res = await SELF.fetch("https://switchyard.test/api/v1" + path);
+  return { status: res.status, type: res.headers.get("content-type"), body: (await res.json()) as Json };
+}
+
+const MODEL_KEYS = [
+  "id", "canonical_slug", "hugging_face_id", "name", "created", "description", "context_length", "architecture", "pricing",
+  "top_provider", "per_request_limits", "supported_parameters", "default_parameters", "supported_voices", "knowledge_cutoff",
+  "expiration_date", "links",
+];
+const ENDPOINT_KEYS = [
+  "name", "model_id", "model_name", "context_length", "pricing", "provider_name", "tag", "quantization", "max_completion_tokens",
+  "max_prompt_tokens", "supported_parameters", "status", "uptime_last_30m", "uptime_last_5m", "uptime_last_1d",
+  "supports_implicit_caching", "latency_last_30m", "throughput_last_30m",
+];
+
+/** An independent decimal check: the string is canonical and equals the per-1M price / 1e6. */
+function expectPerToken(s: string, perMillion: number) {
+  expect(s).toMatch(/^(0|[1-9]\d*)(\.\d*[1-9])?$/);
+  expect((s.split(".")[1] ?? "").length).toBeLessThanOrEqual(9);
+  expect(Number(s) * 1e6).toBeCloseTo(perMillion, 9);
+}
+
+describe("catalog.json", () => {
+  it("validates against the schema", () => {
+    expect(catalogSchema.safeParse(bundled).success).toBe(true);
+  });
+
+  it("is a realistic catalog", () => {
+    const authors = new Set(file.models.map((m) => m.id.split("/")[0]));
+    expect(file.models.length).toBeGreaterThanOrEqual(14);
+    expect(authors.size).toBeGreaterThanOrEqual(6);
+    expect(file.providers.length).toBeGreaterThanOrEqual(6);
+    expect(file.default_model).toBe("openai/gpt-oss-20b");
+    const contexts = file.models.map((m) => m.context_length);
+    expect(contexts).toContain(262144);
+    expect(contexts).toContain(1048576);
+    for (const m of file.models) {
+      expect(m.context_length, m.id).toBe(Math.max(...m.endpoints.map((e) => e.context_length)));
+      expect(m.description.length, m.id).toBeGreaterThan(0);
+    }
+    // Every carrier serves something, and several models have 2-3 carriers at different prices.
+    const used = new Set(file.models.flatMap((m) => m.endpoints.map((e) => e.provider)));
+    expect(used.size).toBe(file.providers.length);
+    const multi = file.models.filter((m) => {
+      const prices = new Set(m.endpoints.map((e) => `${e.input_price_per_1m}/${e.output_price_per_1m}`));
+      return m.endpoints.length >= 2 && m.endpoints.length <= 3 && prices.size >= 2;
+    });
+    expect(multi.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it("has free variants priced 0 and batch variants cheaper than their base", () => {
+    const free = file.models.filter((m) => m.id.endsWith(":free"));
+    expect(free.map((m) => m.id)).toEqual(expect.arrayContaining(["openai/gpt-oss-20b:free", "meta-llama/llama-3.3-70b-instruct:free"]));
+    for (const m of free) for (const e of m.endpoints) expect([e.input_price_per_1m, e.output_price_per_1m], m.id).toEqual([0, 0]);
+    const batch = file.models.filter((m) => m.id.endsWith(":batch"));
+    expect(batch.length).toBeGreaterThanOrEqual(1);
+    for (const m of batch) {
+      const base = catalog.endpoints(m.id.replace(/:batch$/, ""))[0]!;
+      const cheapest = catalog.endpoints(m.id)[0]!;
+      expect(cheapest.inputNano + cheapest.outputNano, m.id).toBeLessThan(base.inputNano + base.outputNano);
+    }
+  });
+});
+
+describe("GET /models", () => {
+  it("lists every model in the contract's shape", async () => {
+    const { status, type, body } = await getJson("/models");
+    expect(status).toBe(200);
+    expect(type).toContain("application/json");
+    expect(body.total_count).toBe(file.models.length);
+    expect(body.links).toEqual({ next: null });
+    expect(body.data.map((m: Json) => m.id)).toEqual(file.models.map((m) => m.id));
+    for (const m of body.data as Json[]) {
+      for (const k of MODEL_KEYS) expect(m, `${m.id} ${k}`).toHaveProperty(k);
+      expect(m.architecture.modality).toMatch(/->text$/);
+      expect(m.top_provider.is_moderated).toBe(false);
+      expect(m.links.details).toBe(`/api/v1/models/${m.id}/endpoints`);
+    }
+    const oss = body.data.find((m: Json) => m.id === "openai/gpt-oss-20b");
+    expect(oss).toMatchObject({ context_length: 131072, architecture: { modality: "text->text", tokenizer: "GPT" }, knowledge_cutoff: "2024-06-01" });
+    expect(body.data.some((m: Json) => m.context_length === 262144)).toBe(true);
+    expect(body.data.some((m: Json) => m.context_length === 1048576)).toBe(true);
+  });
+
+  it("prices per token exactly, from the endpoint the router tries first", async () => {
+    const { body } = await getJson("/models");
+    for (const m of body.data as Json[]) {
+      const entry = file.models.find((x) => x.id === m.id)!;
+      const cheapest = [...entry.endpoints].sort(
+        (a, b) => a.input_price_per_1m + a.output_price_per_1m - (b.input_price_per_1m + b.output_price_per_1m),
+      )[0]!;
+      expectPerToken(m.pricing.prompt, cheapest.input_price_per_1m);
+      expectPerToken(m.pricing.completion, cheapest.output_price_per_1m);
+      expect(m.pricing).toMatchObject({ request: "0", image: "0" });
+      expect(m.top_provider.context_length).toBe(cheapest.context_length);
+    }
+    for (const m of (body.data as Json[]).filter((x) => x.id.endsWith(":free"))) expect([m.pricing.prompt, m.pricing.completion]).toEqual(["0", "0"]);
+  });
+
+  it("pages with offset and limit and filters by supported parameter", async () => {
+    const first = await getJson("/models?offset=0&limit=5");
+    expect(first.body.data).toHaveLength(5);
+    expect(first.body.total_count).toBe(file.models.length);
+    expect(first.body.links.next).toBe("/api/v1/models?offset=5&limit=5");
+    const rest = await getJson(`/models?offset=5&limit=1000`);
+    expect(rest.body.links.next).toBeNull();
+    expect([...first.body.data, ...rest.body.data].map((m: Json) => m.id)).toEqual(file.models.map((m) => m.id));
+
+    const tools = await getJson("/models?supported_parameters=tools,reasoning");
+    expect(tools.body.data.length).toBeGreaterThan(0);
+    for (const m of tools.body.data as Json[]) expect(m.supported_parameters).toEqual(expect.arrayContaining(["tools", "reasoning"]));
+    expect(tools.body.total_count).toBe(file.models.filter((m) => ["tools", "reasoning"].every((p) => m.supported_parameters.includes(p))).length);
+
+    const big = await getJson("/models?context=1000000&sort=newest");
+    expect(big.body.data.map((m: Json) => m.context_length)).toEqual([1048576]);
+
+    const bad = await getJson("/models?limit=0");
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe(400);
+  });
+});
+
+describe("GET /models/:author/:slug/endpoints", () => {
+  it("lists a model's carriers in the order the router tries them", async () => {
+    const { status, body } = await getJson("/models/openai/gpt-oss-20b/endpoints");
+    expect(status).toBe(200);
+    const entry = catalog.model("openai/gpt-oss-20b")!;
+    expect(body.data).toMatchObject({ id: entry.id, name: entry.name, created: entry.created, description: entry.description });
+    expect(body.data.architecture).toMatchObject({ modality: "text->text", input_modalities: ["text"], output_modalities: ["text"] });
+    const endpoints = body.data.endpoints as Json[];
+    expect(endpoints.length).toBeGreaterThanOrEqual(2);
+    expect(endpoints.map((e) => e.provider_name)).toEqual(catalog.endpoints(entry.id).map((e) => e.providerEntry.name));
+    const sums = endpoints.map((e) => Number(e.pricing.prompt) + Number(e.pricing.completion));
+    expect(sums).toEqual([...sums].sort((a, b) => a - b));
+    expect(new Set(sums).size).toBeGreaterThanOrEqual(2);
+    for (const e of endpoints) {
+      for (const k of ENDPOINT_KEYS) expect(e, `${e.provider_name} ${k}`).toHaveProperty(k);
+      expect(e.model_id).toBe(entry.canonical_slug);
+      expect(e.supports_implicit_caching).toBe(false);
+    }
+    const groq = endpoints.find((e) => e.tag === "groq")!;
+    expect(groq).toMatchObject({ provider_name: "Groq", context_length: 131072, quantization: "mxfp4", status: 0 });
+    expect(groq.pricing).toMatchObject({ prompt: "0.000000075", completion: "0.0000003" });
+  });
+
+  it("serves variants named in the slug", async () => {
+    for (const path of ["/models/openai/gpt-oss-20b:free/endpoints", "/models/openai/gpt-oss-20b%3Afree/endpoints"]) {
+      const { status, body } = await getJson(path);
+      expect(status, path).toBe(200);
+      expect(body.data.id).toBe("openai/gpt-oss-20b:free");
+      for (const e of body.data.endpoints as Json[]) expect([e.pricing.prompt, e.pricing.completion]).toEqual(["0", "0"]);
+    }
+    const batch = await getJson("/models/meta-llama/llama-3.3-70b-instruct:batch/endpoints");
+    expect(batch.status).toBe(200);
+    expect(batch.body.data.endpoints.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("answers 404 JSON for unknown models and path tricks, never 500", async () => {
+    const paths = [
+      "/models/openai/no-such-model/endpoints",
+      "/models/nobody/gpt-oss-20b/endpoints",
+      "/models/openai/gpt-oss-20b:nitro/endpoints",
+      "/models/OpenAI/GPT-OSS-20B/endpoints",
+      "/models/openai%2Fgpt-oss-20b/endpoints",
+      "/models/openai/gpt-oss-20b%2F..%2F..%2Fproviders/endpoints",
+      "/models/openai/..%2Fgpt-oss-20b/endpoints",
+      "/models/openai/%2e%2e/endpoints",
+      "/models/openai/.hidden/endpoints",
+      "/models/openai/gpt-oss-20b%00/endpoints",
+      "/models/openai/%E0%A4%A/endpoints",
+      "/models/openai/%ZZ/endpoints",
+      `/models/openai/${"a".repeat(5000)}/endpoints`,
+      `/models/${"b".repeat(300)}/gpt-oss-20b/endpoints`,
+      "/models/openai/gpt-oss-20b/endpoints/extra",
+      "/models/openai//endpoints",
+    ];
+    for (const path of paths) {
+      const { status, type, body } = await getJson(path);
+      expect(status, path).toBe(404);
+      expect(type, path).toContain("application/json");
+      expect(body, path).toEqual({ error: { code: 404, message: expect.any(String) } });
+    }
+  });
+});
+
+describe("GET /providers", () => {
+  it("lists every provider in the contract's shape", async () => {
+    const { status, body } = await getJson("/providers");
+    expect(status).toBe(200);
+    expect(body.data.map((p: Json) => p.slug)).toEqual(file.providers.map((p) => p.slug));
+    expect(body.data.length).toBeGreaterThanOrEqual(6);
+    for (const p of body.data as Json[]) {
+      expect(Object.keys(p).sort()).toEqual(
+        ["datacenters", "headquarters", "name", "privacy_policy_url", "slug", "status_page_url", "terms_of_service_url"],
+      );
+      expect(p.headquarters).toMatch(/^[A-Z]{2}$/);
+      expect(p.datacenters.length).toBeGreaterThan(0);
+      for (const dc of p.datacenters) expect(dc).toMatch(/^[A-Z]{2}$/);
+      expect(p.privacy_policy_url).toMatch(/^https:\/\//);
+      expect(p).not.toHaveProperty("base_url"); // where we send traffic is not part of the public shape
+    }
+  });
+});
+
+describe("catalog source", () => {
+  afterEach(async () => {
+    await env.CATALOG.delete(CATALOG_KV_KEY);
+    forgetCatalogMemo();
+  });
+
+  /** A request with an empty KV seeds it in waitUntil; wait for that so it cannot land on top of ours. */
+  async function settleSeed() {
+    await getJson("/providers");
+    for (let i = 0; i < 100 && (await env.CATALOG.get(CATALOG_KV_KEY)) === null; i++) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  it("serves a valid catalog stored in KV instead of the bundled one", async () => {
+    await settleSeed();
+    const [first, second] = file.models;
+    const override: CatalogFile = { ...file, models: [{ ...first!, name: "KV: overridden" }, second!] };
+    await env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(override));
+    forgetCatalogMemo();
+    const { body } = await getJson("/models");
+    expect(body.data.map((m: Json) => m.name)).toEqual(["KV: overridden", second!.name]);
+    const gone = file.models[5]!.id;
+    expect((await getJson(`/models/${gone}/endpoints`)).status).toBe(404);
+  });
+
+  it("falls back to the bundled catalog when the KV value is invalid", async () => {
+    await settleSeed();
+    for (const raw of ["{not json", JSON.stringify({ ...file, default_model: "nobody/nothing" })]) {
+      await env.CATALOG.put(CATALOG_KV_KEY, raw);
+      forgetCatalogMemo();
+      const { status, body } = await getJson("/models");
+      expect(status).toBe(200);
+      expect(body.total_count).toBe(file.models.length);
+    }
+  });
+});
+
+describe("uptime", () => {
+  const MODEL = "z-ai/glm-4.5";
+  let n = 0;
+  function row(model: string, providerName: string | null, status: number, agoMs: number): NewGeneration {
+    return {
+      id: `gen-uptime-${Date.now()}-${n++}`,
+      accountId: "acct_uptime",
+      keyHash: "uptime",
+      model,
+      providerName,
+      streamed: false,
+      createdAt: Date.now() - agoMs,
+      tokensPrompt: 1,
+      tokensCompletion: 1,
+      tokensReasoning: 0,
+      costNano: 0,
+      status,
+    };
+  }
+
+  /** One statement per row: D1 caps the bound variables of a single statement. */
+  async function insertRows(rows: NewGeneration[]) {
+    const d = db(env.DB);
+    const [first, ...rest] = rows.map((r) => d.insert(generations).values(r));
+    await d.batch([first!, ...rest]);
+  }
+
+  it("is null without traffic", async () => {
+    const { body } = await getJson("/models/mistralai/mistral-nemo/endpoints");
+    for (const e of body.data.endpoints as Json[]) {
+      expect(e).toMatchObject({ uptime_last_5m: null, uptime_last_30m: null, uptime_last_1d: null });
+    }
+  });
+
+  it("is the real share of non-5xx requests per carrier, rate limits left out", async () => {
+    const MIN = 60_000;
+    await insertRows([
+      row(MODEL, "Novita", 200, 1 * MIN),
+      row(MODEL, "Novita", 200, 2 * MIN),
+      row(MODEL, "Novita", 400, 3 * MIN), // the caller's fault: the carrier was up
+      row(MODEL, "Novita", 502, 4 * MIN),
+      row(MODEL, "Novita", 429, 1 * MIN), // rate limited: neither up nor down
+      row(MODEL, "Novita", 500, 120 * MIN), // only inside the 1-day window
+      row(MODEL, "DeepInfra", 200, 10 * MIN), // outside the 5-minute window
+      row(MODEL, null, 503, 1 * MIN), // no carrier served it
+      row("qwen/qwen3-32b", "Novita", 500, 1 * MIN), // another model
+      row(MODEL, "DeepInfra", 500, 2 * 24 * 60 * MIN), // older than a day
+    ]);
+
+    const direct = await endpointUptime(env.DB, MODEL, Date.now() - 30 * MIN);
+    expect(Object.fromEntries(direct)).toEqual({ Novita: 75, DeepInfra: 100 });
+
+    const { body } = await getJson(`/models/${MODEL}/endpoints`);
+    const by = Object.fromEntries((body.data.endpoints as Json[]).map((e) => [e.provider_name, e]));
+    expect(by.Novita).toMatchObject({ uptime_last_5m: 75, uptime_last_30m: 75, uptime_last_1d: 60 });
+    expect(by.DeepInfra).toMatchObject({ uptime_last_5m: null, uptime_last_30m: 100, uptime_last_1d: 100 });
+  });
+
+  it("counts router/auto requests toward the default model", async () => {
+    await insertRows([row("router/auto", "Groq", 200, 1000), row("router/auto", "Groq", 503, 2000)]);
+    const direct = await endpointUptime(env.DB, ["openai/gpt-oss-20b", "router/auto"], Date.now() - 60_000);
+    expect(direct.get("Groq")).toBeGreaterThan(0);
+    const { body } = await getJson("/models/openai/gpt-oss-20b/endpoints");
+    const groq = (body.data.endpoints as Json[]).find((e) => e.provider_name === "Groq")!;
+    expect(groq.uptime_last_5m).toBe(direct.get("Groq"));
+  });
+});

@@ -1,0 +1,72 @@
+import { describe, it, expect } from "vitest";
+import { env, runInDurableObject } from "cloudflare:test";
+import { chat, newAccount, settled, user } from "./helpers";
+import type { LedgerObject } from "../../src/ledger/ledger-object";
+import type { NewGeneration } from "../../src/db/schema";
+
+const LLAMA = "meta-llama/llama-3.1-8b-instruct";
+const record = (id: string, accountId: string, costNano: number): NewGeneration => ({
+  id, accountId, keyHash: "k", model: LLAMA, providerName: "p", app: null, streamed: false, createdAt: Date.now(),
+  latencyMs: 1, generationTimeMs: 1, tokensPrompt: 1, tokensCompletion: 1, tokensReasoning: 0, costNano, finishReason: "stop", status: 200, errorMessage: null,
+});
+
+describe("ledger", () => {
+  it("100 parallel requests on one account end at the exact balance", async () => {
+    const a = await newAccount(10);
+    const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => chat(a.key, { model: LLAMA, ...user(`req ${i} [sim tokens=${1 + (i % 9)}]`) })));
+    const costs = await Promise.all(responses.map(async (r) => (r.status === 200 ? Math.round(((await r.json()) as { usage: { cost: number } }).usage.cost * 1e9) : 0)));
+    expect(responses.every((r) => r.status === 200)).toBe(true);
+    const t = await settled(a.accountId);
+    const sum = costs.reduce((x, y) => x + y, 0);
+    expect(Math.round(t.total_usage * 1e9)).toBe(sum);
+    expect(Math.round(t.balance * 1e9)).toBe(10e9 - sum);
+  });
+
+  it("settle is idempotent per generation id and admit refuses at zero balance", async () => {
+    const id = env.LEDGER.idFromName("ledger-unit-" + Math.random());
+    const stub = env.LEDGER.get(id);
+    await runInDurableObject(stub, async (instance) => {
+      const ledger = instance as LedgerObject;
+      ledger.grant(1000);
+      expect(ledger.admit({ genId: "g1", keyHash: "k", limitNano: null, holdNano: 600, paid: true })).toEqual({ ok: true });
+      expect(ledger.totals().heldNano).toBe(600);
+      expect(ledger.admit({ genId: "g2", keyHash: "k", limitNano: null, holdNano: 600, paid: true })).toEqual({ ok: true });
+      // Available is now 1000 - 1200 < 0: the next paid request is refused, a free one is not.
+      expect(ledger.admit({ genId: "g3", keyHash: "k", limitNano: null, holdNano: 1, paid: true })).toEqual({ ok: false, reason: "balance" });
+      expect(ledger.admit({ genId: "g4", keyHash: "k", limitNano: null, holdNano: 0, paid: false })).toEqual({ ok: true });
+      expect(ledger.settle({ genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(true);
+      expect(ledger.settle({ genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(false);
+      expect(ledger.settle({ genId: "g2", keyHash: "k", costNano: 700, record: record("g2", "x", 700) })).toBe(true);
+      // Overdraft is bounded by one hold: 1000 - 500 - 700 = -200 ≥ -600.
+      expect(ledger.totals()).toMatchObject({ creditsNano: 1000, usageNano: 1200, heldNano: 0 });
+      expect(ledger.keyUsage("k").usageNano).toBe(1200);
+      expect(ledger.pendingGeneration("g2")?.costNano).toBe(700);
+    });
+  });
+
+  it("the alarm copies the outbox to D1 and releases expired holds", async () => {
+    const accountId = "acct-alarm-" + Math.random().toString(36).slice(2);
+    const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
+    await runInDurableObject(stub, async (instance, state) => {
+      const ledger = instance as LedgerObject;
+      ledger.grant(1000);
+      ledger.admit({ genId: "stale", keyHash: "k", limitNano: null, holdNano: 300, paid: true });
+      state.storage.sql.exec("UPDATE holds SET created_at = created_at - 3600000 WHERE gen_id = 'stale'");
+      ledger.settle({ genId: "done", keyHash: "k", costNano: 100, record: record("gen-alarm-" + accountId, accountId, 100) });
+      await ledger.alarm();
+      expect(ledger.totals()).toMatchObject({ usageNano: 100, heldNano: 0 });
+      expect(ledger.pendingGeneration("done")).toBeNull();
+    });
+    const row = await env.DB.prepare("SELECT cost_nano FROM generations WHERE id = ?").bind("gen-alarm-" + accountId).first<{ cost_nano: number }>();
+    expect(row?.cost_nano).toBe(100);
+  });
+
+  it("a debit that lands between a request's admission and settle is never lost", async () => {
+    const a = await newAccount(0.001);
+    const streams = await Promise.all(Array.from({ length: 20 }, () => chat(a.key, { model: LLAMA, stream: true, ...user("x [sim tokens=3]") })));
+    await Promise.all(streams.map((r) => r.text()));
+    const t = await settled(a.accountId);
+    expect(t.held).toBe(0);
+    expect(t.total_usage).toBeGreaterThan(0);
+  });
+});
