@@ -3,8 +3,9 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-worker
 import { carrierSecretBindings } from "./scripts/carrier-secrets.ts";
 
 /**
- * Two projects: `worker` runs inside workerd (the real runtime) against the carrier simulator,
- * `node` drives a service started the way `npm start` does with the official openai client.
+ * Three projects: `worker` runs inside workerd (the real runtime) against the carrier simulator,
+ * `node` drives a service started the way `npm start` does with the official openai client, and
+ * `browser` drives the web console of such a service in headless Chromium.
  */
 export default defineConfig({
   test: {
@@ -20,6 +21,7 @@ export default defineConfig({
                 CARRIER_BASE_URL_OVERRIDE: inject<string>("simUrl"),
                 CARRIER_TIMEOUT_MS: "2000",
                 ADMIN_TOKEN: "test-admin-token",
+                PAYMENTS_TEST_MODE: "on",
                 ...carrierSecretBindings(),
               },
             },
@@ -38,6 +40,15 @@ export default defineConfig({
           include: ["test/node/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 90_000,
           hookTimeout: 120_000,
         },
       },

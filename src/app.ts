@@ -7,6 +7,7 @@ import { accountRoutes } from "./api/account-routes";
 import { catalogRoutes } from "./api/catalog-routes";
 import { chatRoutes } from "./api/chat-routes";
 import { adminRoutes } from "./admin/admin-routes";
+import { consoleApp } from "./console/console-app";
 
 /** The API under /api/v1: public catalog routes, then key-authenticated ones. */
 const api = new Hono<AppEnv>();
@@ -21,6 +22,7 @@ api.route("/", accountRoutes);
 export const app = new Hono<AppEnv>();
 app.route("/api/v1", api);
 app.route("/admin", adminRoutes);
+app.route("/", consoleApp); // the web console (HTML); its 404s are HTML, the API's stay JSON
 
 app.notFound((c) => c.json(errorBody(404, `Not found: ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
 

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, count, desc, eq } from "drizzle-orm";
 import { db } from "./client";
 import { accounts, apiKeys, type ApiKey } from "./schema";
 import { generateApiKey, hashApiKey, maskApiKey } from "../keys/api-key";
@@ -33,4 +33,45 @@ export async function setKeyDisabled(d1: D1Database, hash: string, disabled: boo
 export async function findAccount(d1: D1Database, idOrEmail: string) {
   const column = idOrEmail.includes("@") ? accounts.email : accounts.id;
   return db(d1).select().from(accounts).where(eq(column, idOrEmail)).get();
+}
+
+/** The account's keys, newest first. */
+export async function listAccountKeys(d1: D1Database, accountId: string): Promise<ApiKey[]> {
+  return db(d1).select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.createdAt)).all();
+}
+
+export async function countAccountKeys(d1: D1Database, accountId: string): Promise<number> {
+  const row = await db(d1).select({ n: count() }).from(apiKeys).where(eq(apiKeys.accountId, accountId)).get();
+  return row?.n ?? 0;
+}
+
+/** `setKeyDisabled` scoped to one account: another account's key is never touched (undefined). */
+export async function setAccountKeyDisabled(d1: D1Database, accountId: string, hash: string, disabled: boolean): Promise<ApiKey | undefined> {
+  return db(d1)
+    .update(apiKeys)
+    .set({ disabled })
+    .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId)))
+    .returning()
+    .get();
+}
+
+/**
+ * Deletes one of the account's keys: its row goes, so the API answers 401 for it from then on.
+ * Its generations stay (they are the account's history). Returns the deleted key, or undefined.
+ */
+export async function deleteAccountKey(d1: D1Database, accountId: string, hash: string): Promise<ApiKey | undefined> {
+  return db(d1)
+    .delete(apiKeys)
+    .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId)))
+    .returning()
+    .get();
+}
+
+/** One of the account's keys by hash; undefined for a key of another account. */
+export async function findAccountKey(d1: D1Database, accountId: string, hash: string): Promise<ApiKey | undefined> {
+  return db(d1)
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId)))
+    .get();
 }

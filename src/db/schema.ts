@@ -51,7 +51,47 @@ export const generations = sqliteTable(
   (t) => [index("generations_account_created").on(t.accountId, t.createdAt), index("generations_model_provider").on(t.model, t.providerName, t.createdAt)],
 );
 
+/** A console sign-in: the account's password, hashed with PBKDF2-SHA256 (WebCrypto). One row per account that signed up. */
+export const credentials = sqliteTable("credentials", {
+  accountId: text("account_id").primaryKey().references(() => accounts.id),
+  algorithm: text("algorithm").notNull(), // "pbkdf2-sha256"
+  iterations: integer("iterations").notNull(), // 100000
+  salt: text("salt").notNull(), // base64 of 16 random bytes, one salt per account
+  passwordHash: text("password_hash").notNull(), // base64 of the 32-byte derived key
+  updatedAt: integer("updated_at").notNull(), // Unix ms
+});
+
+/** A console session. The cookie holds a random token; only its SHA-256 hash is stored. */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(), // hex SHA-256 of the session token
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    createdAt: integer("created_at").notNull(), // Unix ms
+    expiresAt: integer("expires_at").notNull(), // Unix ms; an expired row is ignored and pruned on the account's next sign-in
+  },
+  (t) => [index("sessions_account").on(t.accountId)],
+);
+
+/** One "add credits" attempt through the console's payment provider; the ledger grant is the money, this the audit trail. */
+export const payments = sqliteTable(
+  "payments",
+  {
+    id: text("id").primaryKey(), // "pay_<hex>": the form's one-time token, so a resubmitted form pays once
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    provider: text("provider").notNull(), // e.g. "test-card"
+    amountNano: integer("amount_nano").notNull(),
+    status: text("status", { enum: ["pending", "succeeded", "declined", "failed"] }).notNull(),
+    reference: text("reference"), // the provider's reference (test mode: "test_<hex>"), never card data
+    createdAt: integer("created_at").notNull(), // Unix ms
+  },
+  (t) => [index("payments_account_created").on(t.accountId, t.createdAt)],
+);
+
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type Generation = typeof generations.$inferSelect;
 export type NewGeneration = typeof generations.$inferInsert;
+export type Credential = typeof credentials.$inferSelect;
+export type Session = typeof sessions.$inferSelect;
+export type Payment = typeof payments.$inferSelect;

@@ -1,0 +1,95 @@
+import { Layout, type PageMeta } from "../layout/layout";
+import { count, usd, utcDateTime } from "../layout/format";
+import type { Generation } from "../../db/schema";
+import type { DaySpend } from "./queries";
+import { SpendChart } from "./spend-chart";
+
+function Status(props: { g: Generation }) {
+  const { g } = props;
+  if (g.status === 200) return <span class="status-ok">{g.cancelled ? "200, cancelled" : "200 OK"}</span>;
+  return (
+    <>
+      <span class="status-bad">{g.status === 499 ? "499 caller left" : `${g.status} failed`}</span>
+      {g.errorMessage && (
+        <>
+          <br />
+          <span class="muted">{g.errorMessage.length > 120 ? g.errorMessage.slice(0, 119) + "…" : g.errorMessage}</span>
+        </>
+      )}
+    </>
+  );
+}
+
+export function ActivityPage(props: { meta: PageMeta; rows: Generation[]; newer: string | null; older: string | null; paged: boolean; days: DaySpend[] }) {
+  const { rows } = props;
+  return (
+    <Layout meta={props.meta}>
+      <h1>Activity</h1>
+      <p>Every request made with your keys, newest first. Failed requests are listed with cost 0. A request shows up here within a few seconds of finishing.</p>
+      <SpendChart days={props.days} />
+
+      <h2 id="requests-title">Requests</h2>
+      {rows.length === 0 ? (
+        <p>{props.paged ? "No more requests." : "No requests yet. Create a key and make your first request."}</p>
+      ) : (
+        <div class="table-wrap" role="region" aria-labelledby="requests-title" tabindex={0}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Time (UTC)</th>
+                <th scope="col">Model</th>
+                <th scope="col">Provider</th>
+                <th scope="col">App</th>
+                <th scope="col" class="num">
+                  Tokens in → out
+                </th>
+                <th scope="col" class="num">
+                  Cost
+                </th>
+                <th scope="col" class="num">
+                  Latency
+                </th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((g) => (
+                <tr id={g.id}>
+                  <td>
+                    <time datetime={new Date(g.createdAt).toISOString()}>{utcDateTime(g.createdAt)}</time>
+                  </td>
+                  <td>
+                    <code>{g.model}</code>
+                    {g.streamed && (
+                      <>
+                        {" "}
+                        <span class="tag">stream</span>
+                      </>
+                    )}
+                  </td>
+                  <td>{g.providerName ?? <span class="muted">none</span>}</td>
+                  <td>{g.app ?? <span class="muted">—</span>}</td>
+                  <td class="num">
+                    {count(g.tokensPrompt)} → {count(g.tokensCompletion)}
+                  </td>
+                  <td class="num">{usd(g.costNano)}</td>
+                  <td class="num">{g.latencyMs === null ? "—" : `${count(g.latencyMs)} ms`}</td>
+                  <td>
+                    <Status g={g} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {(props.newer || props.older || props.paged) && (
+        <nav class="pager" aria-label="Pages of requests">
+          {props.paged && <a href="/activity">Newest</a>}
+          {props.newer && <a href={`/activity?after=${props.newer}`}>← Newer</a>}
+          {props.older && <a href={`/activity?before=${props.older}`}>Older →</a>}
+        </nav>
+      )}
+    </Layout>
+  );
+}

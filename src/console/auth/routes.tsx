@@ -1,0 +1,84 @@
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import type { ConsoleEnv } from "../console-env";
+import { accountForm, publicForm, publicPage } from "../http/stacks";
+import { readForm } from "../http/form";
+import { pageMeta, render } from "../layout/render";
+import { csrfToken, ensurePreSessionToken } from "./csrf";
+import { emailField, fieldErrors, newPasswordField, passwordField, type FieldErrors } from "./credentials-input";
+import { hashPassword, PASSWORD_MAX, verifyNothing, verifyPassword } from "./password";
+import { createAccountWithPassword, findCredential } from "./accounts-store";
+import { clearSignInAttempts, clientAddress, takeSignInAttempt, takeSignUpAttempt } from "./rate-limit";
+import { endSession, safeNext, startSession } from "./session";
+import { SignInPage, SignUpPage, type AuthFormState } from "./pages";
+
+/** Sign up, sign in, sign out. Failures never say whether an email has an account. */
+export const authRoutes = new Hono<ConsoleEnv>();
+
+const SIGN_IN_FAILED = "Email or password is incorrect.";
+const SIGN_UP_FAILED = "We could not create an account with these details. If you already have an account, sign in instead.";
+
+const minutes = (ms: number) => Math.max(1, Math.ceil(ms / 60_000));
+
+async function signInPage(c: Context<ConsoleEnv>, status: 200 | 400 | 401 | 429, next: string | undefined, state?: AuthFormState) {
+  const csrf = await csrfToken(ensurePreSessionToken(c));
+  return render(c, <SignInPage meta={await pageMeta(c, "Sign in")} csrf={csrf} next={next} state={state} />, status);
+}
+
+async function signUpPage(c: Context<ConsoleEnv>, status: 200 | 400 | 429, state?: AuthFormState) {
+  const csrf = await csrfToken(ensurePreSessionToken(c));
+  return render(c, <SignUpPage meta={await pageMeta(c, "Create an account")} csrf={csrf} state={state} />, status);
+}
+
+authRoutes.get("/sign-in", ...publicPage, async (c) => {
+  const next = c.req.query("next");
+  if (c.var.session) return c.redirect(safeNext(next), 303);
+  return signInPage(c, 200, next === undefined ? undefined : safeNext(next));
+});
+
+authRoutes.post("/sign-in", ...publicForm, async (c) => {
+  const form = await readForm(c);
+  const next = form.next === undefined ? undefined : safeNext(form.next);
+  const parsed = z.object({ email: emailField, password: passwordField }).safeParse(form);
+  if (!parsed.success) return signInPage(c, 400, next, { email: form.email, errors: fieldErrors(parsed.error) });
+  const { email, password } = parsed.data;
+
+  const limit = await takeSignInAttempt(c.env, email, clientAddress(c));
+  if (!limit.ok) return signInPage(c, 429, next, { email, problem: `Too many sign-in attempts. Wait ${minutes(limit.retryAfterMs)} minutes and try again.` });
+
+  const found = password.length <= PASSWORD_MAX ? await findCredential(c.env.DB, email) : undefined;
+  // Same work whether or not the email has a password, so timing does not tell either.
+  const ok = found ? await verifyPassword(password, found.hash) : await verifyNothing(password.slice(0, PASSWORD_MAX));
+  if (!ok || !found) return signInPage(c, 401, next, { email, problem: SIGN_IN_FAILED });
+
+  await clearSignInAttempts(c.env, email);
+  await endSession(c); // a new sign-in always gets a new session token
+  await startSession(c, found.accountId);
+  return c.redirect(next ?? "/settings/keys", 303);
+});
+
+authRoutes.get("/sign-up", ...publicPage, async (c) => {
+  if (c.var.session) return c.redirect("/settings/keys", 303);
+  return signUpPage(c, 200);
+});
+
+authRoutes.post("/sign-up", ...publicForm, async (c) => {
+  const form = await readForm(c);
+  const parsed = z.object({ email: emailField, password: newPasswordField }).safeParse(form);
+  if (!parsed.success) return signUpPage(c, 400, { email: form.email, errors: fieldErrors(parsed.error) satisfies FieldErrors });
+  const { email, password } = parsed.data;
+
+  const limit = await takeSignUpAttempt(c.env, clientAddress(c));
+  if (!limit.ok) return signUpPage(c, 429, { email, problem: `Too many new accounts from your network. Wait ${minutes(limit.retryAfterMs)} minutes and try again.` });
+
+  const accountId = await createAccountWithPassword(c.env.DB, email, await hashPassword(password));
+  if (!accountId) return signUpPage(c, 400, { email, problem: SIGN_UP_FAILED });
+  await endSession(c);
+  await startSession(c, accountId);
+  return c.redirect("/settings/keys", 303);
+});
+
+authRoutes.post("/sign-out", ...accountForm, async (c) => {
+  await endSession(c);
+  return c.redirect("/", 303);
+});

@@ -1,0 +1,42 @@
+import { Hono } from "hono";
+import type { ConsoleEnv } from "./console-env";
+import { publicPage } from "./http/stacks";
+import { renderError } from "./layout/render";
+import { FAVICON_SVG, STYLESHEET, STYLESHEET_PATH } from "./layout/stylesheet";
+import { homeRoutes } from "./home/routes";
+import { modelRoutes } from "./models/routes";
+import { authRoutes } from "./auth/routes";
+import { keyRoutes } from "./keys/routes";
+import { creditRoutes } from "./credits/routes";
+import { activityRoutes } from "./activity/routes";
+
+/**
+ * The web console, server-rendered at the service's origin beside the API. Mounted at "/": every
+ * route lists its own middleware, so nothing here runs for /api/v1 or /admin requests.
+ */
+export const consoleApp = new Hono<ConsoleEnv>();
+
+const ASSET_HEADERS = { "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" };
+consoleApp.get(STYLESHEET_PATH, (c) => c.body(STYLESHEET, 200, { ...ASSET_HEADERS, "content-type": "text/css; charset=utf-8" }));
+consoleApp.get("/favicon.svg", (c) => c.body(FAVICON_SVG, 200, { ...ASSET_HEADERS, "content-type": "image/svg+xml" }));
+
+consoleApp.route("/", homeRoutes);
+consoleApp.route("/", modelRoutes);
+consoleApp.route("/", authRoutes);
+consoleApp.route("/", keyRoutes);
+consoleApp.route("/", creditRoutes);
+consoleApp.route("/", activityRoutes);
+
+/** API and admin paths keep the app's JSON 404; anything else gets an HTML page. */
+const isApiPath = (path: string) => /^\/(api|admin)(\/|$)/.test(path);
+
+consoleApp.all("*", async (c, next) => {
+  if (isApiPath(c.req.path)) return c.notFound();
+  await next();
+});
+consoleApp.all("*", ...publicPage, (c) => renderError(c, 404, "Page not found", "There is no page at this address."));
+
+consoleApp.onError((err, c) => {
+  console.error("console error", err instanceof Error ? `${err.name}: ${err.message}` : "unknown");
+  return renderError(c, 500, "Something went wrong", "The page could not be shown. Try again in a moment.");
+});

@@ -1,0 +1,176 @@
+import { Layout, type PageMeta } from "../layout/layout";
+import { ErrorSummary, Field, PostForm } from "../layout/forms";
+import { CopyButton, CopyScript } from "../layout/copy-button";
+import { usd, utcDate } from "../layout/format";
+import type { ApiKey } from "../../db/schema";
+import type { KeyUsage } from "../../ledger/ledger-object";
+
+export type KeyRow = { key: ApiKey; usage: KeyUsage };
+export type CreateKeyState = { name?: string; limit?: string; errors?: { name?: string; limit?: string }; problem?: string };
+
+/** Shown once, in the response to the POST that created the key; it is stored nowhere. */
+function NewKey(props: { name: string; secret: string }) {
+  return (
+    <section class="new-key" aria-labelledby="new-key-title">
+      <h2 id="new-key-title">Your new key “{props.name}”</h2>
+      <p>
+        <strong>Copy it now: this is the only time it is shown.</strong> Switchyard keeps only a hash of it, so it cannot be shown again — not on reload,
+        not on any other page. If you lose it, delete it and create another.
+      </p>
+      <div class="key-output">
+        <label for="new-key-value" class="visually-hidden">
+          API key
+        </label>
+        <input id="new-key-value" type="text" readonly value={props.secret} autocomplete="off" spellcheck={false} aria-describedby="new-key-title" />
+        <CopyButton target="new-key-value" label="Copy the new key" />
+      </div>
+    </section>
+  );
+}
+
+function Limit(props: { apiKey: ApiKey; usage: KeyUsage }) {
+  const { limitNano } = props.apiKey;
+  if (limitNano === null) return <span class="muted">None</span>;
+  return (
+    <>
+      {usd(limitNano)}
+      <br />
+      <span class="muted">{usd(Math.max(0, limitNano - props.usage.usageNano))} left</span>
+    </>
+  );
+}
+
+function KeyActions(props: { apiKey: ApiKey; csrf: string }) {
+  const k = props.apiKey;
+  return (
+    <div class="actions">
+      <PostForm action={k.disabled ? "/settings/keys/enable" : "/settings/keys/disable"} csrf={props.csrf}>
+        <input type="hidden" name="key" value={k.hash} />
+        <button type="submit" class="secondary" aria-label={`${k.disabled ? "Enable" : "Disable"} key ${k.name}`}>
+          {k.disabled ? "Enable" : "Disable"}
+        </button>
+      </PostForm>
+      <a class="button danger-link" href={`/settings/keys/delete?key=${k.hash}`} aria-label={`Delete key ${k.name}…`}>
+        Delete…
+      </a>
+    </div>
+  );
+}
+
+export function KeysPage(props: { meta: PageMeta; csrf: string; rows: KeyRow[]; created?: { name: string; secret: string }; form?: CreateKeyState; notice?: string; maxKeys: number }) {
+  const form = props.form ?? {};
+  const messages = [form.problem, form.errors?.name, form.errors?.limit].filter((m): m is string => !!m);
+  return (
+    <Layout meta={props.meta}>
+      <h1>API keys</h1>
+      {props.notice && (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      )}
+      {props.created && <NewKey name={props.created.name} secret={props.created.secret} />}
+      <p>
+        Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to <code>/api/v1</code>. A disabled or deleted key is refused with 401. A key with a
+        credit limit is refused with 402 once its usage reaches the limit.
+      </p>
+
+      <h2 id="keys-title">Your keys</h2>
+      {props.rows.length === 0 ? (
+        <p>You have no keys yet. Create one below.</p>
+      ) : (
+        <div class="table-wrap" role="region" aria-labelledby="keys-title" tabindex={0}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col" class="num">
+                  Usage
+                </th>
+                <th scope="col" class="num">
+                  Limit
+                </th>
+                <th scope="col">Status</th>
+                <th scope="col">Created</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.rows.map(({ key, usage }) => (
+                <tr>
+                  <th scope="row">{key.name}</th>
+                  <td>
+                    <code>{key.label}</code>
+                  </td>
+                  <td class="num">
+                    {usd(usage.usageNano)}
+                    <br />
+                    <span class="muted">{usd(usage.dailyNano)} today</span>
+                  </td>
+                  <td class="num">
+                    <Limit apiKey={key} usage={usage} />
+                  </td>
+                  <td>{key.disabled ? <span class="status-bad">Disabled</span> : <span class="status-ok">Active</span>}</td>
+                  <td>
+                    <time datetime={new Date(key.createdAt).toISOString()}>{utcDate(key.createdAt)}</time>
+                  </td>
+                  <td>
+                    <KeyActions apiKey={key} csrf={props.csrf} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      <h2 id="create-title">Create a key</h2>
+      <ErrorSummary messages={messages} />
+      {props.rows.length >= props.maxKeys ? (
+        <p>You have {props.maxKeys} keys, the most an account can have. Delete one to create another.</p>
+      ) : (
+        <PostForm action="/settings/keys" csrf={props.csrf} class="stack" aria-label="Create a key">
+          <Field id="key-name" name="name" label="Name" required maxlength={100} value={form.name} error={form.errors?.name} hint="For you to tell keys apart, e.g. the app or machine that uses it." autocomplete="off" />
+          <Field
+            id="key-limit"
+            name="limit"
+            label="Credit limit in USD (optional)"
+            inputmode="decimal"
+            value={form.limit}
+            error={form.errors?.limit}
+            hint="The most this key may spend in total. Leave empty for no limit."
+            autocomplete="off"
+          />
+          <div>
+            <button type="submit">Create key</button>
+          </div>
+        </PostForm>
+      )}
+      <CopyScript nonce={props.meta.nonce} />
+    </Layout>
+  );
+}
+
+export function DeleteKeyPage(props: { meta: PageMeta; csrf: string; apiKey: ApiKey }) {
+  const k = props.apiKey;
+  return (
+    <Layout meta={props.meta}>
+      <h1>Delete key “{k.name}”?</h1>
+      <p>
+        The key <code>{k.label}</code> will stop working at once (the API answers 401) and cannot be restored. Its past requests stay in your activity.
+        To stop it only for a while, disable it instead.
+      </p>
+      <div class="actions">
+        <PostForm action="/settings/keys/delete" csrf={props.csrf}>
+          <input type="hidden" name="key" value={k.hash} />
+          <button type="submit" class="danger">
+            Delete key
+          </button>
+        </PostForm>
+        <a class="button secondary-link" href="/settings/keys">
+          Cancel
+        </a>
+      </div>
+    </Layout>
+  );
+}

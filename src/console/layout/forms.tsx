@@ -1,0 +1,79 @@
+import type { Child } from "hono/jsx";
+
+/** One labelled form field with its hint and error, wired for screen readers. */
+export function Field(props: {
+  id: string;
+  name: string;
+  label: string;
+  type?: "text" | "email" | "password" | "search" | "number";
+  value?: string;
+  autocomplete?: string;
+  inputmode?: "numeric" | "decimal" | "email" | "text";
+  required?: boolean;
+  hint?: string;
+  error?: string;
+  maxlength?: number;
+  minlength?: number;
+  pattern?: string;
+  placeholder?: string;
+}) {
+  const hintId = props.hint ? `${props.id}-hint` : undefined;
+  const errorId = props.error ? `${props.id}-error` : undefined;
+  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.hint && (
+        <p class="hint" id={hintId}>
+          {props.hint}
+        </p>
+      )}
+      <input
+        id={props.id}
+        name={props.name}
+        type={props.type ?? "text"}
+        value={props.value}
+        autocomplete={props.autocomplete}
+        inputmode={props.inputmode}
+        required={props.required}
+        maxlength={props.maxlength}
+        minlength={props.minlength}
+        pattern={props.pattern}
+        placeholder={props.placeholder}
+        aria-describedby={describedBy}
+        aria-invalid={props.error ? "true" : undefined}
+      />
+      {props.error && (
+        <p class="field-error" id={errorId}>
+          {props.error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The list of what is wrong with a submitted form, announced when the page loads. */
+export function ErrorSummary(props: { title?: string; messages: readonly string[]; children?: Child }) {
+  if (props.messages.length === 0) return null;
+  return (
+    <div class="error-summary" role="alert" aria-labelledby="error-summary-title">
+      <h2 id="error-summary-title">{props.title ?? "There is a problem"}</h2>
+      <ul>
+        {props.messages.map((m) => (
+          <li>{m}</li>
+        ))}
+      </ul>
+      {props.children}
+    </div>
+  );
+}
+
+/** A POST form of the signed-in account (its CSRF token included). */
+export function PostForm(props: { action: string; csrf: string; class?: string; children?: Child; "aria-label"?: string }) {
+  return (
+    <form method="post" action={props.action} class={props.class} aria-label={props["aria-label"]}>
+      <input type="hidden" name="_csrf" value={props.csrf} />
+      {props.children}
+    </form>
+  );
+}

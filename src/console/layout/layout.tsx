@@ -1,0 +1,90 @@
+import type { Child } from "hono/jsx";
+import { CSRF_FIELD } from "../auth/csrf";
+import { STYLESHEET_PATH } from "./stylesheet";
+
+/** What every page needs to draw its frame. */
+export type PageMeta = {
+  title: string;
+  /** The request path, to mark the current navigation item. */
+  path: string;
+  nonce: string;
+  /** The signed-in account (with the CSRF token of its forms), or null. */
+  account: { email: string; csrf: string } | null;
+};
+
+const NAV_PUBLIC = [
+  ["/", "Home"],
+  ["/models", "Models"],
+] as const;
+const NAV_ACCOUNT = [
+  ["/settings/keys", "API keys"],
+  ["/settings/credits", "Credits"],
+  ["/activity", "Activity"],
+] as const;
+const NAV_SIGNED_OUT = [
+  ["/sign-in", "Sign in"],
+  ["/sign-up", "Sign up"],
+] as const;
+
+function isCurrent(path: string, href: string): boolean {
+  return href === "/" ? path === "/" : path === href || path.startsWith(href + "/");
+}
+
+/** A hidden field carrying the form's CSRF token. */
+export const CsrfField = (props: { token: string }) => <input type="hidden" name={CSRF_FIELD} value={props.token} />;
+
+export function Layout(props: { meta: PageMeta; children?: Child }) {
+  const { meta } = props;
+  const links = [...NAV_PUBLIC, ...(meta.account ? NAV_ACCOUNT : NAV_SIGNED_OUT)];
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${meta.title} · Switchyard`}</title>
+        <link rel="stylesheet" href={STYLESHEET_PATH} />
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+      </head>
+      <body>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header class="site-header">
+          <nav aria-label="Main" class="nav">
+            <a class="brand" href="/">
+              Switchyard
+            </a>
+            <ul>
+              {links.map(([href, label]) => (
+                <li>
+                  <a href={href} aria-current={isCurrent(meta.path, href) ? "page" : undefined}>
+                    {label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+            {meta.account && (
+              <form method="post" action="/sign-out" class="sign-out">
+                <CsrfField token={meta.account.csrf} />
+                <span class="who" title="Signed in as">
+                  {meta.account.email}
+                </span>
+                <button type="submit" class="link-button">
+                  Sign out
+                </button>
+              </form>
+            )}
+          </nav>
+        </header>
+        <main id="main" tabindex={-1}>
+          {props.children}
+        </main>
+        <footer class="site-footer">
+          <p>
+            Switchyard — an OpenAI-compatible model router. API base URL: <code>/api/v1</code> on this origin.
+          </p>
+        </footer>
+      </body>
+    </html>
+  );
+}

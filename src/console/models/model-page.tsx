@@ -1,0 +1,95 @@
+import { Layout, type PageMeta } from "../layout/layout";
+import { contextSize, count, modalities, perMillion } from "../layout/format";
+import type { ModelEntry } from "../../catalog/schema";
+import type { PricedEndpoint } from "../../catalog/catalog";
+import { jsExample } from "../home/page";
+import { CopyButton, CopyScript } from "../layout/copy-button";
+
+export type CarrierRow = { endpoint: PricedEndpoint; uptime1d: number | null };
+
+function Price(props: { nano: number }) {
+  return props.nano === 0 ? <span class="tag">Free</span> : <>{perMillion(props.nano)}</>;
+}
+
+export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: CarrierRow[]; baseUrl: string }) {
+  const m = props.model;
+  return (
+    <Layout meta={props.meta}>
+      <p>
+        <a href="/models">← All models</a>
+      </p>
+      <h1>{m.name}</h1>
+      <p>
+        <code id="model-id">{m.id}</code> <CopyButton target="model-id" label="Copy the model id" />
+      </p>
+      {m.description && <p class="lead">{m.description}</p>}
+      <dl class="facts">
+        <dt>Context</dt>
+        <dd>
+          {contextSize(m.context_length)} ({count(m.context_length)} tokens)
+        </dd>
+        <dt>Modalities</dt>
+        <dd>{modalities(m.input_modalities, m.output_modalities)}</dd>
+        <dt>Released</dt>
+        <dd>{new Date(m.created * 1000).toISOString().slice(0, 10)}</dd>
+        <dt>Knowledge cutoff</dt>
+        <dd>{m.knowledge_cutoff ?? "Not published"}</dd>
+        <dt>Parameters</dt>
+        <dd>{m.supported_parameters.length > 0 ? m.supported_parameters.join(", ") : "None listed"}</dd>
+      </dl>
+
+      <h2 id="carriers">Carriers</h2>
+      <p>Requests go to the cheapest carrier first and fall back down this list when a carrier fails or rate-limits. You pay the price of the one that served.</p>
+      <div class="table-wrap" role="region" aria-labelledby="carriers" tabindex={0}>
+        <table>
+          <caption>Carriers serving {m.name}, in the order they are tried. Prices in USD per 1M tokens; uptime from this service's own traffic.</caption>
+          <thead>
+            <tr>
+              <th scope="col">Carrier</th>
+              <th scope="col" class="num">
+                Input / 1M
+              </th>
+              <th scope="col" class="num">
+                Output / 1M
+              </th>
+              <th scope="col" class="num">
+                Context
+              </th>
+              <th scope="col" class="num">
+                Max output
+              </th>
+              <th scope="col">Quantization</th>
+              <th scope="col" class="num">
+                Uptime (24 h)
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.carriers.map(({ endpoint: e, uptime1d }) => (
+              <tr>
+                <th scope="row">{e.providerEntry.name}</th>
+                <td class="num">
+                  <Price nano={e.inputNano} />
+                </td>
+                <td class="num">
+                  <Price nano={e.outputNano} />
+                </td>
+                <td class="num">{contextSize(e.context_length)}</td>
+                <td class="num">{e.max_completion_tokens === null ? "—" : count(e.max_completion_tokens)}</td>
+                <td>{e.quantization ?? "Not published"}</td>
+                <td class="num">{uptime1d === null ? <span class="muted">No traffic yet</span> : `${uptime1d.toFixed(uptime1d === 100 ? 0 : 1)}%`}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+
+      <h2>Use it</h2>
+      <pre id="model-example">
+        <code>{jsExample(props.baseUrl, m.id)}</code>
+      </pre>
+      <CopyButton target="model-example" label="Copy the example" />
+      <CopyScript nonce={props.meta.nonce} />
+    </Layout>
+  );
+}

@@ -1,0 +1,41 @@
+import { Hono } from "hono";
+import type { ConsoleEnv } from "../console-env";
+import { publicPage } from "../http/stacks";
+import { pageMeta, render, renderError } from "../layout/render";
+import { loadCatalog } from "../../catalog/load";
+import { AUTO_MODEL } from "../../catalog/catalog";
+import { endpointUptimes } from "../../db/uptime";
+import { modelRows, parseSort, selectRows } from "./listing";
+import { ModelsPage } from "./list-page";
+import { ModelPage } from "./model-page";
+
+/** The public catalog: /models (search, sort) and /models/<author>/<slug>. */
+export const modelRoutes = new Hono<ConsoleEnv>();
+
+modelRoutes.get("/models", ...publicPage, async (c) => {
+  const catalog = await loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p));
+  const query = (c.req.query("q") ?? "").trim().slice(0, 100);
+  const sort = parseSort(c.req.query("sort"));
+  const all = modelRows(catalog);
+  const rows = selectRows(all, query, sort);
+  return render(c, <ModelsPage meta={await pageMeta(c, "Models")} rows={rows} total={all.length} query={query} sort={sort} />);
+});
+
+const DAY_MS = 24 * 3600_000;
+
+modelRoutes.get("/models/:author/:slug", ...publicPage, async (c) => {
+  const catalog = await loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p));
+  const id = `${c.req.param("author")}/${c.req.param("slug")}`;
+  const model = catalog.model(id);
+  if (!model) return renderError(c, 404, "Model not found", `There is no model ${id} in the catalog.`);
+  // Requests that named `router/auto` (or no model) were served by the default model's carriers.
+  const recordedAs = id === catalog.file.default_model ? [id, AUTO_MODEL] : [id];
+  let uptime = new Map<string, number>();
+  try {
+    uptime = (await endpointUptimes(c.env.DB, recordedAs, [Date.now() - DAY_MS]))[0] ?? uptime;
+  } catch (err) {
+    console.error("uptime query failed", err instanceof Error ? err.message : "unknown");
+  }
+  const carriers = catalog.endpoints(id).map((endpoint) => ({ endpoint, uptime1d: uptime.get(endpoint.providerEntry.name) ?? null }));
+  return render(c, <ModelPage meta={await pageMeta(c, model.name)} model={model} carriers={carriers} baseUrl={`${new URL(c.req.url).origin}/api/v1`} />);
+});
