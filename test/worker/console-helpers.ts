@@ -11,6 +11,8 @@ export class ConsoleClient {
   constructor(
     readonly ip = `198.51.100.${Math.floor(Math.random() * 250) + 1}-${Math.random().toString(36).slice(2)}`,
     readonly origin = ORIGIN,
+    /** How requests reach the Worker; by default its real entry point. */
+    readonly fetcher: (req: Request) => Promise<Response> = (req) => exports.default.fetch(req),
   ) {}
 
   private store(res: Response): void {
@@ -31,7 +33,7 @@ export class ConsoleClient {
   }
 
   async get(path: string): Promise<Response> {
-    const res = await exportsFetch(this.origin + path, { headers: this.headers() });
+    const res = await this.fetcher(new Request(this.origin + path, { headers: this.headers(), redirect: "manual" }));
     this.store(res);
     return res;
   }
@@ -47,11 +49,14 @@ export class ConsoleClient {
     let csrf = opts.csrf;
     if (csrf === undefined) csrf = csrfOf((await this.page(opts.from ?? path)).html);
     const body = new URLSearchParams({ ...(csrf === null ? {} : { _csrf: csrf }), ...fields });
-    const res = await exportsFetch(this.origin + path, {
-      method: "POST",
-      headers: this.headers({ "content-type": "application/x-www-form-urlencoded", origin: this.origin, "sec-fetch-site": "same-origin", ...opts.headers }),
-      body,
-    });
+    const res = await this.fetcher(
+      new Request(this.origin + path, {
+        method: "POST",
+        headers: this.headers({ "content-type": "application/x-www-form-urlencoded", origin: this.origin, "sec-fetch-site": "same-origin", ...opts.headers }),
+        body,
+        redirect: "manual",
+      }),
+    );
     this.store(res);
     return res;
   }
@@ -59,10 +64,6 @@ export class ConsoleClient {
   sessionCookie(): string | undefined {
     return this.cookies.get("__Host-sy_session") ?? this.cookies.get("sy_session");
   }
-}
-
-function exportsFetch(url: string, init: RequestInit): Promise<Response> {
-  return exports.default.fetch(new Request(url, { ...init, redirect: "manual" }));
 }
 
 export function csrfOf(html: string): string {
