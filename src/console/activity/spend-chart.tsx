@@ -1,9 +1,9 @@
 import { usd } from "../layout/format";
 import type { DaySpend } from "./queries";
 
-const W = 720;
-const H = 220;
-const LEFT = 84;
+const W = 560;
+const H = 200;
+const LEFT = 96;
 const RIGHT = 8;
 const TOP = 12;
 const BOTTOM = 30;
@@ -29,7 +29,7 @@ export function SpendChart(props: { days: DaySpend[] }) {
   const summary =
     total === 0
       ? `No spend between ${first} and ${last}.`
-      : `${usd(total)} spent on ${requests} requests between ${first} and ${last}; the most in one day was ${usd(busiest?.costNano ?? 0)} on ${busiest?.day}.`;
+      : `${usd(total)} spent on ${requests} ${requests === 1 ? "request" : "requests"} between ${first} and ${last}; the most in one day was ${usd(busiest?.costNano ?? 0)} on ${busiest?.day}.`;
   return (
     <figure class="chart">
       <figcaption id="spend-title">Daily spend, last {days.length} days (UTC)</figcaption>
@@ -46,7 +46,7 @@ export function SpendChart(props: { days: DaySpend[] }) {
         {days.map((d, i) =>
           d.costNano > 0 ? (
             <rect class="bar" x={round(LEFT + i * slot + (slot - barW) / 2)} y={y(d.costNano)} width={round(barW)} height={round(Math.max(1, TOP + plotH - y(d.costNano)))}>
-              <title>{`${d.day}: ${usd(d.costNano)} (${d.requests} requests)`}</title>
+              <title>{`${d.day}: ${usd(d.costNano)} (${d.requests} ${d.requests === 1 ? "request" : "requests"})`}</title>
             </rect>
           ) : null,
         )}

@@ -29,7 +29,7 @@ export const testCardProvider: PaymentProvider = {
   instructions:
     "No real money is charged and no real card is accepted. Pay with the test card 4242 4242 4242 4242, any future expiry date and any 3-digit CVC. The card 4000 0000 0000 0002 is always declined.",
   fields: [
-    { name: "card_number", label: "Card number", autocomplete: "off", inputmode: "numeric", maxlength: 23, hint: "Test card: 4242 4242 4242 4242" },
+    { name: "card_number", label: "Card number", autocomplete: "off", inputmode: "numeric", maxlength: 23 },
     { name: "card_expiry", label: "Expiry (MM/YY)", autocomplete: "off", inputmode: "numeric", maxlength: 7 },
     { name: "card_cvc", label: "CVC", autocomplete: "off", inputmode: "numeric", maxlength: 4 },
   ],

@@ -92,11 +92,11 @@ th a { color: inherit; }
 .key-output input { flex: 1 1 20rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
 figure.chart { margin: 1rem 0; padding: 1rem; border: 1px solid var(--line); border-radius: 8px; }
-figure.chart svg { width: 100%; height: auto; display: block; }
+figure.chart svg { width: 100%; max-width: 760px; height: auto; display: block; }
 figure.chart figcaption { font-weight: 600; margin-bottom: 0.5rem; }
 .chart .bar { fill: var(--bar); }
 .chart .axis { stroke: var(--line); }
-.chart text { fill: var(--muted); font-size: 11px; }
+.chart text { fill: var(--muted); font-size: 13px; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.3rem 1.2rem; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }

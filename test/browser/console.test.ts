@@ -1,0 +1,195 @@
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import OpenAI, { APIError } from "openai";
+import type { Page } from "playwright-core";
+import { startLocalService, freePort, type LocalService } from "../../scripts/local-service.ts";
+import { launchChromium, SCREENSHOTS, type Chromium } from "./chromium.ts";
+
+// The web console of a service started the way `npm start` starts it, driven in headless Chromium.
+let service: LocalService;
+let browser: Chromium;
+let state: string;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  state = mkdtempSync(join(tmpdir(), "switchyard-browser-"));
+  service = await startLocalService({ port: await freePort(), persistTo: join(state, "wrangler"), quiet: true });
+  browser = await launchChromium();
+  await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: service.url });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+  if (state) rmSync(state, { recursive: true, force: true });
+});
+
+/**
+ * A page that records console errors (CSP violations land there), script errors and failed
+ * subresources. A page answered with a 4xx on purpose (a refused sign-in) is not a problem.
+ */
+async function newPage(viewport?: { width: number; height: number }): Promise<Page> {
+  const page = await browser.context.newPage();
+  if (viewport) await page.setViewportSize(viewport);
+  page.on("console", (m) => {
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(`console: ${m.text()}`);
+  });
+  page.on("response", (r) => {
+    if (r.request().resourceType() !== "document" && r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+  });
+  page.on("requestfailed", (r) => problems.push(`failed: ${r.url()}`));
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  return page;
+}
+
+const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${service.url}/api/v1`, maxRetries: 0, timeout: 20_000 });
+
+/** Reloads until the locator shows up (bounded): a request reaches the activity table shortly after it settles. */
+async function reloadUntilVisible(page: Page, selector: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if ((await page.locator(selector).count()) > 0) return;
+    if (Date.now() > deadline) throw new Error(`${selector} not on ${page.url()} after ${timeoutMs} ms`);
+    await page.reload({ waitUntil: "load" });
+  }
+}
+
+const email = `browser-${Date.now()}@example.test`;
+const password = "a long browser password";
+
+describe("web console in Chromium", () => {
+  it("public pages: home, models (search), a model's carriers", async () => {
+    const page = await newPage();
+    await page.goto(service.url + "/");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("One API for many open models");
+    expect(await page.locator("#base-url").textContent()).toBe(`${service.url}/api/v1`);
+    await shot(page, "home");
+    // Keyboard users land on the skip link first.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+
+    await page.getByRole("link", { name: "Models", exact: true }).first().click();
+    await page.waitForURL("**/models");
+    const all = await page.locator("tbody tr").count();
+    expect(all).toBeGreaterThan(10);
+    await shot(page, "models");
+    await page.getByLabel("Search", { exact: true }).fill("llama");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.waitForURL("**/models?q=llama*");
+    const filtered = await page.locator("tbody tr").count();
+    expect(filtered).toBeGreaterThan(0);
+    expect(filtered).toBeLessThan(all);
+
+    await page.getByRole("link", { name: /Llama 3\.1 8B/ }).first().click();
+    await page.waitForURL("**/models/meta-llama/**");
+    expect(await page.getByRole("table").locator("tbody tr").count()).toBeGreaterThan(0);
+    await shot(page, "model");
+    await page.close();
+  });
+
+  it("sign up → add credits → create a key (shown once) → use it with openai → activity and balance → disable → 401", async () => {
+    const page = await newPage();
+    await page.goto(service.url + "/sign-up");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await shot(page, "sign-up");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL("**/settings/keys");
+    expect(await page.getByText(email).count()).toBe(1);
+
+    // Credits through the local test-card flow.
+    await page.getByRole("link", { name: "Credits" }).click();
+    await page.waitForURL("**/settings/credits");
+    expect(await page.getByText("Test mode — no real payments.").count()).toBe(1);
+    await page.getByLabel("Amount in USD").fill("10");
+    await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+    await page.getByLabel("Expiry (MM/YY)").fill("12/40");
+    await page.getByLabel("CVC").fill("123");
+    await page.getByRole("button", { name: "Add credits" }).click();
+    await page.waitForURL("**/settings/credits?done=added");
+    expect(await page.locator("#balance").textContent()).toBe("$10.00");
+
+    // A key, shown once.
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByLabel("Name").fill("browser test");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const keyField = page.getByLabel("API key");
+    const key = await keyField.inputValue();
+    expect(key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
+    await shot(page, "keys-new-key");
+    // The copy button appears with JavaScript and copies the key.
+    await page.getByRole("button", { name: "Copy the new key" }).click();
+    await page.getByText("Copied to the clipboard.").waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    // Never again: the list page (and a fresh visit) show only the masked label.
+    await page.goto(service.url + "/settings/keys");
+    expect(await page.content()).not.toContain(key.slice(9));
+    expect(await page.getByLabel("API key").count()).toBe(0);
+    expect(await page.getByText(`${key.slice(0, 12)}...${key.slice(-3)}`).count()).toBe(1);
+
+    // The key with the openai client.
+    const completion = await client(key).chat.completions.create({ model: "meta-llama/llama-3.1-8b-instruct", messages: [{ role: "user", content: "Hello from the browser test [sim tokens=12]" }] });
+    const cost = (completion.usage as unknown as { cost: number }).cost;
+    expect(cost).toBeGreaterThan(0);
+
+    // It shows up in the activity, with its cost.
+    await page.getByRole("link", { name: "Activity" }).click();
+    await reloadUntilVisible(page, `tr[id="${completion.id}"]`);
+    const row = page.locator(`tr[id="${completion.id}"]`);
+    const costText = `$${cost.toFixed(9).replace(/0+$/, "")}`;
+    expect(await row.textContent()).toContain(costText);
+    expect(await row.textContent()).toContain("meta-llama/llama-3.1-8b-instruct");
+    expect(await page.locator("figure.chart rect.bar").count()).toBe(1);
+    await shot(page, "activity");
+
+    // The balance dropped by exactly that cost.
+    await page.getByRole("link", { name: "Credits" }).click();
+    const costNano = Math.round(cost * 1e9);
+    expect(await page.locator("#balance").textContent()).toBe(`$${((10e9 - costNano) / 1e9).toFixed(9).replace(/0+$/, "")}`);
+    expect(await page.locator("#total-usage").textContent()).toBe(costText);
+    await shot(page, "credits");
+
+    // Disable the key: the API answers 401.
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("button", { name: "Disable key browser test" }).click();
+    await page.waitForURL("**/settings/keys?done=disabled");
+    expect(await page.getByText("Disabled", { exact: true }).count()).toBe(1);
+    await shot(page, "keys");
+    const err = await client(key)
+      .chat.completions.create({ model: "meta-llama/llama-3.1-8b-instruct", messages: [{ role: "user", content: "x" }] })
+      .then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(APIError);
+    expect((err as APIError).status).toBe(401);
+    await page.close();
+  });
+
+  it("phone-sized pages do not scroll sideways; sign out and sign back in", async () => {
+    const page = await newPage({ width: 390, height: 844 });
+    for (const path of ["/", "/models", "/settings/keys", "/settings/credits", "/activity"]) {
+      await page.goto(service.url + path);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, path).toBeLessThanOrEqual(0);
+    }
+    await shot(page, "phone-activity");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(service.url + "/");
+    await page.goto(service.url + "/settings/keys");
+    await page.waitForURL("**/sign-in?next=%2Fsettings%2Fkeys");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    expect(await page.getByRole("alert").textContent()).toContain("Email or password is incorrect.");
+    await shot(page, "phone-sign-in-error");
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL("**/settings/keys");
+    await page.close();
+  });
+
+  it("no page logged a CSP violation or script error", () => {
+    expect(problems).toEqual([]);
+  });
+});
