@@ -45,6 +45,17 @@ describe("/settings/keys", () => {
     expect(list).not.toContain("new-key-value");
   });
 
+  it("a hostile key name is shown as text, never as markup", async () => {
+    const { client } = await signUp();
+    const name = `<img src=x onerror="alert(1)">`;
+    const { html } = await createKeyViaConsole(client, name);
+    const list = (await client.page("/settings/keys")).html;
+    for (const page of [html, list]) {
+      expect(page).not.toContain("<img src=x");
+      expect(page).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+    }
+  });
+
   it("a credit limit is stored exactly in nano-USD and enforced by the API", async () => {
     const { client, accountId } = await signUp();
     await admin(`/accounts/${accountId}/credits`, { usd: 5 });

@@ -65,6 +65,12 @@ describe("every page", () => {
     }
   });
 
+  it("form bodies over 16 KiB are refused before they are read", async () => {
+    const anon = new ConsoleClient();
+    const res = await anon.post("/sign-in", { email: "a@example.test", password: "x".repeat(20_000) }, { from: "/sign-in" });
+    expect(res.status).toBe(413);
+  });
+
   it("the stylesheet and icon are served from our origin", async () => {
     const css = await call("/assets/console.css");
     expect(css.status).toBe(200);
