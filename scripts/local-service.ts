@@ -8,7 +8,14 @@ import { carrierSecretBindings } from "./carrier-secrets.ts";
 export const DEV_ADMIN_TOKEN = "dev-admin-token";
 
 export type LocalService = { url: string; simulator: Simulator; stop(): Promise<void> };
-export type LocalServiceOptions = { port?: number; simulatorPort?: number; persistTo?: string; quiet?: boolean };
+export type LocalServiceOptions = {
+  port?: number;
+  simulatorPort?: number;
+  persistTo?: string;
+  quiet?: boolean;
+  /** Extra Worker vars, e.g. a short CARRIER_TIMEOUT_MS for fault tests. */
+  vars?: Record<string, string>;
+};
 
 const offline = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
 
@@ -22,7 +29,7 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   const simulator = await startSimulator({ port: opts.simulatorPort ?? 0 });
   const wrangler = "node_modules/.bin/wrangler";
   await run(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], opts.quiet);
-  const vars: Record<string, string> = { CARRIER_BASE_URL_OVERRIDE: simulator.url, ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...carrierSecretBindings() };
+  const vars: Record<string, string> = { CARRIER_BASE_URL_OVERRIDE: simulator.url, ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...carrierSecretBindings(), ...opts.vars };
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", persist, "--show-interactive-dev-session=false"];
   vars.PAYMENTS_TEST_MODE ??= "on"; // the web console's local test-card flow (never set in a deploy)
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);

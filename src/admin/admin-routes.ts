@@ -10,6 +10,7 @@ import { ledgerFor } from "../ledger/ledger";
 import type { Totals } from "../ledger/ledger-object";
 import { nanoToUsd, usdToNano } from "../catalog/money";
 import { randomId } from "../keys/api-key";
+import { generationTotals } from "../db/generations";
 
 /** The operator's API behind `npm run admin`: accounts, keys, credits. */
 export const adminRoutes = new Hono<AppEnv>();
@@ -53,6 +54,22 @@ adminRoutes.post("/accounts", async (c) => {
 adminRoutes.get("/accounts/:ref", async (c) => {
   const account = await accountOr404(c.env.DB, c.req.param("ref"));
   return c.json({ id: account.id, email: account.email, ...presentTotals(await ledgerFor(c.env, account.id).totals()) });
+});
+
+/** The money invariant, for audits and the soak test: ledger totals beside the sum of D1 records. */
+adminRoutes.get("/accounts/:ref/audit", async (c) => {
+  const account = await accountOr404(c.env.DB, c.req.param("ref"));
+  const ledger = ledgerFor(c.env, account.id);
+  const [totals, pending, records] = await Promise.all([ledger.totals(), ledger.outboxSize(), generationTotals(c.env.DB, account.id)]);
+  return c.json({
+    id: account.id,
+    credits_nano: totals.creditsNano,
+    usage_nano: totals.usageNano,
+    held_nano: totals.heldNano,
+    records: records.count,
+    records_cost_nano: records.costNano,
+    records_pending: pending,
+  });
 });
 
 adminRoutes.post("/accounts/:ref/credits", async (c) => {

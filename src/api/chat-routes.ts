@@ -8,10 +8,11 @@ import { ledgerFor } from "../ledger/ledger";
 import { holdNano } from "../ledger/hold";
 import { dispatch, UnusableAnswer } from "../carriers/dispatch";
 import { carrierBody } from "../carriers/carrier-call";
+import { CarriersExhausted } from "../carriers/attempts";
 import { readCompletion, finishCompletion } from "../relay/completion";
 import { relayStream } from "../relay/stream-relay";
 import { appName, newGenerationId, type RequestContext } from "../generations/request-context";
-import { failedOutcome, settle } from "../generations/settle";
+import { failedOutcome, generationRecord, settle } from "../generations/settle";
 
 export const chatRoutes = new Hono<AppEnv>();
 
@@ -23,28 +24,39 @@ chatRoutes.post("/chat/completions", async (c) => {
   const startedAt = Date.now();
   const caller = c.get("caller");
   const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
+  let markSettled = () => {};
+  waitUntil(new Promise<void>((resolve) => (markSettled = resolve)));
 
-  const { body, bytes } = await readChatRequest(c.req.raw);
-  const catalog = await loadCatalog(c.env, waitUntil);
-  const model = catalog.resolve(body.model);
   const rc: RequestContext = {
     env: c.env,
     waitUntil,
     genId: newGenerationId(),
     caller,
-    requestedModel: body.model ?? model?.id ?? AUTO_MODEL,
-    model: model ?? catalog.resolve(undefined)!,
-    stream: body.stream === true,
+    requestedModel: "",
+    stream: false,
     app: appName(c.req.raw.headers),
     httpReferer: c.req.header("http-referer")?.slice(0, 500) ?? null,
     userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null,
     startedAt,
+    markSettled,
   };
   const fail = (err: ApiError, provider: string | null = null) => {
     // Every failure after authentication is recorded with cost 0; nothing is debited.
     void settle(rc, failedOutcome(err.status, err.message, provider));
     return err;
   };
+
+  let parsed: Awaited<ReturnType<typeof readChatRequest>>;
+  try {
+    parsed = await readChatRequest(c.req.raw);
+  } catch (err) {
+    throw fail(err instanceof ApiError ? err : new ApiError(400, "The request body could not be read."));
+  }
+  const { body, bytes } = parsed;
+  const catalog = await loadCatalog(c.env, waitUntil);
+  const model = catalog.resolve(body.model);
+  rc.requestedModel = body.model ?? model?.id ?? AUTO_MODEL;
+  rc.stream = body.stream === true;
   if (!model) throw fail(new ApiError(400, `Model ${body.model} is not in the catalog. GET /api/v1/models lists the available models.`));
 
   const endpoints = catalog.endpoints(model.id);
@@ -56,6 +68,7 @@ chatRoutes.post("/chat/completions", async (c) => {
       limitNano: caller.key.limitNano,
       holdNano: paid ? holdNano(body, bytes, endpoints) : 0,
       paid,
+      abandoned: generationRecord(rc, failedOutcome(500, "The request ended without settling (the Worker was stopped); nothing was charged."), startedAt),
     });
     if (!admitted.ok) {
       const credits = `${new URL(c.req.url).origin}/settings/credits`;
@@ -87,13 +100,13 @@ chatRoutes.post("/chat/completions", async (c) => {
     void settle(rc, outcome);
     return c.json(completion, 200, { "x-generation-id": rc.genId });
   } catch (err) {
-    if (err instanceof ApiError) {
-      const last = err.metadata?.attempts;
-      throw fail(err, Array.isArray(last) && last.length > 0 ? String((last.at(-1) as { provider: string }).provider) : null);
+    if (err instanceof ApiError) throw fail(err, err instanceof CarriersExhausted ? err.provider : null);
+    if (clientSignal.aborted) {
+      // The caller went away before any carrier answered: record it (499, as nginx names it); no one reads the reply.
+      void settle(rc, failedOutcome(499, "The caller closed the request before a carrier answered."));
+      return new Response(null, { status: 499 });
     }
-    if (!clientSignal.aborted) throw err;
-    // The caller went away before any carrier answered: record it (499, as nginx names it); no one reads the reply.
-    void settle(rc, failedOutcome(499, "The caller closed the request before a carrier answered."));
-    return new Response(null, { status: 499 });
+    console.error("chat request failed", rc.genId, err instanceof Error ? err.name : "unknown");
+    throw fail(new ApiError(500, "Internal error while serving the request; nothing was charged."));
   }
 });

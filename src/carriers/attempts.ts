@@ -13,13 +13,26 @@ export type AttemptFailure = {
  * The caller's error once every carrier failed: 502 with the last carrier's reason when any carrier
  * erred, else 429 when one rate-limited, else 503 (no carrier could serve; nothing is charged).
  */
-export function exhaustedError(failures: AttemptFailure[], modelId: string): ApiError {
+export function exhaustedError(failures: AttemptFailure[], modelId: string): CarriersExhausted {
   const failed = failures.filter((f) => f.kind === "failed").at(-1);
   const metadata = { attempts: failures.map((f) => ({ provider: f.provider, status: f.status, reason: f.reason })) };
-  if (failed) return new ApiError(502, `Carrier ${failed.provider} failed: ${failed.reason}`, metadata);
+  const last = failures.at(-1)?.provider ?? null;
+  if (failed) return new CarriersExhausted(502, `Carrier ${failed.provider} failed: ${failed.reason}`, metadata, failed.provider);
   if (failures.some((f) => f.kind === "rate_limited"))
-    return new ApiError(429, `The carriers of ${modelId} are rate-limiting requests; retry with backoff.`, metadata);
-  return new ApiError(503, `No carrier can serve ${modelId} right now. Nothing was charged.`, metadata);
+    return new CarriersExhausted(429, `The carriers of ${modelId} are rate-limiting requests; retry with backoff.`, metadata, last);
+  return new CarriersExhausted(503, `No carrier can serve ${modelId} right now. Nothing was charged.`, metadata, last);
+}
+
+/** Every carrier failed; `provider` is the one the record names (the one whose reason is reported). */
+export class CarriersExhausted extends ApiError {
+  constructor(
+    status: 429 | 502 | 503,
+    message: string,
+    metadata: Record<string, unknown>,
+    readonly provider: string | null,
+  ) {
+    super(status, message, metadata);
+  }
 }
 
 /** Classifies a carrier's non-2xx answer; `retry` says whether the next carrier may be tried. */

@@ -1,5 +1,4 @@
 import type { Caller, Env } from "../env";
-import type { ModelEntry } from "../catalog/schema";
 import { randomId } from "../keys/api-key";
 
 /** What the request path knows about one completion request from its start. */
@@ -8,14 +7,15 @@ export type RequestContext = {
   waitUntil: (p: Promise<unknown>) => void;
   genId: string;
   caller: Caller;
-  /** The model id as the caller sent it (echoed in responses), `router/auto` when omitted. */
+  /** The model id as the caller sent it (echoed in responses); the resolved id when omitted; "" before the body is read. */
   requestedModel: string;
-  model: ModelEntry;
   stream: boolean;
   app: string | null;
   httpReferer: string | null;
   userAgent: string | null;
   startedAt: number;
+  /** Resolves once the request is settled; held under waitUntil from the start so a caller leaving cannot cut settling short. */
+  markSettled: () => void;
 };
 
 export function newGenerationId(): string {

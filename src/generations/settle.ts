@@ -85,7 +85,7 @@ export function settle(rc: RequestContext, outcome: Outcome): Promise<void> {
       }
     }
   };
-  const p = run();
+  const p = run().finally(rc.markSettled);
   rc.waitUntil(p);
   return p;
 }

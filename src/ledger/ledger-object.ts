@@ -20,6 +20,8 @@ export type AdmitRequest = {
   holdNano: number;
   /** Whether the model costs anything: only paid models need a positive balance. */
   paid: boolean;
+  /** The record written (cost 0) should the request die without settling and its hold expire. */
+  abandoned: NewGeneration;
 };
 export type AdmitResult = { ok: true } | { ok: false; reason: "balance" | "key_limit" };
 
@@ -42,12 +44,16 @@ export type KeyUsage = { usageNano: number; dailyNano: number; weeklyNano: numbe
  */
 export class LedgerObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
-  private alarmPending = false;
+  /** When the stored alarm fires (ms epoch), null when none is set; mirrors storage to skip redundant writes. */
+  private alarmAt: number | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     migrateLedger(this.sql);
+    void ctx.blockConcurrencyWhile(async () => {
+      this.alarmAt = await ctx.storage.getAlarm();
+    });
   }
 
   admit(req: AdmitRequest): AdmitResult {
@@ -60,7 +66,14 @@ export class LedgerObject extends DurableObject<Env> {
       if (t.creditsNano - t.usageNano - t.heldNano <= 0) return { ok: false, reason: "balance" };
     }
     if (req.holdNano > 0 || req.limitNano !== null) {
-      this.sql.exec("INSERT OR IGNORE INTO holds (gen_id, key_hash, amount_nano, created_at) VALUES (?, ?, ?, ?)", req.genId, req.keyHash, req.holdNano, Date.now());
+      this.sql.exec(
+        "INSERT OR IGNORE INTO holds (gen_id, key_hash, amount_nano, created_at, record) VALUES (?, ?, ?, ?, ?)",
+        req.genId,
+        req.keyHash,
+        req.holdNano,
+        Date.now(),
+        JSON.stringify(req.abandoned),
+      );
       this.scheduleAlarm(HOLD_TTL_MS);
     }
     return { ok: true };
@@ -82,7 +95,8 @@ export class LedgerObject extends DurableObject<Env> {
           req.costNano,
         );
       }
-      this.sql.exec("INSERT INTO outbox (gen_id, record) VALUES (?, ?)", req.genId, JSON.stringify(req.record));
+      // REPLACE: a late settle supersedes the "abandoned" record an expired hold left.
+      this.sql.exec("INSERT OR REPLACE INTO outbox (gen_id, record) VALUES (?, ?)", req.genId, JSON.stringify(req.record));
       return true;
     });
     this.scheduleAlarm(FLUSH_DELAY_MS);
@@ -120,11 +134,16 @@ export class LedgerObject extends DurableObject<Env> {
     return row ? (JSON.parse(row.record) as NewGeneration) : null;
   }
 
+  /** Records settled here and not yet copied to D1. */
+  outboxSize(): number {
+    return this.one("SELECT COUNT(*) AS v FROM outbox");
+  }
+
   /** Copies the outbox to D1, releases expired holds and prunes old debit ids; reschedules while work remains. */
   override async alarm(): Promise<void> {
-    this.alarmPending = false;
+    this.alarmAt = null;
     const now = Date.now();
-    this.sql.exec("DELETE FROM holds WHERE created_at < ?", now - HOLD_TTL_MS);
+    this.expireHolds(now);
     this.sql.exec("DELETE FROM debits WHERE settled_at < ?", now - DEBIT_RETENTION_MS);
     const rows = this.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM outbox ORDER BY rowid LIMIT 500").toArray();
     if (rows.length > 0) {
@@ -139,10 +158,26 @@ export class LedgerObject extends DurableObject<Env> {
     }
   }
 
+  /**
+   * Releases holds whose request died without settling (isolate evicted, Worker restarted): nothing is
+   * debited, and the record made at admission says so. A settle arriving later still applies once.
+   */
+  private expireHolds(now: number): void {
+    this.ctx.storage.transactionSync(() => {
+      const expired = this.sql.exec<{ gen_id: string; record: string | null }>("SELECT gen_id, record FROM holds WHERE created_at < ?", now - HOLD_TTL_MS).toArray();
+      for (const h of expired) {
+        if (h.record) this.sql.exec("INSERT OR IGNORE INTO outbox (gen_id, record) VALUES (?, ?)", h.gen_id, h.record);
+        this.sql.exec("DELETE FROM holds WHERE gen_id = ?", h.gen_id);
+      }
+    });
+  }
+
+  /** Makes the alarm fire no later than `inMs` from now (an earlier one already set stands). */
   private scheduleAlarm(inMs: number): void {
-    if (this.alarmPending) return;
-    this.alarmPending = true;
-    void this.ctx.storage.setAlarm(Date.now() + inMs);
+    const at = Date.now() + inMs;
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    void this.ctx.storage.setAlarm(at);
   }
 
   private keyUsageNano(keyHash: string): number {

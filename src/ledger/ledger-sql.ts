@@ -1,39 +1,47 @@
 /**
  * The ledger Durable Object's own SQLite schema (one database per account). See README "Storage".
- * Idempotent: runs in every constructor.
+ * Steps run in order, once each; `ledger_migrations` remembers how many have run.
  */
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS account (
-  id INTEGER PRIMARY KEY CHECK (id = 1),
-  credits_nano INTEGER NOT NULL DEFAULT 0,
-  usage_nano INTEGER NOT NULL DEFAULT 0,
-  granted INTEGER NOT NULL DEFAULT 0
-);
-INSERT OR IGNORE INTO account (id) VALUES (1);
-CREATE TABLE IF NOT EXISTS holds (
-  gen_id TEXT PRIMARY KEY,
-  key_hash TEXT NOT NULL,
-  amount_nano INTEGER NOT NULL,
-  created_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS key_usage (
-  key_hash TEXT NOT NULL,
-  day TEXT NOT NULL,
-  usage_nano INTEGER NOT NULL,
-  PRIMARY KEY (key_hash, day)
-);
-CREATE TABLE IF NOT EXISTS debits (
-  gen_id TEXT PRIMARY KEY,
-  key_hash TEXT NOT NULL,
-  cost_nano INTEGER NOT NULL,
-  settled_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS outbox (
-  gen_id TEXT PRIMARY KEY,
-  record TEXT NOT NULL
-);
-`;
+const STEPS = [
+  `CREATE TABLE account (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    credits_nano INTEGER NOT NULL DEFAULT 0,
+    usage_nano INTEGER NOT NULL DEFAULT 0,
+    granted INTEGER NOT NULL DEFAULT 0
+  );
+  INSERT INTO account (id) VALUES (1);
+  CREATE TABLE holds (
+    gen_id TEXT PRIMARY KEY,
+    key_hash TEXT NOT NULL,
+    amount_nano INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE key_usage (
+    key_hash TEXT NOT NULL,
+    day TEXT NOT NULL,
+    usage_nano INTEGER NOT NULL,
+    PRIMARY KEY (key_hash, day)
+  );
+  CREATE TABLE debits (
+    gen_id TEXT PRIMARY KEY,
+    key_hash TEXT NOT NULL,
+    cost_nano INTEGER NOT NULL,
+    settled_at INTEGER NOT NULL
+  );
+  CREATE TABLE outbox (
+    gen_id TEXT PRIMARY KEY,
+    record TEXT NOT NULL
+  );`,
+  // The record to write should the request die without settling (the alarm writes it on expiry).
+  `ALTER TABLE holds ADD COLUMN record TEXT;`,
+];
 
 export function migrateLedger(sql: SqlStorage): void {
-  sql.exec(SCHEMA);
+  sql.exec("CREATE TABLE IF NOT EXISTS ledger_migrations (id INTEGER PRIMARY KEY CHECK (id = 1), done INTEGER NOT NULL)");
+  sql.exec("INSERT OR IGNORE INTO ledger_migrations (id, done) VALUES (1, 0)");
+  const done = sql.exec<{ done: number }>("SELECT done FROM ledger_migrations").one().done;
+  for (let i = done; i < STEPS.length; i++) {
+    sql.exec(STEPS[i]!);
+    sql.exec("UPDATE ledger_migrations SET done = ?", i + 1);
+  }
 }

@@ -10,7 +10,7 @@ import { readUsage, type CarrierUsage } from "./usage";
 import { estimateTokens, promptText } from "./token-estimate";
 
 const encoder = new TextEncoder();
-const DONE = encoder.encode("data: [DONE]\n\n");
+const DONE = "data: [DONE]\n\n";
 
 type Chunk = Record<string, unknown> & { choices?: unknown; usage?: unknown; error?: unknown };
 type StreamFailure = { status: number; message: string };
@@ -138,7 +138,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         if (!(await handle(parser.push(decoder.decode(next.value, { stream: true }))))) break;
       }
       if (failure) await writer.write(errorChunk(failure));
-      await writer.write(DONE);
+      await writer.write(encoder.encode(DONE)); // a fresh buffer per stream: written buffers may be transferred
       await writer.close();
     } catch {
       cancelled = true; // a write failed: the caller is gone

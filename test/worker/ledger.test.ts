@@ -28,12 +28,12 @@ describe("ledger", () => {
     await runInDurableObject(stub, async (instance) => {
       const ledger = instance as LedgerObject;
       ledger.grant(1000);
-      expect(ledger.admit({ genId: "g1", keyHash: "k", limitNano: null, holdNano: 600, paid: true })).toEqual({ ok: true });
+      expect(ledger.admit({ genId: "g1", keyHash: "k", limitNano: null, holdNano: 600, paid: true, abandoned: record("g1", "x", 0) })).toEqual({ ok: true });
       expect(ledger.totals().heldNano).toBe(600);
-      expect(ledger.admit({ genId: "g2", keyHash: "k", limitNano: null, holdNano: 600, paid: true })).toEqual({ ok: true });
+      expect(ledger.admit({ genId: "g2", keyHash: "k", limitNano: null, holdNano: 600, paid: true, abandoned: record("g2", "x", 0) })).toEqual({ ok: true });
       // Available is now 1000 - 1200 < 0: the next paid request is refused, a free one is not.
-      expect(ledger.admit({ genId: "g3", keyHash: "k", limitNano: null, holdNano: 1, paid: true })).toEqual({ ok: false, reason: "balance" });
-      expect(ledger.admit({ genId: "g4", keyHash: "k", limitNano: null, holdNano: 0, paid: false })).toEqual({ ok: true });
+      expect(ledger.admit({ genId: "g3", keyHash: "k", limitNano: null, holdNano: 1, paid: true, abandoned: record("g3", "x", 0) })).toEqual({ ok: false, reason: "balance" });
+      expect(ledger.admit({ genId: "g4", keyHash: "k", limitNano: null, holdNano: 0, paid: false, abandoned: record("g4", "x", 0) })).toEqual({ ok: true });
       expect(ledger.settle({ genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(true);
       expect(ledger.settle({ genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(false);
       expect(ledger.settle({ genId: "g2", keyHash: "k", costNano: 700, record: record("g2", "x", 700) })).toBe(true);
@@ -44,21 +44,34 @@ describe("ledger", () => {
     });
   });
 
-  it("the alarm copies the outbox to D1 and releases expired holds", async () => {
+  it("the alarm copies the outbox to D1 and releases expired holds, recording them as abandoned", async () => {
     const accountId = "acct-alarm-" + Math.random().toString(36).slice(2);
+    const stale = "gen-stale-" + accountId;
     const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
     await runInDurableObject(stub, async (instance, state) => {
       const ledger = instance as LedgerObject;
       ledger.grant(1000);
-      ledger.admit({ genId: "stale", keyHash: "k", limitNano: null, holdNano: 300, paid: true });
-      state.storage.sql.exec("UPDATE holds SET created_at = created_at - 3600000 WHERE gen_id = 'stale'");
+      ledger.admit({ genId: stale, keyHash: "k", limitNano: null, holdNano: 300, paid: true, abandoned: { ...record(stale, accountId, 0), status: 500 } });
+      state.storage.sql.exec("UPDATE holds SET created_at = created_at - 3600000 WHERE gen_id = ?", stale);
       ledger.settle({ genId: "done", keyHash: "k", costNano: 100, record: record("gen-alarm-" + accountId, accountId, 100) });
+      // The settle pulled the alarm forward from the hold's 30-minute expiry to a prompt flush.
+      expect((await state.storage.getAlarm())! - Date.now()).toBeLessThan(1000);
       await ledger.alarm();
       expect(ledger.totals()).toMatchObject({ usageNano: 100, heldNano: 0 });
-      expect(ledger.pendingGeneration("done")).toBeNull();
+      expect(ledger.outboxSize()).toBe(0);
     });
     const row = await env.DB.prepare("SELECT cost_nano FROM generations WHERE id = ?").bind("gen-alarm-" + accountId).first<{ cost_nano: number }>();
     expect(row?.cost_nano).toBe(100);
+    const abandoned = await env.DB.prepare("SELECT cost_nano, status FROM generations WHERE id = ?").bind(stale).first();
+    expect(abandoned).toEqual({ cost_nano: 0, status: 500 });
+    // The request was alive after all: its settle still debits once and replaces the record.
+    await runInDurableObject(stub, async (instance) => {
+      const ledger = instance as LedgerObject;
+      expect(ledger.settle({ genId: stale, keyHash: "k", costNano: 250, record: record(stale, accountId, 250) })).toBe(true);
+      await ledger.alarm();
+      expect(ledger.totals().usageNano).toBe(350);
+    });
+    expect(await env.DB.prepare("SELECT cost_nano, status FROM generations WHERE id = ?").bind(stale).first()).toEqual({ cost_nano: 250, status: 200 });
   });
 
   it("a debit that lands between a request's admission and settle is never lost", async () => {

@@ -3,8 +3,9 @@ import { env } from "cloudflare:test";
 export type SimRecord = { tag: string | null; carrier: string; body: Record<string, unknown>; outcome: string; chunks_sent: number };
 
 /** What the carrier simulator received for requests tagged `[sim tag=T]`. */
-export async function simRequests(tag: string): Promise<SimRecord[]> {
-  const res = await fetch(`${env.CARRIER_BASE_URL_OVERRIDE}/__sim/requests?tag=${encodeURIComponent(tag)}`);
+export async function simRequests(tag: string, wait?: { ms: number; until?: string }): Promise<SimRecord[]> {
+  const query = wait ? `&wait_ms=${wait.ms}${wait.until ? `&until=${wait.until}` : ""}` : "";
+  const res = await fetch(`${env.CARRIER_BASE_URL_OVERRIDE}/__sim/requests?tag=${encodeURIComponent(tag)}${query}`);
   return ((await res.json()) as { requests: SimRecord[] }).requests;
 }
 

@@ -1,0 +1,163 @@
+import { AdminClient } from "./admin-client.ts";
+
+/** The mixed load of `npm run soak`: faults, disconnects, streams and not, several accounts. */
+export type SoakOptions = {
+  url: string;
+  admin: AdminClient;
+  requests: number;
+  concurrency: number;
+  accounts: number;
+  /** Hard stop for sending, ms; whatever is unsent by then is reported as unsent. */
+  timeLimitMs: number;
+  seed?: number;
+  /** Share of requests with a carrier fault directive, and of client disconnects. */
+  faultRate?: number;
+  disconnectRate?: number;
+};
+
+export type AccountAudit = {
+  id: string;
+  credits_nano: number;
+  usage_nano: number;
+  held_nano: number;
+  records: number;
+  records_cost_nano: number;
+  records_pending: number;
+};
+
+export type SoakReport = {
+  sent: number;
+  unsent: number;
+  faults_injected: number;
+  disconnects: number;
+  by_status: Record<string, number>;
+  stream_error_chunks: number;
+  unexpected: string[];
+  accounts: Array<AccountAudit & { sent: number; invariant_held: boolean }>;
+  invariant_held: boolean;
+  seconds: number;
+  requests_per_second: number;
+};
+
+// Fault directives and what the caller may see: a fallback success, or the carrier-caused error.
+const FAULTS = [
+  "[sim status=429]", // every carrier → 429
+  "[sim status=503]", // every carrier → 503
+  "[sim status=500]", // every carrier → 502
+  "[sim carrier=deepinfra status=500]", // first carrier of the llama model fails → fallback
+  "[sim carrier=deepinfra reset_after=0]",
+  "[sim carrier=deepinfra hang]", // per-attempt timeout → fallback
+  "[sim reset_after=3]", // mid-stream (or mid-body) reset
+  "[sim malformed]",
+  "[sim no_usage]",
+  "[sim garbage]",
+];
+const MODELS = ["meta-llama/llama-3.1-8b-instruct", "meta-llama/llama-3.1-8b-instruct", "openai/gpt-oss-20b", "openai/gpt-oss-20b:free", "mistralai/mistral-nemo"];
+const ALLOWED = new Set([200, 402, 429, 502, 503]);
+
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export async function runSoak(o: SoakOptions): Promise<SoakReport> {
+  const rand = prng(o.seed ?? 1);
+  const faultRate = o.faultRate ?? 0.2;
+  const disconnectRate = o.disconnectRate ?? 0.05;
+  const stamp = Date.now();
+  const accounts: Array<{ id: string; key: string; sent: number }> = [];
+  for (let i = 0; i < o.accounts; i++) {
+    // The last account is kept short of money so 402s are part of the mix.
+    const credits = i === o.accounts - 1 && o.accounts > 1 ? 0.002 : 50;
+    const acct = await o.admin.request<{ id: string }>("POST", "/accounts", { email: `soak-${stamp}-${i}@example.test`, credits });
+    const { key } = await o.admin.request<{ key: string }>("POST", "/keys", { account: acct.id, label: "soak" });
+    accounts.push({ id: acct.id, key, sent: 0 });
+  }
+
+  const report: SoakReport = { sent: 0, unsent: 0, faults_injected: 0, disconnects: 0, by_status: {}, stream_error_chunks: 0, unexpected: [], accounts: [], invariant_held: false, seconds: 0, requests_per_second: 0 };
+  const started = Date.now();
+  const deadline = started + o.timeLimitMs;
+  let next = 0;
+
+  const one = async () => {
+    const account = accounts[Math.floor(rand() * accounts.length)]!;
+    const stream = rand() < 0.5;
+    const fault = rand() < faultRate ? FAULTS[Math.floor(rand() * FAULTS.length)]! : "";
+    const disconnect = rand() < disconnectRate;
+    if (fault) report.faults_injected++;
+    if (disconnect) report.disconnects++;
+    const pace = disconnect ? (stream ? "[sim tokens=50 tps=200]" : "[sim delay_ms=300]") : `[sim tokens=${1 + Math.floor(rand() * 30)}]`;
+    const body = { model: MODELS[Math.floor(rand() * MODELS.length)], stream, max_tokens: 64, messages: [{ role: "user", content: `soak ${next} ${pace} ${fault}` }] };
+    const ac = new AbortController();
+    const timeout = setTimeout(() => ac.abort(), 30_000);
+    account.sent++;
+    report.sent++;
+    try {
+      if (disconnect && !stream) setTimeout(() => ac.abort(), 100);
+      const res = await fetch(`${o.url}/api/v1/chat/completions`, {
+        method: "POST",
+        signal: ac.signal,
+        headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      report.by_status[res.status] = (report.by_status[res.status] ?? 0) + 1;
+      if (!ALLOWED.has(res.status)) report.unexpected.push(`${res.status} ${(await res.text()).slice(0, 200)}`);
+      if (res.status === 200 && stream) {
+        const reader = res.body!.getReader();
+        if (disconnect) {
+          await reader.read();
+          await reader.read();
+          ac.abort();
+          return;
+        }
+        let text = "";
+        const decoder = new TextDecoder();
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += decoder.decode(value, { stream: true });
+        }
+        if (!text.endsWith("data: [DONE]\n\n")) report.unexpected.push("stream without [DONE]");
+        if (text.includes('"finish_reason":"error"')) report.stream_error_chunks++;
+      } else await res.arrayBuffer();
+    } catch (err) {
+      if (!disconnect) report.unexpected.push(`client error: ${err instanceof Error ? err.message : String(err)}`);
+      else report.by_status.disconnected = (report.by_status.disconnected ?? 0) + 1;
+    } finally {
+      clearTimeout(timeout);
+    }
+  };
+
+  await Promise.all(
+    Array.from({ length: o.concurrency }, async () => {
+      while (next < o.requests && Date.now() < deadline) {
+        next++;
+        await one();
+      }
+    }),
+  );
+  report.unsent = o.requests - next;
+  report.seconds = (Date.now() - started) / 1000;
+  report.requests_per_second = Math.round(report.sent / report.seconds);
+
+  // Every request settles and its record reaches D1; then usage = Σ records = credits − balance.
+  for (const a of accounts) {
+    const settleBy = Date.now() + 60_000;
+    let audit: AccountAudit;
+    for (;;) {
+      audit = await o.admin.request<AccountAudit>("GET", `/accounts/${a.id}/audit`);
+      if ((audit.held_nano === 0 && audit.records_pending === 0) || Date.now() > settleBy) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const held = audit.held_nano === 0 && audit.records_pending === 0 && audit.usage_nano === audit.records_cost_nano && audit.records <= a.sent && audit.records >= a.sent - report.disconnects;
+    report.accounts.push({ ...audit, sent: a.sent, invariant_held: held });
+  }
+  report.invariant_held = report.accounts.every((a) => a.invariant_held);
+  return report;
+}
