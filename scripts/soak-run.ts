@@ -23,6 +23,7 @@ export type AccountAudit = {
   records: number;
   records_cost_nano: number;
   records_pending: number;
+  open_holds: Array<{ gen_id: string }>;
 };
 
 export type SoakReport = {
@@ -84,6 +85,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const started = Date.now();
   const deadline = started + o.timeLimitMs;
   let next = 0;
+  const kinds = new Map<string, string>();
 
   const one = async () => {
     const account = accounts[Math.floor(rand() * accounts.length)]!;
@@ -107,6 +109,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         body: JSON.stringify(body),
       });
       report.by_status[res.status] = (report.by_status[res.status] ?? 0) + 1;
+      const gid = res.headers.get("x-generation-id");
+      if (gid) kinds.set(gid, `${stream ? "S" : "N"} ${disconnect ? "disc " : ""}${body.model} ${fault}`);
       if (!ALLOWED.has(res.status)) report.unexpected.push(`${res.status} ${(await res.text()).slice(0, 200)}`);
       if (res.status === 200 && stream) {
         const reader = res.body!.getReader();
@@ -157,6 +161,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     }
     const held = audit.held_nano === 0 && audit.records_pending === 0 && audit.usage_nano === audit.records_cost_nano && audit.records <= a.sent && audit.records >= a.sent - report.disconnects;
     report.accounts.push({ ...audit, sent: a.sent, invariant_held: held });
+    if (process.env.SOAK_DEBUG) for (const h of audit.open_holds) console.error("OPEN", h.gen_id, kinds.get(h.gen_id) ?? "?");
   }
   report.invariant_held = report.accounts.every((a) => a.invariant_held);
   return report;

@@ -60,7 +60,7 @@ adminRoutes.get("/accounts/:ref", async (c) => {
 adminRoutes.get("/accounts/:ref/audit", async (c) => {
   const account = await accountOr404(c.env.DB, c.req.param("ref"));
   const ledger = ledgerFor(c.env, account.id);
-  const [totals, pending, records] = await Promise.all([ledger.totals(), ledger.outboxSize(), generationTotals(c.env.DB, account.id)]);
+  const [totals, pending, records, holds] = await Promise.all([ledger.totals(), ledger.outboxSize(), generationTotals(c.env.DB, account.id), ledger.openHolds()]);
   return c.json({
     id: account.id,
     credits_nano: totals.creditsNano,
@@ -69,6 +69,7 @@ adminRoutes.get("/accounts/:ref/audit", async (c) => {
     records: records.count,
     records_cost_nano: records.costNano,
     records_pending: pending,
+    open_holds: holds.map((h) => ({ gen_id: h.genId, amount_nano: h.amountNano, created_at: new Date(h.createdAt).toISOString() })),
   });
 });
 

@@ -87,7 +87,7 @@ chatRoutes.post("/chat/completions", async (c) => {
         if (!call.response.body || !(call.response.headers.get("content-type") ?? "").includes("text/event-stream"))
           throw new UnusableAnswer("the carrier did not answer with an event stream");
       }, clientSignal);
-      return new Response(relayStream(rc, body, served.endpoint, served.call), {
+      return new Response(relayStream(rc, body, served.endpoint, served.call, clientSignal), {
         headers: {
           "content-type": "text/event-stream; charset=utf-8",
           "cache-control": "no-cache",

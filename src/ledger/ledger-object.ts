@@ -134,6 +134,14 @@ export class LedgerObject extends DurableObject<Env> {
     return row ? (JSON.parse(row.record) as NewGeneration) : null;
   }
 
+  /** The oldest open holds (requests admitted, not yet settled), for audits. */
+  openHolds(limit = 100): Array<{ genId: string; amountNano: number; createdAt: number }> {
+    return this.sql
+      .exec<{ gen_id: string; amount_nano: number; created_at: number }>("SELECT gen_id, amount_nano, created_at FROM holds ORDER BY created_at LIMIT ?", limit)
+      .toArray()
+      .map((h) => ({ genId: h.gen_id, amountNano: h.amount_nano, createdAt: h.created_at }));
+  }
+
   /** Records settled here and not yet copied to D1. */
   outboxSize(): number {
     return this.one("SELECT COUNT(*) AS v FROM outbox");

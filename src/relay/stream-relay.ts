@@ -21,7 +21,7 @@ type StreamFailure = { status: number; message: string };
  * the first byte ends the stream with an error chunk (`finish_reason: "error"`), never a clean end.
  * When the caller goes away the upstream request is aborted. The outcome is settled exactly once.
  */
-export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: PricedEndpoint, call: CarrierCall): ReadableStream<Uint8Array> {
+export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: PricedEndpoint, call: CarrierCall, clientSignal: AbortSignal): ReadableStream<Uint8Array> {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const provider = endpoint.providerEntry.name;
@@ -34,20 +34,37 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
   let lastChunkAt = Date.now();
   let cancelled = false;
 
-  // The caller going away errors the writable side: abort the carrier at once, not at the next chunk.
-  writer.closed.catch(() => {
+  // The caller going away must stop the carrier at once and end the relay, however it shows: the
+  // request signal, the writable side erroring, or a write that the caller never drains (then the
+  // runtime may not tell us at all, and an awaited write would hang for good).
+  let goneReject: (reason: unknown) => void = () => {};
+  const gone = new Promise<never>((_, reject) => (goneReject = reject));
+  gone.catch(() => {});
+  const callerGone = () => {
+    if (cancelled) return;
     cancelled = true;
     call.abort();
-  });
+    goneReject(new Error("caller gone"));
+  };
+  clientSignal.addEventListener("abort", callerGone, { once: true });
+  writer.closed.catch(callerGone);
+  let writeSince: number | null = null;
+  const write = async (bytes: Uint8Array) => {
+    writeSince = Date.now();
+    await Promise.race([writer.write(bytes), gone]);
+    writeSince = null;
+  };
 
-  // Idle watchdog: one timer re-armed lazily, not one per chunk.
+  // One watchdog timer, re-armed lazily: a carrier silent too long, or a caller not reading too long.
   const idleMs = carrierTimeoutMs(rc.env);
   let watchdog: ReturnType<typeof setTimeout> | undefined;
   const arm = (ms: number) => {
     watchdog = setTimeout(() => {
-      const idle = Date.now() - lastChunkAt;
-      if (idle >= idleMs) call.abort(new CarrierTimeout());
-      else arm(idleMs - idle);
+      const now = Date.now();
+      if (writeSince !== null && now - writeSince >= idleMs) return callerGone();
+      const idle = now - Math.max(lastChunkAt, writeSince ?? 0);
+      if (writeSince === null && idle >= idleMs) return call.abort(new CarrierTimeout());
+      arm(Math.max(1, idleMs - idle));
     }, ms);
   };
   arm(idleMs);
@@ -112,7 +129,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
           failure = { status: 502, message: `Carrier ${provider} failed mid-stream: ${errorText(chunk.error)}` };
           return false;
         }
-        await writer.write(rewrite(chunk));
+        await write(rewrite(chunk));
       }
       return true;
     };
@@ -137,16 +154,18 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         }
         if (!(await handle(parser.push(decoder.decode(next.value, { stream: true }))))) break;
       }
-      if (failure) await writer.write(errorChunk(failure));
-      await writer.write(encoder.encode(DONE)); // a fresh buffer per stream: written buffers may be transferred
-      await writer.close();
+      if (failure) await write(errorChunk(failure));
+      await write(encoder.encode(DONE)); // a fresh buffer per stream: written buffers may be transferred
+      await Promise.race([writer.close(), gone]);
     } catch {
-      cancelled = true; // a write failed: the caller is gone
+      callerGone(); // a write failed or never drained: the caller is gone
     } finally {
       if (watchdog !== undefined) clearTimeout(watchdog);
+      clientSignal.removeEventListener("abort", callerGone);
       if (cancelled || failure) {
         call.abort();
         reader.cancel().catch(() => {});
+        writer.abort().catch(() => {});
       }
     }
     const f = failure as StreamFailure | null;
