@@ -1,0 +1,142 @@
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
+import { AdminClient } from "../../scripts/admin-client.ts";
+import { runSoak, type AccountAudit } from "../../scripts/soak-run.ts";
+import catalogJson from "../../catalog.json";
+import { Catalog } from "../../src/catalog/catalog";
+import { holdNano } from "../../src/ledger/hold";
+import { chatRequestSchema } from "../../src/api/chat-request";
+
+// Over real HTTP, against the service as `npm start` runs it (workerd behind wrangler dev):
+// disconnects, concurrency on one and on many accounts, and the 1,000-request soak.
+let service: LocalService;
+let admin: AdminClient;
+let state: string;
+const catalog = Catalog.parse(catalogJson);
+const LLAMA = "meta-llama/llama-3.1-8b-instruct";
+
+beforeAll(async () => {
+  state = mkdtempSync(join(tmpdir(), "switchyard-reliability-"));
+  service = await startLocalService({ port: await freePort(), persistTo: state, quiet: true, vars: { CARRIER_TIMEOUT_MS: "1000" } });
+  admin = new AdminClient(service.url, DEV_ADMIN_TOKEN);
+});
+afterAll(async () => {
+  await service?.stop();
+  rmSync(state, { recursive: true, force: true });
+});
+
+async function account(credits?: number) {
+  const a = await admin.request<{ id: string }>("POST", "/accounts", { email: `rel-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`, ...(credits ? { credits } : {}) });
+  const { key } = await admin.request<{ key: string }>("POST", "/keys", { account: a.id });
+  return { id: a.id, key };
+}
+
+function chat(key: string, body: unknown, signal?: AbortSignal) {
+  return fetch(`${service.url}/api/v1/chat/completions`, { method: "POST", signal, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+}
+
+/** Waits (bounded) until the account has no open hold and every record reached D1. */
+async function audit(id: string): Promise<AccountAudit> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const a = await admin.request<AccountAudit>("GET", `/accounts/${id}/audit`);
+    if ((a.held_nano === 0 && a.records_pending === 0) || Date.now() > deadline) return a;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const nano = (usd: number) => Math.round(usd * 1e9);
+
+describe("client disconnect mid-stream", () => {
+  it("aborts the carrier request, records what was delivered and settles exactly once", async () => {
+    const a = await account(10);
+    const tag = `disc-${Date.now()}`;
+    const ac = new AbortController();
+    const res = await chat(a.key, { model: LLAMA, stream: true, messages: [{ role: "user", content: `x [sim tokens=300 tps=40 tag=${tag}]` }] }, ac.signal);
+    const genId = res.headers.get("x-generation-id")!;
+    const reader = res.body!.getReader();
+    let text = "";
+    while ((text.match(/"content":" /g) ?? []).length < 3) text += new TextDecoder().decode((await reader.read()).value);
+    ac.abort();
+    const sim = (await (await fetch(`${service.simulator.url}/__sim/requests?tag=${tag}&wait_ms=5000&until=aborted`)).json()) as { requests: Array<{ outcome: string; chunks_sent: number }> };
+    expect(sim.requests.map((r) => r.outcome)).toEqual(["aborted"]);
+    expect(sim.requests[0]!.chunks_sent).toBeLessThan(300);
+    const t = await audit(a.id);
+    expect(t.records).toBe(1);
+    const g = ((await (await fetch(`${service.url}/api/v1/generation?id=${genId}`, { headers: { authorization: `Bearer ${a.key}` } })).json()) as { data: Record<string, number | boolean> }).data;
+    expect(g).toMatchObject({ cancelled: true, status: 499 });
+    expect(g.tokens_completion).toBeGreaterThanOrEqual(3);
+    expect(g.tokens_completion).toBeLessThan(300);
+    expect(t.usage_nano).toBe(nano(g.total_cost as number));
+    expect(t.usage_nano).toBe(t.records_cost_nano);
+  });
+});
+
+describe("concurrency", () => {
+  const content = "same prompt for every request [sim tokens=10]";
+  const body = { model: LLAMA, max_tokens: 10, messages: [{ role: "user", content }] };
+
+  it("200 parallel paid requests on one account covering ~50: bounded overdraft, every success debited once", async () => {
+    const probe = await account(1);
+    const one = (await (await chat(probe.key, body)).json()) as { usage: { cost: number } };
+    const cost = nano(one.usage.cost);
+    const a = await account((50 * cost) / 1e9);
+    const responses = await Promise.all(Array.from({ length: 200 }, () => chat(a.key, body)));
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
+    const costs = await Promise.all(responses.map(async (r) => (r.status === 200 ? nano(((await r.json()) as { usage: { cost: number } }).usage.cost) : (await r.arrayBuffer(), 0))));
+    const successes = statuses.filter((s) => s === 200).length;
+    expect(successes).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s === 402).length).toBeGreaterThan(0);
+    const t = await audit(a.id);
+    const sum = costs.reduce((x, y) => x + y, 0);
+    expect(t.held_nano).toBe(0);
+    expect(t.usage_nano).toBe(sum); // each success debited exactly once
+    expect(t.records_cost_nano).toBe(sum); // Σ total_cost of the account's records
+    expect(t.records).toBe(200); // failures (402) recorded too
+    const bound = holdNano(chatRequestSchema.parse(body), Buffer.byteLength(JSON.stringify(body)), catalog.endpoints(LLAMA));
+    expect(t.credits_nano - t.usage_nano).toBeGreaterThanOrEqual(-bound);
+  });
+
+  it("20 accounts in parallel: each ends exact, with no cross-talk", async () => {
+    const accounts = await Promise.all(Array.from({ length: 20 }, () => account(1)));
+    const perAccount = await Promise.all(
+      accounts.map(async (a, i) => {
+        const rs = await Promise.all(Array.from({ length: 10 }, (_, j) => chat(a.key, { model: LLAMA, stream: j % 2 === 0, messages: [{ role: "user", content: `acct ${i} req ${j} [sim tokens=${1 + j}]` }] })));
+        let sum = 0;
+        for (const r of rs) {
+          expect(r.status).toBe(200);
+          const text = await r.text();
+          const usage = text.startsWith("data:") ? JSON.parse(text.split("\n\n").at(-3)!.slice(6)).usage : JSON.parse(text).usage;
+          sum += nano(usage.cost);
+        }
+        return sum;
+      }),
+    );
+    for (const [i, a] of accounts.entries()) {
+      const t = await audit(a.id);
+      expect(t.records).toBe(10);
+      expect(t.usage_nano).toBe(perAccount[i]);
+      expect(t.records_cost_nano).toBe(perAccount[i]);
+    }
+  });
+});
+
+describe("soak (CI variant)", () => {
+  it("1,000 mixed requests: no 5xx of our own, every request recorded, usage = Σ records", async () => {
+    const report = await runSoak({ url: service.url, admin, requests: 1000, concurrency: 24, accounts: 3, timeLimitMs: 240_000, seed: 7 });
+    expect(report.unexpected).toEqual([]);
+    expect(report.unsent).toBe(0);
+    expect(Object.keys(report.by_status).every((s) => ["200", "402", "429", "502", "503", "disconnected"].includes(s))).toBe(true);
+    expect(report.faults_injected).toBeGreaterThan(100);
+    expect(report.disconnects).toBeGreaterThan(20);
+    for (const a of report.accounts) {
+      expect(a.held_nano).toBe(0);
+      expect(a.usage_nano).toBe(a.records_cost_nano);
+    }
+    expect(report.invariant_held).toBe(true);
+  }, 300_000);
+});
