@@ -1,0 +1,269 @@
+// Process management for the benchmark: the carrier simulator as its own Node process, Workers in
+// Miniflare (each instance with its own workerd process), memory readings from /proc, and a cleanup
+// list that stops everything this process started — by pid, on success, on error and on SIGINT/SIGTERM.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import type { Readable } from "node:stream";
+import { Miniflare, type MiniflareOptions } from "miniflare";
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Things to stop, newest first; every step is bounded in time. Each step may also have a synchronous
+ * fallback that runs when the process exits without the steps having run: Miniflare's own SIGINT/SIGTERM
+ * hook stops its workerd and exits at once, which would otherwise leave the simulator behind.
+ */
+export class Cleanup {
+  private readonly steps: Array<{ name: string; run: () => Promise<void>; atExit?: () => void }> = [];
+  private running: Promise<void> | undefined;
+
+  constructor() {
+    process.on("exit", () => {
+      for (const step of this.steps.reverse()) {
+        try {
+          step.atExit?.();
+        } catch {
+          // best effort at exit
+        }
+      }
+    });
+  }
+
+  add(name: string, run: () => Promise<void>, atExit?: () => void): () => void {
+    const step = { name, run, atExit };
+    this.steps.push(step);
+    return () => {
+      const i = this.steps.indexOf(step);
+      if (i >= 0) this.steps.splice(i, 1);
+    };
+  }
+
+  runAll(): Promise<void> {
+    this.running ??= (async () => {
+      while (this.steps.length > 0) {
+        const step = this.steps.pop()!;
+        let timer: NodeJS.Timeout | undefined;
+        const limit = new Promise<void>((resolve) => (timer = setTimeout(() => {
+          console.error(`cleanup: ${step.name} did not stop within 15 s`);
+          resolve();
+        }, 15_000)));
+        await Promise.race([step.run().catch((err: unknown) => console.error(`cleanup: ${step.name}:`, err)), limit]);
+        clearTimeout(timer);
+      }
+    })();
+    return this.running;
+  }
+}
+
+/** A port the OS says is free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, "close");
+  return port;
+}
+
+type ProcStat = { pid: number; ppid: number; comm: string };
+
+function readStat(pid: number): ProcStat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const close = text.lastIndexOf(")");
+    const comm = text.slice(text.indexOf("(") + 1, close);
+    const ppid = Number(text.slice(close + 2).split(" ")[1]);
+    return { pid, ppid, comm };
+  } catch {
+    return undefined; // gone
+  }
+}
+
+function allProcesses(): ProcStat[] {
+  const out: ProcStat[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readStat(Number(name));
+    if (stat) out.push(stat);
+  }
+  return out;
+}
+
+/** Every process below `pid` (children, grandchildren, …). */
+export function descendantsOf(pid: number): ProcStat[] {
+  const all = allProcesses();
+  const found: ProcStat[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const parent = queue.shift()!;
+    for (const p of all)
+      if (p.ppid === parent) {
+        found.push(p);
+        queue.push(p.pid);
+      }
+  }
+  return found;
+}
+
+const alive = (pid: number) => readStat(pid) !== undefined;
+
+/** Resident set now and its high-water mark, in KiB (Linux /proc). */
+export function memoryOf(pid: number): { rssKb: number; hwmKb: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+    return { rssKb: field("VmRSS"), hwmKb: field("VmHWM") };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resets the process's VmHWM to its current RSS (`5` → /proc/<pid>/clear_refs); false where not allowed. */
+export function resetPeak(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Stops one process we started: SIGTERM, then SIGKILL after `graceMs`; then any of its descendants left behind. */
+async function stopTree(child: ChildProcess, graceMs = 5000): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  const below = descendantsOf(pid).map((p) => p.pid);
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    await exited;
+    clearTimeout(timer);
+  }
+  for (const p of below) {
+    if (!alive(p)) continue;
+    try {
+      process.kill(p, "SIGTERM");
+    } catch {
+      continue;
+    }
+    for (let i = 0; i < 20 && alive(p); i++) await sleep(100);
+    if (alive(p)) process.kill(p, "SIGKILL");
+  }
+}
+
+export type SimulatorProcess = { url: string; pid: number; stop(): Promise<void> };
+
+/** `tsx simulator/main.ts --port <free port>` as its own process; resolves once it answers /health. */
+export async function startSimulatorProcess(root: string, cleanup: Cleanup): Promise<SimulatorProcess> {
+  const port = await freePort();
+  const child = spawn(`${root}/node_modules/.bin/tsx`, ["simulator/main.ts", "--port", String(port), "--host", "127.0.0.1"], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  let output = "";
+  child.stdout.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
+  child.stderr.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
+  const stop = () => stopTree(child);
+  const signalAll = () => {
+    for (const pid of [child.pid, ...descendantsOf(child.pid ?? -1).map((p) => p.pid)])
+      if (pid !== undefined && alive(pid)) process.kill(pid, "SIGTERM");
+  };
+  const forget = cleanup.add("simulator", stop, signalAll);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the simulator exited with ${child.exitCode}: ${output}`);
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the simulator did not answer within 30 s: ${output}`);
+    await sleep(100);
+  }
+  // The process whose memory and CPU is the simulator's: tsx runs it in a child node process.
+  const nodeChild = descendantsOf(child.pid!).find((p) => p.comm === "node");
+  return {
+    url,
+    pid: nodeChild?.pid ?? child.pid!,
+    stop: async () => {
+      forget();
+      await stop();
+    },
+  };
+}
+
+/** Recent runtime output of one workerd, kept for the report (router errors end up here). */
+export class RuntimeLog {
+  lines = 0;
+  readonly recent: string[] = [];
+  push(text: string): void {
+    for (const line of text.split("\n")) {
+      if (!line.trim()) continue;
+      this.lines++;
+      this.recent.push(line.slice(0, 500));
+      if (this.recent.length > 40) this.recent.shift();
+    }
+  }
+}
+
+export type Runtime = {
+  name: string;
+  mf: Miniflare;
+  url: URL;
+  /** The workerd process this Miniflare instance started, when it could be found. */
+  workerdPid: number | undefined;
+  log: RuntimeLog;
+  /** Constructor to `ready`, ms. */
+  readyMs: number;
+  stop(): Promise<void>;
+};
+
+const workerdChildren = () => new Set(descendantsOf(process.pid).filter((p) => p.comm.startsWith("workerd")).map((p) => p.pid));
+
+/** One Miniflare instance (one workerd process), on 127.0.0.1. */
+export async function startRuntime(name: string, options: MiniflareOptions, cleanup: Cleanup): Promise<Runtime> {
+  const before = workerdChildren();
+  const log = new RuntimeLog();
+  const startedAt = performance.now();
+  const mf = new Miniflare({
+    ...options,
+    host: "127.0.0.1",
+    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
+      stdout.on("data", (d: Buffer) => log.push(d.toString()));
+      stderr.on("data", (d: Buffer) => log.push(d.toString()));
+    },
+  });
+  let disposed = false;
+  const stop = async () => {
+    if (disposed) return;
+    disposed = true;
+    await mf.dispose();
+  };
+  const forget = cleanup.add(`miniflare ${name}`, stop);
+  const url = await mf.ready;
+  const readyMs = performance.now() - startedAt;
+  let workerdPid: number | undefined;
+  for (let i = 0; i < 20 && workerdPid === undefined; i++) {
+    workerdPid = [...workerdChildren()].find((pid) => !before.has(pid));
+    if (workerdPid === undefined) await sleep(50);
+  }
+  return {
+    name,
+    mf,
+    url,
+    workerdPid,
+    log,
+    readyMs,
+    stop: async () => {
+      forget();
+      await stop();
+    },
+  };
+}

@@ -1,0 +1,183 @@
+// results.json's shape, the issue's targets, and the markdown tables printed on stdout (and pasted in the README).
+import type { Bundle } from "./router.ts";
+import type { LedgerRun, Measured, OpenStreams, Startup } from "./scenarios.ts";
+
+export type Machine = {
+  cpu: string;
+  cores: number;
+  ram_gb: number;
+  os: string;
+  node: string;
+  workerd: string;
+  miniflare: string;
+  wrangler: string;
+};
+
+export type Comparison = {
+  /** router req/s ÷ pass-through req/s */
+  throughput_ratio: number;
+  /** router − pass-through, ms */
+  added_p50_ms: number;
+  added_p90_ms: number;
+  added_p99_ms: number;
+  added_ttfb_p50_ms: number;
+  added_ttfb_p99_ms: number;
+  /** router ÷ pass-through whole-request (whole-stream) time */
+  time_ratio_p50: number;
+  time_ratio_p99: number;
+};
+
+export type Row = { simulator?: Measured; passthrough?: Measured; router?: Measured; router_vs_passthrough?: Comparison };
+export type NonStreamRow = Row & { concurrency: number };
+export type StreamRow = Row & { chunks: number; concurrency: number };
+
+export type TargetEntry = { name: string; value: number | null; goal: number; op: "<=" | ">="; unit: string; met: boolean; detail: string };
+
+export type Results = {
+  generated_at: string;
+  mode: "full" | "quick";
+  machine: Machine;
+  conditions: { load_average_before: number[]; load_average_after: number[]; wall_s: number };
+  settings: {
+    model: string;
+    carrier_path: string;
+    non_stream_tokens: number;
+    durations: Record<string, number>;
+    accounts: string;
+  };
+  non_stream: NonStreamRow[];
+  stream: StreamRow[];
+  open_streams?: { streams: number; chunk_interval_ms: number; chunks: number; passthrough?: OpenStreams; router?: OpenStreams };
+  ledger?: { hot?: LedgerRun; spread?: LedgerRun };
+  bundle?: Omit<Bundle, "dir" | "main">;
+  startup?: { passthrough: Startup; router: Startup; router_minus_passthrough_ms: number };
+  diagnostics?: unknown;
+  /** workerd output (the router's console.error lands here): line count and the last lines. */
+  runtime_logs: Record<string, { lines: number; recent: string[] }>;
+  /** RSS of each workerd right after start and at the end of the load scenarios. */
+  runtime_memory?: Record<string, { start_rss_mb: number; end_rss_mb: number }>;
+  failures: string[];
+  targets: TargetEntry[];
+};
+
+export function compare(p: Measured | undefined, r: Measured | undefined): Comparison | undefined {
+  if (!p || !r) return undefined;
+  return {
+    throughput_ratio: r.rps / p.rps,
+    added_p50_ms: r.latency_ms.p50 - p.latency_ms.p50,
+    added_p90_ms: r.latency_ms.p90 - p.latency_ms.p90,
+    added_p99_ms: r.latency_ms.p99 - p.latency_ms.p99,
+    added_ttfb_p50_ms: r.ttfb_ms.p50 - p.ttfb_ms.p50,
+    added_ttfb_p99_ms: r.ttfb_ms.p99 - p.ttfb_ms.p99,
+    time_ratio_p50: r.latency_ms.p50 / p.latency_ms.p50,
+    time_ratio_p99: r.latency_ms.p99 / p.latency_ms.p99,
+  };
+}
+
+function target(name: string, value: number | null | undefined, op: "<=" | ">=", goal: number, unit: string, detail: string): TargetEntry {
+  const v = value === undefined || value === null || !Number.isFinite(value) ? null : value;
+  return { name, value: v, goal, op, unit, met: v !== null && (op === "<=" ? v <= goal : v >= goal), detail };
+}
+
+/** One entry per target of issue 5 (the two-part targets are two entries each). */
+export function targets(r: Results): TargetEntry[] {
+  const ns = (c: number) => r.non_stream.find((x) => x.concurrency === c)?.router_vs_passthrough;
+  const st = r.stream.find((x) => x.chunks === 2000 && x.concurrency === 1)?.router_vs_passthrough;
+  const mem = r.open_streams?.router;
+  const bundleKib = r.bundle ? (r.bundle.wrangler_gzip_kib ?? r.bundle.gzip_bytes / 1024) : undefined;
+  return [
+    target("concurrency 16: router throughput ÷ pass-through", ns(16)?.throughput_ratio, ">=", 0.8, "×", "non-stream req/s, scenario 1"),
+    target("concurrency 1: added latency p50", ns(1)?.added_p50_ms, "<=", 0.5, "ms", "router p50 − pass-through p50, non-stream"),
+    target("concurrency 1: added latency p99", ns(1)?.added_p99_ms, "<=", 2, "ms", "router p99 − pass-through p99, non-stream"),
+    target("2,000-chunk stream time ÷ pass-through", st?.time_ratio_p50, "<=", 1.2, "×", "whole-stream p50, concurrency 1"),
+    target("2,000-chunk stream: added time to first byte p50", st?.added_ttfb_p50_ms, "<=", 1, "ms", "router − pass-through, concurrency 1"),
+    target("500 open streams: router runtime peak RSS", mem?.peak_rss_mb, "<=", mem ? Math.round(mem.limit_mb * 10) / 10 : NaN, "MB", mem ? `goal = idle ${mem.idle_rss_mb.toFixed(1)} MB × 1.5 + 50 MB` : "not measured"),
+    target("one hot account: settled debits per second", r.ledger?.hot?.settled_debits_per_s, ">=", 1000, "/s", "concurrency 64, debits visible in the ledger"),
+    target("bundle gzip size", bundleKib, "<=", 150, "KiB", "wrangler deploy --dry-run, as wrangler reports it"),
+  ];
+}
+
+const f = (v: number | undefined, digits = 2) => (v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(digits));
+const int = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? "–" : Math.round(v).toLocaleString("en-US"));
+const signed = (v: number | undefined, digits = 2) => (v === undefined || !Number.isFinite(v) ? "–" : `${v >= 0 ? "+" : ""}${v.toFixed(digits)}`);
+const NAMES = { simulator: "simulator", passthrough: "pass-through", router: "router" } as const;
+
+function table(head: string[], rows: string[][]): string {
+  return [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+}
+
+export function markdown(r: Results): string {
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.ram_gb.toFixed(0)} GB RAM, ${m.os}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), wrangler ${m.wrangler}. Mode: ${r.mode}. Load average before: ${r.conditions.load_average_before.map((x) => x.toFixed(2)).join(" ")}.`);
+
+  out.push("\n**1. Non-stream completions** (closed loop; latency in ms; errors = failed requests in the window)\n");
+  const rows1: string[][] = [];
+  for (const row of r.non_stream) {
+    for (const kind of ["simulator", "passthrough", "router"] as const) {
+      const x = row[kind];
+      if (x) rows1.push([String(row.concurrency), NAMES[kind], int(x.rps), f(x.latency_ms.p50), f(x.latency_ms.p90), f(x.latency_ms.p99), String(x.errors), f(x.runtime_cpu_ms_per_request, 3)]);
+    }
+    const c = row.router_vs_passthrough;
+    if (c) rows1.push([String(row.concurrency), "**router vs pass-through**", `**×${f(c.throughput_ratio)}**`, `**${signed(c.added_p50_ms)}**`, signed(c.added_p90_ms), `**${signed(c.added_p99_ms)}**`, "", ""]);
+  }
+  out.push(table(["conc.", "target", "req/s", "p50", "p90", "p99", "errors", "workerd CPU ms/req"], rows1));
+
+  out.push("\n**2. Streams** (closed loop; TTFB = first body byte; stream = whole stream; ms)\n");
+  const rows2: string[][] = [];
+  for (const row of r.stream) {
+    for (const kind of ["simulator", "passthrough", "router"] as const) {
+      const x = row[kind];
+      if (x)
+        rows2.push([String(row.chunks), String(row.concurrency), NAMES[kind], f(x.rps, 1), f(x.ttfb_ms.p50), f(x.ttfb_ms.p99), f(x.latency_ms.p50, 1), f(x.latency_ms.p99, 1), f(x.bytes_per_s / 1e6, 1), String(x.errors)]);
+    }
+    const c = row.router_vs_passthrough;
+    if (c) rows2.push([String(row.chunks), String(row.concurrency), "**router vs pass-through**", `×${f(c.throughput_ratio)}`, `**${signed(c.added_ttfb_p50_ms)}**`, signed(c.added_ttfb_p99_ms), `**×${f(c.time_ratio_p50)}**`, `×${f(c.time_ratio_p99)}`, "", ""]);
+  }
+  out.push(table(["chunks", "conc.", "target", "streams/s", "TTFB p50", "TTFB p99", "stream p50", "stream p99", "MB/s", "errors"], rows2));
+
+  if (r.open_streams) {
+    const o = r.open_streams;
+    out.push(`\n**3. ${o.streams} slow streams open at once** (${o.chunks} chunks, one every ${o.chunk_interval_ms} ms; RSS of the workerd process)\n`);
+    const rows3: string[][] = [];
+    for (const kind of ["passthrough", "router"] as const) {
+      const x = o[kind];
+      if (x) rows3.push([NAMES[kind], `${x.ok}/${x.streams}`, x.all_open_together ? "yes" : "no", f(x.idle_rss_mb, 1), f(x.peak_rss_mb, 1), signed(x.peak_rss_mb - x.idle_rss_mb, 1), f(x.limit_mb, 1), f(x.ttfb_ms.p99, 1), f(x.stream_ms.p50 / 1000, 2)]);
+    }
+    out.push(table(["target", "ok", "all open at once", "idle MB", "peak MB", "growth MB", "goal ≤ MB", "TTFB p99 ms", "stream p50 s"], rows3));
+  }
+
+  if (r.ledger) {
+    out.push("\n**4. Ledger: settled debits per second** (paid non-stream completions, concurrency 64)\n");
+    const rows4: string[][] = [];
+    for (const [label, x] of [["one hot account", r.ledger.hot], ["64 accounts", r.ledger.spread]] as const) {
+      if (x)
+        rows4.push([label, int(x.client_rps), `**${int(x.settled_debits_per_s)}**`, f(x.settle_lag_s, 2), f(x.latency_ms.p50), f(x.latency_ms.p99), x.usage_exact ? "exact" : `OFF (${x.usage_delta_nano} vs ${x.returned_cost_nano})`, x.records_exact ? "exact" : `OFF (${x.records_delta})`, String(x.errors)]);
+    }
+    out.push(table(["accounts", "responses/s", "settled debits/s", "settle lag s", "p50 ms", "p99 ms", "usage = Σ usage.cost", "records = requests", "errors"], rows4));
+  }
+
+  if (r.bundle || r.startup) {
+    out.push("\n**5. Bundle and start-up** (fresh Miniflare, in-memory storage, medians; module eval = importing the module in a fresh Node process)\n");
+    const b = r.bundle;
+    const s = r.startup;
+    const rows5: string[][] = [];
+    if (b) rows5.push(["bundle (wrangler deploy --dry-run)", f(b.wrangler_total_kib ?? b.total_bytes / 1024, 1), f(b.wrangler_gzip_kib ?? b.gzip_bytes / 1024, 1), "", "", "", "", ""]);
+    if (s) {
+      for (const [label, x] of [["pass-through", s.passthrough], ["router", s.router]] as const)
+        rows5.push([label, "", "", f(x.ready_ms, 0), f(x.first_response_ms, 1), f(x.total_ms, 0), f(x.module_eval_ms, 1), f(x.rss_mb, 1)]);
+      rows5.push(["router − pass-through", "", "", "", "", signed(s.router_minus_passthrough_ms, 0), signed(s.router.module_eval_ms - s.passthrough.module_eval_ms, 1), signed(s.router.rss_mb - s.passthrough.rss_mb, 1)]);
+    }
+    out.push(table(["", "KiB", "KiB gzip", "start → ready ms", "ready → first 200 ms", "start → first 200 ms", "module eval ms (V8)", "RSS MB"], rows5));
+  }
+
+  out.push("\n**Targets**\n");
+  out.push(
+    table(
+      ["target", "value", "goal", "met"],
+      r.targets.map((t) => [t.name, t.value === null ? "–" : `${f(t.value, t.unit === "×" ? 2 : 1)} ${t.unit}`, `${t.op === "<=" ? "≤" : "≥"} ${t.goal} ${t.unit}`, t.met ? "yes" : "**no**"]),
+    ),
+  );
+  if (r.failures.length > 0) out.push(`\nFailures: ${r.failures.join("; ")}`);
+  return out.join("\n");
+}

@@ -1,0 +1,312 @@
+// `npm run bench [-- --quick] [-- --only 1,2,3,4,5,probe] [-- --update-readme]`
+//
+// Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
+// simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
+// bundle, both Workers in Miniflare directly (one workerd process each), everything on 127.0.0.1 and
+// stopped by this process — also on SIGINT/SIGTERM and on errors. Prints markdown tables and writes
+// bench/results.json (--quick: bench/out/results-quick.json, shorter runs for a smoke test).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { MiniflareOptions } from "miniflare";
+import { Cleanup, memoryOf, startRuntime, startSimulatorProcess, type Runtime } from "./processes.ts";
+import { Admin, applyMigrations, buildBundle, routerOptions } from "./router.ts";
+import { closedLoop, chatBody, ledgerThroughput, moduleEvalMs, openStreams, startOnce, startupSummary, type Durations, type Measured, type Target, type TargetKind } from "./scenarios.ts";
+import { compare, markdown, targets, type Machine, type Results } from "./report.ts";
+import { countingProbe } from "./probe.ts";
+import { readWranglerConfig } from "./wrangler-config.ts";
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    "update-readme": { type: "boolean", default: false },
+  },
+});
+const quick = values.quick;
+const only = new Set((values.only ?? "1,2,3,4,5,probe").split(",").map((s) => s.trim()));
+const root = fileURLToPath(new URL("..", import.meta.url));
+const outDir = join(root, "bench", "out");
+
+/** The paid model every router run uses: key auth, ledger admission and settle, the generation record. */
+const MODEL = "meta-llama/llama-3.1-8b-instruct";
+const NON_STREAM_TOKENS = 16;
+const CONCURRENCY = [1, 16, 64];
+const STREAM_CHUNKS = [200, 2000];
+const STREAM_CONCURRENCY = [1, 16];
+const OPEN_STREAMS = 500;
+const SLOW_TPS = 20; // one chunk every 50 ms
+const LEDGER_CONCURRENCY = 64;
+const CREDITS_USD = 1_000_000;
+
+const D: Durations = quick
+  ? { warmupMs: 500, nonStreamMs: 2000, streamMs: 2000, slowStreamMs: 3000, ledgerMs: 2000, startupReps: 1 }
+  : { warmupMs: 2000, nonStreamMs: 10_000, streamMs: 5000, slowStreamMs: 10_000, ledgerMs: 10_000, startupReps: 3 };
+
+const cleanup = new Cleanup();
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`\n${signal}: stopping every process the benchmark started…`);
+    void cleanup.runAll().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+  });
+}
+
+const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+
+function packageVersion(path: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(root, path), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+function machine(): Machine {
+  const cpus = os.cpus();
+  const workerdPkg = ["node_modules/miniflare/node_modules/workerd", "node_modules/workerd"].find((p) => existsSync(join(root, p, "package.json")));
+  let workerd = "unknown";
+  if (workerdPkg) {
+    workerd = packageVersion(`${workerdPkg}/package.json`);
+    try {
+      workerd += ` (${execFileSync(join(root, workerdPkg, "bin", "workerd"), ["--version"], { encoding: "utf8", timeout: 10_000 }).trim()})`;
+    } catch {
+      // the package version is enough
+    }
+  }
+  return {
+    cpu: cpus[0]?.model.trim() ?? "unknown",
+    cores: cpus.length,
+    ram_gb: os.totalmem() / 1024 ** 3,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    workerd,
+    miniflare: packageVersion("node_modules/miniflare/package.json"),
+    wrangler: packageVersion("node_modules/wrangler/package.json"),
+  };
+}
+
+/** Where the router sends the model's completions first: the pass-through forwards to the same carrier path. */
+function carrierPath(model: string): string {
+  const catalog = JSON.parse(readFileSync(join(root, "catalog.json"), "utf8")) as { models: Array<{ id: string; endpoints: Array<{ provider: string }> }> };
+  const provider = catalog.models.find((m) => m.id === model)?.endpoints[0]?.provider;
+  if (!provider) throw new Error(`${model} is not in catalog.json`);
+  return `/${provider}/v1/chat/completions`;
+}
+
+async function main(): Promise<Results> {
+  const started = performance.now();
+  const cfg = readWranglerConfig(join(root, "wrangler.toml"));
+  const path = carrierPath(MODEL);
+  const results: Results = {
+    generated_at: new Date().toISOString(),
+    mode: quick ? "quick" : "full",
+    machine: machine(),
+    conditions: { load_average_before: os.loadavg(), load_average_after: [], wall_s: 0 },
+    settings: {
+      model: MODEL,
+      carrier_path: path,
+      non_stream_tokens: NON_STREAM_TOKENS,
+      durations: { ...D },
+      accounts: "scenarios 1–3: one account and key; scenario 4: a fresh hot account, and 64 fresh accounts (one key each); $1,000,000 of credits each",
+    },
+    non_stream: [],
+    stream: [],
+    runtime_logs: {},
+    failures: [],
+    targets: [],
+  };
+  const attempt = async (name: string, run: () => Promise<void>) => {
+    try {
+      await run();
+    } catch (err) {
+      const message = `${name}: ${err instanceof Error ? err.message : String(err)}`;
+      log(`FAILED ${message}`);
+      results.failures.push(message);
+    }
+  };
+
+  mkdirSync(outDir, { recursive: true });
+  log("bundling with wrangler deploy --dry-run");
+  const bundle = await buildBundle(root, join(outDir, "bundle"));
+  const { dir: _dir, main: _main, ...bundleFigures } = bundle;
+  results.bundle = bundleFigures;
+
+  log("starting the carrier simulator");
+  const sim = await startSimulatorProcess(root, cleanup);
+  const adminToken = `bench-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  const passOptions = (): MiniflareOptions => ({
+    name: "passthrough",
+    modules: true,
+    scriptPath: join(root, "bench", "passthrough-worker.js"),
+    compatibilityDate: cfg.compatibilityDate,
+    compatibilityFlags: cfg.compatibilityFlags,
+    bindings: { UPSTREAM: sim.url, CARRIER_PATH: path },
+    port: 0,
+  });
+
+  if (only.has("5")) {
+    await attempt("scenario 5 (start-up)", async () => {
+      log(`scenario 5: start-up, ${D.startupReps}× each`);
+      const routerStart = routerOptions(bundle, { cfg, simulatorUrl: sim.url, adminToken });
+      await startOnce("warm-up", passOptions(), "/health", cleanup); // the first workerd start of a run pays for cold caches: not counted
+      const passRuns = [];
+      const routerRuns = [];
+      for (let i = 0; i < D.startupReps; i++) {
+        passRuns.push(await startOnce("pass-through", passOptions(), "/health", cleanup));
+        routerRuns.push(await startOnce("router", routerStart, "/api/v1/providers", cleanup));
+      }
+      const evalReps = quick ? 3 : 7;
+      const pass = startupSummary(passRuns, moduleEvalMs(readFileSync(join(root, "bench", "passthrough-worker.js"), "utf8"), join(outDir, "eval-passthrough.mjs"), evalReps));
+      const router = startupSummary(routerRuns, moduleEvalMs(readFileSync(bundle.main, "utf8"), join(outDir, "eval-router.mjs"), evalReps));
+      results.startup = { passthrough: pass, router, router_minus_passthrough_ms: router.total_ms - pass.total_ms };
+    });
+  }
+
+  const needRuntimes = ["1", "2", "3", "4", "probe"].some((s) => only.has(s));
+  if (needRuntimes) {
+    log("starting the pass-through Worker and Switchyard in Miniflare");
+    const passthrough = await startRuntime("passthrough", passOptions(), cleanup);
+    const state = mkdtempSync(join(os.tmpdir(), "switchyard-bench-"));
+    const removeState = () => rmSync(state, { recursive: true, force: true });
+    cleanup.add("router state", async () => removeState(), removeState);
+    const router = await startRuntime("router", routerOptions(bundle, { cfg, simulatorUrl: sim.url, adminToken, persistDir: state }), cleanup);
+    const runtimes: Runtime[] = [passthrough, router];
+    await applyMigrations(router, root, cfg.d1Databases[0] ?? "DB");
+    const admin = new Admin(router.url.origin, adminToken);
+    const main = await admin.accountWithKey("bench-main@bench.invalid", CREDITS_USD);
+
+    const targetsByKind: Record<TargetKind, Target> = {
+      simulator: { kind: "simulator", origin: new URL(sim.url), path },
+      passthrough: { kind: "passthrough", origin: passthrough.url, path: "/api/v1/chat/completions", workerdPid: passthrough.workerdPid },
+      router: { kind: "router", origin: router.url, path: "/api/v1/chat/completions", workerdPid: router.workerdPid },
+    };
+    const kinds: TargetKind[] = ["simulator", "passthrough", "router"];
+    const idleAtStart = Object.fromEntries(runtimes.map((r) => [r.name, r.workerdPid ? memoryOf(r.workerdPid)?.rssKb ?? NaN : NaN]));
+
+    if (only.has("1")) {
+      await attempt("scenario 1 (non-stream)", async () => {
+        const body = chatBody({ model: MODEL, stream: false, tokens: NON_STREAM_TOKENS });
+        for (const concurrency of CONCURRENCY) {
+          const row: Results["non_stream"][number] = { concurrency };
+          for (const kind of kinds) {
+            log(`scenario 1: non-stream, concurrency ${concurrency}, ${kind}`);
+            row[kind] = await closedLoop(targetsByKind[kind], { concurrency, warmupMs: D.warmupMs, durationMs: D.nonStreamMs, stream: false, key: main.key, body, simulatorPid: sim.pid });
+            reportErrors(kind, row[kind]);
+          }
+          row.router_vs_passthrough = compare(row.passthrough, row.router);
+          results.non_stream.push(row);
+        }
+      });
+    }
+
+    if (only.has("2")) {
+      await attempt("scenario 2 (streams)", async () => {
+        for (const chunks of STREAM_CHUNKS) {
+          const body = chatBody({ model: MODEL, stream: true, tokens: chunks });
+          for (const concurrency of STREAM_CONCURRENCY) {
+            const row: Results["stream"][number] = { chunks, concurrency };
+            for (const kind of kinds) {
+              log(`scenario 2: ${chunks}-chunk streams, concurrency ${concurrency}, ${kind}`);
+              row[kind] = await closedLoop(targetsByKind[kind], { concurrency, warmupMs: Math.min(D.warmupMs, 1000), durationMs: D.streamMs, stream: true, key: main.key, body, simulatorPid: sim.pid });
+              reportErrors(kind, row[kind]);
+            }
+            row.router_vs_passthrough = compare(row.passthrough, row.router);
+            results.stream.push(row);
+          }
+        }
+      });
+    }
+
+    if (only.has("3")) {
+      const chunks = Math.round((D.slowStreamMs / 1000) * SLOW_TPS);
+      results.open_streams = { streams: OPEN_STREAMS, chunk_interval_ms: 1000 / SLOW_TPS, chunks };
+      for (const kind of ["passthrough", "router"] as const) {
+        await attempt(`scenario 3 (${kind})`, async () => {
+          log(`scenario 3: ${OPEN_STREAMS} slow streams at once, ${kind}`);
+          results.open_streams![kind] = await openStreams(targetsByKind[kind], OPEN_STREAMS, chunks, SLOW_TPS, main.key, MODEL);
+        });
+      }
+    }
+
+    if (only.has("4")) {
+      await attempt("scenario 4 (ledger)", async () => {
+        log("scenario 4: creating the hot account and 64 accounts");
+        const hot = await admin.accountWithKey("bench-hot@bench.invalid", CREDITS_USD);
+        const spread: Array<{ id: string; key: string }> = [];
+        for (let i = 0; i < LEDGER_CONCURRENCY; i += 16)
+          spread.push(...(await Promise.all(Array.from({ length: 16 }, (_, j) => admin.accountWithKey(`bench-${i + j}@bench.invalid`, CREDITS_USD)))));
+        results.ledger = {};
+        log("scenario 4: one hot account, concurrency 64");
+        results.ledger.hot = await ledgerThroughput(targetsByKind.router, admin, [hot], { concurrency: LEDGER_CONCURRENCY, warmupMs: D.warmupMs, durationMs: D.ledgerMs, model: MODEL });
+        log("scenario 4: 64 accounts, concurrency 64");
+        results.ledger.spread = await ledgerThroughput(targetsByKind.router, admin, spread, { concurrency: LEDGER_CONCURRENCY, warmupMs: D.warmupMs, durationMs: D.ledgerMs, model: MODEL });
+      });
+    }
+
+    for (const r of runtimes) results.runtime_logs[r.name] = { lines: r.log.lines, recent: r.log.recent };
+    results.runtime_memory = Object.fromEntries(
+      runtimes.map((r) => [r.name, { start_rss_mb: (idleAtStart[r.name] ?? NaN) / 1024, end_rss_mb: (r.workerdPid ? memoryOf(r.workerdPid)?.rssKb ?? NaN : NaN) / 1024 }]),
+    );
+    await router.stop();
+    await passthrough.stop();
+  }
+
+  if (only.has("probe")) {
+    await attempt("diagnostics (counting probe)", async () => {
+      log("diagnostics: counting Durable Object RPCs, D1 and KV calls per request");
+      results.diagnostics = await countingProbe(root, bundle, cfg, sim.url, MODEL, cleanup);
+    });
+  }
+
+  await sim.stop();
+  results.conditions.load_average_after = os.loadavg();
+  results.conditions.wall_s = (performance.now() - started) / 1000;
+  results.targets = targets(results);
+  return results;
+}
+
+function reportErrors(kind: string, m: Measured | undefined): void {
+  if (!m || m.errors + m.errors_outside_window === 0) return;
+  log(`  ${kind}: ${m.errors} errors in the window, ${m.errors_outside_window} outside: ${JSON.stringify(m.error_kinds)} ${m.error_samples.slice(0, 2).join(" | ")}`);
+}
+
+const README_BEGIN = "<!-- bench:begin -->";
+const README_END = "<!-- bench:end -->";
+
+/** Replaces the table between the README's bench markers (only with --update-readme). */
+function updateReadme(table: string): void {
+  const file = join(root, "README.md");
+  const text = readFileSync(file, "utf8");
+  const begin = text.indexOf(README_BEGIN);
+  const end = text.indexOf(README_END);
+  if (begin < 0 || end < begin) {
+    log(`README.md has no ${README_BEGIN} … ${README_END} markers; not updated`);
+    return;
+  }
+  writeFileSync(file, `${text.slice(0, begin + README_BEGIN.length)}\n${table}\n${text.slice(end)}`);
+  log("README.md: Performance table updated");
+}
+
+let exitCode = 0;
+try {
+  const results = await main();
+  const table = markdown(results);
+  const file = quick ? join(outDir, "results-quick.json") : join(root, "bench", "results.json");
+  writeFileSync(file, JSON.stringify(results, null, 2) + "\n");
+  console.log(table);
+  log(`results written to ${file.slice(root.length)} (${results.conditions.wall_s.toFixed(0)} s)`);
+  if (values["update-readme"]) updateReadme(table);
+  if (results.failures.length > 0) exitCode = 1;
+} catch (err) {
+  console.error(err);
+  exitCode = 1;
+} finally {
+  await cleanup.runAll();
+}
+process.exit(exitCode);
