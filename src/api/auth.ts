@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { findKeyByHash } from "../db/keys";
 import { hashApiKey, looksLikeApiKey } from "../keys/api-key";
+import { cachedKey } from "../keys/key-cache";
 import { ApiError } from "./errors";
 
 /**
@@ -13,7 +14,7 @@ export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new ApiError(401, "Missing API key: send the header `Authorization: Bearer <key>`.");
   const presented = match[1]!;
-  const key = looksLikeApiKey(presented) ? await findKeyByHash(c.env.DB, await hashApiKey(presented)) : undefined;
+  const key = looksLikeApiKey(presented) ? await cachedKey(await hashApiKey(presented), (hash) => findKeyByHash(c.env.DB, hash)) : undefined;
   if (!key) throw new ApiError(401, "Invalid API key.");
   if (key.disabled) throw new ApiError(401, "This API key is disabled.");
   c.set("caller", { key, accountId: key.accountId });

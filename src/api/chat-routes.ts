@@ -4,7 +4,7 @@ import { ApiError } from "./errors";
 import { readChatRequest } from "./chat-request";
 import { loadCatalog } from "../catalog/load";
 import { AUTO_MODEL } from "../catalog/catalog";
-import { ledgerFor } from "../ledger/ledger";
+import { admit } from "../ledger/admission";
 import { holdNano } from "../ledger/hold";
 import { dispatch, UnusableAnswer } from "../carriers/dispatch";
 import { carrierBody } from "../carriers/carrier-call";
@@ -39,6 +39,8 @@ chatRoutes.post("/chat/completions", async (c) => {
     userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null,
     startedAt,
     markSettled,
+    holdNano: 0,
+    leaseId: null,
   };
   const fail = (err: ApiError, provider: string | null = null) => {
     // Every failure after authentication is recorded with cost 0; nothing is debited.
@@ -61,24 +63,27 @@ chatRoutes.post("/chat/completions", async (c) => {
 
   const endpoints = catalog.endpoints(model.id);
   const paid = !catalog.isFree(model.id);
-  if (paid || caller.key.limitNano !== null) {
-    const admitted = await ledgerFor(c.env, caller.accountId).admit({
+  rc.holdNano = paid ? holdNano(body, bytes, endpoints) : 0;
+  const admitted = await admit(
+    c.env,
+    caller,
+    {
       genId: rc.genId,
-      keyHash: caller.key.hash,
-      limitNano: caller.key.limitNano,
-      holdNano: paid ? holdNano(body, bytes, endpoints) : 0,
+      holdNano: rc.holdNano,
       paid,
-      abandoned: generationRecord(rc, failedOutcome(500, "The request ended without settling (the Worker was stopped); nothing was charged."), startedAt),
-    });
-    if (!admitted.ok) {
-      const credits = `${new URL(c.req.url).origin}/settings/credits`;
-      const message =
-        admitted.reason === "key_limit"
-          ? `This API key has reached its credit limit. Raise the key's limit or add credits at ${credits}`
-          : `Insufficient credits for ${model.id}: the balance is at or below zero. Add credits at ${credits}`;
-      throw fail(new ApiError(402, message));
-    }
+      abandoned: () => generationRecord(rc, failedOutcome(500, "The request ended without settling (the Worker was stopped); nothing was charged."), startedAt),
+    },
+    waitUntil,
+  );
+  if (!admitted.ok) {
+    const credits = `${new URL(c.req.url).origin}/settings/credits`;
+    const message =
+      admitted.reason === "key_limit"
+        ? `This API key has reached its credit limit. Raise the key's limit or add credits at ${credits}`
+        : `Insufficient credits for ${model.id}: the balance is at or below zero. Add credits at ${credits}`;
+    throw fail(new ApiError(402, message));
   }
+  rc.leaseId = admitted.leaseId ?? null;
 
   const clientSignal = c.req.raw.signal;
   try {

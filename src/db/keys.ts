@@ -1,6 +1,7 @@
 import { and, count, desc, eq } from "drizzle-orm";
 import { db } from "./client";
 import { accounts, apiKeys, type ApiKey } from "./schema";
+import { forgetKey } from "../keys/key-cache";
 import { generateApiKey, hashApiKey, maskApiKey } from "../keys/api-key";
 
 export async function findKeyByHash(d1: D1Database, hash: string): Promise<ApiKey | undefined> {
@@ -27,6 +28,7 @@ export async function createKey(d1: D1Database, accountId: string, name: string,
 
 /** Sets a key's disabled flag; returns the updated key, or undefined when there is none with that hash. */
 export async function setKeyDisabled(d1: D1Database, hash: string, disabled: boolean): Promise<ApiKey | undefined> {
+  forgetKey(hash);
   return db(d1).update(apiKeys).set({ disabled }).where(eq(apiKeys.hash, hash)).returning().get();
 }
 
@@ -47,6 +49,7 @@ export async function countAccountKeys(d1: D1Database, accountId: string): Promi
 
 /** `setKeyDisabled` scoped to one account: another account's key is never touched (undefined). */
 export async function setAccountKeyDisabled(d1: D1Database, accountId: string, hash: string, disabled: boolean): Promise<ApiKey | undefined> {
+  forgetKey(hash);
   return db(d1)
     .update(apiKeys)
     .set({ disabled })
@@ -60,6 +63,7 @@ export async function setAccountKeyDisabled(d1: D1Database, accountId: string, h
  * Its generations stay (they are the account's history). Returns the deleted key, or undefined.
  */
 export async function deleteAccountKey(d1: D1Database, accountId: string, hash: string): Promise<ApiKey | undefined> {
+  forgetKey(hash);
   return db(d1)
     .delete(apiKeys)
     .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId)))

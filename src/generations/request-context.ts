@@ -16,6 +16,10 @@ export type RequestContext = {
   startedAt: number;
   /** Resolves once the request is settled; held under waitUntil from the start so a caller leaving cannot cut settling short. */
   markSettled: () => void;
+  /** The worst-case cost held at admission (0 for free models). */
+  holdNano: number;
+  /** The isolate slice (lease) the request was admitted under, if any. */
+  leaseId: string | null;
 };
 
 export function newGenerationId(): string {

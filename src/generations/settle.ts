@@ -1,6 +1,7 @@
 import type { RequestContext } from "./request-context";
 import type { NewGeneration } from "../db/schema";
-import { ledgerFor } from "../ledger/ledger";
+import { enqueueSettle } from "../ledger/settle-queue";
+import { settleInSlice } from "../ledger/slices";
 
 /** How one request ended: what is debited and recorded. */
 export type Outcome = {
@@ -60,32 +61,22 @@ export function generationRecord(rc: RequestContext, o: Outcome, endedAt: number
   };
 }
 
-const SETTLE_ATTEMPTS = 4;
-
 /**
- * Debits the outcome's cost and stores its record in the account's ledger, in one idempotent call
- * (retried on transient failure: the generation id makes a repeat harmless). Runs off the response
- * path under waitUntil; the ledger copies the record to D1 in batches.
+ * Debits the outcome's cost and stores its record in the account's ledger, exactly once (idempotent on
+ * the generation id, batched with the isolate's other settles of the account, retried on transient
+ * failure). Runs off the response path; the request's waitUntil holds it until its batch is stored.
  */
 export function settle(rc: RequestContext, outcome: Outcome): Promise<void> {
   const record = generationRecord(rc, outcome, Date.now());
-  const run = async () => {
-    const ledger = ledgerFor(rc.env, rc.caller.accountId);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await ledger.settle({ genId: rc.genId, keyHash: rc.caller.key.hash, costNano: outcome.costNano, record });
-        return;
-      } catch (err) {
-        if (attempt >= SETTLE_ATTEMPTS) {
-          // Lost only if the ledger stays unreachable; the hold then expires and the record is missing.
-          console.error("settle failed", rc.genId, err instanceof Error ? err.message : "unknown");
-          return;
-        }
-        await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-      }
-    }
-  };
-  const p = run().finally(rc.markSettled);
+  const { accountId, key } = rc.caller;
+  const p = enqueueSettle(rc.env, accountId, { genId: rc.genId, keyHash: key.hash, costNano: outcome.costNano, record, ...(rc.leaseId ? { leaseId: rc.leaseId } : {}) })
+    .catch((err: unknown) => {
+      // Lost only if the ledger stays unreachable through every retry: the hold then expires.
+      console.error("settle failed", rc.genId, err instanceof Error ? err.message : "unknown");
+    })
+    .finally(rc.markSettled);
+  // After the enqueue: a slice released now is released in the same batch or a later one, never before.
+  if (rc.leaseId) settleInSlice(rc.env, rc.leaseId, rc.holdNano, outcome.costNano, rc.waitUntil);
   rc.waitUntil(p);
   return p;
 }

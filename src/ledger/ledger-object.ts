@@ -32,7 +32,18 @@ export type SettleRequest = {
   costNano: number;
   /** The generation record, stored with the debit in one transaction and copied to D1 later. */
   record: NewGeneration;
+  /** The lease the request was admitted under (its cost leaves the lease), or none (its own hold). */
+  leaseId?: string;
 };
+
+export type LeaseRequest = {
+  leaseId: string;
+  /** The hold of the request asking: granted even when it exceeds the available balance (see README bound). */
+  holdNano: number;
+  /** How much the isolate would like to spend locally. */
+  wantNano: number;
+};
+export type LeaseResult = { ok: true; grantNano: number } | { ok: false; reason: "balance" };
 
 export type Totals = { creditsNano: number; usageNano: number; heldNano: number; granted: boolean };
 export type KeyUsage = { usageNano: number; dailyNano: number; weeklyNano: number; monthlyNano: number };
@@ -79,28 +90,61 @@ export class LedgerObject extends DurableObject<Env> {
     return { ok: true };
   }
 
-  /** Debits `costNano` and stores the record, exactly once per generation id; returns whether this call applied it. */
+  /**
+   * Grants an isolate a slice of the balance to admit requests locally (no round trip per request).
+   * Refused like `admit` when nothing is available; otherwise at least the asking request's hold and
+   * at most half of what is available. The slice is a hold like any other until settles spend it or it is released.
+   */
+  lease(req: LeaseRequest): LeaseResult {
+    const t = this.totals();
+    const available = t.creditsNano - t.usageNano - t.heldNano;
+    if (available <= 0) return { ok: false, reason: "balance" };
+    // At most half of what is available, so other isolates of the account still find money.
+    const grantNano = Math.max(req.holdNano, Math.min(req.wantNano, Math.ceil(available / 2)));
+    this.sql.exec("INSERT INTO holds (gen_id, key_hash, amount_nano, created_at, record) VALUES (?, '', ?, ?, NULL)", req.leaseId, grantNano, Date.now());
+    this.scheduleAlarm(HOLD_TTL_MS);
+    return { ok: true, grantNano };
+  }
+
+  /** Settles one request; see `settleBatch`. */
   settle(req: SettleRequest): boolean {
-    const applied = this.ctx.storage.transactionSync(() => {
-      this.sql.exec("DELETE FROM holds WHERE gen_id = ?", req.genId);
-      if (this.sql.exec("SELECT 1 FROM debits WHERE gen_id = ?", req.genId).toArray().length > 0) return false;
-      const now = Date.now();
-      this.sql.exec("INSERT INTO debits (gen_id, key_hash, cost_nano, settled_at) VALUES (?, ?, ?, ?)", req.genId, req.keyHash, req.costNano, now);
-      if (req.costNano > 0) {
-        this.sql.exec("UPDATE account SET usage_nano = usage_nano + ? WHERE id = 1", req.costNano);
-        this.sql.exec(
-          "INSERT INTO key_usage (key_hash, day, usage_nano) VALUES (?, ?, ?) ON CONFLICT (key_hash, day) DO UPDATE SET usage_nano = usage_nano + excluded.usage_nano",
-          req.keyHash,
-          utcDay(now),
-          req.costNano,
-        );
-      }
-      // REPLACE: a late settle supersedes the "abandoned" record an expired hold left.
-      this.sql.exec("INSERT OR REPLACE INTO outbox (gen_id, record) VALUES (?, ?)", req.genId, JSON.stringify(req.record));
-      return true;
+    return this.settleBatch([req], []) === 1;
+  }
+
+  /**
+   * Debits each request's cost and stores its record, exactly once per generation id, in one
+   * transaction; then deletes the released leases (their unspent remainder returns to the balance).
+   * Returns how many requests this call applied (a retried batch applies none twice).
+   */
+  settleBatch(items: SettleRequest[], releasedLeases: string[]): number {
+    let applied = 0;
+    this.ctx.storage.transactionSync(() => {
+      for (const item of items) if (this.settleOne(item)) applied++;
+      for (const leaseId of releasedLeases) this.sql.exec("DELETE FROM holds WHERE gen_id = ? AND record IS NULL", leaseId);
     });
     this.scheduleAlarm(FLUSH_DELAY_MS);
     return applied;
+  }
+
+  private settleOne(req: SettleRequest): boolean {
+    if (!req.leaseId) this.sql.exec("DELETE FROM holds WHERE gen_id = ?", req.genId);
+    if (this.sql.exec("SELECT 1 FROM debits WHERE gen_id = ?", req.genId).toArray().length > 0) return false;
+    // What a leased request spent leaves its lease's hold and becomes usage.
+    if (req.leaseId) this.sql.exec("UPDATE holds SET amount_nano = MAX(0, amount_nano - ?) WHERE gen_id = ? AND record IS NULL", req.costNano, req.leaseId);
+    const now = Date.now();
+    this.sql.exec("INSERT INTO debits (gen_id, key_hash, cost_nano, settled_at) VALUES (?, ?, ?, ?)", req.genId, req.keyHash, req.costNano, now);
+    if (req.costNano > 0) {
+      this.sql.exec("UPDATE account SET usage_nano = usage_nano + ? WHERE id = 1", req.costNano);
+      this.sql.exec(
+        "INSERT INTO key_usage (key_hash, day, usage_nano) VALUES (?, ?, ?) ON CONFLICT (key_hash, day) DO UPDATE SET usage_nano = usage_nano + excluded.usage_nano",
+        req.keyHash,
+        utcDay(now),
+        req.costNano,
+      );
+    }
+    // REPLACE: a late settle supersedes the "abandoned" record an expired hold left.
+    this.sql.exec("INSERT OR REPLACE INTO outbox (gen_id, record) VALUES (?, ?)", req.genId, JSON.stringify(req.record));
+    return true;
   }
 
   grant(amountNano: number): Totals {

@@ -3,17 +3,15 @@ import type { CarrierCall } from "../carriers/carrier-call";
 import { CarrierTimeout, carrierTimeoutMs } from "../carriers/carrier-call";
 import type { RequestContext } from "../generations/request-context";
 import { settle, type Outcome } from "../generations/settle";
-import { costNano, nanoToUsd } from "../catalog/money";
+import { costNano } from "../catalog/money";
 import type { ChatRequest } from "../api/chat-request";
 import { SseParser } from "./sse-parser";
-import { readUsage, type CarrierUsage } from "./usage";
+import { ChunkRewriter, type ChunkFailure } from "./chunk-rewriter";
 import { estimateTokens, promptText } from "./token-estimate";
 
 const encoder = new TextEncoder();
 const DONE = "data: [DONE]\n\n";
 
-type Chunk = Record<string, unknown> & { choices?: unknown; usage?: unknown; error?: unknown };
-type StreamFailure = { status: number; message: string };
 
 /**
  * Relays a carrier's SSE stream to the caller as it arrives, rewriting every chunk's id, model and
@@ -26,11 +24,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
   const writer = writable.getWriter();
   const provider = endpoint.providerEntry.name;
   const created = Math.floor(rc.startedAt / 1000);
-  let upstreamId: string | null = null;
-  let usage: CarrierUsage | undefined;
-  let finishReason: string | null = null;
-  let deliveredTokens = 0;
-  let firstTokenAt: number | null = null;
+  const chunks = new ChunkRewriter(rc.genId, rc.requestedModel, provider, endpoint);
   let lastChunkAt = Date.now();
   let cancelled = false;
 
@@ -69,32 +63,8 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
   };
   arm(idleMs);
 
-  const rewrite = (chunk: Chunk): Uint8Array => {
-    if (typeof chunk.id === "string") upstreamId ??= chunk.id;
-    chunk.id = rc.genId;
-    chunk.model = rc.requestedModel;
-    chunk.provider = provider;
-    if (Array.isArray(chunk.choices)) {
-      for (const choice of chunk.choices as Array<Record<string, unknown>>) {
-        const delta = choice.delta as Record<string, unknown> | undefined;
-        if (delta && ((typeof delta.content === "string" && delta.content !== "") || (typeof delta.reasoning === "string" && delta.reasoning !== ""))) {
-          deliveredTokens++;
-          firstTokenAt ??= Date.now();
-        }
-        if (typeof choice.finish_reason === "string") finishReason = choice.finish_reason;
-      }
-    }
-    const reported = readUsage(chunk.usage);
-    if (reported) {
-      usage = reported;
-      chunk.usage = { ...(chunk.usage as object), cost: nanoToUsd(costNano(reported.promptTokens, reported.completionTokens, endpoint)) };
-    }
-    return encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`);
-  };
-
-  const errorChunk = (f: StreamFailure) =>
-    encoder.encode(
-      `data: ${JSON.stringify({
+  const errorChunk = (f: ChunkFailure) =>
+    `data: ${JSON.stringify({
         id: rc.genId,
         object: "chat.completion.chunk",
         created,
@@ -102,36 +72,31 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         provider,
         error: { code: f.status, message: f.message },
         choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
-      })}\n\n`,
-    );
+      })}\n\n`;
 
   const run = async (): Promise<Outcome> => {
     const reader = call.response.body!.getReader();
     const decoder = new TextDecoder();
     const parser = new SseParser();
-    let failure: StreamFailure | null = null;
+    let failure: ChunkFailure | null = null;
     let sawDone = false;
+    // All events of one carrier read go to the caller in one write.
     const handle = async (events: string[]): Promise<boolean> => {
+      let out = "";
       for (const data of events) {
         if (data === "[DONE]") {
           sawDone = true;
           continue;
         }
-        let chunk: Chunk;
-        try {
-          chunk = JSON.parse(data) as Chunk;
-        } catch {
-          failure = { status: 502, message: `Carrier ${provider} sent a malformed stream chunk.` };
-          return false;
+        const rewritten = chunks.rewrite(data);
+        if (typeof rewritten !== "string") {
+          failure = rewritten;
+          break;
         }
-        if (typeof chunk !== "object" || chunk === null) continue;
-        if (chunk.error !== undefined) {
-          failure = { status: 502, message: `Carrier ${provider} failed mid-stream: ${errorText(chunk.error)}` };
-          return false;
-        }
-        await write(rewrite(chunk));
+        out += rewritten;
       }
-      return true;
+      if (out) await write(encoder.encode(out));
+      return failure === null;
     };
     try {
       for (;;) {
@@ -149,13 +114,12 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         lastChunkAt = Date.now();
         if (next.done) {
           if (!(await handle(parser.end()))) break;
-          if (!sawDone && finishReason === null) failure = { status: 502, message: `Carrier ${provider} ended the stream before finishing.` };
+          if (!sawDone && chunks.finishReason === null) failure = { status: 502, message: `Carrier ${provider} ended the stream before finishing.` };
           break;
         }
         if (!(await handle(parser.push(decoder.decode(next.value, { stream: true }))))) break;
       }
-      if (failure) await write(errorChunk(failure));
-      await write(encoder.encode(DONE)); // a fresh buffer per stream: written buffers may be transferred
+      await write(encoder.encode((failure ? errorChunk(failure) : "") + DONE)); // a fresh buffer: written buffers may be transferred
       await Promise.race([writer.close(), gone]);
     } catch {
       callerGone(); // a write failed or never drained: the caller is gone
@@ -168,9 +132,9 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         writer.abort().catch(() => {});
       }
     }
-    const f = failure as StreamFailure | null;
+    const f = failure as ChunkFailure | null;
     // With the carrier's usage we charge what it reports; without it (failure, disconnect, no usage) what was delivered.
-    const tokens = usage ?? { promptTokens: estimateTokens(promptText(body)), completionTokens: deliveredTokens, reasoningTokens: 0 };
+    const tokens = chunks.usage ?? { promptTokens: estimateTokens(promptText(body)), completionTokens: chunks.deliveredTokens, reasoningTokens: 0 };
     return {
       provider,
       status: f ? f.status : cancelled ? 499 : 200,
@@ -178,20 +142,14 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
       completionTokens: tokens.completionTokens,
       reasoningTokens: tokens.reasoningTokens,
       costNano: costNano(tokens.promptTokens, tokens.completionTokens, endpoint),
-      finishReason: f ? "error" : finishReason,
+      finishReason: f ? "error" : chunks.finishReason,
       errorMessage: f ? f.message : cancelled ? "The caller disconnected mid-stream." : null,
-      firstTokenAt,
-      upstreamId,
+      firstTokenAt: chunks.firstTokenAt,
+      upstreamId: chunks.upstreamId,
       cancelled,
     };
   };
 
   rc.waitUntil(run().then((outcome) => settle(rc, outcome)));
   return readable;
-}
-
-function errorText(error: unknown): string {
-  if (typeof error === "string") return error;
-  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") return error.message;
-  return "unknown error";
 }

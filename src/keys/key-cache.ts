@@ -1,0 +1,28 @@
+import type { ApiKey } from "../db/schema";
+
+/**
+ * Keys recently read from D1, per isolate, so most requests authenticate without a query.
+ * Staleness: a key disabled, deleted or changed in another isolate is still honoured here for at most
+ * KEY_CACHE_TTL_MS; changes made through this isolate apply at once (`forgetKey`). Unknown keys are
+ * never cached, so a new key works immediately.
+ */
+export const KEY_CACHE_TTL_MS = 10_000;
+const MAX_ENTRIES = 10_000;
+
+const cache = new Map<string, { key: ApiKey; until: number }>();
+
+export async function cachedKey(hash: string, load: (hash: string) => Promise<ApiKey | undefined>): Promise<ApiKey | undefined> {
+  const now = Date.now();
+  const hit = cache.get(hash);
+  if (hit && hit.until > now) return hit.key;
+  const key = await load(hash);
+  if (key) {
+    if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!); // oldest first
+    cache.set(hash, { key, until: now + KEY_CACHE_TTL_MS });
+  } else cache.delete(hash);
+  return key;
+}
+
+export function forgetKey(hash: string): void {
+  cache.delete(hash);
+}
