@@ -1,4 +1,5 @@
 import { AdminClient } from "./admin-client.ts";
+import { prng } from "../simulator/tokens.ts";
 
 /** The mixed load of `npm run soak`: faults, disconnects, streams and not, several accounts. */
 export type SoakOptions = {
@@ -55,17 +56,6 @@ const FAULTS = [
 ];
 const MODELS = ["meta-llama/llama-3.1-8b-instruct", "meta-llama/llama-3.1-8b-instruct", "openai/gpt-oss-20b", "openai/gpt-oss-20b:free", "mistralai/mistral-nemo"];
 const ALLOWED = new Set([200, 402, 429, 502, 503]);
-
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const rand = prng(o.seed ?? 1);

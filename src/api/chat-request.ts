@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "./errors";
+import { readLimited } from "../http/read-limited";
 
 /** Largest request body accepted, in bytes (413 above it). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -31,7 +32,8 @@ export type ChatRequest = z.infer<typeof chatRequestSchema>;
 export async function readChatRequest(req: Request): Promise<{ body: ChatRequest; bytes: number }> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const buf = await readLimited(req, MAX_BODY_BYTES);
+  const buf = await readLimited(req.body, MAX_BODY_BYTES);
+  if (buf === "too_large") throw tooLarge();
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder().decode(buf));
@@ -51,29 +53,4 @@ export async function readChatRequest(req: Request): Promise<{ body: ChatRequest
 
 function tooLarge() {
   return new ApiError(413, `Request body too large: the limit is ${MAX_BODY_BYTES} bytes (${MAX_BODY_BYTES / 1024 / 1024} MiB).`);
-}
-
-/** Reads at most `limit` bytes, failing as soon as the body is longer (a lying Content-Length included). */
-async function readLimited(req: Request, limit: number): Promise<Uint8Array> {
-  if (!req.body) return new Uint8Array();
-  const reader = req.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    parts.push(value);
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.byteLength;
-  }
-  return out;
 }

@@ -1,4 +1,5 @@
 import { ApiError } from "../api/errors";
+import { readLimited } from "../http/read-limited";
 
 /** Why one carrier attempt did not produce a completion. */
 export type AttemptFailure = {
@@ -62,22 +63,9 @@ export async function carrierReason(response: Response): Promise<string> {
 
 /** Reads a body as text up to `limit` bytes; longer bodies reject with OversizedBody. */
 export async function readTextLimited(response: Response, limit: number): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let total = 0;
-  let text = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw new OversizedBody(limit);
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return text + decoder.decode();
+  const bytes = await readLimited(response.body, limit);
+  if (bytes === "too_large") throw new OversizedBody(limit);
+  return new TextDecoder().decode(bytes);
 }
 
 export class OversizedBody extends Error {
