@@ -6,6 +6,12 @@ import { migrateLedger } from "./ledger-sql";
 
 /** How long an unsettled hold may live before the alarm releases it (its request died without settling). */
 export const HOLD_TTL_MS = 30 * 60_000;
+/**
+ * How long an isolate's slice may live before the alarm releases it. Isolates retire slices within
+ * seconds; one still here this late belongs to an isolate that died. Requests admitted from it that
+ * are still running then lose their hold backing (README: overdraft bound).
+ */
+export const LEASE_TTL_MS = 2 * 60_000;
 /** How soon after a settle the outbox is copied to D1: long enough to batch, short enough to look up. */
 const FLUSH_DELAY_MS = 250;
 /** Settled debit ids kept for idempotency this long. */
@@ -102,7 +108,7 @@ export class LedgerObject extends DurableObject<Env> {
     // At most half of what is available, so other isolates of the account still find money.
     const grantNano = Math.max(req.holdNano, Math.min(req.wantNano, Math.ceil(available / 2)));
     this.sql.exec("INSERT INTO holds (gen_id, key_hash, amount_nano, created_at, record) VALUES (?, '', ?, ?, NULL)", req.leaseId, grantNano, Date.now());
-    this.scheduleAlarm(HOLD_TTL_MS);
+    this.scheduleAlarm(LEASE_TTL_MS);
     return { ok: true, grantNano };
   }
 
@@ -205,8 +211,8 @@ export class LedgerObject extends DurableObject<Env> {
     }
     if (this.one("SELECT COUNT(*) AS v FROM outbox") > 0) this.scheduleAlarm(0);
     else {
-      const oldest = this.one("SELECT COALESCE(MIN(created_at),0) AS v FROM holds");
-      if (oldest > 0) this.scheduleAlarm(Math.max(0, oldest + HOLD_TTL_MS - now));
+      const due = this.one(`SELECT COALESCE(MIN(created_at + CASE WHEN record IS NULL THEN ${LEASE_TTL_MS} ELSE ${HOLD_TTL_MS} END), 0) AS v FROM holds`);
+      if (due > 0) this.scheduleAlarm(Math.max(0, due - now));
     }
   }
 
@@ -216,7 +222,13 @@ export class LedgerObject extends DurableObject<Env> {
    */
   private expireHolds(now: number): void {
     this.ctx.storage.transactionSync(() => {
-      const expired = this.sql.exec<{ gen_id: string; record: string | null }>("SELECT gen_id, record FROM holds WHERE created_at < ?", now - HOLD_TTL_MS).toArray();
+      const expired = this.sql
+        .exec<{ gen_id: string; record: string | null }>(
+          "SELECT gen_id, record FROM holds WHERE (record IS NOT NULL AND created_at < ?) OR (record IS NULL AND created_at < ?)",
+          now - HOLD_TTL_MS,
+          now - LEASE_TTL_MS,
+        )
+        .toArray();
       for (const h of expired) {
         if (h.record) this.sql.exec("INSERT OR IGNORE INTO outbox (gen_id, record) VALUES (?, ?)", h.gen_id, h.record);
         this.sql.exec("DELETE FROM holds WHERE gen_id = ?", h.gen_id);

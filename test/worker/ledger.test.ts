@@ -115,6 +115,20 @@ describe("ledger leases (isolate slices)", () => {
     });
   });
 
+  it("the alarm releases a slice its isolate never released, after two minutes", async () => {
+    const stub = env.LEDGER.get(env.LEDGER.idFromName("lease-expiry-" + Math.random()));
+    await runInDurableObject(stub, async (instance, state) => {
+      const ledger = instance as LedgerObject;
+      ledger.grant(1000);
+      ledger.lease({ leaseId: "dead", holdNano: 10, wantNano: 100 });
+      ledger.lease({ leaseId: "young", holdNano: 10, wantNano: 100 });
+      state.storage.sql.exec("UPDATE holds SET created_at = created_at - 121000 WHERE gen_id = 'dead'");
+      await ledger.alarm();
+      expect(ledger.openHolds().map((h) => h.genId)).toEqual(["young"]);
+      expect(ledger.outboxSize()).toBe(0); // a slice leaves no record
+    });
+  });
+
   it("requests admitted from an isolate slice settle exactly and the slice is released when idle", async () => {
     const a = await newAccount(1);
     const sequential: number[] = [];
