@@ -1,6 +1,22 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import { db } from "./client";
 import { generations, type Generation, type NewGeneration } from "./schema";
+
+// The ledger flushes records in batches of hundreds: one upsert statement, built once from the drizzle
+// table (the single source of column names), bound per row — no query building per record.
+const COLUMNS = Object.entries(getTableColumns(generations));
+const UPSERT_SQL =
+  `INSERT INTO "${getTableName(generations)}" (${COLUMNS.map(([, c]) => `"${c.name}"`).join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")}) ` +
+  `ON CONFLICT ("${generations.id.name}") DO UPDATE SET ${COLUMNS.filter(([, c]) => c !== generations.id)
+    .map(([, c]) => `"${c.name}" = excluded."${c.name}"`)
+    .join(", ")}`;
+
+function bindRow(row: NewGeneration): unknown[] {
+  return COLUMNS.map(([key, column]) => {
+    const value = row[key as keyof NewGeneration] ?? (column.hasDefault ? column.default : null);
+    return value === null || value === undefined ? null : column.mapToDriverValue(value);
+  });
+}
 
 /**
  * Writes settled generation records. A record replaces one with the same id, so a retried flush is
@@ -8,9 +24,8 @@ import { generations, type Generation, type NewGeneration } from "./schema";
  */
 export async function flushGenerations(d1: D1Database, rows: NewGeneration[]): Promise<void> {
   if (rows.length === 0) return;
-  const d = db(d1);
-  const [first, ...rest] = rows.map((r) => d.insert(generations).values(r).onConflictDoUpdate({ target: generations.id, set: r }));
-  await d.batch([first!, ...rest]);
+  const statement = d1.prepare(UPSERT_SQL);
+  await d1.batch(rows.map((r) => statement.bind(...bindRow(r))));
 }
 
 /** One of the account's generations, or undefined; never another account's. */

@@ -11,6 +11,7 @@ import { estimateTokens, promptText } from "./token-estimate";
 
 const encoder = new TextEncoder();
 const DONE = "data: [DONE]\n\n";
+const READ_BUFFER_BYTES = 64 * 1024;
 
 
 /**
@@ -75,7 +76,9 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
       })}\n\n`;
 
   const run = async (): Promise<Outcome> => {
-    const reader = call.response.body!.getReader();
+    // A BYOB read takes everything the carrier has sent so far, however many chunks: fewer, larger reads.
+    const reader = call.response.body!.getReader({ mode: "byob" });
+    let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
     const decoder = new TextDecoder();
     const parser = new SseParser();
     let failure: ChunkFailure | null = null;
@@ -102,7 +105,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
       for (;;) {
         let next: ReadableStreamReadResult<Uint8Array>;
         try {
-          next = await reader.read();
+          next = await reader.read(new Uint8Array(buffer));
         } catch {
           if (!cancelled)
             failure = {
@@ -118,6 +121,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
           break;
         }
         if (!(await handle(parser.push(decoder.decode(next.value, { stream: true }))))) break;
+        buffer = next.value.buffer as ArrayBuffer; // the read transferred it: take it back
       }
       await write(encoder.encode((failure ? errorChunk(failure) : "") + DONE)); // a fresh buffer: written buffers may be transferred
       await Promise.race([writer.close(), gone]);
