@@ -110,6 +110,39 @@ export function descendantsOf(pid: number): ProcStat[] {
 
 const alive = (pid: number) => readStat(pid) !== undefined;
 
+const TICK_MS = 10; // USER_HZ = 100 on Linux
+
+/** CPU time (user + system) of one process, ms; 0 when gone. */
+function processCpuMs(pid: number): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    // stat fields 14–17 (utime, stime, cutime, cstime), counted from after the command name: indexes 11–14.
+    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+export type CpuSnapshot = { at: number; busyMs: number; oursMs: number };
+
+/** The whole machine's busy CPU time and the part this process and its descendants used. */
+export function cpuSnapshot(): CpuSnapshot {
+  const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal
+  const busy = (cpu[0] ?? 0) + (cpu[1] ?? 0) + (cpu[2] ?? 0) + (cpu[5] ?? 0) + (cpu[6] ?? 0) + (cpu[7] ?? 0);
+  let ours = processCpuMs(process.pid);
+  for (const p of descendantsOf(process.pid)) ours += processCpuMs(p.pid);
+  return { at: performance.now(), busyMs: busy * TICK_MS, oursMs: ours };
+}
+
+/** Share of the machine's CPU capacity that processes other than ours used between two snapshots, %. */
+export function foreignCpuPercent(a: CpuSnapshot, b: CpuSnapshot, cores: number): number {
+  const capacity = (b.at - a.at) * cores;
+  if (capacity <= 0) return NaN;
+  return Math.max(0, ((b.busyMs - a.busyMs - (b.oursMs - a.oursMs)) / capacity) * 100);
+}
+
 /** Resident set now and its high-water mark, in KiB (Linux /proc). */
 export function memoryOf(pid: number): { rssKb: number; hwmKb: number } | undefined {
   try {

@@ -1,6 +1,8 @@
 // results.json's shape, the issue's targets, and the markdown tables printed on stdout (and pasted in the README).
 import type { Bundle } from "./router.ts";
 import type { LedgerRun, Measured, OpenStreams, Startup } from "./scenarios.ts";
+import type { ProbeMix } from "./probe.ts";
+import type { ProfileSummary } from "./profile.ts";
 
 export type Machine = {
   cpu: string;
@@ -37,8 +39,23 @@ export type Results = {
   generated_at: string;
   mode: "full" | "quick";
   machine: Machine;
-  conditions: { load_average_before: number[]; load_average_after: number[]; wall_s: number };
+  conditions: {
+    load_average_before: number[];
+    load_average_after: number[];
+    wall_s: number;
+    /** Share of the machine's CPU that processes other than the benchmark's used during the run, % (noise). */
+    foreign_cpu_pct: number;
+    /** The same, in the worst single load run of scenarios 1–2 (as kept). */
+    foreign_cpu_pct_max_run: number;
+    /** Time spent waiting for a quiet machine before load runs, and how many runs were repeated because others took CPU. */
+    quiet_waits_s: number;
+    repeated_runs: number;
+  };
   settings: {
+    /** Which Switchyard was measured: this checkout, or the `--label` of `--root`. */
+    worker: string;
+    /** Its commit, and whether src/ had uncommitted changes when measured. */
+    source: string;
     model: string;
     carrier_path: string;
     non_stream_tokens: number;
@@ -51,7 +68,7 @@ export type Results = {
   ledger?: { hot?: LedgerRun; spread?: LedgerRun };
   bundle?: Omit<Bundle, "dir" | "main">;
   startup?: { passthrough: Startup; router: Startup; router_minus_passthrough_ms: number };
-  diagnostics?: unknown;
+  diagnostics?: { calls?: { mixes: ProbeMix[]; note: string }; cpu_profiles?: ProfileSummary[] };
   /** workerd output (the router's console.error lands here): line count and the last lines. */
   runtime_logs: Record<string, { lines: number; recent: string[] }>;
   /** RSS of each workerd right after start and at the end of the load scenarios. */
@@ -109,7 +126,7 @@ function table(head: string[], rows: string[][]): string {
 export function markdown(r: Results): string {
   const out: string[] = [];
   const m = r.machine;
-  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.ram_gb.toFixed(0)} GB RAM, ${m.os}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), wrangler ${m.wrangler}. Mode: ${r.mode}. Load average before: ${r.conditions.load_average_before.map((x) => x.toFixed(2)).join(" ")}.`);
+  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.ram_gb.toFixed(0)} GB RAM, ${m.os}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), wrangler ${m.wrangler}. Mode: ${r.mode}; measured: ${r.settings.worker} (${r.settings.source}). Other processes used ${f(r.conditions.foreign_cpu_pct, 1)} % of the CPU during the run (${f(r.conditions.foreign_cpu_pct_max_run, 1)} % in the worst kept load run; ${r.conditions.repeated_runs} runs repeated for that reason).`);
 
   out.push("\n**1. Non-stream completions** (closed loop; latency in ms; errors = failed requests in the window)\n");
   const rows1: string[][] = [];
@@ -129,12 +146,12 @@ export function markdown(r: Results): string {
     for (const kind of ["simulator", "passthrough", "router"] as const) {
       const x = row[kind];
       if (x)
-        rows2.push([String(row.chunks), String(row.concurrency), NAMES[kind], f(x.rps, 1), f(x.ttfb_ms.p50), f(x.ttfb_ms.p99), f(x.latency_ms.p50, 1), f(x.latency_ms.p99, 1), f(x.bytes_per_s / 1e6, 1), String(x.errors)]);
+        rows2.push([String(row.chunks), String(row.concurrency), NAMES[kind], f(x.rps, 1), f(x.ttfb_ms.p50), f(x.ttfb_ms.p99), f(x.latency_ms.p50, 1), f(x.latency_ms.p99, 1), f(x.bytes_per_s / 1e6, 1), String(x.errors), f(x.runtime_cpu_ms_per_request, 1)]);
     }
     const c = row.router_vs_passthrough;
-    if (c) rows2.push([String(row.chunks), String(row.concurrency), "**router vs pass-through**", `×${f(c.throughput_ratio)}`, `**${signed(c.added_ttfb_p50_ms)}**`, signed(c.added_ttfb_p99_ms), `**×${f(c.time_ratio_p50)}**`, `×${f(c.time_ratio_p99)}`, "", ""]);
+    if (c) rows2.push([String(row.chunks), String(row.concurrency), "**router vs pass-through**", `×${f(c.throughput_ratio)}`, `**${signed(c.added_ttfb_p50_ms)}**`, signed(c.added_ttfb_p99_ms), `**×${f(c.time_ratio_p50)}**`, `×${f(c.time_ratio_p99)}`, "", "", ""]);
   }
-  out.push(table(["chunks", "conc.", "target", "streams/s", "TTFB p50", "TTFB p99", "stream p50", "stream p99", "MB/s", "errors"], rows2));
+  out.push(table(["chunks", "conc.", "target", "streams/s", "TTFB p50", "TTFB p99", "stream p50", "stream p99", "MB/s", "errors", "workerd CPU ms/stream"], rows2));
 
   if (r.open_streams) {
     const o = r.open_streams;
@@ -169,13 +186,30 @@ export function markdown(r: Results): string {
       rows5.push(["router − pass-through", "", "", "", "", signed(s.router_minus_passthrough_ms, 0), signed(s.router.module_eval_ms - s.passthrough.module_eval_ms, 1), signed(s.router.rss_mb - s.passthrough.rss_mb, 1)]);
     }
     out.push(table(["", "KiB", "KiB gzip", "start → ready ms", "ready → first 200 ms", "start → first 200 ms", "module eval ms (V8)", "RSS MB"], rows5));
+    if (b && b.composition.length > 0) out.push(`\nBundle composition (minified bytes, from the source map): ${b.composition.map((c) => `${c.name} ${f(c.kib, 1)} KiB (${f(c.pct, 1)} %)`).join(", ")}.`);
+  }
+
+  const probe = r.diagnostics?.calls;
+  if (probe && probe.mixes.length > 0) {
+    out.push("\n**Probe: calls per router request** (not timed; `worker:` from the request path, `ledger:` inside the ledger Durable Object)\n");
+    const keys = [...new Set(probe.mixes.flatMap((mx) => Object.keys(mx.per_request)))].sort();
+    out.push(table(["call", ...probe.mixes.map((mx) => mx.name)], keys.map((k) => [k, ...probe.mixes.map((mx) => f(mx.per_request[k] ?? 0, 2))])));
+  }
+  for (const p of r.diagnostics?.cpu_profiles ?? []) {
+    out.push(`\n**CPU profile of the router isolate: ${p.name}** (${f(p.busy_ms_per_request, 3)} ms of isolate CPU per request; share of busy time)\n`);
+    const rows = Array.from({ length: Math.max(Math.min(p.by_source.length, 10), Math.min(p.top_functions.length, 10)) }, (_, i) => {
+      const a = p.by_source[i];
+      const b = p.top_functions[i];
+      return [a ? `${a.name}` : "", a ? `${f(a.pct, 1)} %` : "", b ? `\`${b.name.replaceAll("|", "\\|").replaceAll("`", "'")}\`` : "", b ? `${f(b.pct, 1)} %` : ""];
+    });
+    out.push(table(["source", "self", "hottest functions (self time)", "self"], rows));
   }
 
   out.push("\n**Targets**\n");
   out.push(
     table(
       ["target", "value", "goal", "met"],
-      r.targets.map((t) => [t.name, t.value === null ? "–" : `${f(t.value, t.unit === "×" ? 2 : 1)} ${t.unit}`, `${t.op === "<=" ? "≤" : "≥"} ${t.goal} ${t.unit}`, t.met ? "yes" : "**no**"]),
+      r.targets.map((t) => [t.name, t.value === null ? "–" : `${f(t.value, t.unit === "×" || t.unit === "ms" ? 2 : 1)} ${t.unit}`, `${t.op === "<=" ? "≤" : "≥"} ${t.goal} ${t.unit}`, t.met ? "yes" : "**no**"]),
     ),
   );
   if (r.failures.length > 0) out.push(`\nFailures: ${r.failures.join("; ")}`);

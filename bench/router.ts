@@ -3,9 +3,11 @@
 // accounts and keys made through the admin API.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { SourceMap, type SourceMapPayload } from "node:module";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { pathToFileURL } from "node:url";
 import type { MiniflareOptions } from "miniflare";
 import type { WranglerConfig } from "./wrangler-config.ts";
 import type { Runtime } from "./processes.ts";
@@ -22,13 +24,44 @@ export type Bundle = {
   wrangler_total_kib: number | null;
   wrangler_gzip_kib: number | null;
   build_ms: number;
+  /** What the entry module is made of (from the source map): package or source folder, KiB of minified output. */
+  composition: Array<{ name: string; kib: number; pct: number }>;
 };
 
+/** Attributes the entry module's bytes to packages and source folders through its source map (sampled every 32 bytes). */
+function composition(mainFile: string): Bundle["composition"] {
+  const mapFile = `${mainFile}.map`;
+  if (!existsSync(mapFile)) return [];
+  const map = new SourceMap(JSON.parse(readFileSync(mapFile, "utf8")) as SourceMapPayload);
+  const bytes = new Map<string, number>();
+  let total = 0;
+  const STEP = 32;
+  readFileSync(mainFile, "utf8")
+    .split("\n")
+    .forEach((text, line) => {
+      for (let col = 0; col < text.length; col += STEP) {
+        const entry = map.findEntry(line, col);
+        const source = "originalSource" in entry ? entry.originalSource : "(no source)";
+        const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[1];
+        // drizzle-orm's own source maps name its files node_modules/src/…
+        const name = pkg ? (pkg === "src" ? "drizzle-orm" : pkg) : (/(?:^|\/)(src\/[^/]+)/.exec(source)?.[1] ?? source.replace(/^(\.\.\/)+/, ""));
+        const n = Math.min(STEP, text.length - col);
+        bytes.set(name, (bytes.get(name) ?? 0) + n);
+        total += n;
+      }
+    });
+  return [...bytes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .map(([name, n]) => ({ name, kib: Math.round((n / 1024) * 10) / 10, pct: Math.round((n / total) * 1000) / 10 }));
+}
+
 /** `wrangler deploy --dry-run --outdir <dir>`, offline. */
-export async function buildBundle(root: string, dir: string): Promise<Bundle> {
+/** `wrangler` (this checkout's) run in `workerRoot`, the checkout whose Worker is measured. */
+export async function buildBundle(root: string, workerRoot: string, dir: string): Promise<Bundle> {
   const started = performance.now();
   const child = spawn(`${root}/node_modules/.bin/wrangler`, ["deploy", "--dry-run", "--outdir", dir], {
-    cwd: root,
+    cwd: workerRoot,
     env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true", NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -59,11 +92,14 @@ export async function buildBundle(root: string, dir: string): Promise<Bundle> {
     wrangler_total_kib: m ? Number(m[1]) : null,
     wrangler_gzip_kib: m ? Number(m[2]) : null,
     build_ms,
+    composition: composition(join(dir, main)),
   };
 }
 
 export type RouterSettings = {
   cfg: WranglerConfig;
+  /** The measured checkout's catalog.json: one carrier key per provider. */
+  catalogPath: string;
   simulatorUrl: string;
   adminToken: string;
   /** Local storage root (D1, KV, Durable Objects); undefined = in memory. */
@@ -88,7 +124,7 @@ export function routerOptions(bundle: Bundle, s: RouterSettings): MiniflareOptio
       CARRIER_BASE_URL_OVERRIDE: s.simulatorUrl,
       ADMIN_TOKEN: s.adminToken,
       CARRIER_TIMEOUT_MS: "30000",
-      ...carrierSecretBindings(),
+      ...carrierSecretBindings(pathToFileURL(s.catalogPath)),
     },
     ...(s.persistDir ? { defaultPersistRoot: s.persistDir } : {}),
     port: s.port ?? 0,

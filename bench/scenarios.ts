@@ -4,7 +4,8 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { burst, runLoad, stats, type LoadResult, type RequestSpec, type Stats } from "./load.ts";
-import { memoryOf, resetPeak, startRuntime, type Cleanup, type Runtime } from "./processes.ts";
+import { cpus } from "node:os";
+import { cpuSnapshot, foreignCpuPercent, memoryOf, resetPeak, startRuntime, type Cleanup, type Runtime } from "./processes.ts";
 import type { Admin, Audit } from "./router.ts";
 import type { MiniflareOptions } from "miniflare";
 
@@ -59,6 +60,8 @@ export type Measured = LoadResult & {
   runtime_cpu_ms_per_request?: number;
   /** CPU the simulator process spent per finished request. */
   simulator_cpu_ms_per_request: number;
+  /** Share of the machine's CPU other processes (not this benchmark's) used meanwhile, %: noise. */
+  foreign_cpu_pct: number;
 };
 
 export async function closedLoop(
@@ -68,6 +71,7 @@ export async function closedLoop(
   let finished = 0;
   const cpu0 = cpuMs(target.workerdPid);
   const sim0 = cpuMs(opts.simulatorPid);
+  const machine0 = cpuSnapshot();
   const result = await runLoad({
     origin: target.origin,
     concurrency: opts.concurrency,
@@ -83,6 +87,7 @@ export async function closedLoop(
     ...result,
     ...(target.workerdPid !== undefined ? { runtime_cpu_ms_per_request: perRequest(cpuMs(target.workerdPid) - cpu0) } : {}),
     simulator_cpu_ms_per_request: perRequest(cpuMs(opts.simulatorPid) - sim0),
+    foreign_cpu_pct: foreignCpuPercent(machine0, cpuSnapshot(), cpus().length),
   };
 }
 
@@ -103,6 +108,8 @@ export type OpenStreams = {
   ttfb_ms: Stats;
   stream_ms: Stats;
   wall_s: number;
+  /** Share of the machine's CPU other processes used meanwhile, %. */
+  foreign_cpu_pct: number;
 };
 
 /** Scenario 3: `n` slow streams at once; the runtime's RSS sampled every 50 ms against its idle RSS. */
@@ -119,6 +126,7 @@ export async function openStreams(target: Target, n: number, tokens: number, tps
   }, 50);
   const body = chatBody({ model, stream: true, tokens, tps, words: "Slow stream" });
   const started = performance.now();
+  const machine0 = cpuSnapshot();
   const results = await burst(target.origin, n, () => chatRequest(target, key, body), { stream: true, timeoutMs: (tokens / tps) * 1000 + 60_000 });
   const wall = (performance.now() - started) / 1000;
   clearInterval(sampler);
@@ -145,6 +153,7 @@ export async function openStreams(target: Target, n: number, tokens: number, tps
     ttfb_ms: stats(ok.map((r) => r.ttfbMs)),
     stream_ms: stats(ok.map((r) => r.totalMs)),
     wall_s: wall,
+    foreign_cpu_pct: foreignCpuPercent(machine0, cpuSnapshot(), cpus().length),
   };
 }
 
@@ -172,6 +181,8 @@ export type LedgerRun = {
   errors: number;
   error_kinds: Record<string, number>;
   latency_ms: Stats;
+  /** Share of the machine's CPU other processes used during the measured run, %. */
+  foreign_cpu_pct: number;
   notes: string[];
 };
 
@@ -232,7 +243,9 @@ export async function ledgerThroughput(
   const a1 = await audits();
   const tallies = newTallies();
   const t0 = Date.now();
+  const machine0 = cpuSnapshot();
   const result = await loop(opts.durationMs, tallies);
+  const foreign = foreignCpuPercent(machine0, cpuSnapshot(), cpus().length);
   const tEnd = Date.now();
   const settled = await untilSettled(a1, tallies, 60_000);
   if (!settled.reached) notes.push("measured debits did not all reach the ledger within 60 s");
@@ -287,6 +300,7 @@ export async function ledgerThroughput(
     errors: result.errors + result.errors_outside_window,
     error_kinds: result.error_kinds,
     latency_ms: result.latency_ms,
+    foreign_cpu_pct: foreign,
     notes,
   };
 }
