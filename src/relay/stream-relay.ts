@@ -21,7 +21,8 @@ const READ_BUFFER_BYTES = 64 * 1024;
  * When the caller goes away the upstream request is aborted. The outcome is settled exactly once.
  */
 export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: PricedEndpoint, call: CarrierCall, clientSignal: AbortSignal): ReadableStream<Uint8Array> {
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  // workerd's native byte pipe: each write crosses into the runtime once, no JS stream machinery per chunk.
+  const { readable, writable } = new IdentityTransformStream();
   const writer = writable.getWriter();
   const provider = endpoint.providerEntry.name;
   const created = Math.floor(rc.startedAt / 1000);
@@ -32,21 +33,18 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
   // The caller going away must stop the carrier at once and end the relay, however it shows: the
   // request signal, the writable side erroring, or a write that the caller never drains (then the
   // runtime may not tell us at all, and an awaited write would hang for good).
-  let goneReject: (reason: unknown) => void = () => {};
-  const gone = new Promise<never>((_, reject) => (goneReject = reject));
-  gone.catch(() => {});
   const callerGone = () => {
     if (cancelled) return;
     cancelled = true;
     call.abort();
-    goneReject(new Error("caller gone"));
+    writer.abort(new Error("caller gone")).catch(() => {}); // rejects a write still pending
   };
   clientSignal.addEventListener("abort", callerGone, { once: true });
   writer.closed.catch(callerGone);
   let writeSince: number | null = null;
   const write = async (bytes: Uint8Array) => {
     writeSince = Date.now();
-    await Promise.race([writer.write(bytes), gone]);
+    await writer.write(bytes);
     writeSince = null;
   };
 
@@ -124,7 +122,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         buffer = next.value.buffer as ArrayBuffer; // the read transferred it: take it back
       }
       await write(encoder.encode((failure ? errorChunk(failure) : "") + DONE)); // a fresh buffer: written buffers may be transferred
-      await Promise.race([writer.close(), gone]);
+      await writer.close();
     } catch {
       callerGone(); // a write failed or never drained: the caller is gone
     } finally {
