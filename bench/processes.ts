@@ -4,9 +4,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
+import { freePort } from "../scripts/local-service.ts";
 import type { Readable } from "node:stream";
 import { Miniflare, type MiniflareOptions } from "miniflare";
+
+export { freePort };
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -57,16 +59,6 @@ export class Cleanup {
   }
 }
 
-/** A port the OS says is free on 127.0.0.1 right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, "close");
-  return port;
-}
 
 type ProcStat = { pid: number; ppid: number; comm: string };
 

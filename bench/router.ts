@@ -12,6 +12,9 @@ import type { MiniflareOptions } from "miniflare";
 import type { WranglerConfig } from "./wrangler-config.ts";
 import type { Runtime } from "./processes.ts";
 import { carrierSecretBindings } from "../scripts/carrier-secrets.ts";
+import type { AccountAudit as Audit } from "../scripts/soak-run.ts";
+
+export type { Audit };
 
 export type Bundle = {
   dir: string;
@@ -177,13 +180,3 @@ export class Admin {
   }
 }
 
-export type Audit = {
-  id: string;
-  credits_nano: number;
-  usage_nano: number;
-  held_nano: number;
-  records: number;
-  records_cost_nano: number;
-  records_pending: number;
-  open_holds: Array<{ gen_id: string; amount_nano: number; created_at: string }>;
-};
