@@ -9,6 +9,7 @@ const { key, created } = await ensureDemoAccount(new AdminClient(service.url, DE
 
 console.log(`
 Switchyard is running.
+  Web console    ${service.url}/  (sign up there; test-card payments are on locally)
   API base URL   ${service.url}/api/v1
   Carriers       simulated at ${service.simulator.url}
   Demo key       ${key}  (${created ? "new, " : ""}saved in ${DEMO_KEY_FILE})
