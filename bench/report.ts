@@ -45,7 +45,7 @@ export type Results = {
     wall_s: number;
     /** Share of the machine's CPU that processes other than the benchmark's used during the run, % (noise). */
     foreign_cpu_pct: number;
-    /** The same, in the worst single load run of scenarios 1–2 (as kept). */
+    /** The same, in the worst single measurement of scenarios 1–4 (as kept). */
     foreign_cpu_pct_max_run: number;
     /** Time spent waiting for a quiet machine before load runs, and how many runs were repeated because others took CPU. */
     quiet_waits_s: number;
@@ -126,7 +126,7 @@ function table(head: string[], rows: string[][]): string {
 export function markdown(r: Results): string {
   const out: string[] = [];
   const m = r.machine;
-  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.ram_gb.toFixed(0)} GB RAM, ${m.os}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), wrangler ${m.wrangler}. Mode: ${r.mode}; measured: ${r.settings.worker} (${r.settings.source}). Other processes used ${f(r.conditions.foreign_cpu_pct, 1)} % of the CPU during the run (${f(r.conditions.foreign_cpu_pct_max_run, 1)} % in the worst kept load run; ${r.conditions.repeated_runs} runs repeated for that reason).`);
+  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.ram_gb.toFixed(0)} GB RAM, ${m.os}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), wrangler ${m.wrangler}. Mode: ${r.mode}; measured: ${r.settings.worker} (${r.settings.source}). Other processes used ${f(r.conditions.foreign_cpu_pct, 1)} % of the CPU during the run (${f(r.conditions.foreign_cpu_pct_max_run, 1)} % in the worst kept measurement; measurements repeated for that reason: ${r.conditions.repeated_runs}).`);
 
   out.push("\n**1. Non-stream completions** (closed loop; latency in ms; errors = failed requests in the window)\n");
   const rows1: string[][] = [];

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only 1,2,3,4,5,probe,profile] [--update-readme] [--root <checkout> --label <name> --out <file>]`
+// `npm run bench [-- --quick] [--only 1,2,3,4,5,probe,profile] [--update-readme] [--root <checkout> --label <name> --out <file>] [--render]`
 //
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
 // simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
@@ -30,6 +30,8 @@ const { values } = parseArgs({
     /** What to call that checkout in the results, e.g. "before (abc1234)". */
     label: { type: "string" },
     out: { type: "string" },
+    /** Print the tables of an existing results file (default bench/results.json) without measuring. */
+    render: { type: "boolean", default: false },
   },
 });
 const quick = values.quick;
@@ -255,7 +257,7 @@ async function main(): Promise<Results> {
       for (const kind of ["passthrough", "router"] as const) {
         await attempt(`scenario 3 (${kind})`, async () => {
           log(`scenario 3: ${OPEN_STREAMS} slow streams at once, ${kind}`);
-          results.open_streams![kind] = await openStreams(targetsByKind[kind], OPEN_STREAMS, chunks, SLOW_TPS, main.key, MODEL);
+          results.open_streams![kind] = await quietly(`${kind} open streams`, () => openStreams(targetsByKind[kind], OPEN_STREAMS, chunks, SLOW_TPS, main.key, MODEL));
         });
       }
     }
@@ -269,9 +271,9 @@ async function main(): Promise<Results> {
           spread.push(...(await Promise.all(Array.from({ length: 16 }, (_, j) => admin.accountWithKey(`bench-${i + j}@bench.invalid`, CREDITS_USD)))));
         results.ledger = {};
         log("scenario 4: one hot account, concurrency 64");
-        results.ledger.hot = await ledgerThroughput(targetsByKind.router, admin, [hot], { concurrency: LEDGER_CONCURRENCY, warmupMs: D.warmupMs, durationMs: D.ledgerMs, model: MODEL });
+        results.ledger.hot = await quietly("hot account", () => ledgerThroughput(targetsByKind.router, admin, [hot], { concurrency: LEDGER_CONCURRENCY, warmupMs: D.warmupMs, durationMs: D.ledgerMs, model: MODEL }));
         log("scenario 4: 64 accounts, concurrency 64");
-        results.ledger.spread = await ledgerThroughput(targetsByKind.router, admin, spread, { concurrency: LEDGER_CONCURRENCY, warmupMs: D.warmupMs, durationMs: D.ledgerMs, model: MODEL });
+        results.ledger.spread = await quietly("64 accounts", () => ledgerThroughput(targetsByKind.router, admin, spread, { concurrency: LEDGER_CONCURRENCY, warmupMs: D.warmupMs, durationMs: D.ledgerMs, model: MODEL }));
       });
     }
 
@@ -300,7 +302,13 @@ async function main(): Promise<Results> {
   results.conditions.load_average_after = os.loadavg();
   results.conditions.wall_s = (performance.now() - started) / 1000;
   results.conditions.foreign_cpu_pct = foreignCpuPercent(cpuAtStart, cpuSnapshot(), os.cpus().length);
-  const perRun = [...results.non_stream, ...results.stream].flatMap((row) => [row.simulator, row.passthrough, row.router]).map((m) => m?.foreign_cpu_pct ?? NaN);
+  const perRun = [
+    ...[...results.non_stream, ...results.stream].flatMap((row) => [row.simulator, row.passthrough, row.router]),
+    results.open_streams?.passthrough,
+    results.open_streams?.router,
+    results.ledger?.hot,
+    results.ledger?.spread,
+  ].map((m) => m?.foreign_cpu_pct ?? NaN);
   results.conditions.foreign_cpu_pct_max_run = Math.max(...perRun.filter(Number.isFinite));
   results.conditions.quiet_waits_s = quiet.waitedMs / 1000;
   results.conditions.repeated_runs = quiet.retried;
@@ -326,7 +334,7 @@ async function waitForQuiet(maxMs: number): Promise<void> {
   }
 }
 
-async function quietly(label: string, run: () => Promise<Measured>): Promise<Measured> {
+async function quietly<T extends { foreign_cpu_pct: number }>(label: string, run: () => Promise<T>): Promise<T> {
   await waitForQuiet(15_000);
   let best = await run();
   while (best.foreign_cpu_pct > NOISY_PCT && quiet.retried < quiet.retries) {
@@ -363,6 +371,13 @@ function updateReadme(table: string): void {
 }
 
 let exitCode = 0;
+if (values.render) {
+  const results = JSON.parse(readFileSync(values.out ? resolve(values.out) : join(root, "bench", "results.json"), "utf8")) as Results;
+  const table = markdown(results);
+  console.log(table);
+  if (values["update-readme"]) updateReadme(table);
+  process.exit(0);
+}
 try {
   const results = await main();
   const table = markdown(results);
