@@ -1,6 +1,6 @@
 import type { RequestContext } from "./request-context";
 import type { NewGeneration } from "../db/schema";
-import { enqueueSettle } from "../ledger/settle-queue";
+import { storeSettle } from "../ledger/settle-client";
 import { settleInSlice } from "../ledger/slices";
 
 /** How one request ended: what is debited and recorded. */
@@ -69,13 +69,14 @@ export function generationRecord(rc: RequestContext, o: Outcome, endedAt: number
 export function settle(rc: RequestContext, outcome: Outcome): Promise<void> {
   const record = generationRecord(rc, outcome, Date.now());
   const { accountId, key } = rc.caller;
-  const p = enqueueSettle(rc.env, accountId, { genId: rc.genId, keyHash: key.hash, costNano: outcome.costNano, record, ...(rc.leaseId ? { leaseId: rc.leaseId } : {}) })
+  const p = storeSettle(rc.env, accountId, { genId: rc.genId, keyHash: key.hash, costNano: outcome.costNano, record, ...(rc.leaseId ? { leaseId: rc.leaseId } : {}) })
     .catch((err: unknown) => {
       // Lost only if the ledger stays unreachable through every retry: the hold then expires.
       console.error("settle failed", rc.genId, err instanceof Error ? err.message : "unknown");
     })
     .finally(rc.markSettled);
-  // After the enqueue: a slice released now is released in the same batch or a later one, never before.
+  // Local bookkeeping after the settle is sent. If a release then reaches the ledger first, the debit is
+  // still exact; the slice's hold just returns a moment early.
   if (rc.leaseId) settleInSlice(rc.env, rc.leaseId, rc.holdNano, outcome.costNano, rc.waitUntil);
   rc.waitUntil(p);
   return p;

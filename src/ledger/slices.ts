@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { ledgerFor } from "./ledger";
-import { enqueueRelease } from "./settle-queue";
+import { releaseLease } from "./settle-client";
 import { randomId } from "../keys/api-key";
 
 /**
@@ -96,5 +96,5 @@ function retire(env: Env, slice: Slice, waitUntil: (p: Promise<unknown>) => void
 
 function release(env: Env, slice: Slice, waitUntil: (p: Promise<unknown>) => void): void {
   if (!byLease.delete(slice.leaseId)) return;
-  waitUntil(enqueueRelease(env, slice.accountId, slice.leaseId).catch(() => {})); // else it expires with the hold TTL
+  waitUntil(releaseLease(env, slice.accountId, slice.leaseId).catch(() => {})); // else it expires with the hold TTL
 }

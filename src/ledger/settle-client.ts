@@ -10,13 +10,13 @@ import { ledgerFor } from "./ledger";
 const ATTEMPTS = 4;
 const releases = new Map<string, string[]>(); // accountId → lease ids to release with the next settle
 
-export function enqueueSettle(env: Env, accountId: string, item: SettleRequest): Promise<void> {
+export function storeSettle(env: Env, accountId: string, item: SettleRequest): Promise<void> {
   const released = takeReleases(accountId);
   return withRetries(() => ledgerFor(env, accountId).settleBatch([item], released)).then(() => undefined);
 }
 
 /** Returns a retired lease's unspent remainder to the balance. */
-export function enqueueRelease(env: Env, accountId: string, leaseId: string): Promise<void> {
+export function releaseLease(env: Env, accountId: string, leaseId: string): Promise<void> {
   const list = releases.get(accountId) ?? [];
   list.push(leaseId);
   releases.set(accountId, list);
