@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { perMillionToNanoPerToken } from "./money";
 
 /** A price in USD per 1M tokens, exact to the nano-USD per token (at most 3 decimals). */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { PASSWORD_MAX, PASSWORD_MIN } from "./password";
 
 /** Sign-in and sign-up form fields. Emails are compared trimmed and lower-cased. */

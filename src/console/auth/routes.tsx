@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { ConsoleEnv } from "../console-env";
 import { accountForm, publicForm, publicPage } from "../http/stacks";
 import { readForm } from "../http/form";

@@ -1,5 +1,5 @@
 import { Hono, type Context } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { ConsoleEnv, SignedIn } from "../console-env";
 import { accountForm, accountPage } from "../http/stacks";
 import { readForm } from "../http/form";
