@@ -64,16 +64,13 @@ export function generationRecord(rc: RequestContext, o: Outcome, endedAt: number
 /**
  * Debits the outcome's cost and stores its record in the account's ledger, exactly once (idempotent on
  * the generation id, batched with the isolate's other settles of the account, retried on transient
- * failure). Runs off the response path; the request's waitUntil holds it until its batch is stored.
+ * failure). Runs off the response path, under waitUntil (settle-client.ts says whose).
  */
 export function settle(rc: RequestContext, outcome: Outcome): Promise<void> {
   const record = generationRecord(rc, outcome, Date.now());
   const { accountId, key } = rc.caller;
   const p = storeSettle(rc.env, accountId, { genId: rc.genId, keyHash: key.hash, costNano: outcome.costNano, record, ...(rc.leaseId ? { leaseId: rc.leaseId } : {}) })
-    .catch((err: unknown) => {
-      // Lost only if the ledger stays unreachable through every retry: the hold then expires.
-      console.error("settle failed", rc.genId, err instanceof Error ? err.message : "unknown");
-    })
+    .catch(() => {}) // logged where the batch failed
     .finally(rc.markSettled);
   // Local bookkeeping after the settle is sent. If a release then reaches the ledger first, the debit is
   // still exact; the slice's hold just returns a moment early.

@@ -14,6 +14,8 @@ export const HOLD_TTL_MS = 30 * 60_000;
 export const LEASE_TTL_MS = 2 * 60_000;
 /** How soon after a settle the outbox is copied to D1: long enough to batch, short enough to look up. */
 const FLUSH_DELAY_MS = 250;
+/** Bound parameters per SQL statement (SQLite in Durable Objects allows 100). */
+const MAX_BOUND_PARAMS = 100;
 /** Settled debit ids kept for idempotency this long. */
 const DEBIT_RETENTION_MS = 7 * 24 * 3600_000;
 
@@ -120,37 +122,64 @@ export class LedgerObject extends DurableObject<Env> {
   /**
    * Debits each request's cost and stores its record, exactly once per generation id, in one
    * transaction; then deletes the released leases (their unspent remainder returns to the balance).
-   * Returns how many requests this call applied (a retried batch applies none twice).
+   * Returns how many requests this call applied (a retried batch applies none twice). A handful of
+   * statements per batch, whatever its size: the debits insert tells which ids are new, and usage,
+   * key usage and lease spending are summed before they are written.
    */
   settleBatch(items: SettleRequest[], releasedLeases: string[]): number {
     let applied = 0;
     this.ctx.storage.transactionSync(() => {
-      for (const item of items) if (this.settleOne(item)) applied++;
-      for (const leaseId of releasedLeases) this.sql.exec("DELETE FROM holds WHERE gen_id = ? AND record IS NULL", leaseId);
+      const now = Date.now();
+      // A request admitted on its own hold releases it, applied or not (a retry finds it gone).
+      this.execChunked("DELETE FROM holds WHERE gen_id IN ($)", items.filter((i) => !i.leaseId).map((i) => [i.genId]));
+      const fresh = this.insertDebits(items, now);
+      const settled = items.filter((i) => fresh.delete(i.genId)); // once each, even if listed twice
+      applied = settled.length;
+      const usage = sumBy(settled, (i) => i.keyHash);
+      const total = [...usage.values()].reduce((a, b) => a + b, 0);
+      if (total > 0) this.sql.exec("UPDATE account SET usage_nano = usage_nano + ? WHERE id = 1", total);
+      const day = utcDay(now);
+      for (const [keyHash, nano] of usage)
+        if (nano > 0)
+          this.sql.exec(
+            "INSERT INTO key_usage (key_hash, day, usage_nano) VALUES (?, ?, ?) ON CONFLICT (key_hash, day) DO UPDATE SET usage_nano = usage_nano + excluded.usage_nano",
+            keyHash,
+            day,
+            nano,
+          );
+      // What leased requests spent leaves their lease's hold and becomes usage.
+      for (const [leaseId, nano] of sumBy(settled, (i) => i.leaseId))
+        if (nano > 0) this.sql.exec("UPDATE holds SET amount_nano = MAX(0, amount_nano - ?) WHERE gen_id = ? AND record IS NULL", nano, leaseId);
+      // REPLACE: a late settle supersedes the "abandoned" record an expired hold left.
+      this.execChunked("INSERT OR REPLACE INTO outbox (gen_id, record) VALUES $", settled.map((i) => [i.genId, JSON.stringify(i.record)]));
+      this.execChunked("DELETE FROM holds WHERE record IS NULL AND gen_id IN ($)", releasedLeases.map((id) => [id]));
     });
     this.scheduleAlarm(FLUSH_DELAY_MS);
     return applied;
   }
 
-  private settleOne(req: SettleRequest): boolean {
-    if (!req.leaseId) this.sql.exec("DELETE FROM holds WHERE gen_id = ?", req.genId);
-    if (this.sql.exec("SELECT 1 FROM debits WHERE gen_id = ?", req.genId).toArray().length > 0) return false;
-    // What a leased request spent leaves its lease's hold and becomes usage.
-    if (req.leaseId) this.sql.exec("UPDATE holds SET amount_nano = MAX(0, amount_nano - ?) WHERE gen_id = ? AND record IS NULL", req.costNano, req.leaseId);
-    const now = Date.now();
-    this.sql.exec("INSERT INTO debits (gen_id, key_hash, cost_nano, settled_at) VALUES (?, ?, ?, ?)", req.genId, req.keyHash, req.costNano, now);
-    if (req.costNano > 0) {
-      this.sql.exec("UPDATE account SET usage_nano = usage_nano + ? WHERE id = 1", req.costNano);
-      this.sql.exec(
-        "INSERT INTO key_usage (key_hash, day, usage_nano) VALUES (?, ?, ?) ON CONFLICT (key_hash, day) DO UPDATE SET usage_nano = usage_nano + excluded.usage_nano",
-        req.keyHash,
-        utcDay(now),
-        req.costNano,
-      );
+  /** Inserts the debits not seen before; returns their generation ids. */
+  private insertDebits(items: SettleRequest[], now: number): Set<string> {
+    const fresh = new Set<string>();
+    const rows = items.map((i) => [i.genId, i.keyHash, i.costNano, now]);
+    this.execChunked("INSERT OR IGNORE INTO debits (gen_id, key_hash, cost_nano, settled_at) VALUES $ RETURNING gen_id", rows, (r) => fresh.add(r.gen_id as string));
+    return fresh;
+  }
+
+  /**
+   * Runs a statement over many rows, as few times as SQLite's bound-parameter limit allows: `$` becomes
+   * `(?, ?), (?, ?)…` for rows of several values, or `?, ?…` for rows of one.
+   */
+  private execChunked(query: string, rows: unknown[][], onRow?: (row: Record<string, SqlStorageValue>) => void): void {
+    if (rows.length === 0) return;
+    const width = rows[0]!.length;
+    const per = Math.max(1, Math.floor(MAX_BOUND_PARAMS / width));
+    for (let i = 0; i < rows.length; i += per) {
+      const chunk = rows.slice(i, i + per);
+      const tuple = width === 1 ? "?" : `(${Array(width).fill("?").join(", ")})`;
+      const cursor = this.sql.exec(query.replace("$", Array(chunk.length).fill(tuple).join(", ")), ...chunk.flat());
+      for (const row of cursor) onRow?.(row);
     }
-    // REPLACE: a late settle supersedes the "abandoned" record an expired hold left.
-    this.sql.exec("INSERT OR REPLACE INTO outbox (gen_id, record) VALUES (?, ?)", req.genId, JSON.stringify(req.record));
-    return true;
   }
 
   grant(amountNano: number): Totals {
@@ -251,6 +280,16 @@ export class LedgerObject extends DurableObject<Env> {
   private one(query: string, ...bindings: unknown[]): number {
     return this.sql.exec<{ v: number }>(query, ...bindings).one().v;
   }
+}
+
+/** Sums the cost of items per key, skipping items without one. */
+function sumBy(items: SettleRequest[], key: (i: SettleRequest) => string | undefined): Map<string, number> {
+  const sums = new Map<string, number>();
+  for (const i of items) {
+    const k = key(i);
+    if (k !== undefined) sums.set(k, (sums.get(k) ?? 0) + i.costNano);
+  }
+  return sums;
 }
 
 function utcDay(ms: number): string {
