@@ -30,9 +30,7 @@ export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
 /** Reads and validates the body: 413 when too large, 400 when not JSON or not a chat request. */
 export async function readChatRequest(req: Request): Promise<{ body: ChatRequest; bytes: number }> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const buf = await readLimited(req.body, MAX_BODY_BYTES);
+  const buf = await readLimited(req, MAX_BODY_BYTES);
   if (buf === "too_large") throw tooLarge();
   let json: unknown;
   try {

@@ -63,7 +63,7 @@ export async function carrierReason(response: Response): Promise<string> {
 
 /** Reads a body as text up to `limit` bytes; longer bodies reject with OversizedBody. */
 export async function readTextLimited(response: Response, limit: number): Promise<string> {
-  const bytes = await readLimited(response.body, limit);
+  const bytes = await readLimited(response, limit);
   if (bytes === "too_large") throw new OversizedBody(limit);
   return new TextDecoder().decode(bytes);
 }

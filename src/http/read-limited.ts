@@ -1,6 +1,24 @@
-/** Reads a whole body, but stops (cancelling it) as soon as it exceeds `limit` bytes: a lying Content-Length included. */
-export async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | "too_large"> {
+/**
+ * Reads a whole body, but never more than `limit` bytes. A body whose Content-Length is within the
+ * limit (HTTP framing then bounds it, unless it is compressed) is read natively in one call; any other
+ * is streamed and cancelled as soon as it exceeds the limit.
+ */
+export async function readLimited(message: Request | Response, limit: number): Promise<Uint8Array | "too_large"> {
+  const body = message.body;
   if (!body) return new Uint8Array();
+  const declared = message.headers.get("content-length");
+  if (declared !== null && !message.headers.has("content-encoding")) {
+    const length = Number(declared);
+    if (length > limit) {
+      await body.cancel().catch(() => {});
+      return "too_large";
+    }
+    if (Number.isSafeInteger(length) && length >= 0) return new Uint8Array(await message.arrayBuffer());
+  }
+  return readStreamLimited(body, limit);
+}
+
+async function readStreamLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | "too_large"> {
   const reader = body.getReader();
   const parts: Uint8Array[] = [];
   let total = 0;

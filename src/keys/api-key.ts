@@ -20,9 +20,11 @@ export function maskApiKey(key: string): string {
   return `${key.slice(0, KEY_PREFIX.length + 3)}...${key.slice(-3)}`;
 }
 
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 export function toHex(bytes: Uint8Array): string {
   let s = "";
-  for (const b of bytes) s += b.toString(16).padStart(2, "0");
+  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]!];
   return s;
 }
 
