@@ -100,7 +100,7 @@ chatRoutes.post("/chat/completions", async (c) => {
         },
       });
     }
-    const served = await dispatch(c.env, model.id, endpoints, (e) => carrierBody(body, e, false), (call) => readCompletion(c.env, call), clientSignal);
+    const served = await dispatch(c.env, model.id, endpoints, (e) => carrierBody(body, e, false), readCompletion, clientSignal);
     const { completion, outcome } = finishCompletion(rc, body, served.endpoint, served.value, Date.now());
     void settle(rc, outcome);
     return c.json(completion, 200, { "x-generation-id": rc.genId });

@@ -30,11 +30,14 @@ export type CarrierCall = {
   /** Aborts the upstream request (client gone, timeout). */
   abort: (reason?: unknown) => void;
   signal: AbortSignal;
+  /** The answer is in (or given up on): stops the carrier timeout. */
+  answered: () => void;
 };
 
 /**
- * Sends one attempt to one carrier. Resolves with the response once its headers arrive within the
- * timeout; rejects on timeout or network error. The caller owns the body and must abort on give-up.
+ * Sends one attempt to one carrier. Resolves with the response once its headers arrive; rejects on
+ * timeout or network error. The timeout keeps running (aborting the call) until `answered()`, so one
+ * timer bounds the headers and the body read. The caller owns the body and must abort on give-up.
  */
 export async function callCarrier(env: Env, endpoint: PricedEndpoint, body: string, clientSignal?: AbortSignal): Promise<CarrierCall | "not_configured"> {
   const key = carrierSecret(env, endpoint.provider);
@@ -50,12 +53,11 @@ export async function callCarrier(env: Env, endpoint: PricedEndpoint, body: stri
       body,
       signal: controller.signal,
     });
-    return { response, abort: (reason) => controller.abort(reason), signal: controller.signal };
+    return { response, abort: (reason) => controller.abort(reason), signal: controller.signal, answered: () => clearTimeout(timer) };
   } catch (err) {
+    clearTimeout(timer);
     if (controller.signal.aborted && controller.signal.reason instanceof CarrierTimeout) throw controller.signal.reason;
     throw err;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

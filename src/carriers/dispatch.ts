@@ -36,19 +36,21 @@ export async function dispatch<T>(
       failures.push({ provider, kind: "unavailable", status: null, reason: "carrier not configured" });
       continue;
     }
-    if (!call.response.ok) {
-      const { failure, retry } = classifyStatus(provider, call.response.status, await carrierReason(call.response));
-      failures.push(failure);
-      if (!retry) break;
-      continue;
-    }
     try {
+      if (!call.response.ok) {
+        const { failure, retry } = classifyStatus(provider, call.response.status, await carrierReason(call.response));
+        failures.push(failure);
+        if (!retry) break;
+        continue;
+      }
       return { endpoint, call, value: await accept(call, endpoint), failures };
     } catch (err) {
       call.abort();
       if (clientSignal?.aborted) throw err;
       const reason = err instanceof UnusableAnswer || err instanceof CarrierTimeout ? err.message : "the connection failed while reading the answer";
       failures.push({ provider, kind: "failed", status: call.response.status, reason });
+    } finally {
+      call.answered();
     }
   }
   throw exhaustedError(failures, modelId);

@@ -3,12 +3,12 @@ import type { SettleRequest } from "./ledger-object";
 import { ledgerFor } from "./ledger";
 
 /**
- * Stores settles (and lease releases) in the account's ledger, coalesced per isolate. Each waits a
- * moment on its own timer for others of the same account to join its batch; the first whose timer
- * fires, or who fills the batch, sends the whole batch in one RPC under its own waitUntil. The others
- * end without waiting for that RPC: workerd ties I/O to the request that made it, and a request that
- * waits on another's is cancelled as hung. The sender's waitUntil keeps the isolate alive until the
- * batch is stored, so a batch is as durable as a settle per request.
+ * Stores settles (and lease releases) in the account's ledger, coalesced per isolate. The first settle
+ * of an account opens a batch and, a moment later (its own timer), sends it in one RPC under its own
+ * waitUntil; settles arriving meanwhile join it and end at once, and one that fills it sends it
+ * instead. Joiners do not wait for that RPC: workerd ties I/O to the request that made it, and a
+ * request waiting on another's is cancelled as hung. The sender's waitUntil keeps the isolate alive
+ * until the batch is stored, so a joined settle is as durable as one sent by its own request.
  */
 const COALESCE_MS = 2;
 /** Sent at once when this full; also keeps one RPC's transaction short. */
@@ -28,18 +28,22 @@ export function releaseLease(env: Env, accountId: string, leaseId: string): Prom
 }
 
 async function join(env: Env, accountId: string, add: (b: Batch) => void): Promise<void> {
-  let batch = open.get(accountId);
-  if (!batch) open.set(accountId, (batch = { items: [], releases: [] }));
+  const gathering = open.get(accountId);
+  const batch = gathering ?? { items: [], releases: [] };
   add(batch);
-  if (batch.items.length + batch.releases.length < MAX_BATCH) await new Promise((r) => setTimeout(r, COALESCE_MS));
-  if (open.get(accountId) !== batch) return; // another request sent it, under its own waitUntil
+  const full = batch.items.length + batch.releases.length >= MAX_BATCH;
+  if (gathering && !full) return; // the request that opened it sends it
+  if (!gathering && !full) {
+    open.set(accountId, batch);
+    await new Promise((r) => setTimeout(r, COALESCE_MS));
+    if (open.get(accountId) !== batch) return; // filled and sent by another request
+  }
   open.delete(accountId);
-  const sent = batch;
   try {
-    await withRetries(() => ledgerFor(env, accountId).settleBatch(sent.items, sent.releases));
+    await withRetries(() => ledgerFor(env, accountId).settleBatch(batch.items, batch.releases));
   } catch (err) {
     // Lost only if the ledger stays unreachable through every retry: the holds then expire (README).
-    console.error(`ledger unreachable: ${sent.items.length} settles and ${sent.releases.length} releases not stored`, err instanceof Error ? err.message : "unknown");
+    console.error(`ledger unreachable: ${batch.items.length} settles and ${batch.releases.length} releases not stored`, err instanceof Error ? err.message : "unknown");
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import type { CarrierCall } from "../carriers/carrier-call";
-import { CarrierTimeout, carrierTimeoutMs } from "../carriers/carrier-call";
+import { CarrierTimeout } from "../carriers/carrier-call";
 import { OversizedBody, readTextLimited } from "../carriers/attempts";
 import { UnusableAnswer } from "../carriers/dispatch";
 import type { RequestContext } from "../generations/request-context";
@@ -15,9 +15,8 @@ export const MAX_COMPLETION_BYTES = 8 * 1024 * 1024;
 
 type CarrierCompletion = { id?: unknown; choices?: unknown; usage?: unknown } & Record<string, unknown>;
 
-/** Reads a carrier's non-stream answer within the timeout; unusable answers let dispatch fall back. */
-export async function readCompletion(env: RequestContext["env"], call: CarrierCall): Promise<CarrierCompletion> {
-  const timer = setTimeout(() => call.abort(new CarrierTimeout()), carrierTimeoutMs(env));
+/** Reads a carrier's non-stream answer (within the call's timeout); unusable answers let dispatch fall back. */
+export async function readCompletion(call: CarrierCall): Promise<CarrierCompletion> {
   let text: string;
   try {
     text = await readTextLimited(call.response, MAX_COMPLETION_BYTES);
@@ -25,8 +24,6 @@ export async function readCompletion(env: RequestContext["env"], call: CarrierCa
     if (err instanceof OversizedBody) throw new UnusableAnswer(`the carrier's answer exceeded ${MAX_COMPLETION_BYTES} bytes`);
     if (call.signal.reason instanceof CarrierTimeout) throw call.signal.reason;
     throw err;
-  } finally {
-    clearTimeout(timer);
   }
   let json: unknown;
   try {
