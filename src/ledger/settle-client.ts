@@ -10,7 +10,7 @@ import { ledgerFor } from "./ledger";
  * request waiting on another's is cancelled as hung. The sender's waitUntil keeps the isolate alive
  * until the batch is stored, so a joined settle is as durable as one sent by its own request.
  */
-const COALESCE_MS = 2;
+const COALESCE_MS = 5;
 /** Sent at once when this full; also keeps one RPC's transaction short. */
 const MAX_BATCH = 64;
 const ATTEMPTS = 4;

@@ -16,7 +16,18 @@ const IDLE_RELEASE_MS = 1_000;
 /** A lease asks for this many of the asking request's holds. */
 const SLICE_HOLDS = 64;
 
-type Slice = { leaseId: string; accountId: string; remainingNano: number; inflight: number; retireAt: number; retired: boolean; idleSince: number };
+type Slice = {
+  leaseId: string;
+  accountId: string;
+  remainingNano: number;
+  inflight: number;
+  retireAt: number;
+  retired: boolean;
+  /** When the last request in flight settled. */
+  idleSince: number;
+  /** Whether an idle check is armed. */
+  idleCheck: boolean;
+};
 
 const current = new Map<string, Slice>(); // accountId → the slice admitting now
 const byLease = new Map<string, Slice>(); // leaseId → slice, until released
@@ -59,10 +70,23 @@ export function settleInSlice(env: Env, leaseId: string, holdNano: number, costN
   slice.remainingNano += holdNano - costNano;
   if (slice.inflight > 0) return;
   if (slice.retired) return release(env, slice, waitUntil);
-  const idleSince = (slice.idleSince = Date.now());
+  slice.idleSince = Date.now();
+  if (!slice.idleCheck) watchIdle(env, slice, IDLE_RELEASE_MS, waitUntil);
+}
+
+/**
+ * One idle check per slice, not one per request: it re-arms itself while the slice keeps being used.
+ * The chain ends when the slice is released, at most SLICE_USE_MS after it was leased.
+ */
+function watchIdle(env: Env, slice: Slice, ms: number, waitUntil: (p: Promise<unknown>) => void): void {
+  slice.idleCheck = true;
   waitUntil(
-    new Promise((resolve) => setTimeout(resolve, IDLE_RELEASE_MS)).then(() => {
-      if (slice.inflight === 0 && slice.idleSince === idleSince) retire(env, slice, waitUntil);
+    new Promise((resolve) => setTimeout(resolve, ms)).then(() => {
+      slice.idleCheck = false;
+      if (slice.inflight > 0 || !byLease.has(slice.leaseId)) return; // busy (its last settle re-arms) or released
+      const idle = Date.now() - slice.idleSince;
+      if (idle >= IDLE_RELEASE_MS) retire(env, slice, waitUntil);
+      else watchIdle(env, slice, IDLE_RELEASE_MS - idle, waitUntil);
     }),
   );
 }
@@ -80,7 +104,7 @@ async function lease(env: Env, accountId: string, holdNano: number, wantNano: nu
   const leaseId = randomId("lease-", 12);
   const granted = await ledgerFor(env, accountId).lease({ leaseId, holdNano, wantNano });
   if (!granted.ok) return "balance";
-  const slice: Slice = { leaseId, accountId, remainingNano: granted.grantNano, inflight: 0, retireAt: Date.now() + SLICE_USE_MS, retired: false, idleSince: 0 };
+  const slice: Slice = { leaseId, accountId, remainingNano: granted.grantNano, inflight: 0, retireAt: Date.now() + SLICE_USE_MS, retired: false, idleSince: 0, idleCheck: false };
   byLease.set(leaseId, slice);
   const previous = current.get(accountId);
   current.set(accountId, slice);
