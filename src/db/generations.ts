@@ -1,31 +1,50 @@
-import { and, eq, getTableColumns, getTableName, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, getTableName, sql, type AnyColumn } from "drizzle-orm";
 import { db } from "./client";
 import { generations, type Generation, type NewGeneration } from "./schema";
 
-// The ledger flushes records in batches of hundreds: one upsert statement, built once from the drizzle
-// table (the single source of column names), bound per row — no query building per record.
-const COLUMNS = Object.entries(getTableColumns(generations));
-const UPSERT_SQL =
-  `INSERT INTO "${getTableName(generations)}" (${COLUMNS.map(([, c]) => `"${c.name}"`).join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")}) ` +
-  `ON CONFLICT ("${generations.id.name}") DO UPDATE SET ${COLUMNS.filter(([, c]) => c !== generations.id)
-    .map(([, c]) => `"${c.name}" = excluded."${c.name}"`)
+// The ledger flushes records in batches of hundreds, as the JSON it stored them in: one statement per
+// few hundred rows, which SQLite unpacks with json_each (no parsing or binding per record in JS, one
+// statement instead of one per row). Column names come from the drizzle table, the single source.
+const COLUMNS = Object.entries(getTableColumns(generations)).map(([key, column]) => ({ key, column }));
+const FLUSH_SQL =
+  `INSERT INTO "${getTableName(generations)}" (${COLUMNS.map(({ column }) => `"${column.name}"`).join(", ")}) ` +
+  `SELECT ${COLUMNS.map(({ column, key }) => fieldOf(column, key)).join(", ")} FROM json_each(?) WHERE true ` + // WHERE: SQLite's upsert-after-SELECT rule
+  `ON CONFLICT ("${generations.id.name}") DO UPDATE SET ${COLUMNS.filter(({ column }) => column !== generations.id)
+    .map(({ column }) => `"${column.name}" = excluded."${column.name}"`)
     .join(", ")}`;
+/** Bytes of JSON per statement: well inside D1's 2 MB value limit. */
+const FLUSH_CHUNK_BYTES = 512 * 1024;
 
-function bindRow(row: NewGeneration): unknown[] {
-  return COLUMNS.map(([key, column]) => {
-    const value = row[key as keyof NewGeneration] ?? (column.hasDefault ? column.default : null);
-    return value === null || value === undefined ? null : column.mapToDriverValue(value);
-  });
+/** The record field as the column stores it: booleans become 0/1 (json_extract does that), defaults fill gaps. */
+function fieldOf(column: AnyColumn, key: string): string {
+  const field = `json_extract(value, '$.${key}')`;
+  if (!column.hasDefault || column.default === undefined) return field;
+  const fallback = column.mapToDriverValue(column.default);
+  return `COALESCE(${field}, ${typeof fallback === "string" ? `'${fallback.replaceAll("'", "''")}'` : Number(fallback)})`;
 }
 
 /**
- * Writes settled generation records. A record replaces one with the same id, so a retried flush is
- * harmless and a late settle replaces the "abandoned" record the ledger wrote when its hold expired.
+ * Writes settled generation records, given as the JSON of `NewGeneration` objects. A record replaces
+ * one with the same id, so a retried flush is harmless and a late settle replaces the "abandoned"
+ * record the ledger wrote when its hold expired.
  */
-export async function flushGenerations(d1: D1Database, rows: NewGeneration[]): Promise<void> {
-  if (rows.length === 0) return;
-  const statement = d1.prepare(UPSERT_SQL);
-  await d1.batch(rows.map((r) => statement.bind(...bindRow(r))));
+export async function flushGenerations(d1: D1Database, records: string[]): Promise<void> {
+  if (records.length === 0) return;
+  const statement = d1.prepare(FLUSH_SQL);
+  const chunks: string[] = [];
+  let chunk: string[] = [];
+  let bytes = 0;
+  for (const r of records) {
+    if (chunk.length > 0 && bytes + r.length > FLUSH_CHUNK_BYTES) {
+      chunks.push(`[${chunk.join(",")}]`);
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(r);
+    bytes += r.length + 1;
+  }
+  chunks.push(`[${chunk.join(",")}]`);
+  await d1.batch(chunks.map((json) => statement.bind(json)));
 }
 
 /** One of the account's generations, or undefined; never another account's. */

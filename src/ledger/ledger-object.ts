@@ -235,8 +235,9 @@ export class LedgerObject extends DurableObject<Env> {
     const rows = this.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM outbox ORDER BY rowid LIMIT 500").toArray();
     if (rows.length > 0) {
       // Idempotent insert: a flush that D1 applied but we did not see confirmed is repeated harmlessly.
-      await flushGenerations(this.env.DB, rows.map((r) => JSON.parse(r.record) as NewGeneration));
-      for (const r of rows) this.sql.exec("DELETE FROM outbox WHERE gen_id = ?", r.gen_id);
+      await flushGenerations(this.env.DB, rows.map((r) => r.record));
+      // Only the records flushed: one a late settle replaced meanwhile stays for the next flush.
+      this.execChunked("DELETE FROM outbox WHERE (gen_id, record) IN (VALUES $)", rows.map((r) => [r.gen_id, r.record]));
     }
     if (this.one("SELECT COUNT(*) AS v FROM outbox") > 0) this.scheduleAlarm(0);
     else {
