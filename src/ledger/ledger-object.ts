@@ -12,8 +12,8 @@ export const HOLD_TTL_MS = 30 * 60_000;
  * are still running then lose their hold backing (README: overdraft bound).
  */
 export const LEASE_TTL_MS = 2 * 60_000;
-/** How soon after a settle the outbox is copied to D1: long enough to batch, short enough to look up. */
-const FLUSH_DELAY_MS = 250;
+/** How soon after a settle the outbox is copied to D1: batches of hundreds (one D1 commit each); `/generation` reads the outbox meanwhile. */
+const FLUSH_DELAY_MS = 1000;
 /** Bound parameters per SQL statement (SQLite in Durable Objects allows 100). */
 const MAX_BOUND_PARAMS = 100;
 /** Settled debit ids kept for idempotency this long. */
