@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { cors } from "hono/cors";
 import type { AppEnv } from "./env";
 import { ApiError, errorBody } from "./api/errors";
 import { requireKey } from "./api/auth";
+import { apiCors } from "./api/cors";
 import { accountRoutes } from "./api/account-routes";
 import { catalogRoutes } from "./api/catalog-routes";
 import { chatRoutes } from "./api/chat-routes";
@@ -12,8 +12,7 @@ import { consoleApp } from "./console/console-app";
 
 /** The API under /api/v1: public catalog routes, then key-authenticated ones. */
 const api = new Hono<AppEnv>();
-// Browsers may call the API with a bearer key from any origin; no cookies are involved, so no credentials mode.
-api.use("*", cors({ origin: "*", allowMethods: ["GET", "POST", "OPTIONS"], exposeHeaders: ["X-Generation-Id"], maxAge: 86400 }));
+api.use("*", apiCors);
 api.route("/", catalogRoutes);
 api.use("/chat/completions", requireKey);
 api.use("/generation", requireKey);

@@ -103,7 +103,7 @@ chatRoutes.post("/chat/completions", async (c) => {
     const served = await dispatch(c.env, model.id, endpoints, (e) => carrierBody(body, e, false), readCompletion, clientSignal);
     const { completion, outcome } = finishCompletion(rc, body, served.endpoint, served.value, Date.now());
     void settle(rc, outcome);
-    return c.json(completion, 200, { "x-generation-id": rc.genId });
+    return new Response(JSON.stringify(completion), { headers: { "content-type": "application/json", "x-generation-id": rc.genId } });
   } catch (err) {
     if (err instanceof ApiError) throw fail(err, err instanceof CarriersExhausted ? err.provider : null);
     if (clientSignal.aborted) {

@@ -78,6 +78,16 @@ describe("CORS", () => {
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("access-control-expose-headers")).toContain("X-Generation-Id");
     expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+    // Errors and streams too, so a browser can read why a call failed and read the stream.
+    const denied = await chat("sk-sy-v1-" + "0".repeat(64), user("x"), { origin: "https://app.example" });
+    expect(denied.status).toBe(401);
+    expect(denied.headers.get("access-control-allow-origin")).toBe("*");
+    const stream = await chat(a.key, { ...user("x"), stream: true }, { origin: "https://app.example" });
+    expect(stream.headers.get("access-control-expose-headers")).toContain("X-Generation-Id");
+    await stream.text();
+    const missing = await call("/api/v1/nothing-here", { headers: { origin: "https://app.example" } });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("access-control-allow-origin")).toBe("*");
     const adminPreflight = await call("/admin/accounts", { method: "OPTIONS", headers: { origin: "https://evil.example", "access-control-request-method": "POST" } });
     expect(adminPreflight.headers.get("access-control-allow-origin")).toBeNull();
   });
