@@ -18,6 +18,8 @@ const FLUSH_DELAY_MS = 1000;
 const MAX_BOUND_PARAMS = 100;
 /** Settled debit ids kept for idempotency this long. */
 const DEBIT_RETENTION_MS = 7 * 24 * 3600_000;
+/** How often old debit ids are pruned: a scan of the whole table, so not on every flush. */
+const PRUNE_EVERY_MS = 3600_000;
 
 export type AdmitRequest = {
   genId: string;
@@ -65,6 +67,8 @@ export class LedgerObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** When the stored alarm fires (ms epoch), null when none is set; mirrors storage to skip redundant writes. */
   private alarmAt: number | null = null;
+  /** When this instance last pruned old debit ids (ms epoch); 0 = not yet. */
+  private prunedAt = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -231,7 +235,10 @@ export class LedgerObject extends DurableObject<Env> {
     this.alarmAt = null;
     const now = Date.now();
     this.expireHolds(now);
-    this.sql.exec("DELETE FROM debits WHERE settled_at < ?", now - DEBIT_RETENTION_MS);
+    if (now - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.sql.exec("DELETE FROM debits WHERE settled_at < ?", now - DEBIT_RETENTION_MS);
+      this.prunedAt = now;
+    }
     const rows = this.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM outbox ORDER BY rowid LIMIT 500").toArray();
     if (rows.length > 0) {
       // Idempotent insert: a flush that D1 applied but we did not see confirmed is repeated harmlessly.

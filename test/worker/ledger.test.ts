@@ -74,6 +74,20 @@ describe("ledger", () => {
     expect(await env.DB.prepare("SELECT cost_nano, status FROM generations WHERE id = ?").bind(stale).first()).toEqual({ cost_nano: 250, status: 200 });
   });
 
+  it("the alarm prunes settled ids older than 7 days, keeping newer ones", async () => {
+    const accountId = "prune-" + Math.random();
+    const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
+    await runInDurableObject(stub, async (instance, state) => {
+      const ledger = instance as LedgerObject;
+      ledger.grant(1000);
+      ledger.settleBatch(["old", "new"].map((id) => ({ genId: id, keyHash: "k", costNano: 1, record: record(`gen-${id}-${accountId}`, accountId, 1) })), []);
+      state.storage.sql.exec("UPDATE debits SET settled_at = settled_at - ? WHERE gen_id = 'old'", 7 * 24 * 3600_000 + 1);
+      await ledger.alarm();
+      expect(state.storage.sql.exec<{ gen_id: string }>("SELECT gen_id FROM debits ORDER BY gen_id").toArray().map((r) => r.gen_id)).toEqual(["new"]);
+      expect(ledger.totals().usageNano).toBe(2); // pruning forgets ids, never money
+    });
+  });
+
   it("a debit that lands between a request's admission and settle is never lost", async () => {
     const a = await newAccount(0.001);
     const streams = await Promise.all(Array.from({ length: 20 }, () => chat(a.key, { model: LLAMA, stream: true, ...user("x [sim tokens=3]") })));
