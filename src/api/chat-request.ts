@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { ApiError } from "./errors";
-import { readLimited } from "../http/read-limited";
+import { readBodyLimited } from "../http/read-limited";
 
 /** Largest request body accepted, in bytes (413 above it). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -30,11 +30,11 @@ export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
 /** Reads and validates the body: 413 when too large, 400 when not JSON or not a chat request. */
 export async function readChatRequest(req: Request): Promise<{ body: ChatRequest; bytes: number }> {
-  const buf = await readLimited(req, MAX_BODY_BYTES);
-  if (buf === "too_large") throw tooLarge();
+  const read = await readBodyLimited(req, MAX_BODY_BYTES);
+  if (read === "too_large") throw tooLarge();
   let json: unknown;
   try {
-    json = JSON.parse(new TextDecoder().decode(buf));
+    json = JSON.parse(read.text);
   } catch {
     throw new ApiError(400, "The request body is not valid JSON.");
   }
@@ -46,7 +46,7 @@ export async function readChatRequest(req: Request): Promise<{ body: ChatRequest
     const where = issue.path.length ? `\`${issue.path.join(".")}\`: ` : "";
     throw new ApiError(400, `Invalid request: ${where}${issue.message}`);
   }
-  return { body: parsed.data, bytes: buf.byteLength };
+  return { body: parsed.data, bytes: read.bytes };
 }
 
 function tooLarge() {

@@ -23,7 +23,8 @@ export const chatRoutes = new Hono<AppEnv>();
 chatRoutes.post("/chat/completions", async (c) => {
   const startedAt = Date.now();
   const caller = c.get("caller");
-  const waitUntil = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
+  const ctx = c.executionCtx;
+  const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
   let markSettled = () => {};
   waitUntil(new Promise<void>((resolve) => (markSettled = resolve)));
 

@@ -1,5 +1,5 @@
 import { ApiError } from "../api/errors";
-import { readLimited } from "../http/read-limited";
+import { readBodyLimited } from "../http/read-limited";
 
 /** Why one carrier attempt did not produce a completion. */
 export type AttemptFailure = {
@@ -63,9 +63,9 @@ export async function carrierReason(response: Response): Promise<string> {
 
 /** Reads a body as text up to `limit` bytes; longer bodies reject with OversizedBody. */
 export async function readTextLimited(response: Response, limit: number): Promise<string> {
-  const bytes = await readLimited(response, limit);
-  if (bytes === "too_large") throw new OversizedBody(limit);
-  return new TextDecoder().decode(bytes);
+  const read = await readBodyLimited(response, limit);
+  if (read === "too_large") throw new OversizedBody(limit);
+  return read.text;
 }
 
 export class OversizedBody extends Error {

@@ -1,11 +1,11 @@
 /**
- * Reads a whole body, but never more than `limit` bytes. A body whose Content-Length is within the
- * limit (HTTP framing then bounds it, unless it is compressed) is read natively in one call; any other
- * is streamed and cancelled as soon as it exceeds the limit.
+ * Reads a whole body as UTF-8 text, but never more than `limit` bytes. A body whose Content-Length is
+ * within the limit (HTTP framing then bounds it, unless it is compressed) is read and decoded natively
+ * in one call; any other is streamed and cancelled as soon as it exceeds the limit.
  */
-export async function readLimited(message: Request | Response, limit: number): Promise<Uint8Array | "too_large"> {
+export async function readBodyLimited(message: Request | Response, limit: number): Promise<{ text: string; bytes: number } | "too_large"> {
   const body = message.body;
-  if (!body) return new Uint8Array();
+  if (!body) return { text: "", bytes: 0 };
   const declared = message.headers.get("content-length");
   if (declared !== null && !message.headers.has("content-encoding")) {
     const length = Number(declared);
@@ -13,9 +13,10 @@ export async function readLimited(message: Request | Response, limit: number): P
       await body.cancel().catch(() => {});
       return "too_large";
     }
-    if (Number.isSafeInteger(length) && length >= 0) return new Uint8Array(await message.arrayBuffer());
+    if (Number.isSafeInteger(length) && length >= 0) return { text: await message.text(), bytes: length };
   }
-  return readStreamLimited(body, limit);
+  const bytes = await readStreamLimited(body, limit);
+  return bytes === "too_large" ? bytes : { text: new TextDecoder().decode(bytes), bytes: bytes.byteLength };
 }
 
 async function readStreamLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | "too_large"> {
