@@ -10,7 +10,11 @@ import { ledgerFor } from "./ledger";
  * request waiting on another's is cancelled as hung. The sender's waitUntil keeps the isolate alive
  * until the batch is stored, so a joined settle is as durable as one sent by its own request.
  */
-const COALESCE_MS = 5;
+/**
+ * How long a batch gathers. Each batch is one RPC and one storage commit in the ledger, by far its
+ * largest cost; a settle waits at most this long to become durable and visible to /generation.
+ */
+const COALESCE_MS = 20;
 /** Sent at once when this full; also keeps one RPC's transaction short. */
 const MAX_BATCH = 64;
 const ATTEMPTS = 4;
