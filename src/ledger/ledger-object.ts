@@ -14,6 +14,8 @@ export const HOLD_TTL_MS = 30 * 60_000;
 export const LEASE_TTL_MS = 2 * 60_000;
 /** How soon after a settle the outbox is copied to D1: batches of hundreds (one D1 commit each); `/generation` reads the outbox meanwhile. */
 const FLUSH_DELAY_MS = 1000;
+/** Records per flush: one D1 commit (a few statements of 512 KiB) each; more wait for the next alarm, at once. */
+const FLUSH_MAX_RECORDS = 2000;
 /** Bound parameters per SQL statement (SQLite in Durable Objects allows 100). */
 const MAX_BOUND_PARAMS = 100;
 /** Settled debit ids kept for idempotency this long. */
@@ -239,7 +241,7 @@ export class LedgerObject extends DurableObject<Env> {
       this.sql.exec("DELETE FROM debits WHERE settled_at < ?", now - DEBIT_RETENTION_MS);
       this.prunedAt = now;
     }
-    const rows = this.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM outbox ORDER BY rowid LIMIT 500").toArray();
+    const rows = this.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM outbox ORDER BY rowid LIMIT ?", FLUSH_MAX_RECORDS).toArray();
     if (rows.length > 0) {
       // Idempotent insert: a flush that D1 applied but we did not see confirmed is repeated harmlessly.
       await flushGenerations(this.env.DB, rows.map((r) => r.record));
