@@ -6,9 +6,11 @@ import { ledgerFor } from "./ledger";
  * Stores settles (and lease releases) in the account's ledger, coalesced per isolate. The first settle
  * of an account opens a batch and, a moment later (its own timer), sends it in one RPC under its own
  * waitUntil; settles arriving meanwhile join it and end at once, and one that fills it sends it
- * instead. Joiners do not wait for that RPC: workerd ties I/O to the request that made it, and a
- * request waiting on another's is cancelled as hung. The sender's waitUntil keeps the isolate alive
- * until the batch is stored, so a joined settle is as durable as one sent by its own request.
+ * instead. Joiners do not wait for that RPC: workerd ties I/O to the request that made it; a request
+ * waiting on another's is cancelled as hung, and one that keeps a timer of its own to avoid that makes
+ * workerd fail internally under load ("cross-thread PromiseFulfiller was destroyed"; tried). The
+ * sender's waitUntil keeps the isolate alive until the batch is stored, so a joined settle is as
+ * durable as one sent by its own request.
  */
 /**
  * How long a batch gathers. Each batch is one RPC and one storage commit in the ledger, by far its
