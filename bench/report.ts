@@ -213,5 +213,11 @@ export function markdown(r: Results): string {
     ),
   );
   if (r.failures.length > 0) out.push(`\nFailures: ${r.failures.join("; ")}`);
+  // What the runtimes printed: a Worker that logs nothing under load is the expected case, so any line is news.
+  const logs = Object.entries(r.runtime_logs ?? {});
+  if (logs.length > 0) {
+    out.push(`\nRuntime log lines during the run: ${logs.map(([name, l]) => `${name} ${l.lines}`).join(", ")}.`);
+    for (const [name, l] of logs) if (l.lines > 0) out.push(`Last lines of ${name}: ${l.recent.slice(-3).map((line) => `\`${line.slice(0, 160)}\``).join(" ")}`);
+  }
   return out.join("\n");
 }
