@@ -239,15 +239,21 @@ export async function ledgerThroughput(
   const warmSettled = await untilSettled(a0, warm, 30_000);
   if (!warmSettled.reached) notes.push("warm-up debits did not all reach the ledger within 30 s");
 
+  /** Audits every account until `done` holds for all of them, or 30 s have passed. */
+  const auditsUntil = async (done: (list: Audit[]) => boolean): Promise<{ list: Audit[]; done: boolean }> => {
+    const deadline = Date.now() + 30_000;
+    let list = await audits();
+    while (!done(list) && Date.now() < deadline) {
+      await sleep(250);
+      list = await audits();
+    }
+    return { list, done: done(list) };
+  };
+
   // The baseline needs warm-up records in D1, not in an outbox: the cost check below reads D1 only.
-  const flushed = (list: Audit[]) => list.every((a) => a.records_pending === 0);
-  const baselineDeadline = Date.now() + 30_000;
-  let a1 = await audits();
-  while (!flushed(a1) && Date.now() < baselineDeadline) {
-    await sleep(250);
-    a1 = await audits();
-  }
-  if (!flushed(a1)) notes.push("warm-up records did not all reach D1 within 30 s");
+  const baseline = await auditsUntil((list) => list.every((a) => a.records_pending === 0));
+  if (!baseline.done) notes.push("warm-up records did not all reach D1 within 30 s");
+  const a1 = baseline.list;
   const tallies = newTallies();
   const t0 = Date.now();
   const machine0 = cpuSnapshot();
@@ -258,13 +264,9 @@ export async function ledgerThroughput(
   if (!settled.reached) notes.push("measured debits did not all reach the ledger within 60 s");
   await sleep(500);
   // Records reach D1 from the ledger's outbox in batches: wait (bounded) until each account's count is complete.
-  const recordsDeadline = Date.now() + 30_000;
-  let a2 = await audits();
-  const recordsDone = (list: Audit[]) => list.every((a, i) => a.records + a.records_pending - (a1[i]!.records + a1[i]!.records_pending) >= tallies.get(a.id)!.answered && a.records_pending === 0);
-  while (!recordsDone(a2) && Date.now() < recordsDeadline) {
-    await sleep(250);
-    a2 = await audits();
-  }
+  const { list: a2 } = await auditsUntil((list) =>
+    list.every((a, i) => a.records + a.records_pending - (a1[i]!.records + a1[i]!.records_pending) >= tallies.get(a.id)!.answered && a.records_pending === 0),
+  );
   let usageDelta = 0;
   let returned = 0;
   let recordsDelta = 0;
