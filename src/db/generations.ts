@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, getTableName, sql, type AnyColumn } from "drizzle-orm";
 import { db } from "./client";
-import { generations, type Generation, type NewGeneration } from "./schema";
+import { generations, type Generation } from "./schema";
 
 // The ledger flushes records in batches of hundreds, as the JSON it stored them in: one statement per
 // few hundred rows, which SQLite unpacks with json_each (no parsing or binding per record in JS, one
@@ -12,8 +12,8 @@ const FLUSH_SQL =
   `ON CONFLICT ("${generations.id.name}") DO UPDATE SET ${COLUMNS.filter(({ column }) => column !== generations.id)
     .map(({ column }) => `"${column.name}" = excluded."${column.name}"`)
     .join(", ")}`;
-/** Bytes of JSON per statement: well inside D1's 2 MB value limit. */
-const FLUSH_CHUNK_BYTES = 512 * 1024;
+/** JSON characters per statement: at most 1.5 MB as UTF-8, inside D1's 2 MB value limit. */
+const FLUSH_CHUNK_CHARS = 512 * 1024;
 
 /** The record field as the column stores it: booleans become 0/1 (json_extract does that), defaults fill gaps. */
 function fieldOf(column: AnyColumn, key: string): string {
@@ -33,15 +33,15 @@ export async function flushGenerations(d1: D1Database, records: string[]): Promi
   const statement = d1.prepare(FLUSH_SQL);
   const chunks: string[] = [];
   let chunk: string[] = [];
-  let bytes = 0;
+  let chars = 0;
   for (const r of records) {
-    if (chunk.length > 0 && bytes + r.length > FLUSH_CHUNK_BYTES) {
+    if (chunk.length > 0 && chars + r.length > FLUSH_CHUNK_CHARS) {
       chunks.push(`[${chunk.join(",")}]`);
       chunk = [];
-      bytes = 0;
+      chars = 0;
     }
     chunk.push(r);
-    bytes += r.length + 1;
+    chars += r.length + 1;
   }
   chunks.push(`[${chunk.join(",")}]`);
   await d1.batch(chunks.map((json) => statement.bind(json)));

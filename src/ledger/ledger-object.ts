@@ -120,11 +120,6 @@ export class LedgerObject extends DurableObject<Env> {
     return { ok: true, grantNano };
   }
 
-  /** Settles one request; see `settleBatch`. */
-  settle(req: SettleRequest): boolean {
-    return this.settleBatch([req], []) === 1;
-  }
-
   /**
    * Debits each request's cost and stores its record, exactly once per generation id, in one
    * transaction; then deletes the released leases (their unspent remainder returns to the balance).

@@ -12,10 +12,8 @@ import { ledgerFor } from "./ledger";
  * sender's waitUntil keeps the isolate alive until the batch is stored, so a joined settle is as
  * durable as one sent by its own request.
  */
-/**
- * How long a batch gathers. Each batch is one RPC and one storage commit in the ledger, by far its
- * largest cost; a settle waits at most this long to become durable and visible to /generation.
- */
+
+/** How long a batch gathers: each batch costs one RPC and one storage commit in the ledger, by far its largest cost. */
 const COALESCE_MS = 20;
 /** Sent at once when this full; also keeps one RPC's transaction short. */
 const MAX_BATCH = 64;

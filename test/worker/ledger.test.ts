@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
 import { chat, newAccount, settled, user } from "./helpers";
-import type { LedgerObject } from "../../src/ledger/ledger-object";
+import type { LedgerObject, SettleRequest } from "../../src/ledger/ledger-object";
 import type { NewGeneration } from "../../src/db/schema";
 
 const LLAMA = "meta-llama/llama-3.1-8b-instruct";
@@ -9,6 +9,9 @@ const record = (id: string, accountId: string, costNano: number): NewGeneration 
   id, accountId, keyHash: "k", model: LLAMA, providerName: "p", app: null, streamed: false, createdAt: Date.now(),
   latencyMs: 1, generationTimeMs: 1, tokensPrompt: 1, tokensCompletion: 1, tokensReasoning: 0, costNano, finishReason: "stop", status: 200, errorMessage: null,
 });
+
+/** Settles one request through the batch entry point; true when it was applied. */
+const settleOne = (ledger: LedgerObject, item: SettleRequest) => ledger.settleBatch([item], []) === 1;
 
 describe("ledger", () => {
   it("100 parallel requests on one account end at the exact balance", async () => {
@@ -34,9 +37,9 @@ describe("ledger", () => {
       // Available is now 1000 - 1200 < 0: the next paid request is refused, a free one is not.
       expect(ledger.admit({ genId: "g3", keyHash: "k", limitNano: null, holdNano: 1, paid: true, abandoned: record("g3", "x", 0) })).toEqual({ ok: false, reason: "balance" });
       expect(ledger.admit({ genId: "g4", keyHash: "k", limitNano: null, holdNano: 0, paid: false, abandoned: record("g4", "x", 0) })).toEqual({ ok: true });
-      expect(ledger.settle({ genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(true);
-      expect(ledger.settle({ genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(false);
-      expect(ledger.settle({ genId: "g2", keyHash: "k", costNano: 700, record: record("g2", "x", 700) })).toBe(true);
+      expect(settleOne(ledger, { genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(true);
+      expect(settleOne(ledger, { genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(false);
+      expect(settleOne(ledger, { genId: "g2", keyHash: "k", costNano: 700, record: record("g2", "x", 700) })).toBe(true);
       // Overdraft is bounded by one hold: 1000 - 500 - 700 = -200 ≥ -600.
       expect(ledger.totals()).toMatchObject({ creditsNano: 1000, usageNano: 1200, heldNano: 0 });
       expect(ledger.keyUsage("k").usageNano).toBe(1200);
@@ -53,7 +56,7 @@ describe("ledger", () => {
       ledger.grant(1000);
       ledger.admit({ genId: stale, keyHash: "k", limitNano: null, holdNano: 300, paid: true, abandoned: { ...record(stale, accountId, 0), status: 500 } });
       state.storage.sql.exec("UPDATE holds SET created_at = created_at - 3600000 WHERE gen_id = ?", stale);
-      ledger.settle({ genId: "done", keyHash: "k", costNano: 100, record: record("gen-alarm-" + accountId, accountId, 100) });
+      settleOne(ledger, { genId: "done", keyHash: "k", costNano: 100, record: record("gen-alarm-" + accountId, accountId, 100) });
       // The settle pulled the alarm forward from the hold's 30-minute expiry to a flush within a second.
       expect((await state.storage.getAlarm())! - Date.now()).toBeLessThanOrEqual(1000);
       await ledger.alarm();
@@ -67,7 +70,7 @@ describe("ledger", () => {
     // The request was alive after all: its settle still debits once and replaces the record.
     await runInDurableObject(stub, async (instance) => {
       const ledger = instance as LedgerObject;
-      expect(ledger.settle({ genId: stale, keyHash: "k", costNano: 250, record: record(stale, accountId, 250) })).toBe(true);
+      expect(settleOne(ledger, { genId: stale, keyHash: "k", costNano: 250, record: record(stale, accountId, 250) })).toBe(true);
       await ledger.alarm();
       expect(ledger.totals().usageNano).toBe(350);
     });
