@@ -63,7 +63,7 @@ export type KeyUsage = { usageNano: number; dailyNano: number; weeklyNano: numbe
 /**
  * The balance ledger of one account. Every admission and debit of the account runs here, one at a
  * time, so parallel requests never lose or double-count a debit. Each method body is synchronous
- * SQL, hence atomic; `settle` is idempotent on the generation id.
+ * SQL, hence atomic; `settleBatch` is idempotent on the generation id.
  */
 export class LedgerObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
