@@ -47,7 +47,7 @@ adminRoutes.post("/accounts", async (c) => {
   if (await findAccount(c.env.DB, body.email)) throw new ApiError(409, `An account with email ${body.email} exists.`);
   const account = { id: randomId("acct_", 12), email: body.email, createdAt: Date.now() };
   await db(c.env.DB).insert(accounts).values(account);
-  const totals = body.credits ? await ledgerFor(c.env, account.id).grant(usdToNano(body.credits)) : undefined;
+  const totals = body.credits ? (await ledgerFor(c.env, account.id).grant({ grantId: `account-created:${account.id}`, amountNano: usdToNano(body.credits), source: "admin" })).totals : undefined;
   return c.json({ id: account.id, email: account.email, ...(totals ? presentTotals(totals) : {}) }, 201);
 });
 
@@ -76,7 +76,8 @@ adminRoutes.get("/accounts/:ref/audit", async (c) => {
 adminRoutes.post("/accounts/:ref/credits", async (c) => {
   const body = await json(c.req.raw, grantBody);
   const account = await accountOr404(c.env.DB, c.req.param("ref"));
-  return c.json({ id: account.id, email: account.email, ...presentTotals(await ledgerFor(c.env, account.id).grant(usdToNano(body.usd))) });
+  const granted = await ledgerFor(c.env, account.id).grant({ grantId: `admin:${randomId("", 16)}`, amountNano: usdToNano(body.usd), source: "admin" });
+  return c.json({ id: account.id, email: account.email, ...presentTotals(granted.totals) });
 });
 
 adminRoutes.post("/keys", async (c) => {

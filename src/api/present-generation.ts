@@ -25,6 +25,8 @@ export function presentGeneration(g: NewGeneration) {
     error_message: g.errorMessage ?? null,
     upstream_id: g.upstreamId ?? null,
     cancelled: g.cancelled ?? false,
+    usage_source: g.usageSource ?? null,
+    insured: g.insured ?? false,
     http_referer: g.httpReferer ?? null,
     user_agent: g.userAgent ?? null,
     origin: g.httpReferer ?? "",

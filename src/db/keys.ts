@@ -21,6 +21,7 @@ export async function createKey(d1: D1Database, accountId: string, name: string,
     disabled: false,
     limitNano,
     createdAt: Date.now(),
+    creationToken: null,
   };
   await db(d1).insert(apiKeys).values(record);
   return { key, record };

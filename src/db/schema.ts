@@ -18,6 +18,8 @@ export const apiKeys = sqliteTable(
     disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
     limitNano: integer("limit_nano"), // credit limit in nano-USD; null = no limit
     createdAt: integer("created_at").notNull(),
+    // The console form's one-time token that created the key (unique): a resubmitted form creates no second key. Null for keys made elsewhere.
+    creationToken: text("creation_token").unique(),
   },
   (t) => [index("api_keys_account").on(t.accountId)],
 );
@@ -47,6 +49,10 @@ export const generations = sqliteTable(
     cancelled: integer("cancelled", { mode: "boolean" }).notNull().default(false), // the caller went away mid-stream
     httpReferer: text("http_referer"),
     userAgent: text("user_agent"),
+    // Where the token counts come from: "carrier" (its usage), "estimate" (ours, README: Money), null when nothing was served.
+    usageSource: text("usage_source", { enum: ["carrier", "estimate"] }),
+    // Zero-completion insurance: served but not charged (no completion and no finish reason, or ended in an error).
+    insured: integer("insured", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [index("generations_account_created").on(t.accountId, t.createdAt), index("generations_model_provider").on(t.model, t.providerName, t.createdAt)],
 );
@@ -81,12 +87,26 @@ export const payments = sqliteTable(
     accountId: text("account_id").notNull().references(() => accounts.id),
     provider: text("provider").notNull(), // e.g. "test-card"
     amountNano: integer("amount_nano").notNull(),
-    status: text("status", { enum: ["pending", "succeeded", "declined", "failed"] }).notNull(),
+    // pending → charged (the provider took the money) → succeeded (the ledger granted it); or declined / failed.
+    status: text("status", { enum: ["pending", "charged", "succeeded", "declined", "failed"] }).notNull(),
     reference: text("reference"), // the provider's reference (test mode: "test_<hex>"), never card data
     createdAt: integer("created_at").notNull(), // Unix ms
   },
   (t) => [index("payments_account_created").on(t.accountId, t.createdAt)],
 );
+
+/**
+ * The local test-card "processor"'s own record of what it charged, keyed by the payment id it was given
+ * as idempotency key: a repeated charge returns the first result, and a lost reply can be looked up.
+ * A real processor keeps this on its side.
+ */
+export const testCardCharges = sqliteTable("test_card_charges", {
+  paymentId: text("payment_id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  amountNano: integer("amount_nano").notNull(),
+  reference: text("reference").notNull(),
+  createdAt: integer("created_at").notNull(),
+});
 
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;

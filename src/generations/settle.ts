@@ -17,6 +17,10 @@ export type Outcome = {
   firstTokenAt: number | null;
   upstreamId: string | null;
   cancelled: boolean;
+  /** Where the token counts come from: the carrier's usage, our estimate, or null when nothing was served. */
+  usageSource: "carrier" | "estimate" | null;
+  /** Zero-completion insurance applied: tokens were served (and are recorded) but costNano is 0. */
+  insured: boolean;
 };
 
 export function failedOutcome(status: number, message: string, provider: string | null = null): Outcome {
@@ -32,6 +36,8 @@ export function failedOutcome(status: number, message: string, provider: string 
     firstTokenAt: null,
     upstreamId: null,
     cancelled: false,
+    usageSource: null,
+    insured: false,
   };
 }
 
@@ -58,6 +64,8 @@ export function generationRecord(rc: RequestContext, o: Outcome, endedAt: number
     cancelled: o.cancelled,
     httpReferer: rc.httpReferer,
     userAgent: rc.userAgent,
+    usageSource: o.usageSource,
+    insured: o.insured,
   };
 }
 

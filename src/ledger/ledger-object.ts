@@ -57,6 +57,16 @@ export type LeaseRequest = {
 };
 export type LeaseResult = { ok: true; grantNano: number } | { ok: false; reason: "balance" };
 
+export type GrantRequest = {
+  /** Idempotency id: a grant with an id seen before changes nothing (`admin:<key>`, `payment:<pay_id>`, …). */
+  grantId: string;
+  amountNano: number;
+  /** Who granted it: `admin`, `console-payment`, `account-created`. */
+  source: string;
+};
+export type GrantResult = { applied: boolean; totals: Totals };
+export type GrantsSummary = { count: number; totalNano: number };
+
 export type Totals = { creditsNano: number; usageNano: number; heldNano: number; granted: boolean };
 export type KeyUsage = { usageNano: number; dailyNano: number; weeklyNano: number; monthlyNano: number };
 
@@ -183,10 +193,28 @@ export class LedgerObject extends DurableObject<Env> {
     }
   }
 
-  grant(amountNano: number): Totals {
+  /**
+   * Adds credits once per grant id: a repeated grant (a retried command, a resubmitted payment) changes
+   * nothing and says so. Credits are always the sum of the grants table.
+   */
+  grant(req: GrantRequest): GrantResult {
+    const { grantId, amountNano, source } = req;
     if (!Number.isSafeInteger(amountNano) || amountNano <= 0) throw new RangeError("grant must be a positive whole number of nano-USD");
-    this.sql.exec("UPDATE account SET credits_nano = credits_nano + ?, granted = 1 WHERE id = 1", amountNano);
-    return this.totals();
+    if (typeof grantId !== "string" || grantId.length < 1 || grantId.length > 200) throw new RangeError("grant id must be 1 to 200 characters");
+    let applied = false;
+    this.ctx.storage.transactionSync(() => {
+      applied =
+        this.sql.exec("INSERT OR IGNORE INTO grants (grant_id, amount_nano, source, created_at) VALUES (?, ?, ?, ?) RETURNING grant_id", grantId, amountNano, source, Date.now()).toArray()
+          .length === 1;
+      if (applied) this.sql.exec("UPDATE account SET credits_nano = credits_nano + ?, granted = 1 WHERE id = 1", amountNano);
+    });
+    return { applied, totals: this.totals() };
+  }
+
+  /** How many grants there are and what they add up to (equals credits; audits check it). */
+  grantsSummary(): GrantsSummary {
+    const row = this.sql.exec<{ n: number; total: number }>("SELECT COUNT(*) AS n, COALESCE(SUM(amount_nano), 0) AS total FROM grants").one();
+    return { count: row.n, totalNano: row.total };
   }
 
   totals(): Totals {

@@ -34,6 +34,15 @@ const STEPS = [
   );`,
   // The record to write should the request die without settling (the alarm writes it on expiry).
   `ALTER TABLE holds ADD COLUMN record TEXT;`,
+  // Every credit grant, once per id: credits_nano = Σ amount_nano. Credits granted before this table existed become one grant.
+  `CREATE TABLE grants (
+    grant_id TEXT PRIMARY KEY,
+    amount_nano INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  INSERT INTO grants (grant_id, amount_nano, source, created_at)
+    SELECT 'legacy-credits', credits_nano, 'before-grant-ids', CAST(strftime('%s', 'now') AS INTEGER) * 1000 FROM account WHERE credits_nano > 0;`,
 ];
 
 export function migrateLedger(sql: SqlStorage): void {

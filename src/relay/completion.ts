@@ -75,6 +75,8 @@ export function finishCompletion(rc: RequestContext, body: ChatRequest, endpoint
     firstTokenAt: servedAt,
     upstreamId: typeof upstream.id === "string" ? upstream.id : null,
     cancelled: false,
+    usageSource: reported ? "carrier" : "estimate",
+    insured: false,
   };
   return { completion, outcome };
 }

@@ -149,6 +149,8 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
       firstTokenAt: chunks.firstTokenAt,
       upstreamId: chunks.upstreamId,
       cancelled,
+      usageSource: chunks.usage ? "carrier" : "estimate",
+      insured: false,
     };
   };
 

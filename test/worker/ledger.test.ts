@@ -30,7 +30,7 @@ describe("ledger", () => {
     const stub = env.LEDGER.get(id);
     await runInDurableObject(stub, async (instance) => {
       const ledger = instance as LedgerObject;
-      ledger.grant(1000);
+      ledger.grant({ grantId: "test-credits", amountNano: 1000, source: "test" });
       expect(ledger.admit({ genId: "g1", keyHash: "k", limitNano: null, holdNano: 600, paid: true, abandoned: record("g1", "x", 0) })).toEqual({ ok: true });
       expect(ledger.totals().heldNano).toBe(600);
       expect(ledger.admit({ genId: "g2", keyHash: "k", limitNano: null, holdNano: 600, paid: true, abandoned: record("g2", "x", 0) })).toEqual({ ok: true });
@@ -53,7 +53,7 @@ describe("ledger", () => {
     const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
     await runInDurableObject(stub, async (instance, state) => {
       const ledger = instance as LedgerObject;
-      ledger.grant(1000);
+      ledger.grant({ grantId: "test-credits", amountNano: 1000, source: "test" });
       ledger.admit({ genId: stale, keyHash: "k", limitNano: null, holdNano: 300, paid: true, abandoned: { ...record(stale, accountId, 0), status: 500 } });
       state.storage.sql.exec("UPDATE holds SET created_at = created_at - 3600000 WHERE gen_id = ?", stale);
       settleOne(ledger, { genId: "done", keyHash: "k", costNano: 100, record: record("gen-alarm-" + accountId, accountId, 100) });
@@ -82,7 +82,7 @@ describe("ledger", () => {
     const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
     await runInDurableObject(stub, async (instance, state) => {
       const ledger = instance as LedgerObject;
-      ledger.grant(1000);
+      ledger.grant({ grantId: "test-credits", amountNano: 1000, source: "test" });
       ledger.settleBatch(["old", "new"].map((id) => ({ genId: id, keyHash: "k", costNano: 1, record: record(`gen-${id}-${accountId}`, accountId, 1) })), []);
       state.storage.sql.exec("UPDATE debits SET settled_at = settled_at - ? WHERE gen_id = 'old'", 7 * 24 * 3600_000 + 1);
       await ledger.alarm();
@@ -106,7 +106,7 @@ describe("ledger leases (isolate slices)", () => {
     const stub = env.LEDGER.get(env.LEDGER.idFromName("lease-unit-" + Math.random()));
     await runInDurableObject(stub, async (instance) => {
       const ledger = instance as LedgerObject;
-      ledger.grant(1000);
+      ledger.grant({ grantId: "test-credits", amountNano: 1000, source: "test" });
       expect(ledger.lease({ leaseId: "l1", holdNano: 10, wantNano: 10_000 })).toEqual({ ok: true, grantNano: 500 });
       expect(ledger.lease({ leaseId: "l2", holdNano: 10, wantNano: 100 })).toEqual({ ok: true, grantNano: 100 });
       // 400 left: a hold larger than that is still granted once (the overdraft bound), then nothing.
@@ -121,7 +121,7 @@ describe("ledger leases (isolate slices)", () => {
     const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
     await runInDurableObject(stub, async (instance) => {
       const ledger = instance as LedgerObject;
-      ledger.grant(10_000);
+      ledger.grant({ grantId: "test-credits", amountNano: 10_000, source: "test" });
       ledger.lease({ leaseId: "L", holdNano: 100, wantNano: 1000 });
       const items = [1, 2, 3].map((i) => ({ genId: `g${i}`, keyHash: "k", costNano: 50 * i, record: record(`g${i}`, accountId, 50 * i), leaseId: "L" }));
       expect(ledger.settleBatch(items, [])).toBe(3);
@@ -137,7 +137,7 @@ describe("ledger leases (isolate slices)", () => {
     const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
     await runInDurableObject(stub, async (instance, state) => {
       const ledger = instance as LedgerObject;
-      ledger.grant(1_000_000);
+      ledger.grant({ grantId: "test-credits", amountNano: 1_000_000, source: "test" });
       ledger.lease({ leaseId: "L", holdNano: 100, wantNano: 100_000 });
       // 30 requests on their own holds (key k1), 60 on the lease (keys k1 and k2), one listed twice.
       for (let i = 0; i < 30; i++) ledger.admit({ genId: `own${i}`, keyHash: "k1", limitNano: null, holdNano: 1000, paid: true, abandoned: record(`own${i}`, accountId, 0) });
@@ -162,7 +162,7 @@ describe("ledger leases (isolate slices)", () => {
     const stub = env.LEDGER.get(env.LEDGER.idFromName("lease-expiry-" + Math.random()));
     await runInDurableObject(stub, async (instance, state) => {
       const ledger = instance as LedgerObject;
-      ledger.grant(1000);
+      ledger.grant({ grantId: "test-credits", amountNano: 1000, source: "test" });
       ledger.lease({ leaseId: "dead", holdNano: 10, wantNano: 100 });
       ledger.lease({ leaseId: "young", holdNano: 10, wantNano: 100 });
       state.storage.sql.exec("UPDATE holds SET created_at = created_at - 121000 WHERE gen_id = 'dead'");

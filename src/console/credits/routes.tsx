@@ -68,7 +68,7 @@ creditRoutes.post("/settings/credits", ...accountForm, async (c) => {
     return creditsPage(c, 402, { form: { amount: form.amount, problem: result.message } });
   }
   try {
-    await ledgerFor(c.env, s.accountId).grant(amountNano);
+    await ledgerFor(c.env, s.accountId).grant({ grantId: `payment:${paymentId}`, amountNano, source: "console-payment" });
   } catch (err) {
     await finishPayment(c.env.DB, s.accountId, paymentId, "failed", result.reference);
     throw err;
