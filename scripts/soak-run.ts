@@ -24,7 +24,9 @@ export type AccountAudit = {
   records: number;
   records_cost_nano: number;
   records_pending: number;
-  open_holds: Array<{ gen_id: string }>;
+  open_holds: Array<{ id: string; kind: "request" | "slice" }>;
+  unsettled_admissions: number;
+  expired_slices: number;
 };
 
 export type SoakReport = {
@@ -151,7 +153,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     }
     const held = audit.held_nano === 0 && audit.records_pending === 0 && audit.usage_nano === audit.records_cost_nano && audit.records <= a.sent && audit.records >= a.sent - report.disconnects;
     report.accounts.push({ ...audit, sent: a.sent, invariant_held: held });
-    if (process.env.SOAK_DEBUG) for (const h of audit.open_holds) console.error("OPEN", h.gen_id, kinds.get(h.gen_id) ?? "?");
+    if (process.env.SOAK_DEBUG) for (const h of audit.open_holds) console.error("OPEN", h.kind, h.id, kinds.get(h.id) ?? "?");
   }
   report.invariant_held = report.accounts.every((a) => a.invariant_held);
   return report;

@@ -1,6 +1,7 @@
 import type { LedgerObject } from "./ledger/ledger-object";
 import type { RateLimiterObject } from "./console/auth/rate-limiter-object";
 import type { ApiKey } from "./db/schema";
+import type { SettleMessage } from "./ledger/settle-queue";
 
 /** Bindings, typed once. Carrier API keys are secrets named in catalog.json, read through `carrierSecret`. */
 export interface Env {
@@ -15,6 +16,13 @@ export interface Env {
   CARRIER_BASE_URL_OVERRIDE?: string;
   /** Per-attempt time to the carrier's response headers, in ms (default 30000). */
   CARRIER_TIMEOUT_MS?: string;
+  /** Settle batches an isolate could not store in the ledger within its retry budget; consumed by this Worker (`queue`). */
+  SETTLE_QUEUE: Queue<SettleMessage>;
+  /** Ledger timings (README: Configuration), in ms; unset = the documented defaults. */
+  LEDGER_LEASE_TTL_MS?: string;
+  LEDGER_HOLD_TTL_MS?: string;
+  SETTLE_RETRY_BUDGET_MS?: string;
+  SETTLE_WINDOW_MS?: string;
   /** "on" turns on the console's local test-card payment flow (`npm start` sets it). Unset/anything else: adding credits is off. */
   PAYMENTS_TEST_MODE?: string;
 }

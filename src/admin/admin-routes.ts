@@ -56,11 +56,15 @@ adminRoutes.get("/accounts/:ref", async (c) => {
   return c.json({ id: account.id, email: account.email, ...presentTotals(await ledgerFor(c.env, account.id).totals()) });
 });
 
-/** The money invariant, for audits and the soak test: ledger totals beside the sum of D1 records. */
+/**
+ * The money invariant, for audits and the soak test: ledger totals beside the sum of D1 records, what is
+ * held and by what, and slices that ended with admitted requests never settled (README: Reliability).
+ */
 adminRoutes.get("/accounts/:ref/audit", async (c) => {
   const account = await accountOr404(c.env.DB, c.req.param("ref"));
   const ledger = ledgerFor(c.env, account.id);
-  const [totals, pending, records, holds] = await Promise.all([ledger.totals(), ledger.outboxSize(), generationTotals(c.env.DB, account.id), ledger.openHolds()]);
+  const [totals, pending, records, holds, slices] = await Promise.all([ledger.totals(), ledger.outboxSize(), generationTotals(c.env.DB, account.id), ledger.openHolds(), ledger.sliceAudit()]);
+  const iso = (ms: number) => new Date(ms).toISOString();
   return c.json({
     id: account.id,
     credits_nano: totals.creditsNano,
@@ -69,7 +73,17 @@ adminRoutes.get("/accounts/:ref/audit", async (c) => {
     records: records.count,
     records_cost_nano: records.costNano,
     records_pending: pending,
-    open_holds: holds.map((h) => ({ gen_id: h.genId, amount_nano: h.amountNano, created_at: new Date(h.createdAt).toISOString() })),
+    open_holds: holds.map((h) => ({
+      id: h.id,
+      kind: h.kind,
+      amount_nano: h.amountNano,
+      created_at: iso(h.createdAt),
+      renewed_at: iso(h.renewedAt),
+      ...(h.kind === "slice" ? { admitted: h.admitted, settled: h.settled, released: h.released } : {}),
+    })),
+    unsettled_admissions: slices.unsettledAdmissions,
+    expired_slices: slices.expiredSlices,
+    ended_slices: slices.recent.map((s) => ({ lease_id: s.leaseId, admitted: s.admitted, settled: s.settled, ended: s.ended, ended_at: iso(s.endedAt) })),
   });
 });
 

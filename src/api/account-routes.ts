@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import * as z from "zod";
 import type { AppEnv } from "../env";
 import { ledgerFor } from "../ledger/ledger";
+import { accountLedger } from "../ledger/isolate-ledgers";
 import { nanoToUsd } from "../catalog/money";
 import { findGeneration } from "../db/generations";
 import { presentGeneration } from "./present-generation";
@@ -56,8 +57,11 @@ accountRoutes.get("/generation", async (c) => {
     throw new ApiError(404, "Generation not found.");
   }
   const { accountId } = c.get("caller");
-  // D1 first; a generation settled moments ago may still wait in the ledger's outbox.
-  const record = (await findGeneration(c.env.DB, accountId, parsed.data.id)) ?? (await ledgerFor(c.env, accountId).pendingGeneration(parsed.data.id));
+  // This isolate's unsent settles, then D1; a generation settled moments ago may still wait in the ledger's outbox.
+  const record =
+    accountLedger(c.env, accountId).unsentRecord(parsed.data.id) ??
+    (await findGeneration(c.env.DB, accountId, parsed.data.id)) ??
+    (await ledgerFor(c.env, accountId).pendingGeneration(parsed.data.id));
   if (!record || record.accountId !== accountId) throw new ApiError(404, "Generation not found.");
   return c.json({ data: presentGeneration(record) });
 });

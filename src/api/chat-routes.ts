@@ -4,7 +4,7 @@ import { ApiError } from "./errors";
 import { readChatRequest } from "./chat-request";
 import { loadCatalog } from "../catalog/load";
 import { AUTO_MODEL } from "../catalog/catalog";
-import { admit } from "../ledger/admission";
+import { accountLedger } from "../ledger/isolate-ledgers";
 import { holdNano } from "../ledger/hold";
 import { dispatch, UnusableAnswer } from "../carriers/dispatch";
 import { carrierBody } from "../carriers/carrier-call";
@@ -40,8 +40,7 @@ chatRoutes.post("/chat/completions", async (c) => {
     userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null,
     startedAt,
     markSettled,
-    holdNano: 0,
-    leaseId: null,
+    ticket: null,
   };
   const fail = (err: ApiError, provider: string | null = null) => {
     // Every failure after authentication is recorded with cost 0; nothing is debited.
@@ -64,13 +63,12 @@ chatRoutes.post("/chat/completions", async (c) => {
 
   const endpoints = catalog.endpoints(model.id);
   const paid = !catalog.isFree(model.id);
-  rc.holdNano = paid ? holdNano(body, bytes, endpoints) : 0;
-  const admitted = await admit(
-    c.env,
-    caller,
+  const admitted = await accountLedger(c.env, caller.accountId).admit(
     {
       genId: rc.genId,
-      holdNano: rc.holdNano,
+      keyHash: caller.key.hash,
+      limitNano: caller.key.limitNano,
+      holdNano: paid ? holdNano(body, bytes, endpoints) : 0,
       paid,
       abandoned: () => generationRecord(rc, failedOutcome(500, "The request ended without settling (the Worker was stopped); nothing was charged."), startedAt),
     },
@@ -84,7 +82,7 @@ chatRoutes.post("/chat/completions", async (c) => {
         : `Insufficient credits for ${model.id}: the balance is at or below zero. Add credits at ${credits}`;
     throw fail(new ApiError(402, message));
   }
-  rc.leaseId = admitted.leaseId ?? null;
+  rc.ticket = admitted.ticket;
 
   const clientSignal = c.req.raw.signal;
   try {

@@ -1,5 +1,6 @@
 import type { Caller, Env } from "../env";
 import { randomId } from "../keys/api-key";
+import type { Ticket } from "../ledger/account-ledger";
 
 /** What the request path knows about one completion request from its start. */
 export type RequestContext = {
@@ -16,10 +17,8 @@ export type RequestContext = {
   startedAt: number;
   /** Resolves once the request is settled; held under waitUntil from the start so a caller leaving cannot cut settling short. */
   markSettled: () => void;
-  /** The worst-case cost held at admission (0 for free models). */
-  holdNano: number;
-  /** The isolate slice (lease) the request was admitted under, if any. */
-  leaseId: string | null;
+  /** What backs the request once admitted (its slice or its own hold); null before admission or when refused. */
+  ticket: Ticket | null;
 };
 
 export function newGenerationId(): string {

@@ -1,7 +1,6 @@
 import type { RequestContext } from "./request-context";
 import type { NewGeneration } from "../db/schema";
-import { storeSettle } from "../ledger/settle-client";
-import { settleInSlice } from "../ledger/slices";
+import { accountLedger } from "../ledger/isolate-ledgers";
 
 /** How one request ended: what is debited and recorded. */
 export type Outcome = {
@@ -71,18 +70,16 @@ export function generationRecord(rc: RequestContext, o: Outcome, endedAt: number
 
 /**
  * Debits the outcome's cost and stores its record in the account's ledger, exactly once (idempotent on
- * the generation id, batched with the isolate's other settles of the account, retried on transient
- * failure). Runs off the response path, under waitUntil (settle-client.ts says whose).
+ * the generation id, batched with the isolate's other settles of the account, retried, queued when the
+ * ledger stays unreachable). Runs off the response path, under waitUntil.
  */
 export function settle(rc: RequestContext, outcome: Outcome): Promise<void> {
   const record = generationRecord(rc, outcome, Date.now());
   const { accountId, key } = rc.caller;
-  const p = storeSettle(rc.env, accountId, { genId: rc.genId, keyHash: key.hash, costNano: outcome.costNano, record, ...(rc.leaseId ? { leaseId: rc.leaseId } : {}) })
+  const p = accountLedger(rc.env, accountId)
+    .settle(rc.ticket, { genId: rc.genId, keyHash: key.hash, costNano: outcome.costNano, record }, rc.waitUntil)
     .catch(() => {}) // logged where the batch failed
     .finally(rc.markSettled);
-  // Local bookkeeping after the settle is sent. If a release then reaches the ledger first, the debit is
-  // still exact; the slice's hold just returns a moment early.
-  if (rc.leaseId) settleInSlice(rc.env, rc.leaseId, rc.holdNano, outcome.costNano, rc.waitUntil);
   rc.waitUntil(p);
   return p;
 }

@@ -3,25 +3,20 @@ import type { Env } from "../env";
 import type { NewGeneration } from "../db/schema";
 import { flushGenerations } from "../db/generations";
 import { migrateLedger } from "./ledger-sql";
+import { ledgerTimings, type LedgerTimings } from "./ledger-config";
 
-/** How long an unsettled hold may live before the alarm releases it (its request died without settling). */
-export const HOLD_TTL_MS = 30 * 60_000;
-/**
- * How long an isolate's slice may live before the alarm releases it. Isolates retire slices within
- * seconds; one still here this late belongs to an isolate that died. Requests admitted from it that
- * are still running then lose their hold backing (README: overdraft bound).
- */
-export const LEASE_TTL_MS = 2 * 60_000;
 /** How soon after a settle the outbox is copied to D1: batches of hundreds (one D1 commit each); `/generation` reads the outbox meanwhile. */
 const FLUSH_DELAY_MS = 1000;
 /** Records per flush: one D1 commit (a few statements of 512 KiB) each; more wait for the next alarm, at once. */
 const FLUSH_MAX_RECORDS = 2000;
 /** Bound parameters per SQL statement (SQLite in Durable Objects allows 100). */
 const MAX_BOUND_PARAMS = 100;
-/** Settled debit ids kept for idempotency this long. */
-const DEBIT_RETENTION_MS = 7 * 24 * 3600_000;
+/** Settled debit ids (and ended-slice audit rows) kept this long. */
+const RETENTION_MS = 7 * 24 * 3600_000;
 /** How often old debit ids are pruned: a scan of the whole table, so not on every flush. */
 const PRUNE_EVERY_MS = 3600_000;
+/** Audit rows listed by `audit()`. */
+const AUDIT_ROWS = 50;
 
 export type AdmitRequest = {
   genId: string;
@@ -44,18 +39,31 @@ export type SettleRequest = {
   costNano: number;
   /** The generation record, stored with the debit in one transaction and copied to D1 later. */
   record: NewGeneration;
-  /** The lease the request was admitted under (its cost leaves the lease), or none (its own hold). */
+  /** The slice (lease) the request was admitted from (its cost leaves the slice), or none (its own hold, if any). */
   leaseId?: string;
+};
+
+/** What an isolate tells the ledger about one of its slices. */
+export type SliceReport = {
+  leaseId: string;
+  /** Requests the isolate admitted from the slice so far (it only grows). */
+  admitted: number;
+  /** The isolate admits no more from it: once every admitted request settled, its rest returns to the balance. */
+  release?: boolean;
 };
 
 export type LeaseRequest = {
   leaseId: string;
-  /** The hold of the request asking: granted even when it exceeds the available balance (see README bound). */
+  /** The hold of the request asking: granted even when it exceeds the available balance (README: overdraft bound). 0 = a free model's request. */
   holdNano: number;
   /** How much the isolate would like to spend locally. */
   wantNano: number;
 };
 export type LeaseResult = { ok: true; grantNano: number } | { ok: false; reason: "balance" };
+
+export type RenewRequest = { slices: SliceReport[]; holds: string[] };
+/** Slices and holds that were no longer there (expired): the isolate stops admitting from such a slice. */
+export type RenewResult = { gone: string[] };
 
 export type GrantRequest = {
   /** Idempotency id: a grant with an id seen before changes nothing (`admin:<key>`, `payment:<pay_id>`, …). */
@@ -70,6 +78,11 @@ export type GrantsSummary = { count: number; totalNano: number };
 export type Totals = { creditsNano: number; usageNano: number; heldNano: number; granted: boolean };
 export type KeyUsage = { usageNano: number; dailyNano: number; weeklyNano: number; monthlyNano: number };
 
+export type OpenHold = { id: string; kind: "request" | "slice"; amountNano: number; createdAt: number; renewedAt: number; admitted: number | null; settled: number | null; released: boolean };
+/** A slice that ended with admitted requests it never saw settle (`expired`: its isolate died; `released`: settles never came). */
+export type EndedSlice = { leaseId: string; admitted: number; settled: number; endedAt: number; ended: "expired" | "released" };
+export type SliceAudit = { unsettledAdmissions: number; expiredSlices: number; recent: EndedSlice[] };
+
 /**
  * The balance ledger of one account. Every admission and debit of the account runs here, one at a
  * time, so parallel requests never lose or double-count a debit. Each method body is synchronous
@@ -77,14 +90,18 @@ export type KeyUsage = { usageNano: number; dailyNano: number; weeklyNano: numbe
  */
 export class LedgerObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  private readonly timings: LedgerTimings;
   /** When the stored alarm fires (ms epoch), null when none is set; mirrors storage to skip redundant writes. */
   private alarmAt: number | null = null;
   /** When this instance last pruned old debit ids (ms epoch); 0 = not yet. */
   private prunedAt = 0;
+  /** The time source: the wall clock; tests replace it to play minutes in milliseconds. */
+  clock: () => number = Date.now;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.timings = ledgerTimings(env);
     migrateLedger(this.sql);
     void ctx.blockConcurrencyWhile(async () => {
       this.alarmAt = await ctx.storage.getAlarm();
@@ -96,51 +113,70 @@ export class LedgerObject extends DurableObject<Env> {
       const used = this.keyUsageNano(req.keyHash) + this.one("SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds WHERE key_hash = ?", req.keyHash);
       if (used >= req.limitNano) return { ok: false, reason: "key_limit" };
     }
-    if (req.paid) {
-      const t = this.totals();
-      if (t.creditsNano - t.usageNano - t.heldNano <= 0) return { ok: false, reason: "balance" };
-    }
-    if (req.holdNano > 0 || req.limitNano !== null) {
-      this.sql.exec(
-        "INSERT OR IGNORE INTO holds (gen_id, key_hash, amount_nano, created_at, record) VALUES (?, ?, ?, ?, ?)",
-        req.genId,
-        req.keyHash,
-        req.holdNano,
-        Date.now(),
-        JSON.stringify(req.abandoned),
-      );
-      this.scheduleAlarm(HOLD_TTL_MS);
-    }
+    if (req.paid && this.available() <= 0) return { ok: false, reason: "balance" };
+    // Every admitted request has a row, free ones too: should it die, its record says so.
+    const now = this.clock();
+    this.sql.exec(
+      "INSERT OR IGNORE INTO holds (gen_id, key_hash, amount_nano, created_at, renewed_at, record) VALUES (?, ?, ?, ?, ?, ?)",
+      req.genId,
+      req.keyHash,
+      req.holdNano,
+      now,
+      now,
+      JSON.stringify(req.abandoned),
+    );
+    this.scheduleAlarm(this.timings.holdTtlMs);
     return { ok: true };
   }
 
   /**
    * Grants an isolate a slice of the balance to admit requests locally (no round trip per request).
    * Refused like `admit` when nothing is available; otherwise at least the asking request's hold and
-   * at most half of what is available. The slice is a hold like any other until settles spend it or it is released.
+   * at most half of what is available. A free model's request (hold 0) always gets a slice, of
+   * nothing when nothing is available: its admissions are still counted.
    */
   lease(req: LeaseRequest): LeaseResult {
-    const t = this.totals();
-    const available = t.creditsNano - t.usageNano - t.heldNano;
-    if (available <= 0) return { ok: false, reason: "balance" };
+    const available = this.available();
+    if (req.holdNano > 0 && available <= 0) return { ok: false, reason: "balance" };
     // At most half of what is available, so other isolates of the account still find money.
-    const grantNano = Math.max(req.holdNano, Math.min(req.wantNano, Math.ceil(available / 2)));
-    this.sql.exec("INSERT INTO holds (gen_id, key_hash, amount_nano, created_at, record) VALUES (?, '', ?, ?, NULL)", req.leaseId, grantNano, Date.now());
-    this.scheduleAlarm(LEASE_TTL_MS);
+    const share = available > 0 ? Math.min(req.wantNano, Math.ceil(available / 2)) : 0;
+    const grantNano = Math.max(req.holdNano, share);
+    const now = this.clock();
+    this.sql.exec("INSERT INTO slices (lease_id, amount_nano, created_at, renewed_at) VALUES (?, ?, ?, ?)", req.leaseId, grantNano, now, now);
+    this.scheduleAlarm(this.timings.leaseTtlMs);
     return { ok: true, grantNano };
+  }
+
+  /** Keeps the slices and holds of running requests alive (and records how many requests each slice admitted). */
+  renew(req: RenewRequest): RenewResult {
+    const now = this.clock();
+    const gone: string[] = [];
+    this.ctx.storage.transactionSync(() => {
+      for (const s of req.slices) {
+        const found = this.sql.exec("UPDATE slices SET renewed_at = ?, admitted = MAX(admitted, ?) WHERE lease_id = ? AND released_at IS NULL RETURNING lease_id", now, s.admitted, s.leaseId).toArray();
+        if (found.length === 0) gone.push(s.leaseId);
+      }
+      for (const id of req.holds) {
+        const found = this.sql.exec("UPDATE holds SET renewed_at = ? WHERE gen_id = ? RETURNING gen_id", now, id).toArray();
+        if (found.length === 0) gone.push(id);
+      }
+    });
+    return { gone };
   }
 
   /**
    * Debits each request's cost and stores its record, exactly once per generation id, in one
-   * transaction; then deletes the released leases (their unspent remainder returns to the balance).
-   * Returns how many requests this call applied (a retried batch applies none twice). A handful of
-   * statements per batch, whatever its size: the debits insert tells which ids are new, and usage,
-   * key usage and lease spending are summed before they are written.
+   * transaction; takes in the isolate's slice reports and deletes released slices whose admitted
+   * requests have all settled (their unspent rest returns to the balance). Returns how many requests
+   * this call applied (a retried batch applies none twice). A handful of statements per batch: the
+   * debits insert tells which ids are new, and usage, key usage and slice spending are summed first.
+   * Order-independent: a release that arrives before some of its slice's settles keeps the slice
+   * (and its money held) until they arrive.
    */
-  settleBatch(items: SettleRequest[], releasedLeases: string[]): number {
+  settleBatch(items: SettleRequest[], slices: SliceReport[] = []): number {
     let applied = 0;
     this.ctx.storage.transactionSync(() => {
-      const now = Date.now();
+      const now = this.clock();
       // A request admitted on its own hold releases it, applied or not (a retry finds it gone).
       this.execChunked("DELETE FROM holds WHERE gen_id IN ($)", items.filter((i) => !i.leaseId).map((i) => [i.genId]));
       const fresh = this.insertDebits(items, now);
@@ -158,12 +194,27 @@ export class LedgerObject extends DurableObject<Env> {
             day,
             nano,
           );
-      // What leased requests spent leaves their lease's hold and becomes usage.
-      for (const [leaseId, nano] of sumBy(settled, (i) => i.leaseId))
-        if (nano > 0) this.sql.exec("UPDATE holds SET amount_nano = MAX(0, amount_nano - ?) WHERE gen_id = ? AND record IS NULL", nano, leaseId);
+      // What leased requests spent leaves their slice's hold and becomes usage; each counts as settled there.
+      for (const [leaseId, { nano, count }] of perLease(settled)) {
+        const found = this.sql.exec("UPDATE slices SET amount_nano = MAX(0, amount_nano - ?), settled = settled + ? WHERE lease_id = ? RETURNING lease_id", nano, count, leaseId).toArray();
+        if (found.length === 0) this.sql.exec("UPDATE slice_audit SET settled = settled + ? WHERE lease_id = ?", count, leaseId); // a late settle of an ended slice
+      }
       // REPLACE: a late settle supersedes the "abandoned" record an expired hold left.
       this.execChunked("INSERT OR REPLACE INTO outbox (gen_id, record) VALUES $", settled.map((i) => [i.genId, JSON.stringify(i.record)]));
-      this.execChunked("DELETE FROM holds WHERE record IS NULL AND gen_id IN ($)", releasedLeases.map((id) => [id]));
+      for (const s of slices) {
+        const found = this.sql
+          .exec(
+            "UPDATE slices SET admitted = MAX(admitted, ?), renewed_at = ?, released_at = CASE WHEN ? THEN COALESCE(released_at, ?) ELSE released_at END WHERE lease_id = ? RETURNING lease_id",
+            s.admitted,
+            now,
+            s.release ? 1 : 0,
+            now,
+            s.leaseId,
+          )
+          .toArray();
+        if (found.length === 0) this.sql.exec("UPDATE slice_audit SET admitted = MAX(admitted, ?) WHERE lease_id = ?", s.admitted, s.leaseId);
+      }
+      if (slices.some((s) => s.release) || perLease(settled).size > 0) this.sql.exec("DELETE FROM slices WHERE released_at IS NOT NULL AND settled >= admitted");
     });
     this.scheduleAlarm(FLUSH_DELAY_MS);
     return applied;
@@ -204,7 +255,7 @@ export class LedgerObject extends DurableObject<Env> {
     let applied = false;
     this.ctx.storage.transactionSync(() => {
       applied =
-        this.sql.exec("INSERT OR IGNORE INTO grants (grant_id, amount_nano, source, created_at) VALUES (?, ?, ?, ?) RETURNING grant_id", grantId, amountNano, source, Date.now()).toArray()
+        this.sql.exec("INSERT OR IGNORE INTO grants (grant_id, amount_nano, source, created_at) VALUES (?, ?, ?, ?) RETURNING grant_id", grantId, amountNano, source, this.clock()).toArray()
           .length === 1;
       if (applied) this.sql.exec("UPDATE account SET credits_nano = credits_nano + ?, granted = 1 WHERE id = 1", amountNano);
     });
@@ -219,18 +270,14 @@ export class LedgerObject extends DurableObject<Env> {
 
   totals(): Totals {
     const row = this.sql.exec<{ credits_nano: number; usage_nano: number; granted: number }>("SELECT credits_nano, usage_nano, granted FROM account WHERE id = 1").one();
-    return {
-      creditsNano: row.credits_nano,
-      usageNano: row.usage_nano,
-      heldNano: this.one("SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds"),
-      granted: row.granted === 1,
-    };
+    return { creditsNano: row.credits_nano, usageNano: row.usage_nano, heldNano: this.heldNano(), granted: row.granted === 1 };
   }
 
   keyUsage(keyHash: string): KeyUsage {
-    const now = new Date();
-    const today = utcDay(now.getTime());
-    const weekStart = utcDay(now.getTime() - ((now.getUTCDay() + 6) % 7) * 86_400_000); // Monday
+    const nowMs = this.clock();
+    const now = new Date(nowMs);
+    const today = utcDay(nowMs);
+    const weekStart = utcDay(nowMs - ((now.getUTCDay() + 6) % 7) * 86_400_000); // Monday
     const monthStart = today.slice(0, 8) + "01";
     const sum = (from: string) => this.one("SELECT COALESCE(SUM(usage_nano),0) AS v FROM key_usage WHERE key_hash = ? AND day >= ?", keyHash, from);
     return { usageNano: this.keyUsageNano(keyHash), dailyNano: sum(today), weeklyNano: sum(weekStart), monthlyNano: sum(monthStart) };
@@ -242,12 +289,32 @@ export class LedgerObject extends DurableObject<Env> {
     return row ? (JSON.parse(row.record) as NewGeneration) : null;
   }
 
-  /** The oldest open holds (requests admitted, not yet settled), for audits. */
-  openHolds(limit = 100): Array<{ genId: string; amountNano: number; createdAt: number }> {
-    return this.sql
-      .exec<{ gen_id: string; amount_nano: number; created_at: number }>("SELECT gen_id, amount_nano, created_at FROM holds ORDER BY created_at LIMIT ?", limit)
+  /** The oldest open holds and slices (requests admitted, not yet settled), for audits. */
+  openHolds(limit = 100): OpenHold[] {
+    const holds = this.sql
+      .exec<{ gen_id: string; amount_nano: number; created_at: number; renewed_at: number }>("SELECT gen_id, amount_nano, created_at, renewed_at FROM holds ORDER BY created_at LIMIT ?", limit)
       .toArray()
-      .map((h) => ({ genId: h.gen_id, amountNano: h.amount_nano, createdAt: h.created_at }));
+      .map((h): OpenHold => ({ id: h.gen_id, kind: "request", amountNano: h.amount_nano, createdAt: h.created_at, renewedAt: h.renewed_at, admitted: null, settled: null, released: false }));
+    const slices = this.sql
+      .exec<{ lease_id: string; amount_nano: number; created_at: number; renewed_at: number; admitted: number; settled: number; released_at: number | null }>(
+        "SELECT lease_id, amount_nano, created_at, renewed_at, admitted, settled, released_at FROM slices ORDER BY created_at LIMIT ?",
+        limit,
+      )
+      .toArray()
+      .map((s): OpenHold => ({ id: s.lease_id, kind: "slice", amountNano: s.amount_nano, createdAt: s.created_at, renewedAt: s.renewed_at, admitted: s.admitted, settled: s.settled, released: s.released_at !== null }));
+    return [...holds, ...slices].sort((a, b) => a.createdAt - b.createdAt).slice(0, limit);
+  }
+
+  /** Slices that ended with requests admitted from them that never settled here (last 7 days). */
+  sliceAudit(): SliceAudit {
+    const sums = this.sql
+      .exec<{ unsettled: number; expired: number }>("SELECT COALESCE(SUM(MAX(admitted - settled, 0)), 0) AS unsettled, COALESCE(SUM(ended = 'expired'), 0) AS expired FROM slice_audit")
+      .one();
+    const recent = this.sql
+      .exec<{ lease_id: string; admitted: number; settled: number; ended_at: number; ended: string }>("SELECT * FROM slice_audit ORDER BY ended_at DESC LIMIT ?", AUDIT_ROWS)
+      .toArray()
+      .map((r): EndedSlice => ({ leaseId: r.lease_id, admitted: r.admitted, settled: r.settled, endedAt: r.ended_at, ended: r.ended === "expired" ? "expired" : "released" }));
+    return { unsettledAdmissions: sums.unsettled, expiredSlices: sums.expired, recent };
   }
 
   /** Records settled here and not yet copied to D1. */
@@ -255,13 +322,14 @@ export class LedgerObject extends DurableObject<Env> {
     return this.one("SELECT COUNT(*) AS v FROM outbox");
   }
 
-  /** Copies the outbox to D1, releases expired holds and prunes old debit ids; reschedules while work remains. */
+  /** Copies the outbox to D1, expires what dead isolates left, prunes old ids; reschedules while work remains. */
   override async alarm(): Promise<void> {
     this.alarmAt = null;
-    const now = Date.now();
-    this.expireHolds(now);
+    const now = this.clock();
+    this.expire(now);
     if (now - this.prunedAt >= PRUNE_EVERY_MS) {
-      this.sql.exec("DELETE FROM debits WHERE settled_at < ?", now - DEBIT_RETENTION_MS);
+      this.sql.exec("DELETE FROM debits WHERE settled_at < ?", now - RETENTION_MS);
+      this.sql.exec("DELETE FROM slice_audit WHERE ended_at < ?", now - RETENTION_MS);
       this.prunedAt = now;
     }
     const rows = this.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM outbox ORDER BY rowid LIMIT ?", FLUSH_MAX_RECORDS).toArray();
@@ -273,29 +341,53 @@ export class LedgerObject extends DurableObject<Env> {
     }
     if (this.one("SELECT COUNT(*) AS v FROM outbox") > 0) this.scheduleAlarm(0);
     else {
-      const due = this.one(`SELECT COALESCE(MIN(created_at + CASE WHEN record IS NULL THEN ${LEASE_TTL_MS} ELSE ${HOLD_TTL_MS} END), 0) AS v FROM holds`);
+      const due = this.nextExpiry();
       if (due > 0) this.scheduleAlarm(Math.max(0, due - now));
     }
   }
 
   /**
-   * Releases holds whose request died without settling (isolate evicted, Worker restarted): nothing is
-   * debited, and the record made at admission says so. A settle arriving later still applies once.
+   * Ends what no live isolate keeps: a request hold not renewed for the hold TTL (its request died:
+   * nothing is debited, and the record made at admission says so; a settle arriving later still
+   * applies once); a slice not renewed for the lease TTL (its isolate died); a released slice whose
+   * admitted requests never all settled within the hold TTL. Slices that end with admissions not seen
+   * settled, or with their isolate dead, are kept in slice_audit.
    */
-  private expireHolds(now: number): void {
+  private expire(now: number): void {
+    const { holdTtlMs, leaseTtlMs } = this.timings;
     this.ctx.storage.transactionSync(() => {
-      const expired = this.sql
-        .exec<{ gen_id: string; record: string | null }>(
-          "SELECT gen_id, record FROM holds WHERE (record IS NOT NULL AND created_at < ?) OR (record IS NULL AND created_at < ?)",
-          now - HOLD_TTL_MS,
-          now - LEASE_TTL_MS,
-        )
-        .toArray();
-      for (const h of expired) {
-        if (h.record) this.sql.exec("INSERT OR IGNORE INTO outbox (gen_id, record) VALUES (?, ?)", h.gen_id, h.record);
+      const holds = this.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM holds WHERE renewed_at < ?", now - holdTtlMs).toArray();
+      for (const h of holds) {
+        this.sql.exec("INSERT OR IGNORE INTO outbox (gen_id, record) VALUES (?, ?)", h.gen_id, h.record);
         this.sql.exec("DELETE FROM holds WHERE gen_id = ?", h.gen_id);
       }
+      const ended = this.sql
+        .exec<{ lease_id: string; admitted: number; settled: number; released_at: number | null }>(
+          "DELETE FROM slices WHERE (released_at IS NULL AND renewed_at < ?) OR (released_at IS NOT NULL AND released_at < ?) RETURNING lease_id, admitted, settled, released_at",
+          now - leaseTtlMs,
+          now - holdTtlMs,
+        )
+        .toArray();
+      for (const s of ended)
+        if (s.released_at === null || s.admitted > s.settled)
+          this.sql.exec(
+            "INSERT OR REPLACE INTO slice_audit (lease_id, admitted, settled, ended_at, ended) VALUES (?, ?, ?, ?, ?)",
+            s.lease_id,
+            s.admitted,
+            s.settled,
+            now,
+            s.released_at === null ? "expired" : "released",
+          );
     });
+  }
+
+  /** When the next hold or slice would expire (ms epoch), 0 when none is open. */
+  private nextExpiry(): number {
+    const { holdTtlMs, leaseTtlMs } = this.timings;
+    const hold = this.one(`SELECT COALESCE(MIN(renewed_at), 0) AS v FROM holds`);
+    const slice = this.one(`SELECT COALESCE(MIN(CASE WHEN released_at IS NULL THEN renewed_at + ${leaseTtlMs} ELSE released_at + ${holdTtlMs} END), 0) AS v FROM slices`);
+    const due = [hold ? hold + holdTtlMs : 0, slice].filter((t) => t > 0);
+    return due.length ? Math.min(...due) : 0;
   }
 
   /** Makes the alarm fire no later than `inMs` from now (an earlier one already set stands). */
@@ -304,6 +396,15 @@ export class LedgerObject extends DurableObject<Env> {
     if (this.alarmAt !== null && this.alarmAt <= at) return;
     this.alarmAt = at;
     void this.ctx.storage.setAlarm(at);
+  }
+
+  private available(): number {
+    const t = this.totals();
+    return t.creditsNano - t.usageNano - t.heldNano;
+  }
+
+  private heldNano(): number {
+    return this.one("SELECT (SELECT COALESCE(SUM(amount_nano),0) FROM holds) + (SELECT COALESCE(SUM(amount_nano),0) FROM slices) AS v");
   }
 
   private keyUsageNano(keyHash: string): number {
@@ -323,6 +424,19 @@ function sumBy(items: SettleRequest[], key: (i: SettleRequest) => string | undef
     if (k !== undefined) sums.set(k, (sums.get(k) ?? 0) + i.costNano);
   }
   return sums;
+}
+
+/** Cost and count of leased items per slice. */
+function perLease(items: SettleRequest[]): Map<string, { nano: number; count: number }> {
+  const out = new Map<string, { nano: number; count: number }>();
+  for (const i of items) {
+    if (i.leaseId === undefined) continue;
+    const s = out.get(i.leaseId) ?? { nano: 0, count: 0 };
+    s.nano += i.costNano;
+    s.count++;
+    out.set(i.leaseId, s);
+  }
+  return out;
 }
 
 function utcDay(ms: number): string {

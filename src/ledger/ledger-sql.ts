@@ -43,6 +43,30 @@ const STEPS = [
   );
   INSERT INTO grants (grant_id, amount_nano, source, created_at)
     SELECT 'legacy-credits', credits_nano, 'before-grant-ids', CAST(strftime('%s', 'now') AS INTEGER) * 1000 FROM account WHERE credits_nano > 0;`,
+  // Isolate slices get their own table (they were holds without a record), with what their isolate reported:
+  // how many requests it admitted from the slice, how many of those settled here, whether it released it.
+  // Holds and slices are renewed while their requests run (renewed_at). slice_audit keeps slices that
+  // ended with admitted requests never settled here.
+  `CREATE TABLE slices (
+    lease_id TEXT PRIMARY KEY,
+    amount_nano INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    renewed_at INTEGER NOT NULL,
+    admitted INTEGER NOT NULL DEFAULT 0,
+    settled INTEGER NOT NULL DEFAULT 0,
+    released_at INTEGER
+  );
+  INSERT INTO slices (lease_id, amount_nano, created_at, renewed_at) SELECT gen_id, amount_nano, created_at, created_at FROM holds WHERE record IS NULL;
+  DELETE FROM holds WHERE record IS NULL;
+  ALTER TABLE holds ADD COLUMN renewed_at INTEGER;
+  UPDATE holds SET renewed_at = created_at;
+  CREATE TABLE slice_audit (
+    lease_id TEXT PRIMARY KEY,
+    admitted INTEGER NOT NULL,
+    settled INTEGER NOT NULL,
+    ended_at INTEGER NOT NULL,
+    ended TEXT NOT NULL
+  );`,
 ];
 
 export function migrateLedger(sql: SqlStorage): void {

@@ -54,8 +54,10 @@ describe("ledger", () => {
     await runInDurableObject(stub, async (instance, state) => {
       const ledger = instance as LedgerObject;
       ledger.grant({ grantId: "test-credits", amountNano: 1000, source: "test" });
+      let now = Date.now() - 3600_000;
+      ledger.clock = () => now;
       ledger.admit({ genId: stale, keyHash: "k", limitNano: null, holdNano: 300, paid: true, abandoned: { ...record(stale, accountId, 0), status: 500 } });
-      state.storage.sql.exec("UPDATE holds SET created_at = created_at - 3600000 WHERE gen_id = ?", stale);
+      now += 3600_000; // an hour without a renewal: its request died
       settleOne(ledger, { genId: "done", keyHash: "k", costNano: 100, record: record("gen-alarm-" + accountId, accountId, 100) });
       // The settle pulled the alarm forward from the hold's 30-minute expiry to a flush within a second.
       expect((await state.storage.getAlarm())! - Date.now()).toBeLessThanOrEqual(1000);
@@ -127,7 +129,7 @@ describe("ledger leases (isolate slices)", () => {
       expect(ledger.settleBatch(items, [])).toBe(3);
       expect(ledger.totals()).toMatchObject({ usageNano: 300, heldNano: 700 });
       expect(ledger.settleBatch(items, [])).toBe(0); // a retried batch applies nothing twice
-      expect(ledger.settleBatch([], ["L"])).toBe(0);
+      expect(ledger.settleBatch([], [{ leaseId: "L", admitted: 3, release: true }])).toBe(0);
       expect(ledger.totals()).toMatchObject({ creditsNano: 10_000, usageNano: 300, heldNano: 0 });
     });
   });
@@ -153,22 +155,29 @@ describe("ledger leases (isolate slices)", () => {
       expect(perKey("k2")).toBe(k2);
       expect(perKey("k1")).toBe(ownSum + leasedSum - k2);
       expect(ledger.outboxSize()).toBe(90);
-      expect(ledger.settleBatch(items, ["L"])).toBe(0); // the retry applies nothing; the release returns the lease's rest
+      expect(ledger.settleBatch(items, [{ leaseId: "L", admitted: 60, release: true }])).toBe(0); // the retry applies nothing; the release returns the lease's rest
       expect(ledger.totals()).toMatchObject({ usageNano: ownSum + leasedSum, heldNano: 0 });
     });
   });
 
-  it("the alarm releases a slice its isolate never released, after two minutes", async () => {
+  it("the alarm releases a slice its isolate stopped renewing, after the lease TTL, and keeps it in the slice audit", async () => {
     const stub = env.LEDGER.get(env.LEDGER.idFromName("lease-expiry-" + Math.random()));
-    await runInDurableObject(stub, async (instance, state) => {
+    await runInDurableObject(stub, async (instance) => {
       const ledger = instance as LedgerObject;
+      let now = Date.now();
+      ledger.clock = () => now;
       ledger.grant({ grantId: "test-credits", amountNano: 1000, source: "test" });
       ledger.lease({ leaseId: "dead", holdNano: 10, wantNano: 100 });
-      ledger.lease({ leaseId: "young", holdNano: 10, wantNano: 100 });
-      state.storage.sql.exec("UPDATE holds SET created_at = created_at - 121000 WHERE gen_id = 'dead'");
+      ledger.lease({ leaseId: "renewed", holdNano: 10, wantNano: 100 });
+      ledger.settleBatch([], [{ leaseId: "dead", admitted: 2 }]);
+      now += 90_000;
+      expect(ledger.renew({ slices: [{ leaseId: "renewed", admitted: 1 }], holds: [] })).toEqual({ gone: [] });
+      now += 31_000; // "dead" last heard of 121 s ago, "renewed" 31 s ago
       await ledger.alarm();
-      expect(ledger.openHolds().map((h) => h.genId)).toEqual(["young"]);
+      expect(ledger.openHolds().map((h) => h.id)).toEqual(["renewed"]);
       expect(ledger.outboxSize()).toBe(0); // a slice leaves no record
+      expect(ledger.sliceAudit()).toMatchObject({ unsettledAdmissions: 2, expiredSlices: 1, recent: [{ leaseId: "dead", admitted: 2, settled: 0, ended: "expired" }] });
+      expect(ledger.renew({ slices: [{ leaseId: "dead", admitted: 2 }], holds: [] })).toEqual({ gone: ["dead"] });
     });
   });
 

@@ -1,0 +1,275 @@
+import type { NewGeneration } from "../db/schema";
+import type { SettleRequest, SliceReport } from "./ledger-object";
+import type { LedgerTimings } from "./ledger-config";
+import { sleep, type Clock, type LedgerApi, type WaitUntil } from "./ledger-api";
+import { SettleBatcher, type BatchEnd } from "./settle-batcher";
+import type { SettleQueueSender } from "./settle-queue";
+import { Slice } from "./slice";
+
+/** A slice admits for this long, then is retired (a fresh lease follows). */
+const SLICE_USE_MS = 2_000;
+/** A slice nobody uses for this long is retired and released, so idle isolates lock no money. */
+const IDLE_RELEASE_MS = 1_000;
+/** A lease asks for this many of the asking request's holds. */
+const SLICE_HOLDS = 64;
+/** A request still running this long after admission makes sure the ledger has counted it. */
+const REPORT_AFTER_MS = 1_000;
+
+export type AdmitInput = {
+  genId: string;
+  keyHash: string;
+  /** The key's credit limit, nano-USD; null when it has none. */
+  limitNano: number | null;
+  /** Worst-case cost held while the request runs; 0 for free models. */
+  holdNano: number;
+  paid: boolean;
+  /** The record the ledger writes should the request die unsettled (built only when the ledger is asked). */
+  abandoned: () => NewGeneration;
+};
+
+/** One admitted request: what backs it, until it settles. */
+export class Ticket {
+  done = false;
+  renewedAt: number;
+  stopHeartbeat: (() => void) | undefined;
+  constructor(
+    readonly genId: string,
+    readonly holdNano: number,
+    /** The slice it was admitted from; null when the ledger admitted it on a hold of its own. */
+    readonly slice: Slice | null,
+    now: number,
+  ) {
+    this.renewedAt = now;
+  }
+}
+
+export type Admission = { ok: true; ticket: Ticket } | { ok: false; reason: "balance" | "key_limit" };
+export type SettleInput = Omit<SettleRequest, "leaseId">;
+
+export type AccountLedgerDeps = {
+  accountId: string;
+  ledger: () => LedgerApi;
+  queue: SettleQueueSender;
+  clock: Clock;
+  timings: LedgerTimings;
+  newLeaseId: () => string;
+  log: (message: string, detail: string) => void;
+};
+
+/**
+ * The isolate's side of one account's ledger, in one object: admission (from an isolate slice of the
+ * balance, or by asking the ledger), the slices themselves, renewing what running requests hold,
+ * and batching settles (with retries and the queue behind them).
+ *
+ * - Paid and free models on keys without a limit are admitted from a slice (no round trip); keys
+ *   with a limit, and requests that arrive while this isolate is leasing, ask the ledger.
+ * - Every running request keeps its backing alive: its heartbeat reports new admissions after
+ *   REPORT_AFTER_MS and renews its slice or hold every `renewEveryMs`, so the ledger only expires
+ *   what belongs to a dead isolate (README: overdraft bound).
+ * - Settles carry how many requests each slice admitted; a released slice stays in the ledger until
+ *   all of those have settled.
+ */
+export class AccountLedger {
+  private current: Slice | undefined;
+  /** Slices not yet released, by lease id. */
+  private readonly slices = new Map<string, Slice>();
+  /** Requests the ledger admitted on holds of their own, running. */
+  private readonly ownHolds = new Set<Ticket>();
+  private leasing = false;
+  private renewing = false;
+  private readonly batcher: SettleBatcher;
+
+  constructor(private readonly d: AccountLedgerDeps) {
+    this.batcher = new SettleBatcher({
+      accountId: d.accountId,
+      ledger: d.ledger,
+      queue: d.queue,
+      clock: d.clock,
+      windowMs: d.timings.settleWindowMs,
+      retryBudgetMs: d.timings.settleRetryBudgetMs,
+      onEnd: (slices, end) => this.batchEnded(slices, end),
+      log: d.log,
+    });
+  }
+
+  /** May this request run? Holds its worst case until it settles. */
+  async admit(req: AdmitInput, waitUntil: WaitUntil): Promise<Admission> {
+    this.batcher.flushIfDue(waitUntil);
+    if (req.limitNano === null) {
+      let sliced: Slice | "balance" | null;
+      try {
+        sliced = await this.admitFromSlice(req.holdNano, waitUntil);
+      } catch (err) {
+        // A free model on a key without a limit risks no money: it runs even when the ledger cannot be reached.
+        if (req.paid) throw err;
+        this.d.log("ledger unreachable: a free request admitted without a slice", JSON.stringify({ account: this.d.accountId, gen: req.genId }));
+        return { ok: true, ticket: new Ticket(req.genId, 0, null, this.d.clock.now()) };
+      }
+      if (sliced === "balance") return { ok: false, reason: "balance" };
+      if (sliced) return { ok: true, ticket: this.track(new Ticket(req.genId, req.holdNano, sliced, this.d.clock.now()), waitUntil) };
+    }
+    const admitted = await this.d.ledger().admit({
+      genId: req.genId,
+      keyHash: req.keyHash,
+      limitNano: req.limitNano,
+      holdNano: req.holdNano,
+      paid: req.paid,
+      abandoned: req.abandoned(),
+    });
+    if (!admitted.ok) return admitted;
+    const ticket = this.track(new Ticket(req.genId, req.holdNano, null, this.d.clock.now()), waitUntil);
+    this.ownHolds.add(ticket);
+    return { ok: true, ticket };
+  }
+
+  /**
+   * Debits the request's cost and stores its record (batched, exactly once). `ticket` is null for a
+   * request that was never admitted (refused, or failed before admission): only its record is stored.
+   * Returns when this request's part is done (put it under waitUntil).
+   */
+  settle(ticket: Ticket | null, item: SettleInput, waitUntil: WaitUntil): Promise<void> {
+    if (ticket?.done) return Promise.resolve();
+    const reports: SliceReport[] = [];
+    let settle: SettleRequest = item;
+    if (ticket) {
+      ticket.done = true;
+      ticket.stopHeartbeat?.();
+      this.ownHolds.delete(ticket);
+      const slice = ticket.slice;
+      if (slice) {
+        settle = { ...item, leaseId: slice.leaseId };
+        slice.finish(ticket.holdNano, item.costNano, this.d.clock.now());
+        const release = slice.inflight === 0 && slice.retired;
+        reports.push(slice.report(release));
+        if (release) this.forget(slice);
+        else if (slice.inflight === 0 && !slice.idleCheck) this.watchIdle(slice, IDLE_RELEASE_MS, waitUntil);
+      }
+    }
+    return this.batcher.add(settle, reports);
+  }
+
+  /** A settle of this account that this isolate has not yet stored in the ledger. */
+  unsentRecord(genId: string): NewGeneration | undefined {
+    return this.batcher.pending(genId)?.record;
+  }
+
+  /** Nothing held, running or unsent here: the object may be dropped. */
+  get idle(): boolean {
+    return this.slices.size === 0 && this.ownHolds.size === 0 && !this.leasing && this.batcher.idle;
+  }
+
+  /**
+   * Admits from the account's slice, leasing a new one when it has no room. While one request leases,
+   * the others answer null (they then ask the ledger for themselves): waiting on another request's
+   * lease would tie this request to that request's I/O, which workerd does not allow, and leasing in
+   * parallel would split the balance into many half-used slices.
+   */
+  private async admitFromSlice(holdNano: number, waitUntil: WaitUntil): Promise<Slice | "balance" | null> {
+    const now = this.d.clock.now();
+    const slice = this.current;
+    if (slice && now >= slice.retireAt) this.retire(slice, waitUntil);
+    else if (slice?.canTake(holdNano)) {
+      slice.take(holdNano);
+      return slice;
+    }
+    if (this.leasing) return null;
+    this.leasing = true;
+    try {
+      const leaseId = this.d.newLeaseId();
+      const granted = await this.d.ledger().lease({ leaseId, holdNano, wantNano: SLICE_HOLDS * holdNano });
+      if (!granted.ok) return "balance";
+      const fresh = new Slice(leaseId, granted.grantNano, this.d.clock.now(), this.d.clock.now() + SLICE_USE_MS);
+      this.slices.set(leaseId, fresh);
+      const previous = this.current;
+      this.current = fresh;
+      if (previous) this.retire(previous, waitUntil);
+      fresh.take(holdNano);
+      return fresh;
+    } finally {
+      this.leasing = false;
+    }
+  }
+
+  /** Starts the request's heartbeat: its own timer, in its own request context. */
+  private track(ticket: Ticket, waitUntil: WaitUntil): Ticket {
+    const beat = (ms: number) => {
+      ticket.stopHeartbeat = this.d.clock.setTimer(ms, () => {
+        if (ticket.done) return;
+        waitUntil(this.renewDue());
+        beat(this.d.timings.renewEveryMs);
+      });
+    };
+    beat(REPORT_AFTER_MS);
+    return ticket;
+  }
+
+  /**
+   * One renew RPC for everything of this account that running requests need kept: slices with
+   * requests in flight whose admissions the ledger has not counted yet or whose renewal is due, and
+   * request holds whose renewal is due. A slice the ledger no longer has admits nothing more.
+   */
+  private async renewDue(): Promise<void> {
+    if (this.renewing) return;
+    const now = this.d.clock.now();
+    const every = this.d.timings.renewEveryMs;
+    const slices = [...this.slices.values()].filter((s) => s.inflight > 0 && !s.released && (s.admitted > s.reported || now - s.renewedAt >= every));
+    const holds = [...this.ownHolds].filter((t) => !t.done && now - t.renewedAt >= every);
+    if (slices.length === 0 && holds.length === 0) return;
+    const reports = slices.map((s) => s.report());
+    this.renewing = true;
+    try {
+      const { gone } = await this.d.ledger().renew({ slices: reports, holds: holds.map((t) => t.genId) });
+      for (const s of slices) s.renewedAt = now;
+      for (const t of holds) t.renewedAt = now;
+      this.acknowledge(reports);
+      for (const id of gone) {
+        const s = this.slices.get(id);
+        if (s && this.current === s) this.current = undefined;
+        if (s) s.retired = true; // the ledger expired it: admit nothing more from it
+      }
+    } catch {
+      // The next heartbeat tries again; three may fail before the lease TTL passes.
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  /** One idle check per slice, not one per request: it re-arms itself while the slice keeps being used. */
+  private watchIdle(slice: Slice, ms: number, waitUntil: WaitUntil): void {
+    slice.idleCheck = true;
+    waitUntil(
+      sleep(this.d.clock, ms).then(() => {
+        slice.idleCheck = false;
+        if (slice.inflight > 0 || slice.released) return; // busy (its last settle re-arms) or gone
+        const idle = this.d.clock.now() - slice.idleSince;
+        if (idle >= IDLE_RELEASE_MS) this.retire(slice, waitUntil);
+        else this.watchIdle(slice, IDLE_RELEASE_MS - idle, waitUntil);
+      }),
+    );
+  }
+
+  private retire(slice: Slice, waitUntil: WaitUntil): void {
+    if (this.current === slice) this.current = undefined;
+    slice.retired = true;
+    if (slice.inflight === 0 && !slice.released) {
+      this.forget(slice);
+      waitUntil(this.batcher.add(null, [slice.report(true)]));
+    }
+  }
+
+  private forget(slice: Slice): void {
+    slice.released = true;
+    this.slices.delete(slice.leaseId);
+  }
+
+  private batchEnded(reports: SliceReport[], end: BatchEnd): void {
+    if (end !== "lost") this.acknowledge(reports);
+  }
+
+  private acknowledge(reports: SliceReport[]): void {
+    for (const r of reports) {
+      const s = this.slices.get(r.leaseId);
+      if (s) s.reported = Math.max(s.reported, r.admitted);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import type { Env } from "../env";
+
+/**
+ * The ledger's timings, shared by the account's Durable Object and the isolates that talk to it.
+ * Each can be set by a Worker var (README: Configuration); the defaults are the documented ones.
+ */
+export type LedgerTimings = {
+  /** A slice whose isolate stopped renewing it for this long is expired: the isolate died. */
+  leaseTtlMs: number;
+  /** A request hold (or a released slice still waiting for settles) not renewed for this long is expired. */
+  holdTtlMs: number;
+  /** How often a running request's slice or hold is renewed: a quarter of the lease TTL, so three renewals may fail. */
+  renewEveryMs: number;
+  /** How long an isolate keeps retrying a settle batch before it hands it to the settle queue (inside waitUntil's 30 s). */
+  settleRetryBudgetMs: number;
+  /** At most one settle batch per account and isolate per window; the first settle after a quiet window goes at once. */
+  settleWindowMs: number;
+};
+
+export const DEFAULT_LEASE_TTL_MS = 2 * 60_000;
+export const DEFAULT_HOLD_TTL_MS = 30 * 60_000;
+export const DEFAULT_SETTLE_RETRY_BUDGET_MS = 25_000;
+export const DEFAULT_SETTLE_WINDOW_MS = 20;
+
+function positive(raw: string | undefined, fallback: number): number {
+  const n = Number(raw);
+  return raw !== undefined && raw !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+export function ledgerTimings(env: Pick<Env, "LEDGER_LEASE_TTL_MS" | "LEDGER_HOLD_TTL_MS" | "SETTLE_RETRY_BUDGET_MS" | "SETTLE_WINDOW_MS">): LedgerTimings {
+  const leaseTtlMs = positive(env.LEDGER_LEASE_TTL_MS, DEFAULT_LEASE_TTL_MS);
+  return {
+    leaseTtlMs,
+    holdTtlMs: Math.max(leaseTtlMs, positive(env.LEDGER_HOLD_TTL_MS, DEFAULT_HOLD_TTL_MS)),
+    renewEveryMs: leaseTtlMs / 4,
+    settleRetryBudgetMs: positive(env.SETTLE_RETRY_BUDGET_MS, DEFAULT_SETTLE_RETRY_BUDGET_MS),
+    settleWindowMs: positive(env.SETTLE_WINDOW_MS, DEFAULT_SETTLE_WINDOW_MS),
+  };
+}

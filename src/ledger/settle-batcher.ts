@@ -1,0 +1,116 @@
+import type { SettleRequest, SliceReport } from "./ledger-object";
+import { sleep, type Clock, type LedgerApi, type WaitUntil } from "./ledger-api";
+import { settleSummary, type SettleQueueSender } from "./settle-queue";
+
+/** Sent at once when this full; also keeps one RPC's transaction short. */
+export const MAX_BATCH = 64;
+const FIRST_RETRY_MS = 50;
+const MAX_RETRY_MS = 4000;
+
+type Batch = { items: SettleRequest[]; slices: Map<string, SliceReport>; sendAt: number };
+export type BatchEnd = "stored" | "queued" | "lost";
+
+export type BatcherDeps = {
+  accountId: string;
+  ledger: () => LedgerApi;
+  queue: SettleQueueSender;
+  clock: Clock;
+  /** At most one batch per window; a settle after a quiet window goes at once. */
+  windowMs: number;
+  /** How long a batch is retried before it goes to the queue. */
+  retryBudgetMs: number;
+  /** Told when a batch's slice reports have been stored (or handed to the queue). */
+  onEnd: (slices: SliceReport[], end: BatchEnd) => void;
+  log: (message: string, detail: string) => void;
+};
+
+/**
+ * Gathers one account's settles in an isolate into batches: one ledger RPC and one storage commit per
+ * batch, its dominant cost. The settle that opens a batch sends it when its window ends, under its own
+ * waitUntil; settles arriving meanwhile join and end at once (a request cannot wait on another
+ * request's I/O in workerd). Whoever touches the batch once its time has come sends it, so a batch
+ * whose opener died during its wait is never left open. A batch is retried with backoff for the
+ * retry budget, then handed to the settle queue; only if that fails too is it lost, and logged with
+ * its generation ids and amounts.
+ */
+export class SettleBatcher {
+  private gathering: Batch | undefined;
+  private lastSentAt = Number.NEGATIVE_INFINITY;
+  /** Settles not yet stored in the ledger or the queue, by generation id (`/generation` finds them here). */
+  private readonly unsent = new Map<string, SettleRequest>();
+
+  constructor(private readonly d: BatcherDeps) {}
+
+  /** Adds a settle (or only slice reports) to the account's batch; resolves when this request's part is done. */
+  add(item: SettleRequest | null, slices: SliceReport[]): Promise<void> {
+    const now = this.d.clock.now();
+    let batch = this.gathering;
+    const opener = batch === undefined;
+    if (!batch) batch = this.gathering = { items: [], slices: new Map(), sendAt: Math.max(now, this.lastSentAt + this.d.windowMs) };
+    if (item) {
+      batch.items.push(item);
+      this.unsent.set(item.genId, item);
+    }
+    for (const s of slices) mergeReport(batch.slices, s);
+    if (batch.items.length + batch.slices.size >= MAX_BATCH || now >= batch.sendAt) return this.take(batch);
+    if (!opener) return Promise.resolve();
+    const b = batch;
+    return sleep(this.d.clock, b.sendAt - now).then(() => (this.gathering === b ? this.take(b) : undefined));
+  }
+
+  /** Sends the gathering batch if its time has come and its opener has not (it may have died). */
+  flushIfDue(waitUntil: WaitUntil): void {
+    const b = this.gathering;
+    if (b && this.d.clock.now() >= b.sendAt) waitUntil(this.take(b));
+  }
+
+  /** A settle this isolate has not yet stored anywhere. */
+  pending(genId: string): SettleRequest | undefined {
+    return this.unsent.get(genId);
+  }
+
+  /** Nothing gathering or unsent. */
+  get idle(): boolean {
+    return this.gathering === undefined && this.unsent.size === 0;
+  }
+
+  private take(batch: Batch): Promise<void> {
+    if (this.gathering === batch) this.gathering = undefined;
+    this.lastSentAt = this.d.clock.now();
+    return this.send(batch.items, [...batch.slices.values()]);
+  }
+
+  private async send(items: SettleRequest[], slices: SliceReport[]): Promise<void> {
+    const deadline = this.d.clock.now() + this.d.retryBudgetMs;
+    let end: BatchEnd = "lost";
+    for (let delay = FIRST_RETRY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_MS)) {
+      try {
+        await this.d.ledger().settleBatch(items, slices);
+        end = "stored";
+        break;
+      } catch {
+        if (this.d.clock.now() + delay > deadline) break;
+        await sleep(this.d.clock, delay);
+      }
+    }
+    if (end === "lost") {
+      try {
+        await this.d.queue(this.d.accountId, items, slices);
+        end = "queued";
+        this.d.log("ledger unreachable: settles handed to the settle queue", settleSummary(this.d.accountId, items));
+      } catch {
+        this.d.log("ledger and settle queue unreachable: settles NOT stored", settleSummary(this.d.accountId, items));
+      }
+    }
+    for (const i of items) if (this.unsent.get(i.genId) === i) this.unsent.delete(i.genId);
+    this.d.onEnd(slices, end);
+  }
+}
+
+/** One report per slice in a batch: the highest admitted count, released if any report says so. */
+function mergeReport(into: Map<string, SliceReport>, r: SliceReport): void {
+  const prev = into.get(r.leaseId);
+  const admitted = Math.max(prev?.admitted ?? 0, r.admitted);
+  const release = (prev?.release ?? false) || (r.release ?? false);
+  into.set(r.leaseId, release ? { leaseId: r.leaseId, admitted, release } : { leaseId: r.leaseId, admitted });
+}

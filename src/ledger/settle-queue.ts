@@ -1,0 +1,97 @@
+import type { Env } from "../env";
+import type { SettleRequest, SliceReport } from "./ledger-object";
+import { ledgerFor } from "./ledger";
+
+/**
+ * The settle queue (`SETTLE_QUEUE`): settle batches an isolate could not store in the account's ledger
+ * within its retry budget. The consumer stores them with the same idempotent `settleBatch`, so a
+ * message delivered twice, or a batch that did reach the ledger before its reply was lost, debits once.
+ * Message order does not matter to the ledger (README: Storage contract).
+ */
+export type SettleMessage = { v: 1; accountId: string; items: SettleRequest[]; slices: SliceReport[] };
+
+/** Queues take messages of up to 128 KB and sendBatch calls of up to 100 messages and 256 KB. */
+const MAX_MESSAGE_BYTES = 100 * 1024;
+const MAX_SEND_MESSAGES = 100;
+const MAX_SEND_BYTES = 200 * 1024;
+/** The consumer's attempts before a message goes to the dead-letter queue (wrangler.toml `max_retries`). */
+export const SETTLE_QUEUE_MAX_RETRIES = 100;
+
+/** Splits a batch into messages under the size limit; slice reports ride with the last one. */
+export function settleMessages(accountId: string, items: SettleRequest[], slices: SliceReport[]): SettleMessage[] {
+  const messages: SettleMessage[] = [];
+  let current: SettleRequest[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = JSON.stringify(item).length * 3; // UTF-8 worst case
+    if (current.length > 0 && bytes + size > MAX_MESSAGE_BYTES) {
+      messages.push({ v: 1, accountId, items: current, slices: [] });
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  messages.push({ v: 1, accountId, items: current, slices });
+  return messages;
+}
+
+/** What the settle batcher hands a batch to when the ledger stayed unreachable. */
+export type SettleQueueSender = (accountId: string, items: SettleRequest[], slices: SliceReport[]) => Promise<void>;
+
+export function queueSender(queue: Queue<SettleMessage>): SettleQueueSender {
+  return async (accountId, items, slices) => {
+    const messages = settleMessages(accountId, items, slices);
+    let group: SettleMessage[] = [];
+    let bytes = 0;
+    for (const m of messages) {
+      const size = JSON.stringify(m).length * 3;
+      if (group.length > 0 && (group.length >= MAX_SEND_MESSAGES || bytes + size > MAX_SEND_BYTES)) {
+        await queue.sendBatch(group.map((body) => ({ body })));
+        group = [];
+        bytes = 0;
+      }
+      group.push(m);
+      bytes += size;
+    }
+    await queue.sendBatch(group.map((body) => ({ body })));
+  };
+}
+
+/** What may be logged of settles that could not be stored: ids and amounts, never keys or content. */
+export function settleSummary(accountId: string, items: SettleRequest[]): string {
+  return JSON.stringify({ account: accountId, settles: items.map((i) => ({ gen: i.genId, cost_nano: i.costNano })) });
+}
+
+/**
+ * The queue consumer: one `settleBatch` per account per delivery. A failure retries the messages with a
+ * growing delay; the last attempt logs what it carries before the queue moves it to the dead-letter queue.
+ */
+export async function consumeSettles(batch: MessageBatch<SettleMessage>, env: Env): Promise<void> {
+  const byAccount = new Map<string, Message<SettleMessage>[]>();
+  for (const m of batch.messages) {
+    const body = m.body;
+    if (!body || body.v !== 1 || typeof body.accountId !== "string" || !Array.isArray(body.items) || !Array.isArray(body.slices)) {
+      console.error("settle queue: a message of unknown shape was dropped", m.id);
+      m.ack();
+      continue;
+    }
+    byAccount.set(body.accountId, [...(byAccount.get(body.accountId) ?? []), m]);
+  }
+  await Promise.all(
+    [...byAccount].map(async ([accountId, messages]) => {
+      const items = messages.flatMap((m) => m.body.items);
+      const slices = messages.flatMap((m) => m.body.slices);
+      try {
+        await ledgerFor(env, accountId).settleBatch(items, slices);
+        for (const m of messages) m.ack();
+      } catch (err) {
+        for (const m of messages) {
+          if (m.attempts >= SETTLE_QUEUE_MAX_RETRIES) console.error("settle queue: giving up to the dead-letter queue", settleSummary(accountId, m.body.items));
+          m.retry({ delaySeconds: Math.min(300, 5 * m.attempts) });
+        }
+        console.error("settle queue: the ledger refused a batch", err instanceof Error ? err.name : "unknown");
+      }
+    }),
+  );
+}
