@@ -1,4 +1,6 @@
+import * as z from "zod";
 import type { Env } from "../env";
+import type { NewGeneration } from "../db/schema";
 import type { SettleRequest, SliceReport } from "./ledger-object";
 import { ledgerFor } from "./ledger";
 
@@ -9,6 +11,22 @@ import { ledgerFor } from "./ledger";
  * Message order does not matter to the ledger (README: Storage contract).
  */
 export type SettleMessage = { v: 1; accountId: string; items: SettleRequest[]; slices: SliceReport[] };
+
+const nano = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const settleMessageSchema = z.object({
+  v: z.literal(1),
+  accountId: z.string().min(1).max(100),
+  items: z.array(
+    z.object({
+      genId: z.string().min(1).max(100),
+      keyHash: z.string().max(100),
+      costNano: nano,
+      record: z.looseObject({ id: z.string() }).transform((r) => r as unknown as NewGeneration),
+      leaseId: z.string().max(100).optional(),
+    }),
+  ),
+  slices: z.array(z.object({ leaseId: z.string().min(1).max(100), admitted: nano, release: z.boolean().optional() })),
+});
 
 /** Queues take messages of up to 128 KB and sendBatch calls of up to 100 messages and 256 KB. */
 const MAX_MESSAGE_BYTES = 100 * 1024;
@@ -67,28 +85,31 @@ export function settleSummary(accountId: string, items: SettleRequest[]): string
  * The queue consumer: one `settleBatch` per account per delivery. A failure retries the messages with a
  * growing delay; the last attempt logs what it carries before the queue moves it to the dead-letter queue.
  */
-export async function consumeSettles(batch: MessageBatch<SettleMessage>, env: Env): Promise<void> {
-  const byAccount = new Map<string, Message<SettleMessage>[]>();
-  for (const m of batch.messages) {
-    const body = m.body;
-    if (!body || body.v !== 1 || typeof body.accountId !== "string" || !Array.isArray(body.items) || !Array.isArray(body.slices)) {
-      console.error("settle queue: a message of unknown shape was dropped", m.id);
-      m.ack();
+export async function consumeSettles(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  const byAccount = new Map<string, Array<{ message: Message<unknown>; body: SettleMessage }>>();
+  for (const message of batch.messages) {
+    const parsed = settleMessageSchema.safeParse(message.body);
+    if (!parsed.success) {
+      // Never applied, never dropped: after its retries the queue keeps it in the dead-letter queue.
+      console.error("settle queue: a message of unknown shape", message.id);
+      message.retry({ delaySeconds: 300 });
       continue;
     }
-    byAccount.set(body.accountId, [...(byAccount.get(body.accountId) ?? []), m]);
+    const body = parsed.data;
+    byAccount.set(body.accountId, [...(byAccount.get(body.accountId) ?? []), { message, body }]);
   }
   await Promise.all(
-    [...byAccount].map(async ([accountId, messages]) => {
-      const items = messages.flatMap((m) => m.body.items);
-      const slices = messages.flatMap((m) => m.body.slices);
+    [...byAccount].map(async ([accountId, group]) => {
       try {
-        await ledgerFor(env, accountId).settleBatch(items, slices);
-        for (const m of messages) m.ack();
+        await ledgerFor(env, accountId).settleBatch(
+          group.flatMap((g) => g.body.items),
+          group.flatMap((g) => g.body.slices),
+        );
+        for (const g of group) g.message.ack();
       } catch (err) {
-        for (const m of messages) {
-          if (m.attempts >= SETTLE_QUEUE_MAX_RETRIES) console.error("settle queue: giving up to the dead-letter queue", settleSummary(accountId, m.body.items));
-          m.retry({ delaySeconds: Math.min(300, 5 * m.attempts) });
+        for (const { message, body } of group) {
+          if (message.attempts >= SETTLE_QUEUE_MAX_RETRIES) console.error("settle queue: giving up to the dead-letter queue", settleSummary(accountId, body.items));
+          message.retry({ delaySeconds: Math.min(300, 5 * message.attempts) });
         }
         console.error("settle queue: the ledger refused a batch", err instanceof Error ? err.name : "unknown");
       }

@@ -1,0 +1,250 @@
+import { describe, it, expect } from "vitest";
+import { env, runInDurableObject } from "cloudflare:test";
+import { AccountLedger, type AdmitInput, type Ticket } from "../../src/ledger/account-ledger";
+import type { LedgerApi } from "../../src/ledger/ledger-api";
+import { ledgerTimings } from "../../src/ledger/ledger-config";
+import type { AdmitRequest, LeaseRequest, LedgerObject, RenewRequest, SettleRequest, SliceReport } from "../../src/ledger/ledger-object";
+import type { NewGeneration } from "../../src/db/schema";
+import { FakeClock } from "./fake-clock";
+
+// The isolate's side of an account's ledger, alone: a fake clock, a fake ledger and a fake queue.
+
+const record = (id: string): NewGeneration => ({
+  id, accountId: "acct", keyHash: "k", model: "m", providerName: "p", app: null, streamed: false, createdAt: 0,
+  latencyMs: 1, generationTimeMs: 1, tokensPrompt: 1, tokensCompletion: 1, tokensReasoning: 0, costNano: 0, finishReason: "stop", status: 200, errorMessage: null,
+});
+const item = (genId: string, costNano = 10) => ({ genId, keyHash: "k", costNano, record: record(genId) });
+const paid = (genId: string, holdNano = 100, limitNano: number | null = null): AdmitInput => ({ genId, keyHash: "k", limitNano, holdNano, paid: true, abandoned: () => record(genId) });
+
+class FakeLedger implements LedgerApi {
+  batches: Array<{ at: number; items: string[]; slices: SliceReport[] }> = [];
+  attempts: number[] = [];
+  leases: LeaseRequest[] = [];
+  renews: Array<{ at: number } & RenewRequest> = [];
+  admits: AdmitRequest[] = [];
+  gone: string[] = [];
+  /** The ledger cannot be reached while this says so. */
+  down: (at: number) => boolean = () => false;
+  constructor(private readonly clock: FakeClock) {}
+  async admit(req: AdmitRequest) {
+    this.admits.push(req);
+    return { ok: true as const };
+  }
+  async lease(req: LeaseRequest) {
+    this.leases.push(req);
+    return { ok: true as const, grantNano: req.wantNano };
+  }
+  async renew(req: RenewRequest) {
+    this.renews.push({ at: this.clock.now(), ...req });
+    return { gone: this.gone };
+  }
+  async settleBatch(items: SettleRequest[], slices: SliceReport[]) {
+    const at = this.clock.now();
+    this.attempts.push(at);
+    if (this.down(at)) throw new Error("Durable Object reset because its code was updated.");
+    this.batches.push({ at, items: items.map((i) => i.genId), slices });
+    return items.length;
+  }
+}
+
+function setup() {
+  const clock = new FakeClock();
+  const ledger = new FakeLedger(clock);
+  const queued: Array<{ accountId: string; items: SettleRequest[]; slices: SliceReport[] }> = [];
+  const logs: string[] = [];
+  let queueDown = false;
+  let leases = 0;
+  const account = new AccountLedger({
+    accountId: "acct",
+    ledger: () => clock.ledger(ledger),
+    queue: async (accountId, items, slices) => {
+      if (queueDown) throw new Error("queue unavailable");
+      queued.push({ accountId, items, slices });
+    },
+    clock,
+    timings: ledgerTimings({}),
+    newLeaseId: () => `lease-${++leases}`,
+    log: (message, detail) => logs.push(`${message} ${detail}`),
+  });
+  return { clock, ledger, account, queued, logs, t0: clock.now(), queueDown: () => (queueDown = true) };
+}
+
+const ids = (l: FakeLedger) => l.batches.map((b) => b.items);
+
+describe("settle batches", () => {
+  it("the first settle after a quiet window goes at once; the next ones gather for one window", async () => {
+    const { clock, ledger, account, t0 } = setup();
+    await account.settle(null, item("g1"), clock.waitUntil);
+    expect(ids(ledger)).toEqual([["g1"]]);
+    const opened = account.settle(null, item("g2"), clock.waitUntil);
+    await clock.advance(5);
+    await account.settle(null, item("g3"), clock.waitUntil); // joins and ends at once
+    expect(ids(ledger)).toEqual([["g1"]]);
+    await clock.advance(15);
+    await opened;
+    expect(ledger.batches.map((b) => [b.at - t0, b.items])).toEqual([[0, ["g1"]], [20, ["g2", "g3"]]]);
+  });
+
+  it("a batch whose opener died during its wait is sent by the next settle, and by an admission, never left open", async () => {
+    const { clock, ledger, account } = setup();
+    await account.settle(null, item("g1"), clock.waitUntil);
+    void account.settle(null, item("g2"), clock.waitUntil); // opens a batch, its timer sends it in 20 ms
+    void account.settle(null, item("g3"), clock.waitUntil); // joins it
+    clock.kill(); // the opening request died: its timer never fires
+    await clock.advance(1_000);
+    expect(ids(ledger)).toEqual([["g1"]]);
+    expect(account.unsentRecord("g3")?.id).toBe("g3"); // still found by /generation meanwhile
+    await account.settle(null, item("g4"), clock.waitUntil); // the batch is overdue: this settle sends it
+    expect(ids(ledger)).toEqual([["g1"], ["g2", "g3", "g4"]]);
+
+    void account.settle(null, item("g5"), clock.waitUntil);
+    void account.settle(null, item("g6"), clock.waitUntil);
+    clock.kill();
+    await clock.advance(1_000);
+    await account.admit({ ...paid("a1"), paid: false, holdNano: 0 }, clock.waitUntil); // any admission of the account sends an overdue batch
+    await clock.drain();
+    expect(ids(ledger).at(-1)).toEqual(["g5", "g6"]);
+    expect(account.unsentRecord("g6")).toBeUndefined();
+  });
+
+  it("a ledger that is back within the retry budget gets the batch: retried with backoff, never dropped after a few tries", async () => {
+    const { clock, ledger, account, queued, t0 } = setup();
+    ledger.down = (at) => at < t0 + 5_000; // a Durable Object restart of 5 s
+    const p = account.settle(null, item("g1", 123), clock.waitUntil);
+    await clock.advance(10_000);
+    await p;
+    expect(ids(ledger)).toEqual([["g1"]]);
+    expect(ledger.attempts.length).toBeGreaterThan(5);
+    expect(queued).toEqual([]);
+  });
+
+  it("after the whole retry budget the batch goes to the settle queue, with its slice reports; the ids and amounts are logged", async () => {
+    const { clock, ledger, account, queued, logs, t0 } = setup();
+    ledger.down = () => true;
+    const admitted = await account.admit(paid("g1"), clock.waitUntil);
+    if (!admitted.ok) throw new Error("not admitted");
+    const p = account.settle(admitted.ticket, item("g1", 123), clock.waitUntil);
+    await clock.advance(60_000);
+    await p;
+    const budget = ledgerTimings({}).settleRetryBudgetMs;
+    expect(ledger.attempts.at(-1)! - t0).toBeLessThanOrEqual(budget);
+    expect(ledger.attempts.at(-1)! - t0).toBeGreaterThan(budget - 5_000);
+    expect(queued[0]).toEqual({ accountId: "acct", items: [{ ...item("g1", 123), leaseId: "lease-1" }], slices: [{ leaseId: "lease-1", admitted: 1 }] });
+    expect(queued[1]).toEqual({ accountId: "acct", items: [], slices: [{ leaseId: "lease-1", admitted: 1, release: true }] }); // the idle slice's release
+    expect(logs.join("\n")).toContain('"gen":"g1","cost_nano":123');
+    expect(account.unsentRecord("g1")).toBeUndefined();
+  });
+
+  it("when the queue fails too, the generation ids and amounts are logged", async () => {
+    const { clock, ledger, account, logs, queueDown } = setup();
+    ledger.down = () => true;
+    queueDown();
+    const p = account.settle(null, item("g-lost", 4567), clock.waitUntil);
+    await clock.advance(60_000);
+    await p;
+    expect(logs.join("\n")).toMatch(/NOT stored.*"gen":"g-lost","cost_nano":4567/);
+  });
+});
+
+describe("slices and renewals", () => {
+  it("a running request reports its admission after a second and renews its slice every quarter lease TTL until it settles", async () => {
+    const { clock, ledger, account, t0 } = setup();
+    const a = await account.admit(paid("g1"), clock.waitUntil);
+    if (!a.ok) throw new Error("not admitted");
+    expect(ledger.leases).toEqual([{ leaseId: "lease-1", holdNano: 100, wantNano: 6_400 }]);
+    await clock.advance(1_000);
+    expect(ledger.renews.map((r) => [r.at - t0, r.slices])).toEqual([[1_000, [{ leaseId: "lease-1", admitted: 1 }]]]);
+    await clock.advance(180_000); // a three-minute stream: longer than the lease TTL
+    const every = ledgerTimings({}).renewEveryMs;
+    const gaps = ledger.renews.slice(1).map((r, i) => r.at - ledger.renews[i]!.at);
+    expect(gaps.length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(every + 1_000);
+    await account.settle(a.ticket, item("g1", 90), clock.waitUntil);
+    const renewsAtSettle = ledger.renews.length;
+    await clock.advance(300_000);
+    expect(ledger.renews.length).toBe(renewsAtSettle);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it("a request the ledger admitted on its own hold (a key with a limit) renews that hold while it runs", async () => {
+    const { clock, ledger, account } = setup();
+    const a = await account.admit(paid("g1", 100, 5_000), clock.waitUntil);
+    if (!a.ok) throw new Error("not admitted");
+    expect(ledger.admits.map((r) => r.genId)).toEqual(["g1"]);
+    expect(ledger.leases).toEqual([]);
+    await clock.advance(61_000);
+    expect(ledger.renews.map((r) => r.holds)).toEqual([["g1"], ["g1"]]);
+    await account.settle(a.ticket, item("g1"), clock.waitUntil);
+  });
+
+  it("the last settle of a retired slice releases it with its admitted count; an idle slice is released after a second", async () => {
+    const { clock, ledger, account } = setup();
+    const a = await account.admit(paid("g1"), clock.waitUntil);
+    const b = await account.admit(paid("g2"), clock.waitUntil);
+    if (!a.ok || !b.ok) throw new Error("not admitted");
+    await clock.advance(3_000); // past the slice's use time
+    const c = await account.admit(paid("g3"), clock.waitUntil); // retires lease-1, leases lease-2
+    if (!c.ok) throw new Error("not admitted");
+    expect(ledger.leases.map((l) => l.leaseId)).toEqual(["lease-1", "lease-2"]);
+    for (const [t, id] of [[a.ticket, "g1"], [b.ticket, "g2"], [c.ticket, "g3"]] as const) clock.waitUntil(account.settle(t, item(id), clock.waitUntil));
+    await clock.advance(1_100);
+    const slices = ledger.batches.flatMap((x) => x.slices);
+    expect(slices).toContainEqual({ leaseId: "lease-1", admitted: 2, release: true });
+    expect(slices).toContainEqual({ leaseId: "lease-2", admitted: 1, release: true });
+    expect(account.idle).toBe(true);
+  });
+
+  it("a slice the ledger no longer has admits nothing more", async () => {
+    const { clock, ledger, account } = setup();
+    const a = await account.admit(paid("g1"), clock.waitUntil);
+    if (!a.ok) throw new Error("not admitted");
+    ledger.gone = ["lease-1"];
+    await clock.advance(1_000);
+    await account.admit(paid("g2"), clock.waitUntil);
+    expect(ledger.leases.map((l) => l.leaseId)).toEqual(["lease-1", "lease-2"]);
+  });
+});
+
+const inLedger = <R>(stub: DurableObjectStub, fn: (ledger: LedgerObject) => R | Promise<R>) => runInDurableObject(stub, (instance) => fn(instance as LedgerObject));
+
+describe("overdraft bound, against the real ledger object", () => {
+  it("credit 1000, holds of 100 costing 100: five requests running past the lease TTL stay backed, so later leases cannot overdraw", async () => {
+    const clock = new FakeClock(Date.now());
+    const stub = env.LEDGER.get(env.LEDGER.idFromName("overdraft-" + Math.random()));
+    await inLedger(stub, (instance) => {
+      instance.clock = () => clock.now(); // the object and the isolate share the test's time
+      instance.grant({ grantId: "credits", amountNano: 1000, source: "test" });
+    });
+    let leases = 0;
+    const account = new AccountLedger({
+      accountId: "overdraft",
+      ledger: () => clock.ledger(stub as unknown as LedgerApi),
+      queue: async () => {
+        throw new Error("no queue in this test");
+      },
+      clock,
+      timings: ledgerTimings({}),
+      newLeaseId: () => `lease-${++leases}`,
+      log: () => {},
+    });
+    const tickets: Ticket[] = [];
+    let refused = 0;
+    const admit = async (id: string) => {
+      const a = await account.admit(paid(id, 100), clock.waitUntil);
+      if (a.ok) tickets.push(a.ticket);
+      else refused++;
+    };
+    for (let i = 0; i < 5; i++) await admit(`long-${i}`);
+    expect(tickets).toHaveLength(5);
+    await clock.advance(130_000); // long reasoning streams: past the 2-minute lease TTL
+    await inLedger(stub, (instance) => instance.alarm());
+    for (let i = 0; i < 9; i++) await admit(`later-${i}`);
+    for (const t of tickets) clock.waitUntil(account.settle(t, item(t.genId, 100), clock.waitUntil));
+    await clock.advance(5_000);
+    const totals = await inLedger(stub, (instance) => instance.totals());
+    expect(totals.usageNano).toBe(tickets.length * 100);
+    expect(totals.creditsNano - totals.usageNano).toBeGreaterThanOrEqual(-100);
+    expect(refused).toBe(4); // 1000 covers exactly ten requests
+    expect(totals.heldNano).toBe(0);
+  });
+});
