@@ -194,6 +194,22 @@ describe("slices and renewals", () => {
     expect(account.idle).toBe(true);
   });
 
+  it("a free model's request on a key without a limit is admitted from a slice (so the ledger counts it), and still runs when the ledger cannot be reached", async () => {
+    const { clock, ledger, account } = setup();
+    const free = { ...paid("f1", 0), paid: false };
+    const a = await account.admit(free, clock.waitUntil);
+    expect(a.ok && a.ticket.slice?.leaseId).toBe("lease-1");
+    expect(ledger.leases).toEqual([{ leaseId: "lease-1", holdNano: 0, wantNano: 0 }]);
+    const failing = setup();
+    failing.ledger.lease = async () => {
+      throw new Error("unreachable");
+    };
+    const b = await failing.account.admit({ ...free, genId: "f2" }, failing.clock.waitUntil);
+    expect(b.ok).toBe(true);
+    expect(failing.logs.join("\n")).toContain('"gen":"f2"');
+    await expect(failing.account.admit(paid("p1"), failing.clock.waitUntil)).rejects.toThrow("unreachable");
+  });
+
   it("a slice the ledger no longer has admits nothing more", async () => {
     const { clock, ledger, account } = setup();
     const a = await account.admit(paid("g1"), clock.waitUntil);

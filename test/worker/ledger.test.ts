@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
-import { chat, newAccount, settled, user } from "./helpers";
+import { admin, chat, newAccount, settled, user } from "./helpers";
 import type { LedgerObject, SettleRequest } from "../../src/ledger/ledger-object";
 import type { NewGeneration } from "../../src/db/schema";
 
@@ -179,6 +179,43 @@ describe("ledger leases (isolate slices)", () => {
       expect(ledger.sliceAudit()).toMatchObject({ unsettledAdmissions: 2, expiredSlices: 1, recent: [{ leaseId: "dead", admitted: 2, settled: 0, ended: "expired" }] });
       expect(ledger.renew({ slices: [{ leaseId: "dead", admitted: 2 }], holds: [] })).toEqual({ gone: ["dead"] });
     });
+  });
+
+  it("a free model's request gets a slice even at zero balance (of nothing), so its admission is counted", async () => {
+    const stub = env.LEDGER.get(env.LEDGER.idFromName("lease-free-" + Math.random()));
+    await runInDurableObject(stub, async (instance) => {
+      const ledger = instance as LedgerObject;
+      expect(ledger.lease({ leaseId: "paid", holdNano: 10, wantNano: 640 })).toEqual({ ok: false, reason: "balance" });
+      expect(ledger.lease({ leaseId: "free", holdNano: 0, wantNano: 0 })).toEqual({ ok: true, grantNano: 0 });
+      expect(ledger.renew({ slices: [{ leaseId: "free", admitted: 4 }], holds: [] })).toEqual({ gone: [] });
+      expect(ledger.openHolds()).toMatchObject([{ id: "free", kind: "slice", amountNano: 0, admitted: 4, settled: 0 }]);
+    });
+  });
+
+  it("a released slice stays until every request it admitted has settled, whatever order they arrive in; the admin audit shows what never settled", async () => {
+    const a = await newAccount(1);
+    const stub = env.LEDGER.get(env.LEDGER.idFromName(a.accountId));
+    const settleItem = (id: string) => ({ genId: id, keyHash: a.hash, costNano: 100, record: record(id, a.accountId, 100), leaseId: "L" });
+    await runInDurableObject(stub, async (instance) => {
+      const ledger = instance as LedgerObject;
+      let now = Date.now();
+      ledger.clock = () => now;
+      ledger.lease({ leaseId: "L", holdNano: 1000, wantNano: 10_000 });
+      ledger.lease({ leaseId: "D", holdNano: 1000, wantNano: 10_000 });
+      ledger.settleBatch([settleItem(`gen-l1-${a.accountId}`)], [{ leaseId: "D", admitted: 2 }]);
+      // The release (3 admitted) arrives before two of its settles: the slice and its money stay held.
+      ledger.settleBatch([], [{ leaseId: "L", admitted: 3, release: true }]);
+      expect(ledger.openHolds().find((h) => h.id === "L")).toMatchObject({ admitted: 3, settled: 1, released: true, amountNano: 9_900 });
+      ledger.settleBatch([settleItem(`gen-l2-${a.accountId}`)], []);
+      expect(ledger.openHolds().map((h) => h.id)).toEqual(["L", "D"]);
+      ledger.settleBatch([settleItem(`gen-l3-${a.accountId}`)], []);
+      expect(ledger.openHolds().map((h) => h.id)).toEqual(["D"]); // all three settled: released
+      now += 3 * 60_000; // slice D's isolate died with two requests admitted
+      await ledger.alarm();
+    });
+    const audit = await admin<{ unsettled_admissions: number; expired_slices: number; ended_slices: Array<Record<string, unknown>>; held_nano: number; usage_nano: number }>(`/accounts/${a.accountId}/audit`);
+    expect(audit).toMatchObject({ unsettled_admissions: 2, expired_slices: 1, held_nano: 0, usage_nano: 300 });
+    expect(audit.ended_slices).toEqual([expect.objectContaining({ lease_id: "D", admitted: 2, settled: 0, ended: "expired" })]);
   });
 
   it("requests admitted from an isolate slice settle exactly and the slice is released when idle", async () => {
