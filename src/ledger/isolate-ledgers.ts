@@ -20,7 +20,7 @@ class IsolateLedgers {
       a = new AccountLedger({
         accountId,
         // A stub per call: Durable Object stubs belong to the request that made them.
-        ledger: () => ledgerFor(env, accountId) as unknown as LedgerApi,
+        ledger: (): LedgerApi => ledgerFor(env, accountId),
         queue: queueSender(env.SETTLE_QUEUE),
         clock: realClock,
         timings: ledgerTimings(env),

@@ -234,7 +234,7 @@ describe("overdraft bound, against the real ledger object", () => {
     let leases = 0;
     const account = new AccountLedger({
       accountId: "overdraft",
-      ledger: () => clock.ledger(stub as unknown as LedgerApi),
+      ledger: () => clock.ledger<LedgerApi>(stub),
       queue: async () => {
         throw new Error("no queue in this test");
       },
