@@ -36,6 +36,8 @@ export type SoakReport = {
   disconnects: number;
   by_status: Record<string, number>;
   stream_error_chunks: number;
+  /** Requests per answer shape (content, reasoning, tool_call). */
+  shapes: Record<string, number>;
   unexpected: string[];
   accounts: Array<AccountAudit & { sent: number; invariant_held: boolean }>;
   invariant_held: boolean;
@@ -57,6 +59,21 @@ const FAULTS = [
   "[sim garbage]",
 ];
 const MODELS = ["meta-llama/llama-3.1-8b-instruct", "meta-llama/llama-3.1-8b-instruct", "openai/gpt-oss-20b", "openai/gpt-oss-20b:free", "mistralai/mistral-nemo"];
+/**
+ * What the answer is made of: plain content; reasoning streamed as `reasoning_content` (vLLM/DeepSeek)
+ * before the content; or a streamed tool call (name, then argument fragments). Disconnects happen in
+ * all three, so a caller who leaves before the usage chunk is charged the estimate of what it got.
+ */
+const SHAPES = [
+  { name: "content", model: (r: () => number) => MODELS[Math.floor(r() * MODELS.length)]!, directive: "", extra: {} },
+  { name: "reasoning", model: () => "deepseek/deepseek-r1-0528", directive: "[sim reasoning_content]", extra: {} },
+  {
+    name: "tool_call",
+    model: () => "openai/gpt-oss-20b",
+    directive: "[sim tool_call]",
+    extra: { tools: [{ type: "function", function: { name: "lookup", description: "Looks a word up.", parameters: { type: "object", properties: { query: { type: "string" } } } } }] },
+  },
+] as const;
 const ALLOWED = new Set([200, 402, 429, 502, 503]);
 
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
@@ -73,7 +90,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     accounts.push({ id: acct.id, key, sent: 0 });
   }
 
-  const report: SoakReport = { sent: 0, unsent: 0, faults_injected: 0, disconnects: 0, by_status: {}, stream_error_chunks: 0, unexpected: [], accounts: [], invariant_held: false, seconds: 0, requests_per_second: 0 };
+  const report: SoakReport = { sent: 0, unsent: 0, faults_injected: 0, disconnects: 0, by_status: {}, stream_error_chunks: 0, shapes: {}, unexpected: [], accounts: [], invariant_held: false, seconds: 0, requests_per_second: 0 };
   const started = Date.now();
   const deadline = started + o.timeLimitMs;
   let next = 0;
@@ -86,8 +103,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     const disconnect = rand() < disconnectRate;
     if (fault) report.faults_injected++;
     if (disconnect) report.disconnects++;
+    const shape = SHAPES[Math.floor(rand() * SHAPES.length)]!;
+    report.shapes[shape.name] = (report.shapes[shape.name] ?? 0) + 1;
     const pace = disconnect ? (stream ? "[sim tokens=50 tps=200]" : "[sim delay_ms=300]") : `[sim tokens=${1 + Math.floor(rand() * 30)}]`;
-    const body = { model: MODELS[Math.floor(rand() * MODELS.length)], stream, max_tokens: 64, messages: [{ role: "user", content: `soak ${next} ${pace} ${fault}` }] };
+    const body = {
+      model: shape.model(rand),
+      stream,
+      max_tokens: 64,
+      messages: [{ role: "user", content: `soak ${next} ${pace} ${shape.directive} ${fault}` }],
+      ...shape.extra,
+    };
     const ac = new AbortController();
     const timeout = setTimeout(() => ac.abort(), 30_000);
     account.sent++;
@@ -102,7 +127,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       });
       report.by_status[res.status] = (report.by_status[res.status] ?? 0) + 1;
       const gid = res.headers.get("x-generation-id");
-      if (gid) kinds.set(gid, `${stream ? "S" : "N"} ${disconnect ? "disc " : ""}${body.model} ${fault}`);
+      if (gid) kinds.set(gid, `${stream ? "S" : "N"} ${disconnect ? "disc " : ""}${shape.name} ${body.model} ${fault}`);
       if (!ALLOWED.has(res.status)) report.unexpected.push(`${res.status} ${(await res.text()).slice(0, 200)}`);
       if (res.status === 200 && stream) {
         const reader = res.body!.getReader();
@@ -151,7 +176,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       if ((audit.held_nano === 0 && audit.records_pending === 0) || Date.now() > settleBy) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const held = audit.held_nano === 0 && audit.records_pending === 0 && audit.usage_nano === audit.records_cost_nano && audit.records <= a.sent && audit.records >= a.sent - report.disconnects;
+    const held =
+      audit.held_nano === 0 &&
+      audit.records_pending === 0 &&
+      audit.unsettled_admissions === 0 &&
+      audit.usage_nano === audit.records_cost_nano &&
+      audit.records <= a.sent &&
+      audit.records >= a.sent - report.disconnects;
     report.accounts.push({ ...audit, sent: a.sent, invariant_held: held });
     if (process.env.SOAK_DEBUG) for (const h of audit.open_holds) console.error("OPEN", h.kind, h.id, kinds.get(h.id) ?? "?");
   }

@@ -139,9 +139,12 @@ describe("soak (CI variant)", () => {
     expect(Object.keys(report.by_status).every((s) => ["200", "402", "429", "502", "503", "disconnected"].includes(s))).toBe(true);
     expect(report.faults_injected).toBeGreaterThan(100);
     expect(report.disconnects).toBeGreaterThan(20);
+    expect(report.shapes.reasoning).toBeGreaterThan(200); // reasoning_content streams…
+    expect(report.shapes.tool_call).toBeGreaterThan(200); // …and tool-call streams, with their share of disconnects
     for (const a of report.accounts) {
       expect(a.held_nano).toBe(0);
       expect(a.usage_nano).toBe(a.records_cost_nano);
+      expect(a.unsettled_admissions).toBe(0);
     }
     expect(report.invariant_held).toBe(true);
   }, 300_000);
