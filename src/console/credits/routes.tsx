@@ -7,7 +7,7 @@ import { parseUsdInput } from "../http/usd-input";
 import { randomToken } from "../http/encoding";
 import { pageMeta, render, renderError } from "../layout/render";
 import { usd } from "../layout/format";
-import { csrfToken } from "../auth/csrf";
+import { csrfToken } from "../auth/csrf-token";
 import { ledgerFor } from "../../ledger/ledger";
 import { paymentProvider } from "./payment-provider";
 import { beginPayment, finishPayment, recentPayments } from "./payments-store";

@@ -5,7 +5,7 @@ import { accountForm, accountPage } from "../http/stacks";
 import { readForm } from "../http/form";
 import { parseUsdInput } from "../http/usd-input";
 import { pageMeta, render, renderError } from "../layout/render";
-import { csrfToken } from "../auth/csrf";
+import { csrfToken } from "../auth/csrf-token";
 import { countAccountKeys, createKey, deleteAccountKey, findAccountKey, listAccountKeys, setAccountKeyDisabled } from "../../db/keys";
 import { ledgerFor } from "../../ledger/ledger";
 import { DeleteKeyPage, KeysPage, type CreateKeyState, type KeyRow } from "./page";
