@@ -9,6 +9,7 @@ import { catalogRoutes } from "./api/catalog-routes";
 import { chatRoutes } from "./api/chat-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { consoleApp } from "./console/console-app";
+import { drainUnreadBody } from "./http/drain-body";
 
 /** The API under /api/v1: public catalog routes, then key-authenticated ones. */
 const api = new Hono<AppEnv>();
@@ -22,6 +23,7 @@ api.route("/", chatRoutes);
 api.route("/", accountRoutes);
 
 export const app = new Hono<AppEnv>();
+app.use("*", drainUnreadBody); // first: every answer waits until the request body is read (bounded)
 app.route("/api/v1", api);
 app.route("/admin", adminRoutes);
 app.route("/", consoleApp); // the web console (HTML); its 404s are HTML, the API's stay JSON

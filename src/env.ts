@@ -15,6 +15,10 @@ export interface Env {
   CARRIER_BASE_URL_OVERRIDE?: string;
   /** Per-attempt time to the carrier's response headers, in ms (default 30000). */
   CARRIER_TIMEOUT_MS?: string;
+  /** Most bytes of an unread request body (e.g. an oversized one) read and discarded before answering (default 64 MiB); README: Configuration. */
+  BODY_DRAIN_MAX_BYTES?: string;
+  /** Longest time spent draining an unread request body before answering, ms (default 10000). */
+  BODY_DRAIN_MAX_MS?: string;
   /** "on" turns on the console's local test-card payment flow (`npm start` sets it). Unset/anything else: adding credits is off. */
   PAYMENTS_TEST_MODE?: string;
 }
