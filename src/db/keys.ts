@@ -33,6 +33,16 @@ export async function setKeyDisabled(d1: D1Database, hash: string, disabled: boo
   return db(d1).update(apiKeys).set({ disabled }).where(eq(apiKeys.hash, hash)).returning().get();
 }
 
+/**
+ * Sets a key's credit limit (null = none); returns the updated key, or undefined when there is none with
+ * that hash. This isolate forgets the key at once; others within the key cache's staleness (README).
+ */
+export async function setKeyLimit(d1: D1Database, hash: string, limitNano: number | null): Promise<ApiKey | undefined> {
+  const key = await db(d1).update(apiKeys).set({ limitNano }).where(eq(apiKeys.hash, hash)).returning().get();
+  forgetKey(hash); // after the write: a request that read the old row meanwhile may have cached it
+  return key;
+}
+
 export async function findAccount(d1: D1Database, idOrEmail: string) {
   const column = idOrEmail.includes("@") ? accounts.email : accounts.id;
   return db(d1).select().from(accounts).where(eq(column, idOrEmail)).get();
