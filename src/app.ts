@@ -10,6 +10,7 @@ import { chatRoutes } from "./api/chat-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { consoleApp } from "./console/console-app";
 import { drainUnreadBody } from "./http/drain-body";
+import { logError } from "./log-error";
 
 /** The API under /api/v1: public catalog routes, then key-authenticated ones. */
 const api = new Hono<AppEnv>();
@@ -34,6 +35,6 @@ app.onError((err, c) => {
   if (err instanceof ApiError) return c.json(errorBody(err.status, err.message, err.metadata), err.status);
   if (err instanceof HTTPException) return c.json(errorBody(err.status, err.message || "Request error"), err.status);
   // Never echo internals (or anything from the request) to the caller.
-  console.error("unhandled error", err instanceof Error ? err.name + ": " + err.message : "unknown");
+  logError("unhandled error", err);
   return c.json(errorBody(500, "Internal error"), 500);
 });

@@ -1,6 +1,7 @@
 import type { Env } from "../env";
 import type { SettleRequest } from "./ledger-object";
 import { ledgerFor } from "./ledger";
+import { logError } from "../log-error";
 
 /**
  * Stores settles (and lease releases) in the account's ledger, coalesced per isolate. The first settle
@@ -47,7 +48,7 @@ async function join(env: Env, accountId: string, add: (b: Batch) => void): Promi
     await withRetries(() => ledgerFor(env, accountId).settleBatch(batch.items, batch.releases));
   } catch (err) {
     // Lost only if the ledger stays unreachable through every retry: the holds then expire (README).
-    console.error(`ledger unreachable: ${batch.items.length} settles and ${batch.releases.length} releases not stored`, err instanceof Error ? err.message : "unknown");
+    logError("ledger unreachable: settles not stored", err, { settles: batch.items.length, releases: batch.releases.length });
     throw err;
   }
 }
