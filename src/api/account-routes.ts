@@ -5,6 +5,7 @@ import { ledgerFor } from "../ledger/ledger";
 import { nanoToUsd } from "../catalog/money";
 import { findGeneration } from "../db/generations";
 import { presentGeneration } from "./present-generation";
+import { findAcrossStages } from "../generations/find-record";
 import { ApiError } from "./errors";
 
 /** GET /key, /credits and /generation: the authenticated caller's own key, money and records. */
@@ -56,8 +57,9 @@ accountRoutes.get("/generation", async (c) => {
     throw new ApiError(404, "Generation not found.");
   }
   const { accountId } = c.get("caller");
-  // D1 first; a generation settled moments ago may still wait in the ledger's outbox.
-  const record = (await findGeneration(c.env.DB, accountId, parsed.data.id)) ?? (await ledgerFor(c.env, accountId).pendingGeneration(parsed.data.id));
+  const id = parsed.data.id;
+  // A record settled moments ago is still in the ledger's outbox, and may reach D1 while we look.
+  const record = await findAcrossStages([() => ledgerFor(c.env, accountId).pendingGeneration(id), () => findGeneration(c.env.DB, accountId, id)]);
   if (!record || record.accountId !== accountId) throw new ApiError(404, "Generation not found.");
   return c.json({ data: presentGeneration(record) });
 });
