@@ -19,6 +19,10 @@ export interface Env {
   BODY_DRAIN_MAX_BYTES?: string;
   /** Longest time spent draining an unread request body before answering, ms (default 10000). */
   BODY_DRAIN_MAX_MS?: string;
+  /** A payment never charged is given up (failed) by reconciliation after this long, ms (default 900000). */
+  PAYMENT_ABANDON_AFTER_MS?: string;
+  /** Most unfinished payments one reconciliation run (cron, or a credits page load) looks at (default 100). */
+  PAYMENTS_RECONCILE_BATCH?: string;
   /** "on" turns on the console's local test-card payment flow (`npm start` sets it). Unset/anything else: adding credits is off. */
   PAYMENTS_TEST_MODE?: string;
 }
