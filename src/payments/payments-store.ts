@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, or } from "drizzle-orm";
 import { db } from "../db/client";
 import { payments, type Payment } from "../db/schema";
 
@@ -49,11 +49,14 @@ export async function recordAbandoned(d1: D1Database, accountId: string, id: str
 }
 
 /**
- * Payments not finished (pending or charged), oldest first, at most `limit`: of one account, or of all
- * accounts (a scan of the payments table, which has no index on status; it is small beside the records).
+ * Payments not finished, oldest first, at most `limit`: every charged one, and the pending ones of the
+ * processors in `providers` (a pending payment of a processor no longer connected cannot be looked up,
+ * and must not hold the batch's places). Of one account, or of all accounts (a scan of the payments
+ * table, which has no index on status; it is small beside the records).
  */
-export async function unfinishedPayments(d1: D1Database, opts: { accountId?: string; limit: number }): Promise<Payment[]> {
-  const unfinished = inArray(payments.status, ["pending", "charged"]);
+export async function unfinishedPayments(d1: D1Database, opts: { accountId?: string; providers: readonly string[]; limit: number }): Promise<Payment[]> {
+  const charged = eq(payments.status, "charged");
+  const unfinished = opts.providers.length === 0 ? charged : or(charged, and(eq(payments.status, "pending"), inArray(payments.provider, [...opts.providers])));
   return db(d1)
     .select()
     .from(payments)

@@ -11,8 +11,8 @@ export const DEFAULT_ABANDON_AFTER_MS = 15 * 60_000;
 export const DEFAULT_RECONCILE_BATCH = 100;
 
 export type ReconcileDeps = Pick<PaymentDeps, "d1" | "grant"> & {
-  /** The processor a payment was made with, if it is still connected (else pending payments wait). */
-  providerFor(id: string): PaymentProvider | null;
+  /** The processors connected now: pending payments of others wait (they cannot be looked up). */
+  providers: readonly PaymentProvider[];
 };
 export type ReconcileOptions = { accountId?: string; limit: number; abandonAfterMs: number; now: number };
 export type ReconcileReport = { completed: number; abandoned: number; waiting: number; errors: number };
@@ -25,7 +25,7 @@ export type ReconcileReport = { completed: number; abandoned: number; waiting: n
  */
 export async function reconcilePayments(deps: ReconcileDeps, opts: ReconcileOptions): Promise<ReconcileReport> {
   const report: ReconcileReport = { completed: 0, abandoned: 0, waiting: 0, errors: 0 };
-  for (const payment of await unfinishedPayments(deps.d1, opts)) {
+  for (const payment of await unfinishedPayments(deps.d1, { ...opts, providers: deps.providers.map((p) => p.id) })) {
     try {
       report[await reconcileOne(deps, payment, opts)]++;
     } catch (err) {
@@ -38,7 +38,7 @@ export async function reconcilePayments(deps: ReconcileDeps, opts: ReconcileOpti
 
 async function reconcileOne(deps: ReconcileDeps, payment: Payment, opts: ReconcileOptions): Promise<"completed" | "abandoned" | "waiting"> {
   if (payment.status === "pending") {
-    const provider = deps.providerFor(payment.provider);
+    const provider = deps.providers.find((p) => p.id === payment.provider);
     if (!provider) return "waiting";
     const charge = await provider.findCharge(payment.id);
     if (!charge) {
@@ -57,7 +57,7 @@ async function reconcileOne(deps: ReconcileDeps, payment: Payment, opts: Reconci
 export function reconcileFromEnv(env: Env, scope: { accountId?: string } = {}): Promise<ReconcileReport> {
   const provider = paymentProvider(env);
   return reconcilePayments(
-    { d1: env.DB, grant: ledgerGrant(env), providerFor: (id) => (provider && provider.id === id ? provider : null) },
+    { d1: env.DB, grant: ledgerGrant(env), providers: provider ? [provider] : [] },
     {
       ...scope,
       limit: positiveIntVar(env.PAYMENTS_RECONCILE_BATCH, DEFAULT_RECONCILE_BATCH),

@@ -4,6 +4,7 @@ import worker from "../../src/index";
 import { admin } from "./helpers";
 import { csrfOf, signUp, textOf, type ConsoleClient } from "./console-helpers";
 import { pay, ledgerGrant, type PaymentDeps } from "../../src/payments/payment-flow";
+import { reconcilePayments } from "../../src/payments/reconcile";
 import { testCardProvider } from "../../src/payments/test-card-provider";
 import type { PaymentProvider } from "../../src/payments/payment-provider";
 
@@ -166,5 +167,16 @@ describe("reconciliation (Cron Trigger and the credits page)", () => {
     expect(textOf(html)).toMatch(/\$6\.00 Test card Succeeded/);
     expect((await paymentRows(other.accountId)).map((p) => p.status)).toEqual(["charged"]);
     expect((await audit(other.accountId)).credits_nano).toBe(0);
+  });
+
+  it("with the processor no longer connected, a pending payment waits without taking a place in the batch; charged ones are still granted", async () => {
+    const { accountId } = await signUp();
+    const old = Date.now() - 60 * 60_000;
+    await crashAfter("begun", accountId, `pay_${"w".repeat(38)}${Date.now() % 1e5}`, USD, old);
+    await crashAfter("charged", accountId, `pay_${"c".repeat(38)}${Date.now() % 1e5}`, 2 * USD, old + 1);
+    const report = await reconcilePayments({ d1: env.DB, grant: ledgerGrant(env), providers: [] }, { accountId, limit: 1, abandonAfterMs: 15 * 60_000, now: Date.now() });
+    expect(report).toEqual({ completed: 1, abandoned: 0, waiting: 0, errors: 0 });
+    expect((await paymentRows(accountId)).map((p) => p.status)).toEqual(["pending", "succeeded"]);
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 2 * USD, grants: 1 });
   });
 });
