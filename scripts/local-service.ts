@@ -15,7 +15,12 @@ export type LocalServiceOptions = {
   quiet?: boolean;
   /** Extra Worker vars, e.g. a short CARRIER_TIMEOUT_MS for fault tests. */
   vars?: Record<string, string>;
+  /** How often to run the Worker's Cron Trigger (wrangler dev does not on its own), ms; 0 = never. Default 60000, as deployed. */
+  cronEveryMs?: number;
 };
+
+/** The schedule of wrangler.toml's `[triggers] crons`. */
+const CRON = "* * * * *";
 
 const offline = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
 
@@ -30,12 +35,14 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   const wrangler = "node_modules/.bin/wrangler";
   await run(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], opts.quiet);
   const vars: Record<string, string> = { CARRIER_BASE_URL_OVERRIDE: simulator.url, ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...carrierSecretBindings(), ...opts.vars };
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", persist, "--show-interactive-dev-session=false"];
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", persist, "--show-interactive-dev-session=false", "--test-scheduled"];
   vars.PAYMENTS_TEST_MODE ??= "on"; // the web console's local test-card flow (never set in a deploy)
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   const child = spawn(wrangler, args, { env: offline, stdio: opts.quiet ? "ignore" : ["ignore", "inherit", "inherit"] });
   const url = `http://127.0.0.1:${port}`;
+  let cron: ReturnType<typeof setInterval> | undefined;
   const stop = async () => {
+    clearInterval(cron);
     await stopChild(child);
     await simulator.close();
   };
@@ -45,7 +52,19 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
     await stop();
     throw err;
   }
+  const every = opts.cronEveryMs ?? 60_000;
+  if (every > 0) {
+    cron = setInterval(() => void runCron(url).catch(() => {}), every);
+    cron.unref();
+  }
   return { url, simulator, stop };
+}
+
+/** Runs the Worker's Cron Trigger once, through `wrangler dev --test-scheduled` (local only; bounded in time). */
+export async function runCron(url: string): Promise<void> {
+  const res = await fetch(`${url}/__scheduled?cron=${encodeURIComponent(CRON)}`, { signal: AbortSignal.timeout(30_000) });
+  await res.body?.cancel();
+  if (!res.ok) throw new Error(`the scheduled handler answered ${res.status}`);
 }
 
 /** A port the OS says is free on 127.0.0.1 right now. */

@@ -9,6 +9,8 @@ import { catalogRoutes } from "./api/catalog-routes";
 import { chatRoutes } from "./api/chat-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { consoleApp } from "./console/console-app";
+import { drainUnreadBody } from "./http/drain-body";
+import { logError } from "./log-error";
 
 /** The API under /api/v1: public catalog routes, then key-authenticated ones. */
 const api = new Hono<AppEnv>();
@@ -22,6 +24,7 @@ api.route("/", chatRoutes);
 api.route("/", accountRoutes);
 
 export const app = new Hono<AppEnv>();
+app.use("*", drainUnreadBody); // first: every answer waits until the request body is read (bounded)
 app.route("/api/v1", api);
 app.route("/admin", adminRoutes);
 app.route("/", consoleApp); // the web console (HTML); its 404s are HTML, the API's stay JSON
@@ -32,6 +35,6 @@ app.onError((err, c) => {
   if (err instanceof ApiError) return c.json(errorBody(err.status, err.message, err.metadata), err.status);
   if (err instanceof HTTPException) return c.json(errorBody(err.status, err.message || "Request error"), err.status);
   // Never echo internals (or anything from the request) to the caller.
-  console.error("unhandled error", err instanceof Error ? err.name + ": " + err.message : "unknown");
+  logError("unhandled error", err);
   return c.json(errorBody(500, "Internal error"), 500);
 });

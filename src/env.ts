@@ -23,6 +23,14 @@ export interface Env {
   LEDGER_HOLD_TTL_MS?: string;
   SETTLE_RETRY_BUDGET_MS?: string;
   SETTLE_WINDOW_MS?: string;
+  /** Most bytes of an unread request body (e.g. an oversized one) read and discarded before answering (default 64 MiB); README: Configuration. */
+  BODY_DRAIN_MAX_BYTES?: string;
+  /** Longest time spent draining an unread request body before answering, ms (default 10000). */
+  BODY_DRAIN_MAX_MS?: string;
+  /** A payment never charged is given up (failed) by reconciliation after this long, ms (default 900000). */
+  PAYMENT_ABANDON_AFTER_MS?: string;
+  /** Most unfinished payments one reconciliation run (cron, or a credits page load) looks at (default 100). */
+  PAYMENTS_RECONCILE_BATCH?: string;
   /** "on" turns on the console's local test-card payment flow (`npm start` sets it). Unset/anything else: adding credits is off. */
   PAYMENTS_TEST_MODE?: string;
 }

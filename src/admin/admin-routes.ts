@@ -5,7 +5,7 @@ import { ApiError } from "../api/errors";
 import { requireAdmin } from "./admin-auth";
 import { db } from "../db/client";
 import { accounts, type ApiKey } from "../db/schema";
-import { createKey, findAccount, setKeyDisabled } from "../db/keys";
+import { createKey, findAccount, setKeyDisabled, setKeyLimit } from "../db/keys";
 import { ledgerFor } from "../ledger/ledger";
 import type { Totals } from "../ledger/ledger-object";
 import { nanoToUsd, usdToNano } from "../catalog/money";
@@ -17,9 +17,16 @@ export const adminRoutes = new Hono<AppEnv>();
 adminRoutes.use("*", requireAdmin);
 
 const usd = z.number().positive().max(1_000_000).finite();
-const createAccountBody = z.object({ email: z.email().max(254), credits: usd.optional() });
+/** A starting balance may be zero (no grant is made then). */
+const startingUsd = z.number().min(0).max(1_000_000).finite();
+const createAccountBody = z.object({ email: z.email().max(254), credits: startingUsd.optional() });
 const createKeyBody = z.object({ account: z.string().min(1).max(254), label: z.string().min(1).max(100).optional(), limit: usd.optional() });
-const grantBody = z.object({ usd });
+/** The operator's own id for a grant (an invoice number, a ticket): the same key grants once. */
+const idempotencyKey = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,100}$/, "1 to 100 letters, digits, '.', '_', ':' or '-'");
+const grantBody = z.object({ usd, idempotency_key: idempotencyKey.optional() });
+const keyLimitBody = z.object({ limit: usd.nullable() });
 const hashParam = z.string().regex(/^[0-9a-f]{64}$/);
 
 async function json<T extends z.ZodType>(req: Request, schema: T): Promise<z.infer<T>> {
@@ -47,8 +54,10 @@ adminRoutes.post("/accounts", async (c) => {
   if (await findAccount(c.env.DB, body.email)) throw new ApiError(409, `An account with email ${body.email} exists.`);
   const account = { id: randomId("acct_", 12), email: body.email, createdAt: Date.now() };
   await db(c.env.DB).insert(accounts).values(account);
-  const totals = body.credits ? (await ledgerFor(c.env, account.id).grant({ grantId: `account-created:${account.id}`, amountNano: usdToNano(body.credits), source: "admin" })).totals : undefined;
-  return c.json({ id: account.id, email: account.email, ...(totals ? presentTotals(totals) : {}) }, 201);
+  const ledger = ledgerFor(c.env, account.id);
+  // Zero starting credits make no grant (a grant is positive); the account starts at 0.
+  const totals = body.credits ? (await ledger.grant({ grantId: `account-created:${account.id}`, amountNano: usdToNano(body.credits), source: "admin" })).totals : await ledger.totals();
+  return c.json({ id: account.id, email: account.email, ...presentTotals(totals) }, 201);
 });
 
 adminRoutes.get("/accounts/:ref", async (c) => {
@@ -57,17 +66,27 @@ adminRoutes.get("/accounts/:ref", async (c) => {
 });
 
 /**
- * The money invariant, for audits and the soak test: ledger totals beside the sum of D1 records, what is
- * held and by what, and slices that ended with admitted requests never settled (README: Reliability).
+ * The money invariants, for audits and the soak test: credits beside Σ grants, usage beside the sum of D1
+ * records, what is held and by what, and slices that ended with admitted requests never settled.
  */
 adminRoutes.get("/accounts/:ref/audit", async (c) => {
   const account = await accountOr404(c.env.DB, c.req.param("ref"));
   const ledger = ledgerFor(c.env, account.id);
-  const [totals, pending, records, holds, slices] = await Promise.all([ledger.totals(), ledger.outboxSize(), generationTotals(c.env.DB, account.id), ledger.openHolds(), ledger.sliceAudit()]);
+  const [totals, pending, records, holds, grants, slices] = await Promise.all([
+    ledger.totals(),
+    ledger.outboxSize(),
+    generationTotals(c.env.DB, account.id),
+    ledger.openHolds(),
+    ledger.grantsSummary(),
+    ledger.sliceAudit(),
+  ]);
   const iso = (ms: number) => new Date(ms).toISOString();
   return c.json({
     id: account.id,
     credits_nano: totals.creditsNano,
+    // credits = Σ grants: every grant is one ledger entry with an id, a source and a time.
+    grants: grants.count,
+    grants_nano: grants.totalNano,
     usage_nano: totals.usageNano,
     held_nano: totals.heldNano,
     records: records.count,
@@ -87,11 +106,23 @@ adminRoutes.get("/accounts/:ref/audit", async (c) => {
   });
 });
 
+/**
+ * Grants credits. With `idempotency_key` K the grant's id is `admin:K`: a retried command (say, after a
+ * lost reply) applies once and answers `applied: false`; K reused with another amount is refused (409).
+ */
 adminRoutes.post("/accounts/:ref/credits", async (c) => {
   const body = await json(c.req.raw, grantBody);
   const account = await accountOr404(c.env.DB, c.req.param("ref"));
-  const granted = await ledgerFor(c.env, account.id).grant({ grantId: `admin:${randomId("", 16)}`, amountNano: usdToNano(body.usd), source: "admin" });
-  return c.json({ id: account.id, email: account.email, ...presentTotals(granted.totals) });
+  const ledger = ledgerFor(c.env, account.id);
+  const grantId = `admin:${body.idempotency_key ?? randomId("", 16)}`;
+  const amountNano = usdToNano(body.usd);
+  const granted = await ledger.grant({ grantId, amountNano, source: "admin" });
+  if (!granted.applied) {
+    const earlier = await ledger.findGrant(grantId);
+    if (earlier && earlier.amountNano !== amountNano)
+      throw new ApiError(409, `Idempotency key ${body.idempotency_key} was already used for a grant of ${nanoToUsd(earlier.amountNano)} USD; nothing was granted.`);
+  }
+  return c.json({ id: account.id, email: account.email, grant_id: grantId, applied: granted.applied, ...presentTotals(granted.totals) });
 });
 
 adminRoutes.post("/keys", async (c) => {
@@ -109,3 +140,13 @@ for (const [action, disabled] of [["disable", true], ["enable", false]] as const
     return c.json(presentKey(key));
   });
 }
+
+/** Sets (a USD amount) or removes (null) a key's credit limit; this isolate applies it to the key's next request. */
+adminRoutes.post("/keys/:hash/limit", async (c) => {
+  const hash = hashParam.safeParse(c.req.param("hash"));
+  if (!hash.success) throw new ApiError(404, "No key with that hash.");
+  const body = await json(c.req.raw, keyLimitBody);
+  const key = await setKeyLimit(c.env.DB, hash.data, body.limit === null ? null : usdToNano(body.limit));
+  if (!key) throw new ApiError(404, "No key with that hash.");
+  return c.json(presentKey(key));
+});

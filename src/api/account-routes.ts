@@ -6,6 +6,7 @@ import { accountLedger } from "../ledger/isolate-ledgers";
 import { nanoToUsd } from "../catalog/money";
 import { findGeneration } from "../db/generations";
 import { presentGeneration } from "./present-generation";
+import { findAcrossStages } from "../generations/find-record";
 import { ApiError } from "./errors";
 
 /** GET /key, /credits and /generation: the authenticated caller's own key, money and records. */
@@ -57,11 +58,14 @@ accountRoutes.get("/generation", async (c) => {
     throw new ApiError(404, "Generation not found.");
   }
   const { accountId } = c.get("caller");
-  // This isolate's unsent settles, then D1; a generation settled moments ago may still wait in the ledger's outbox.
-  const record =
-    accountLedger(c.env, accountId).unsentRecord(parsed.data.id) ??
-    (await findGeneration(c.env.DB, accountId, parsed.data.id)) ??
-    (await ledgerFor(c.env, accountId).pendingGeneration(parsed.data.id));
+  const id = parsed.data.id;
+  // This isolate's unsent settles first; then a record settled moments ago is still in the ledger's
+  // outbox, and may reach D1 while we look.
+  const record = await findAcrossStages([
+    async () => accountLedger(c.env, accountId).unsentRecord(id) ?? null,
+    () => ledgerFor(c.env, accountId).pendingGeneration(id),
+    () => findGeneration(c.env.DB, accountId, id),
+  ]);
   if (!record || record.accountId !== accountId) throw new ApiError(404, "Generation not found.");
   return c.json({ data: presentGeneration(record) });
 });

@@ -3,9 +3,9 @@ import * as z from "zod";
 import type { AppEnv } from "../env";
 import { ApiError } from "./errors";
 import { loadCatalog } from "../catalog/load";
-import { AUTO_MODEL, type Catalog } from "../catalog/catalog";
-import { NO_UPTIME, presentEndpoints, presentModel, presentModelList, presentProviders, type PresentedModel } from "../catalog/present";
-import { endpointUptimes } from "../db/uptime";
+import type { Catalog } from "../catalog/catalog";
+import { presentEndpoints, presentModel, presentModelList, presentProviders, type PresentedModel } from "../catalog/present";
+import { modelUptime, readUptime } from "../uptime/uptime-snapshot";
 
 /** Public catalog: GET /models, /models/:author/:slug/endpoints, /providers. No key needed. */
 export const catalogRoutes = new Hono<AppEnv>();
@@ -125,9 +125,6 @@ const endpointsParams = z.object({
   slug: z.string().max(120).regex(/^[a-z0-9][a-z0-9._-]*(:[a-z]+)?$/), // a variant suffix such as `:free`
 });
 
-const MINUTE = 60_000;
-const UPTIME_WINDOWS_MS = [5 * MINUTE, 30 * MINUTE, 24 * 60 * MINUTE] as const;
-
 catalogRoutes.get("/models/:author/:slug/endpoints", async (c) => {
   const params = endpointsParams.safeParse({ author: c.req.param("author"), slug: c.req.param("slug") });
   if (!params.success) throw new ApiError(404, "Model not found");
@@ -135,23 +132,8 @@ catalogRoutes.get("/models/:author/:slug/endpoints", async (c) => {
   const id = `${params.data.author}/${params.data.slug}`;
   const model = catalog.model(id);
   if (!model) throw new ApiError(404, `Model ${id} not found`);
-
-  // Requests that named `router/auto` (or no model) were served by the default model's carriers.
-  const recordedAs = id === catalog.file.default_model ? [id, AUTO_MODEL] : [id];
-  const now = Date.now();
-  let windows: Map<string, number>[] = [];
-  try {
-    windows = await endpointUptimes(c.env.DB, recordedAs, UPTIME_WINDOWS_MS.map((w) => now - w));
-  } catch (err) {
-    // Uptime is unknown without the database; the catalog itself is still served.
-    console.error("uptime query failed", err instanceof Error ? err.message : "unknown");
-  }
-  const [last5m, last30m, last1d] = windows;
-  const body = presentEndpoints(catalog, model, (name) =>
-    windows.length === 0
-      ? NO_UPTIME
-      : { uptime_last_5m: last5m?.get(name) ?? null, uptime_last_30m: last30m?.get(name) ?? null, uptime_last_1d: last1d?.get(name) ?? null },
-  );
+  // Uptime comes from the Cron Trigger's snapshot in KV: this public route never queries D1.
+  const body = presentEndpoints(catalog, model, modelUptime(await readUptime(c.env), catalog, id));
   return c.json(body, 200, { "cache-control": "no-store" });
 });
 

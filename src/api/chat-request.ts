@@ -30,7 +30,8 @@ export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
 /** Reads and validates the body: 413 when too large, 400 when not JSON or not a chat request. */
 export async function readChatRequest(req: Request): Promise<{ body: ChatRequest; bytes: number }> {
-  const read = await readBodyLimited(req, MAX_BODY_BYTES);
+  // The rest of an oversized body stays unread for the app's drain (src/http/drain-body.ts), so the 413 reaches the client.
+  const read = await readBodyLimited(req, MAX_BODY_BYTES, { keepUnread: true });
   if (read === "too_large") throw tooLarge();
   let json: unknown;
   try {

@@ -13,6 +13,7 @@ import { readCompletion, finishCompletion } from "../relay/completion";
 import { relayStream } from "../relay/stream-relay";
 import { appName, newGenerationId, type RequestContext } from "../generations/request-context";
 import { failedOutcome, generationRecord, settle } from "../generations/settle";
+import { logError } from "../log-error";
 
 export const chatRoutes = new Hono<AppEnv>();
 
@@ -110,7 +111,7 @@ chatRoutes.post("/chat/completions", async (c) => {
       void settle(rc, failedOutcome(499, "The caller closed the request before a carrier answered."));
       return new Response(null, { status: 499 });
     }
-    console.error("chat request failed", rc.genId, err instanceof Error ? err.name : "unknown");
+    logError("chat request failed", err, { generation: rc.genId });
     throw fail(new ApiError(500, "Internal error while serving the request; nothing was charged."));
   }
 });

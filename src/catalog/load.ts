@@ -6,7 +6,10 @@ import type { Env } from "../env";
 export const CATALOG_KV_KEY = "catalog:v1";
 /** How long an isolate trusts its memo before it looks at KV again. */
 const MEMO_TTL_MS = 60_000;
+/** After a failed KV read, how soon the isolate tries KV again (serving what it has meanwhile). */
+const KV_RETRY_MS = 5_000;
 
+/** The catalog served now; `raw` is the KV text it came from (null: the bundled copy); `at` when KV was last asked. */
 let memo: { catalog: Catalog; raw: string | null; at: number } | undefined;
 let bundledCatalog: Catalog | undefined;
 
@@ -15,36 +18,40 @@ function fallback(): Catalog {
 }
 
 /**
- * The catalog for this request: the in-isolate memo, else KV, else the bundled catalog.json
- * (which then seeds KV). A KV value that fails validation is ignored, never served.
+ * The catalog for this request: the in-isolate memo, else KV. The bundled catalog.json is served when
+ * KV has no catalog, and then seeds KV — only then: a KV read error or an invalid KV value keeps
+ * serving the last good catalog (the bundled one if there is none yet) and writes nothing, so a fault
+ * can never put the bundled prices over the live ones.
  */
 export async function loadCatalog(env: Env, waitUntil?: (p: Promise<unknown>) => void): Promise<Catalog> {
   const now = Date.now();
   if (memo && now - memo.at < MEMO_TTL_MS) return memo.catalog;
-  let raw: string | null = null;
+  let raw: string | null;
   try {
     raw = await env.CATALOG.get(CATALOG_KV_KEY);
   } catch {
-    raw = null; // KV unavailable: serve the memo or the bundled copy.
+    // KV unavailable: what we have stays, and KV is asked again in a few seconds.
+    memo = { catalog: memo?.catalog ?? fallback(), raw: memo?.raw ?? null, at: now - MEMO_TTL_MS + KV_RETRY_MS };
+    return memo.catalog;
   }
-  if (memo && raw !== null && raw === memo.raw) {
+  if (raw === null) {
+    // No catalog in KV yet: the bundled one is served and seeds it.
+    waitUntil?.(env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(bundled)).catch(() => {}));
+    memo = { catalog: fallback(), raw: null, at: now };
+    return memo.catalog;
+  }
+  if (memo && raw === memo.raw) {
     memo.at = now;
     return memo.catalog;
   }
   let catalog: Catalog | undefined;
-  if (raw !== null) {
-    try {
-      catalog = Catalog.parse(JSON.parse(raw));
-    } catch {
-      catalog = undefined;
-    }
+  try {
+    catalog = Catalog.parse(JSON.parse(raw));
+  } catch {
+    catalog = undefined; // invalid: never served
   }
-  if (!catalog) {
-    catalog = fallback();
-    if (raw === null) waitUntil?.(env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(bundled)).catch(() => {}));
-  }
-  memo = { catalog, raw, at: now };
-  return catalog;
+  memo = catalog ? { catalog, raw, at: now } : { catalog: memo?.catalog ?? fallback(), raw: memo?.raw ?? null, at: now };
+  return memo.catalog;
 }
 
 /** Tests and admin use this to make the next request re-read KV. */

@@ -70,8 +70,6 @@ export interface EndpointUptime {
   uptime_last_1d: number | null;
 }
 
-export const NO_UPTIME: EndpointUptime = { uptime_last_5m: null, uptime_last_30m: null, uptime_last_1d: null };
-
 /** One `PublicEndpoint`: a carrier serving the model. */
 export function presentEndpoint(m: ModelEntry, e: PricedEndpoint, uptime: EndpointUptime) {
   const provider = e.providerEntry;

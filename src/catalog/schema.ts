@@ -13,8 +13,11 @@ const slug = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/);
 export const providerSchema = z.object({
   slug,
   name: z.string().min(1),
-  /** OpenAI-compatible base URL; requests go to `${base_url}/chat/completions`. */
-  base_url: z.url(),
+  /**
+   * OpenAI-compatible base URL; requests go to `${base_url}/chat/completions`. Always https: the
+   * carrier's API key and every prompt travel on it. (Only the local CARRIER_BASE_URL_OVERRIDE may be http.)
+   */
+  base_url: z.url({ protocol: /^https$/, error: "a carrier base_url must be an https:// URL" }),
   headquarters: z.string().length(2).nullable(),
   datacenters: z.array(z.string().length(2)),
   privacy_policy_url: z.url().nullable(),

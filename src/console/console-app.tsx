@@ -9,6 +9,7 @@ import { authRoutes } from "./auth/routes";
 import { keyRoutes } from "./keys/routes";
 import { creditRoutes } from "./credits/routes";
 import { activityRoutes } from "./activity/routes";
+import { logError } from "../log-error";
 
 /**
  * The web console, server-rendered at the service's origin beside the API. Mounted at "/": every
@@ -37,6 +38,6 @@ consoleApp.all("*", async (c, next) => {
 consoleApp.all("*", ...publicPage, (c) => renderError(c, 404, "Page not found", "There is no page at this address."));
 
 consoleApp.onError((err, c) => {
-  console.error("console error", err instanceof Error ? `${err.name}: ${err.message}` : "unknown");
+  logError("console error", err);
   return renderError(c, 500, "Something went wrong", "The page could not be shown. Try again in a moment.");
 });

@@ -10,8 +10,7 @@ export async function findKeyByHash(d1: D1Database, hash: string): Promise<ApiKe
 
 export type CreatedKey = { key: string; record: ApiKey };
 
-/** Creates a key for an account; the plaintext is returned here and nowhere else. */
-export async function createKey(d1: D1Database, accountId: string, name: string, limitNano: number | null): Promise<CreatedKey> {
+async function newKey(accountId: string, name: string, limitNano: number | null, creationToken: string | null): Promise<CreatedKey> {
   const key = generateApiKey();
   const record: ApiKey = {
     hash: await hashApiKey(key),
@@ -21,16 +20,48 @@ export async function createKey(d1: D1Database, accountId: string, name: string,
     disabled: false,
     limitNano,
     createdAt: Date.now(),
-    creationToken: null,
+    creationToken,
   };
-  await db(d1).insert(apiKeys).values(record);
   return { key, record };
+}
+
+/** Creates a key for an account; the plaintext is returned here and nowhere else. */
+export async function createKey(d1: D1Database, accountId: string, name: string, limitNano: number | null): Promise<CreatedKey> {
+  const created = await newKey(accountId, name, limitNano, null);
+  await db(d1).insert(apiKeys).values(created.record);
+  return created;
+}
+
+/**
+ * Creates a key for a form carrying a one-time creation token: the first submission creates it, any
+ * other submission of that form (a reload, a double click, at once or later) creates nothing and gets
+ * undefined — the token column is unique, so concurrent submissions cannot both insert.
+ */
+export async function createKeyOnce(d1: D1Database, accountId: string, name: string, limitNano: number | null, creationToken: string): Promise<CreatedKey | undefined> {
+  const created = await newKey(accountId, name, limitNano, creationToken);
+  const inserted = await db(d1).insert(apiKeys).values(created.record).onConflictDoNothing({ target: apiKeys.creationToken }).returning({ hash: apiKeys.hash }).get();
+  return inserted ? created : undefined;
+}
+
+/** Whether a key was already created by the form with this creation token (by any account: tokens are random and unique). */
+export async function creationTokenUsed(d1: D1Database, creationToken: string): Promise<boolean> {
+  return (await db(d1).select({ hash: apiKeys.hash }).from(apiKeys).where(eq(apiKeys.creationToken, creationToken)).get()) !== undefined;
 }
 
 /** Sets a key's disabled flag; returns the updated key, or undefined when there is none with that hash. */
 export async function setKeyDisabled(d1: D1Database, hash: string, disabled: boolean): Promise<ApiKey | undefined> {
   forgetKey(hash);
   return db(d1).update(apiKeys).set({ disabled }).where(eq(apiKeys.hash, hash)).returning().get();
+}
+
+/**
+ * Sets a key's credit limit (null = none); returns the updated key, or undefined when there is none with
+ * that hash. This isolate forgets the key at once; others within the key cache's staleness (README).
+ */
+export async function setKeyLimit(d1: D1Database, hash: string, limitNano: number | null): Promise<ApiKey | undefined> {
+  const key = await db(d1).update(apiKeys).set({ limitNano }).where(eq(apiKeys.hash, hash)).returning().get();
+  forgetKey(hash); // after the write: a request that read the old row meanwhile may have cached it
+  return key;
 }
 
 export async function findAccount(d1: D1Database, idOrEmail: string) {

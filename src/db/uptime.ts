@@ -1,56 +1,34 @@
-import { and, count, gte, inArray, isNotNull, ne, sql } from "drizzle-orm";
-import { db, type Db } from "./client";
+import { sql } from "drizzle-orm";
+import { db } from "./client";
 import { generations } from "./schema";
 
-/**
- * Uptime as the contract defines it: successful / (successful + error) × 100, where an error is a
- * 5xx and rate-limited (429) requests are left out of both. A 4xx other than 429 is the caller's
- * doing, not the carrier's, so it counts as up.
- */
-function uptimeQuery(d: Db, modelIds: readonly string[], sinceMs: number) {
-  return d
-    .select({
-      provider: generations.providerName,
-      up: sql<number>`sum(case when ${generations.status} < 500 then 1 else 0 end)`.mapWith(Number),
-      total: count(),
-    })
-    .from(generations)
-    .where(
-      and(
-        inArray(generations.model, [...modelIds]),
-        gte(generations.createdAt, sinceMs),
-        isNotNull(generations.providerName),
-        ne(generations.status, 429),
-      ),
-    )
-    .groupBy(generations.providerName);
-}
-
-type UptimeRow = { provider: string | null; up: number; total: number };
-
-function toPercentages(rows: UptimeRow[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const r of rows) if (r.provider !== null && r.total > 0) out.set(r.provider, (r.up / r.total) * 100);
-  return out;
-}
-
-const ids = (modelId: string | readonly string[]): readonly string[] => (typeof modelId === "string" ? [modelId] : modelId);
+/** Per model and carrier: [up, counted] for each window, in the order the windows were given. */
+export type UptimeCounts = { model: string; provider: string; counts: Array<[up: number, counted: number]> };
 
 /**
- * Percent uptime (0..100) per carrier display name for requests of `modelId` (or any of several
- * ids, e.g. a model and the alias it is reached by) since `sinceMs` (Unix ms). A carrier with no
- * counted records in the window is absent: unknown, not 100.
+ * Uptime counts as the contract defines uptime: successful / (successful + error), where an error is a
+ * 5xx and rate-limited (429) requests are left out of both; a 4xx other than 429 is the caller's doing,
+ * so it counts as up. One statement for every (model, carrier display name) pair and every window: it
+ * reads, through the (model, provider_name, created_at) index, only the records of those pairs since
+ * the oldest window — bounded by the catalog and the window, not by the table.
  */
-export async function endpointUptime(d1: D1Database, modelId: string | readonly string[], sinceMs: number): Promise<Map<string, number>> {
-  if (ids(modelId).length === 0) return new Map();
-  return toPercentages(await uptimeQuery(db(d1), ids(modelId), sinceMs));
-}
-
-/** `endpointUptime` for several windows in one D1 round trip; results follow `sinceMs` order. */
-export async function endpointUptimes(d1: D1Database, modelId: string | readonly string[], sinceMs: readonly number[]): Promise<Map<string, number>[]> {
-  const [first, ...rest] = sinceMs;
-  if (first === undefined || ids(modelId).length === 0) return sinceMs.map(() => new Map());
-  const d = db(d1);
-  const results = await d.batch([uptimeQuery(d, ids(modelId), first), ...rest.map((s) => uptimeQuery(d, ids(modelId), s))]);
-  return results.map(toPercentages);
+export async function uptimeCounts(d1: D1Database, pairs: ReadonlyArray<readonly [model: string, provider: string]>, windowsSinceMs: readonly number[]): Promise<UptimeCounts[]> {
+  if (pairs.length === 0 || windowsSinceMs.length === 0) return [];
+  const oldest = Math.min(...windowsSinceMs);
+  const g = generations;
+  const columns = windowsSinceMs.map(
+    (since, i) =>
+      sql`sum(case when ${g.createdAt} >= ${since} and ${g.status} < 500 then 1 else 0 end) as ${sql.raw(`up${i}`)}, sum(case when ${g.createdAt} >= ${since} then 1 else 0 end) as ${sql.raw(`n${i}`)}`,
+  );
+  const rows = await db(d1).all<Record<string, string | number>>(sql`
+    select ${g.model} as model, ${g.providerName} as provider, ${sql.join(columns, sql`, `)}
+    from ${g}
+    where (${g.model}, ${g.providerName}) in (select json_extract(value, '$[0]'), json_extract(value, '$[1]') from json_each(${JSON.stringify(pairs)}))
+      and ${g.createdAt} >= ${oldest} and ${g.status} <> 429
+    group by ${g.model}, ${g.providerName}`);
+  return rows.map((r) => ({
+    model: String(r.model),
+    provider: String(r.provider),
+    counts: windowsSinceMs.map((_, i) => [Number(r[`up${i}`]), Number(r[`n${i}`])] as [number, number]),
+  }));
 }

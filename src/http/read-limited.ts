@@ -1,25 +1,30 @@
 /**
  * Reads a whole body as UTF-8 text, but never more than `limit` bytes. A body whose Content-Length is
  * within the limit (HTTP framing then bounds it, unless it is compressed) is read and decoded natively
- * in one call; any other is streamed and cancelled as soon as it exceeds the limit.
+ * in one call; any other is streamed and cancelled as soon as it exceeds the limit — or, with
+ * `keepUnread`, left unread (unlocked) for the caller, who may drain it (`src/http/drain-body.ts`).
  */
-export async function readBodyLimited(message: Request | Response, limit: number): Promise<{ text: string; bytes: number } | "too_large"> {
+export async function readBodyLimited(
+  message: Request | Response,
+  limit: number,
+  opts: { keepUnread?: boolean } = {},
+): Promise<{ text: string; bytes: number } | "too_large"> {
   const body = message.body;
   if (!body) return { text: "", bytes: 0 };
   const declared = message.headers.get("content-length");
   if (declared !== null && !message.headers.has("content-encoding")) {
     const length = Number(declared);
     if (length > limit) {
-      await body.cancel().catch(() => {});
+      if (!opts.keepUnread) await body.cancel().catch(() => {});
       return "too_large";
     }
     if (Number.isSafeInteger(length) && length >= 0) return { text: await message.text(), bytes: length };
   }
-  const bytes = await readStreamLimited(body, limit);
+  const bytes = await readStreamLimited(body, limit, opts.keepUnread ?? false);
   return bytes === "too_large" ? bytes : { text: new TextDecoder().decode(bytes), bytes: bytes.byteLength };
 }
 
-async function readStreamLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | "too_large"> {
+async function readStreamLimited(body: ReadableStream<Uint8Array>, limit: number, keepUnread: boolean): Promise<Uint8Array | "too_large"> {
   const reader = body.getReader();
   const parts: Uint8Array[] = [];
   let total = 0;
@@ -28,7 +33,8 @@ async function readStreamLimited(body: ReadableStream<Uint8Array>, limit: number
     if (done) break;
     total += value.byteLength;
     if (total > limit) {
-      await reader.cancel().catch(() => {});
+      if (keepUnread) reader.releaseLock();
+      else await reader.cancel().catch(() => {});
       return "too_large";
     }
     parts.push(value);

@@ -5,6 +5,7 @@ import { realClock, type LedgerApi } from "./ledger-api";
 import { ledgerTimings } from "./ledger-config";
 import { ledgerFor } from "./ledger";
 import { queueSender } from "./settle-queue";
+import { logEvent } from "../log-error";
 
 /** Accounts kept per isolate; idle ones are dropped first when there are more. */
 const MAX_ACCOUNTS = 10_000;
@@ -25,7 +26,7 @@ class IsolateLedgers {
         clock: realClock,
         timings: ledgerTimings(env),
         newLeaseId: () => randomId("lease-", 12),
-        log: (message, detail) => console.error(message, detail),
+        log: (message, detail) => logEvent(message, { detail }),
       });
       this.accounts.set(accountId, a);
     }

@@ -74,6 +74,7 @@ export type GrantRequest = {
 };
 export type GrantResult = { applied: boolean; totals: Totals };
 export type GrantsSummary = { count: number; totalNano: number };
+export type GrantRecord = { grantId: string; amountNano: number; source: string; createdAt: number };
 
 export type Totals = { creditsNano: number; usageNano: number; heldNano: number; granted: boolean };
 export type KeyUsage = { usageNano: number; dailyNano: number; weeklyNano: number; monthlyNano: number };
@@ -266,6 +267,14 @@ export class LedgerObject extends DurableObject<Env> {
   grantsSummary(): GrantsSummary {
     const row = this.sql.exec<{ n: number; total: number }>("SELECT COUNT(*) AS n, COALESCE(SUM(amount_nano), 0) AS total FROM grants").one();
     return { count: row.n, totalNano: row.total };
+  }
+
+  /** One grant by id, or null: tells a repeated grant from a different one reusing its id. */
+  findGrant(grantId: string): GrantRecord | null {
+    const row = this.sql
+      .exec<{ amount_nano: number; source: string; created_at: number }>("SELECT amount_nano, source, created_at FROM grants WHERE grant_id = ?", grantId)
+      .toArray()[0];
+    return row ? { grantId, amountNano: row.amount_nano, source: row.source, createdAt: row.created_at } : null;
   }
 
   totals(): Totals {

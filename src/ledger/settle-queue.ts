@@ -3,6 +3,7 @@ import type { Env } from "../env";
 import type { NewGeneration } from "../db/schema";
 import type { SettleRequest, SliceReport } from "./ledger-object";
 import { ledgerFor } from "./ledger";
+import { logError, logEvent } from "../log-error";
 
 /**
  * The settle queue (`SETTLE_QUEUE`): settle batches an isolate could not store in the account's ledger
@@ -91,7 +92,7 @@ export async function consumeSettles(batch: MessageBatch<unknown>, env: Env): Pr
     const parsed = settleMessageSchema.safeParse(message.body);
     if (!parsed.success) {
       // Never applied, never dropped: after its retries the queue keeps it in the dead-letter queue.
-      console.error("settle queue: a message of unknown shape", message.id);
+      logEvent("settle queue: a message of unknown shape", { message: message.id });
       message.retry({ delaySeconds: 300 });
       continue;
     }
@@ -108,10 +109,10 @@ export async function consumeSettles(batch: MessageBatch<unknown>, env: Env): Pr
         for (const g of group) g.message.ack();
       } catch (err) {
         for (const { message, body } of group) {
-          if (message.attempts >= SETTLE_QUEUE_MAX_RETRIES) console.error("settle queue: giving up to the dead-letter queue", settleSummary(accountId, body.items));
+          if (message.attempts >= SETTLE_QUEUE_MAX_RETRIES) logEvent("settle queue: giving up to the dead-letter queue", { detail: settleSummary(accountId, body.items) });
           message.retry({ delaySeconds: Math.min(300, 5 * message.attempts) });
         }
-        console.error("settle queue: the ledger refused a batch", err instanceof Error ? err.name : "unknown");
+        logError("settle queue: the ledger refused a batch", err, { account: accountId });
       }
     }),
   );

@@ -85,9 +85,17 @@ export async function signUp(email = uniqueEmail(), password = PASSWORD): Promis
   return { client, email, accountId: row!.id };
 }
 
+/** The create-key form's fields as the keys page renders them: its CSRF token and its one-time creation token. */
+export async function keyForm(client: ConsoleClient): Promise<{ csrf: string; creationToken: string }> {
+  const html = (await client.page("/settings/keys")).html;
+  const m = /name="creation_token" value="([^"]+)"/.exec(html);
+  return { csrf: csrfOf(html), creationToken: m?.[1] ?? "" };
+}
+
 /** Creates a key through the console and returns its plaintext (read from the one response that shows it). */
 export async function createKeyViaConsole(client: ConsoleClient, name: string, limit = ""): Promise<{ key: string; html: string }> {
-  const res = await client.post("/settings/keys", { name, limit });
+  const form = await keyForm(client);
+  const res = await client.post("/settings/keys", { name, limit, creation_token: form.creationToken }, { csrf: form.csrf });
   const html = await res.text();
   const m = /value="(sk-sy-v1-[0-9a-f]{64})"/.exec(html);
   if (res.status !== 200 || !m) throw new Error(`create key: ${res.status}`);

@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { env } from "cloudflare:test";
 import { admin, chat, get, newAccount, settled, user } from "./helpers";
-import { createKeyViaConsole, signUp, textOf } from "./console-helpers";
+import { createKeyViaConsole, keyForm, signUp, textOf } from "./console-helpers";
 
 async function sha256Hex(text: string): Promise<string> {
   const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
@@ -43,6 +43,44 @@ describe("/settings/keys", () => {
     const list = (await client.page("/settings/keys")).html;
     expect(list).toContain(row!.label);
     expect(list).not.toContain("new-key-value");
+  });
+
+  it("reloading the page that shows a new key (the browser resubmits the form) creates no second key and never shows the key again", async () => {
+    const { client, accountId } = await signUp();
+    const form = await keyForm(client);
+    expect(form.creationToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const fields = { name: "laptop", limit: "", creation_token: form.creationToken };
+    const first = await client.post("/settings/keys", fields, { csrf: form.csrf });
+    expect(first.status).toBe(200);
+    const key = /value="(sk-sy-v1-[0-9a-f]{64})"/.exec(await first.text())![1]!;
+
+    // The reload: the same form, sent again (twice, for a double reload).
+    for (let i = 0; i < 2; i++) {
+      const again = await client.post("/settings/keys", fields, { csrf: form.csrf });
+      expect(again.status).toBe(303);
+      expect(again.headers.get("location")).toBe("/settings/keys?done=exists");
+      expect(await again.text()).not.toMatch(/sk-sy-v1-/);
+    }
+    const list = await client.page("/settings/keys?done=exists");
+    expect(textOf(list.html)).toContain("That form had already created a key");
+    expect(list.html).not.toContain(key.slice(9));
+    const rows = await env.DB.prepare("SELECT name FROM api_keys WHERE account_id = ?").bind(accountId).all();
+    expect(rows.results).toEqual([{ name: "laptop" }]);
+    expect(list.html.match(/<th scope="row">/g)).toHaveLength(1);
+  });
+
+  it("two submissions of one form at once create one key; a form without its creation token creates none", async () => {
+    const { client, accountId } = await signUp();
+    const form = await keyForm(client);
+    const fields = { name: "twice", limit: "", creation_token: form.creationToken };
+    const statuses = (await Promise.all([1, 2, 3].map(() => client.post("/settings/keys", fields, { csrf: form.csrf })))).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 303, 303]);
+    for (const token of ["", "short", "x".repeat(44)]) {
+      const res = await client.post("/settings/keys", { name: "no token", limit: "", creation_token: token }, { csrf: form.csrf });
+      expect(res.status).toBe(400);
+      expect(textOf(await res.text())).toContain("This form has expired");
+    }
+    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?").bind(accountId).first())!.n).toBe(1);
   });
 
   it("a hostile key name is shown as text, never as markup", async () => {

@@ -2,7 +2,8 @@ import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import type { ConsoleEnv } from "../console-env";
 import { constantTimeEqual } from "../../keys/constant-time";
-import { randomToken, sha256Hex } from "../http/encoding";
+import { randomToken } from "../http/encoding";
+import { CSRF_FIELD, csrfToken } from "./csrf-token";
 import { readCookie, writeCookie } from "../http/cookies";
 import { readForm } from "../http/form";
 import { renderError } from "../layout/render";
@@ -14,12 +15,7 @@ import { renderError } from "../layout/render";
  *    constant time, so another site cannot forge it;
  * 2. a request whose Origin is another origin, or that the browser marks cross-site, is refused.
  */
-export const CSRF_FIELD = "_csrf";
 export const PRE_SESSION_COOKIE = "sy_pre";
-
-export function csrfToken(seed: string): Promise<string> {
-  return sha256Hex(`switchyard-csrf:${seed}`);
-}
 
 /** The pre-session token for the sign-in and sign-up forms, created (and set as a cookie) if missing. */
 export function ensurePreSessionToken(c: Context<ConsoleEnv>): string {

@@ -3,7 +3,10 @@ import { ErrorSummary, Field, PostForm } from "../layout/forms";
 import { usd, utcDateTime } from "../layout/format";
 import type { Payment } from "../../db/schema";
 import type { Totals } from "../../ledger/ledger-object";
-import type { PaymentProvider } from "./payment-provider";
+import type { PaymentProvider } from "../../payments/payment-provider";
+
+/** A payment's status as the person reads it; "charged" means taken, credits on their way (reconciliation adds them). */
+const STATUS: Record<Payment["status"], string> = { pending: "Pending", charged: "Processing", succeeded: "Succeeded", declined: "Declined", failed: "Failed" };
 
 export type AddCreditsState = { amount?: string; errors?: { amount?: string }; problem?: string };
 
@@ -122,7 +125,7 @@ export function CreditsPage(props: {
                     </td>
                     <td class="num">{usd(p.amountNano)}</td>
                     <td>{p.provider === "test-card" ? "Test card" : p.provider}</td>
-                    <td class={p.status === "succeeded" ? "status-ok" : p.status === "pending" ? undefined : "status-bad"}>{p.status[0]!.toUpperCase() + p.status.slice(1)}</td>
+                    <td class={p.status === "succeeded" ? "status-ok" : p.status === "pending" || p.status === "charged" ? undefined : "status-bad"}>{STATUS[p.status]}</td>
                   </tr>
                 ))}
               </tbody>

@@ -7,10 +7,13 @@ import { parseUsdInput } from "../http/usd-input";
 import { randomToken } from "../http/encoding";
 import { pageMeta, render, renderError } from "../layout/render";
 import { usd } from "../layout/format";
-import { csrfToken } from "../auth/csrf";
+import { csrfToken } from "../auth/csrf-token";
 import { ledgerFor } from "../../ledger/ledger";
-import { paymentProvider } from "./payment-provider";
-import { beginPayment, finishPayment, recentPayments } from "./payments-store";
+import { logError } from "../../log-error";
+import { paymentProvider } from "../../payments/payment-provider";
+import { recentPayments } from "../../payments/payments-store";
+import { ledgerGrant, pay } from "../../payments/payment-flow";
+import { reconcileFromEnv } from "../../payments/reconcile";
 import { CreditsPage, type AddCreditsState } from "./page";
 
 /** /settings/credits: the balance from the account's ledger Durable Object, and "add credits". */
@@ -19,6 +22,7 @@ export const creditRoutes = new Hono<ConsoleEnv>();
 const NOTICES = {
   added: "Credits added. The balance below includes them.",
   duplicate: "That payment form had already been submitted; it was processed only once.",
+  processing: "Your payment was taken; the credits are being added and will show here shortly.",
 } as const;
 
 const PAYMENT_ID = /^pay_[A-Za-z0-9_-]{43}$/;
@@ -42,13 +46,15 @@ async function creditsPage(c: Context<ConsoleEnv>, status: ContentfulStatusCode,
 }
 
 creditRoutes.get("/settings/credits", ...accountPage, async (c) => {
+  // A payment of this account that a crash or a lost reply left unfinished is finished before the balance is read.
+  await reconcileFromEnv(c.env, { accountId: c.var.session!.accountId }).catch((err) => logError("credits page reconciliation failed", err));
   const done = c.req.query("done");
   return creditsPage(c, 200, { notice: done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done as keyof typeof NOTICES] : undefined });
 });
 
 /**
- * Add credits: record the attempt under the form's one-time id, charge through the provider, then
- * grant the amount in the account's ledger — the same `grant` the operator's admin API uses.
+ * Add credits: the payment flow (src/payments/payment-flow.ts) under the form's one-time payment id.
+ * The same form sent again resumes an unfinished payment, or is told it was processed already.
  */
 creditRoutes.post("/settings/credits", ...accountForm, async (c) => {
   const provider = paymentProvider(c.env);
@@ -61,18 +67,16 @@ creditRoutes.post("/settings/credits", ...accountForm, async (c) => {
   const paymentId = form.payment_id ?? "";
   if (!PAYMENT_ID.test(paymentId)) return renderError(c, 400, "This form has expired", "Reload the credits page and try again.");
 
-  if (!(await beginPayment(c.env.DB, { id: paymentId, accountId: s.accountId, provider: provider.id, amountNano }))) return c.redirect("/settings/credits?done=duplicate", 303);
-  const result = await provider.charge({ id: paymentId, accountId: s.accountId, amountNano }, form);
-  if (!result.ok) {
-    await finishPayment(c.env.DB, s.accountId, paymentId, "declined", null);
-    return creditsPage(c, 402, { form: { amount: form.amount, problem: result.message } });
+  const outcome = await pay({ d1: c.env.DB, provider, grant: ledgerGrant(c.env) }, { id: paymentId, accountId: s.accountId, amountNano }, form);
+  switch (outcome.kind) {
+    case "added":
+      return c.redirect("/settings/credits?done=added", 303);
+    case "processing":
+      return c.redirect("/settings/credits?done=processing", 303);
+    case "declined":
+      return creditsPage(c, 402, { form: { amount: form.amount, problem: outcome.message } });
+    case "done-before":
+    case "not-yours":
+      return c.redirect("/settings/credits?done=duplicate", 303);
   }
-  try {
-    await ledgerFor(c.env, s.accountId).grant({ grantId: `payment:${paymentId}`, amountNano, source: "console-payment" });
-  } catch (err) {
-    await finishPayment(c.env.DB, s.accountId, paymentId, "failed", result.reference);
-    throw err;
-  }
-  await finishPayment(c.env.DB, s.accountId, paymentId, "succeeded", result.reference);
-  return c.redirect("/settings/credits?done=added", 303);
 });

@@ -57,7 +57,7 @@ function KeyActions(props: { apiKey: ApiKey; csrf: string }) {
   );
 }
 
-export function KeysPage(props: { meta: PageMeta; csrf: string; rows: KeyRow[]; created?: { name: string; secret: string }; form?: CreateKeyState; notice?: string; maxKeys: number }) {
+export function KeysPage(props: { meta: PageMeta; csrf: string; creationToken: string; rows: KeyRow[]; created?: { name: string; secret: string }; form?: CreateKeyState; notice?: string; maxKeys: number }) {
   const form = props.form ?? {};
   const messages = [form.problem, form.errors?.name, form.errors?.limit].filter((m): m is string => !!m);
   return (
@@ -130,6 +130,7 @@ export function KeysPage(props: { meta: PageMeta; csrf: string; rows: KeyRow[]; 
         <p>You have {props.maxKeys} keys, the most an account can have. Delete one to create another.</p>
       ) : (
         <PostForm action="/settings/keys" csrf={props.csrf} class="stack" aria-label="Create a key">
+          <input type="hidden" name="creation_token" value={props.creationToken} />
           <Field id="key-name" name="name" label="Name" required maxlength={100} value={form.name} error={form.errors?.name} hint="For you to tell keys apart, e.g. the app or machine that uses it." autocomplete="off" />
           <Field
             id="key-limit"

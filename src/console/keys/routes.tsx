@@ -5,8 +5,9 @@ import { accountForm, accountPage } from "../http/stacks";
 import { readForm } from "../http/form";
 import { parseUsdInput } from "../http/usd-input";
 import { pageMeta, render, renderError } from "../layout/render";
-import { csrfToken } from "../auth/csrf";
-import { countAccountKeys, createKey, deleteAccountKey, findAccountKey, listAccountKeys, setAccountKeyDisabled } from "../../db/keys";
+import { csrfToken } from "../auth/csrf-token";
+import { countAccountKeys, createKeyOnce, creationTokenUsed, deleteAccountKey, findAccountKey, listAccountKeys, setAccountKeyDisabled } from "../../db/keys";
+import { randomToken } from "../http/encoding";
 import { ledgerFor } from "../../ledger/ledger";
 import { DeleteKeyPage, KeysPage, type CreateKeyState, type KeyRow } from "./page";
 
@@ -16,7 +17,15 @@ export const keyRoutes = new Hono<ConsoleEnv>();
 export const MAX_KEYS = 50;
 const KEY_LIMIT_MAX_NANO = 1_000_000 * 1_000_000_000;
 
-const NOTICES = { disabled: "Key disabled: the API now refuses it with 401.", enabled: "Key enabled.", deleted: "Key deleted." } as const;
+const NOTICES = {
+  disabled: "Key disabled: the API now refuses it with 401.",
+  enabled: "Key enabled.",
+  deleted: "Key deleted.",
+  exists: "That form had already created a key, so no other key was made. The key it created is in the list below; its secret was shown only once, when it was created.",
+} as const;
+
+/** The create form's one-time token (`api_keys.creation_token`): a random 43-character id per rendered form. */
+const CREATION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 const account = (c: Context<ConsoleEnv>): SignedIn => c.var.session!;
 
@@ -29,7 +38,11 @@ async function keyRows(c: Context<ConsoleEnv>, accountId: string): Promise<KeyRo
 async function keysPage(c: Context<ConsoleEnv>, status: 200 | 400, extra: { created?: { name: string; secret: string }; form?: CreateKeyState; notice?: string }) {
   const s = account(c);
   const rows = await keyRows(c, s.accountId);
-  return render(c, <KeysPage meta={await pageMeta(c, "API keys")} csrf={await csrfToken(s.token)} rows={rows} maxKeys={MAX_KEYS} {...extra} />, status);
+  return render(
+    c,
+    <KeysPage meta={await pageMeta(c, "API keys")} csrf={await csrfToken(s.token)} creationToken={randomToken()} rows={rows} maxKeys={MAX_KEYS} {...extra} />,
+    status,
+  );
 }
 
 keyRoutes.get("/settings/keys", ...accountPage, async (c) => {
@@ -55,7 +68,11 @@ const createForm = z.object({
     }),
 });
 
-/** Creates a key and shows it in this response only; nothing about the plaintext is kept. */
+/**
+ * Creates a key and shows it in this response only; nothing about the plaintext is kept. The form's
+ * one-time creation token makes every later submission of the same form (the browser's resubmit on
+ * reload, a double click) a redirect to the list: never a second key, never the key again.
+ */
 keyRoutes.post("/settings/keys", ...accountForm, async (c) => {
   const s = account(c);
   const form = await readForm(c);
@@ -65,9 +82,14 @@ keyRoutes.post("/settings/keys", ...accountForm, async (c) => {
     for (const i of parsed.error.issues) if ((i.path[0] === "name" || i.path[0] === "limit") && !errors[i.path[0]]) errors[i.path[0]] = i.message;
     return keysPage(c, 400, { form: { name: form.name, limit: form.limit, errors } });
   }
+  const token = form.creation_token ?? "";
+  if (!CREATION_TOKEN.test(token)) return renderError(c, 400, "This form has expired", "Reload the keys page and create the key again.");
+  const alreadyCreated = () => c.redirect("/settings/keys?done=exists", 303);
+  if (await creationTokenUsed(c.env.DB, token)) return alreadyCreated();
   if ((await countAccountKeys(c.env.DB, s.accountId)) >= MAX_KEYS) return keysPage(c, 400, { form: { problem: `An account can have at most ${MAX_KEYS} keys.` } });
-  const { key, record } = await createKey(c.env.DB, s.accountId, parsed.data.name, parsed.data.limit);
-  return keysPage(c, 200, { created: { name: record.name, secret: key } });
+  const created = await createKeyOnce(c.env.DB, s.accountId, parsed.data.name, parsed.data.limit, token);
+  if (!created) return alreadyCreated(); // a concurrent submission of the same form won
+  return keysPage(c, 200, { created: { name: created.record.name, secret: created.key } });
 });
 
 const hashField = z.object({ key: z.string().regex(/^[0-9a-f]{64}$/) });

@@ -1,5 +1,5 @@
 import type { Child } from "hono/jsx";
-import { CSRF_FIELD } from "../auth/csrf";
+import { CSRF_FIELD } from "../auth/csrf-token";
 import { STYLESHEET_PATH } from "./stylesheet";
 
 /** What every page needs to draw its frame. */

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import type { ConsoleEnv } from "../console-env";
-import { csrfToken } from "../auth/csrf";
+import { csrfToken } from "../auth/csrf-token";
 import { Layout, type PageMeta } from "./layout";
 
 /** The frame of a page for this request: title, current path, nonce and the signed-in account. */

@@ -3,8 +3,7 @@ import type { ConsoleEnv } from "../console-env";
 import { publicPage } from "../http/stacks";
 import { pageMeta, render, renderError } from "../layout/render";
 import { loadCatalog } from "../../catalog/load";
-import { AUTO_MODEL } from "../../catalog/catalog";
-import { endpointUptimes } from "../../db/uptime";
+import { modelUptime, readUptime } from "../../uptime/uptime-snapshot";
 import { modelRows, parseSort, selectRows } from "./listing";
 import { ModelsPage } from "./list-page";
 import { ModelPage } from "./model-page";
@@ -21,21 +20,13 @@ modelRoutes.get("/models", ...publicPage, async (c) => {
   return render(c, <ModelsPage meta={await pageMeta(c, "Models")} rows={rows} total={all.length} query={query} sort={sort} />);
 });
 
-const DAY_MS = 24 * 3600_000;
-
 modelRoutes.get("/models/:author/:slug", ...publicPage, async (c) => {
   const catalog = await loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p));
   const id = `${c.req.param("author")}/${c.req.param("slug")}`;
   const model = catalog.model(id);
   if (!model) return renderError(c, 404, "Model not found", `There is no model ${id} in the catalog.`);
-  // Requests that named `router/auto` (or no model) were served by the default model's carriers.
-  const recordedAs = id === catalog.file.default_model ? [id, AUTO_MODEL] : [id];
-  let uptime = new Map<string, number>();
-  try {
-    uptime = (await endpointUptimes(c.env.DB, recordedAs, [Date.now() - DAY_MS]))[0] ?? uptime;
-  } catch (err) {
-    console.error("uptime query failed", err instanceof Error ? err.message : "unknown");
-  }
-  const carriers = catalog.endpoints(id).map((endpoint) => ({ endpoint, uptime1d: uptime.get(endpoint.providerEntry.name) ?? null }));
+  // Uptime comes from the Cron Trigger's snapshot in KV: this public page never queries D1.
+  const uptime = modelUptime(await readUptime(c.env), catalog, id);
+  const carriers = catalog.endpoints(id).map((endpoint) => ({ endpoint, uptime1d: uptime(endpoint.providerEntry.name).uptime_last_1d }));
   return render(c, <ModelPage meta={await pageMeta(c, model.name)} model={model} carriers={carriers} baseUrl={`${new URL(c.req.url).origin}/api/v1`} />);
 });

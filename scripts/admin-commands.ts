@@ -1,0 +1,59 @@
+// What each `npm run admin` command sends to /admin: parsed flags → one request, or a usage error.
+
+export const USAGE = `usage: npm run admin -- <command> [--url URL] [--token TOKEN]
+  create-account --email E [--credits USD]          (USD ≥ 0; 0 = an empty balance)
+  create-key --account <email|id> [--label L] [--limit USD]
+  disable-key --hash H
+  enable-key --hash H
+  set-key-limit --hash H --limit USD|none          (none removes the limit)
+  grant-credits --account <email|id> --usd N [--idempotency-key K]   (the same K grants once)
+  show-account --account <email|id>
+  audit-account --account <email|id>
+The token comes from --token, else $SWITCHYARD_ADMIN_TOKEN, else (for a local URL only) the development token.`;
+
+export type Flags = Partial<Record<"email" | "credits" | "account" | "label" | "limit" | "hash" | "usd" | "idempotency-key", string>>;
+export type AdminRequest = { method: "GET" | "POST"; path: string; body?: unknown };
+
+export class UsageError extends Error {}
+
+const need = (flags: Flags, name: keyof Flags): string => flags[name] ?? fail(`--${name} is required`);
+function fail(message: string): never {
+  throw new UsageError(message);
+}
+
+/** A USD amount flag: positive, or also zero when `zero` allows it. */
+function usd(flags: Flags, name: keyof Flags, opts: { zero?: boolean } = {}): number | undefined {
+  const raw = flags[name];
+  if (raw === undefined) return undefined;
+  const n = raw.trim() === "" ? NaN : Number(raw);
+  if (Number.isFinite(n) && (n > 0 || (opts.zero && n === 0))) return n;
+  return fail(`--${name} must be a ${opts.zero ? "non-negative" : "positive"} number of USD`);
+}
+
+const ref = (s: string) => encodeURIComponent(s);
+
+const commands: Record<string, (f: Flags) => AdminRequest> = {
+  "create-account": (f) => ({ method: "POST", path: "/accounts", body: { email: need(f, "email"), credits: usd(f, "credits", { zero: true }) } }),
+  "create-key": (f) => ({ method: "POST", path: "/keys", body: { account: need(f, "account"), label: f.label, limit: usd(f, "limit") } }),
+  "disable-key": (f) => ({ method: "POST", path: `/keys/${ref(need(f, "hash"))}/disable` }),
+  "enable-key": (f) => ({ method: "POST", path: `/keys/${ref(need(f, "hash"))}/enable` }),
+  "set-key-limit": (f) => {
+    const hash = need(f, "hash");
+    const limit = need(f, "limit") === "none" ? null : usd(f, "limit");
+    return { method: "POST", path: `/keys/${ref(hash)}/limit`, body: { limit } };
+  },
+  "grant-credits": (f) => ({
+    method: "POST",
+    path: `/accounts/${ref(need(f, "account"))}/credits`,
+    body: { usd: usd(f, "usd") ?? fail("--usd is required"), idempotency_key: f["idempotency-key"] },
+  }),
+  "show-account": (f) => ({ method: "GET", path: `/accounts/${ref(need(f, "account"))}` }),
+  "audit-account": (f) => ({ method: "GET", path: `/accounts/${ref(need(f, "account"))}/audit` }),
+};
+
+/** The request for a command; throws UsageError for an unknown command or a bad flag. */
+export function adminRequest(command: string | undefined, flags: Flags): AdminRequest {
+  const build = commands[command ?? ""];
+  if (!build) fail(command ? `unknown command ${command}` : "no command given");
+  return build(flags);
+}

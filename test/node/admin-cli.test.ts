@@ -1,0 +1,60 @@
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startLocalService, freePort, type LocalService } from "../../scripts/local-service.ts";
+
+// `npm run admin -- …` as an operator runs it, against the service as `npm start` runs it.
+let service: LocalService;
+let state: string;
+
+beforeAll(async () => {
+  state = mkdtempSync(join(tmpdir(), "switchyard-admin-cli-"));
+  service = await startLocalService({ port: await freePort(), persistTo: state, quiet: true });
+});
+afterAll(async () => {
+  await service?.stop();
+  rmSync(state, { recursive: true, force: true });
+});
+
+/** Runs the admin CLI; resolves with its exit code and the one JSON object it prints. */
+function admin(...args: string[]): Promise<{ code: number; out: Record<string, unknown> }> {
+  return new Promise((resolve) => {
+    execFile("node_modules/.bin/tsx", ["scripts/admin.ts", ...args, "--url", service.url], { timeout: 30_000 }, (err, stdout) => {
+      const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
+      let out: Record<string, unknown> = {};
+      try {
+        out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as Record<string, unknown>;
+      } catch {
+        out = { unparsable: stdout };
+      }
+      resolve({ code, out });
+    });
+  });
+}
+
+describe("npm run admin", () => {
+  it("creates an account with --credits 0, grants once per --idempotency-key, sets and removes a key's limit", async () => {
+    const email = `cli-${Date.now()}@example.test`;
+    expect(await admin("create-account", "--email", email, "--credits", "0")).toEqual({ code: 0, out: expect.objectContaining({ email, total_credits: 0 }) });
+
+    const first = await admin("grant-credits", "--account", email, "--usd", "2", "--idempotency-key", "inv-1");
+    expect(first).toEqual({ code: 0, out: expect.objectContaining({ grant_id: "admin:inv-1", applied: true, total_credits: 2 }) });
+    const repeat = await admin("grant-credits", "--account", email, "--usd", "2", "--idempotency-key", "inv-1");
+    expect(repeat).toEqual({ code: 0, out: expect.objectContaining({ grant_id: "admin:inv-1", applied: false, total_credits: 2 }) });
+    expect((await admin("audit-account", "--account", email)).out).toMatchObject({ credits_nano: 2_000_000_000, grants: 1, grants_nano: 2_000_000_000 });
+
+    const { out: key } = await admin("create-key", "--account", email);
+    const hash = key.hash as string;
+    expect((await admin("set-key-limit", "--hash", hash, "--limit", "1.5")).out).toMatchObject({ hash, limit: 1.5 });
+    expect((await admin("set-key-limit", "--hash", hash, "--limit", "none")).out).toMatchObject({ hash, limit: null });
+  });
+
+  it("refuses bad amounts before sending anything (exit 2, a JSON error)", async () => {
+    expect(await admin("create-account", "--email", "neg@example.test", "--credits=-1")).toEqual({ code: 2, out: { error: "--credits must be a non-negative number of USD" } });
+    expect(await admin("grant-credits", "--account", "x@example.test", "--usd", "0")).toEqual({ code: 2, out: { error: "--usd must be a positive number of USD" } });
+    expect(await admin("set-key-limit", "--hash", "f".repeat(64), "--limit", "lots")).toEqual({ code: 2, out: { error: "--limit must be a positive number of USD" } });
+    expect((await admin("show-account", "--account", "neg@example.test")).code).toBe(1); // never created
+  });
+});

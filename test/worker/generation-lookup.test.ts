@@ -1,0 +1,105 @@
+import { describe, it, expect } from "vitest";
+import { env, createExecutionContext, waitOnExecutionContext, runInDurableObject } from "cloudflare:test";
+import { app } from "../../src/app";
+import { findAcrossStages } from "../../src/generations/find-record";
+import { flushGenerations } from "../../src/db/generations";
+import type { NewGeneration } from "../../src/db/schema";
+import { newAccount } from "./helpers";
+
+describe("finding a record that moves through stages (isolate batch → ledger outbox → D1)", () => {
+  /**
+   * Every way a record can move forward while it is being looked for: it starts in some stage and
+   * moves one stage on after any of the reads. Stages are read in pipeline order, the final store
+   * first as a shortcut; the record must always be found.
+   */
+  it("finds a record in flight whenever it moves, for every starting stage and every pair of moves", async () => {
+    const stages = 3;
+    for (let start = 0; start < stages; start++)
+      for (let firstMove = 0; firstMove <= stages + 1; firstMove++)
+        for (let secondMove = firstMove; secondMove <= stages + 1; secondMove++) {
+          let at = start;
+          let reads = 0;
+          const source = (stage: number) => async () => {
+            const found = at === stage ? "record" : undefined;
+            // After this read, the flush (or batch send) moves the record on.
+            if (reads === firstMove || reads === secondMove) at = Math.min(at + 1, stages - 1);
+            reads++;
+            return found;
+          };
+          const found = await findAcrossStages([source(0), source(1), source(2)]);
+          expect(found, `start ${start}, moves after reads ${firstMove} and ${secondMove}`).toBe("record");
+        }
+  });
+
+  it("answers undefined for a record in no stage, asking the final store twice and each other stage once", async () => {
+    const asked: string[] = [];
+    const source = (name: string) => async () => void asked.push(name);
+    expect(await findAcrossStages([source("batch"), source("outbox"), source("d1")])).toBeUndefined();
+    expect(asked).toEqual(["d1", "batch", "outbox", "d1"]);
+  });
+
+  it("reads only the final store for a record already there", async () => {
+    const asked: string[] = [];
+    expect(await findAcrossStages([async () => void asked.push("outbox"), async () => (asked.push("d1"), "r")])).toBe("r");
+    expect(asked).toEqual(["d1"]);
+  });
+});
+
+describe("GET /generation while the ledger flushes", () => {
+  it("finds a record that leaves the outbox for D1 between the route's reads (no spurious 404)", async () => {
+    const a = await newAccount(1);
+    const id = `gen-inflight${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+    const record: NewGeneration = {
+      id, accountId: a.accountId, keyHash: a.hash, model: "openai/gpt-oss-20b", providerName: "Groq", app: null, streamed: false,
+      createdAt: Date.now(), tokensPrompt: 1, tokensCompletion: 2, tokensReasoning: 0, costNano: 5, status: 200,
+    };
+    const ledger = env.LEDGER.get(env.LEDGER.idFromName(a.accountId));
+    // In the outbox, with no alarm: the test decides when it is flushed.
+    await runInDurableObject(ledger, (_instance, state) => {
+      state.storage.sql.exec("INSERT INTO outbox (gen_id, record) VALUES (?, ?)", id, JSON.stringify(record));
+    });
+    // D1 as the route sees it: right after its first read of this record, the flush runs (D1 written, outbox row deleted).
+    let flushed = false;
+    const flushAfterFirstRead = async () => {
+      if (flushed) return;
+      flushed = true;
+      await flushGenerations(env.DB, [JSON.stringify(record)]);
+      await runInDurableObject(ledger, (_instance, state) => void state.storage.sql.exec("DELETE FROM outbox WHERE gen_id = ?", id));
+    };
+    const db = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop !== "prepare") return Reflect.get(target, prop, target);
+        return (sql: string) => {
+          const statement = target.prepare(sql);
+          if (!sql.includes('from "generations"')) return statement;
+          return new Proxy(statement, {
+            get(s, p) {
+              const value = Reflect.get(s, p, s);
+              if (p === "bind") return (...args: unknown[]) => {
+                const bound = s.bind(...args);
+                return new Proxy(bound, {
+                  get(b, q) {
+                    const run = Reflect.get(b, q, b);
+                    if (typeof run !== "function") return run;
+                    return async (...rest: unknown[]) => {
+                      const result = await run.apply(b, rest);
+                      await flushAfterFirstRead();
+                      return result;
+                    };
+                  },
+                });
+              };
+              return typeof value === "function" ? value.bind(s) : value;
+            },
+          });
+        };
+      },
+    });
+    const ctx = createExecutionContext();
+    const res = await app.fetch(new Request(`https://switchyard.test/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${a.key}` } }), { ...env, DB: db }, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(flushed).toBe(true);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: { id: string; total_cost: number } }).data).toMatchObject({ id, total_cost: 5e-9 });
+  });
+});
