@@ -34,6 +34,7 @@ export class Ticket {
   stopHeartbeat: (() => void) | undefined;
   constructor(
     readonly genId: string,
+    readonly keyHash: string,
     readonly holdNano: number,
     /** The slice it was admitted from; null when the ledger admitted it on a hold of its own. */
     readonly slice: Slice | null,
@@ -75,6 +76,8 @@ export class AccountLedger {
   private readonly slices = new Map<string, Slice>();
   /** Requests the ledger admitted on holds of their own, running. */
   private readonly ownHolds = new Set<Ticket>();
+  /** Requests admitted from a slice, running. */
+  private readonly sliced = new Set<Ticket>();
   private leasing = false;
   private renewing = false;
   private readonly batcher: SettleBatcher;
@@ -103,10 +106,14 @@ export class AccountLedger {
         // A free model on a key without a limit risks no money: it runs even when the ledger cannot be reached.
         if (req.paid) throw err;
         this.d.log("ledger unreachable: a free request admitted without a slice", JSON.stringify({ account: this.d.accountId, gen: req.genId }));
-        return { ok: true, ticket: new Ticket(req.genId, 0, null, this.d.clock.now()) };
+        return { ok: true, ticket: new Ticket(req.genId, req.keyHash, 0, null, this.d.clock.now()) };
       }
       if (sliced === "balance") return { ok: false, reason: "balance" };
-      if (sliced) return { ok: true, ticket: this.track(new Ticket(req.genId, req.holdNano, sliced, this.d.clock.now()), waitUntil) };
+      if (sliced) {
+        const ticket = this.track(new Ticket(req.genId, req.keyHash, req.holdNano, sliced, this.d.clock.now()), waitUntil);
+        this.sliced.add(ticket);
+        return { ok: true, ticket };
+      }
     }
     const admitted = await this.d.ledger().admit({
       genId: req.genId,
@@ -115,9 +122,10 @@ export class AccountLedger {
       holdNano: req.holdNano,
       paid: req.paid,
       abandoned: req.abandoned(),
+      ...(req.limitNano !== null ? { unseenNano: this.unseenNano(req.keyHash) } : {}),
     });
     if (!admitted.ok) return admitted;
-    const ticket = this.track(new Ticket(req.genId, req.holdNano, null, this.d.clock.now()), waitUntil);
+    const ticket = this.track(new Ticket(req.genId, req.keyHash, req.holdNano, null, this.d.clock.now()), waitUntil);
     this.ownHolds.add(ticket);
     return { ok: true, ticket };
   }
@@ -135,6 +143,7 @@ export class AccountLedger {
       ticket.done = true;
       ticket.stopHeartbeat?.();
       this.ownHolds.delete(ticket);
+      this.sliced.delete(ticket);
       const slice = ticket.slice;
       if (slice) {
         settle = { ...item, leaseId: slice.leaseId };
@@ -148,6 +157,17 @@ export class AccountLedger {
     return this.batcher.add(settle, reports);
   }
 
+  /**
+   * What this isolate has of a key that the ledger cannot see: holds of its requests running on a slice
+   * (admitted before the key had a limit) and costs of its settles not yet stored. A key newly given a
+   * limit is held to it at once here, slices and batches included.
+   */
+  private unseenNano(keyHash: string): number {
+    let sum = this.batcher.unsentCostNano(keyHash);
+    for (const t of this.sliced) if (t.keyHash === keyHash) sum += t.holdNano;
+    return sum;
+  }
+
   /** A settle of this account that this isolate has not yet stored in the ledger. */
   unsentRecord(genId: string): NewGeneration | undefined {
     return this.batcher.pending(genId)?.record;
@@ -155,7 +175,7 @@ export class AccountLedger {
 
   /** Nothing held, running or unsent here: the object may be dropped. */
   get idle(): boolean {
-    return this.slices.size === 0 && this.ownHolds.size === 0 && !this.leasing && this.batcher.idle;
+    return this.slices.size === 0 && this.ownHolds.size === 0 && this.sliced.size === 0 && !this.leasing && this.batcher.idle;
   }
 
   /**

@@ -29,6 +29,12 @@ export type AdmitRequest = {
   paid: boolean;
   /** The record written (cost 0) should the request die without settling and its hold expire. */
   abandoned: NewGeneration;
+  /**
+   * What the asking isolate has of this key that the ledger cannot see yet: holds of its requests
+   * admitted from a slice (before the key had a limit) and costs of settles not yet stored. Counted
+   * against the key's limit.
+   */
+  unseenNano?: number;
 };
 export type AdmitResult = { ok: true } | { ok: false; reason: "balance" | "key_limit" };
 
@@ -111,7 +117,7 @@ export class LedgerObject extends DurableObject<Env> {
 
   admit(req: AdmitRequest): AdmitResult {
     if (req.limitNano !== null) {
-      const used = this.keyUsageNano(req.keyHash) + this.one("SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds WHERE key_hash = ?", req.keyHash);
+      const used = this.keyUsageNano(req.keyHash) + this.one("SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds WHERE key_hash = ?", req.keyHash) + (req.unseenNano ?? 0);
       if (used >= req.limitNano) return { ok: false, reason: "key_limit" };
     }
     if (req.paid && this.available() <= 0) return { ok: false, reason: "balance" };

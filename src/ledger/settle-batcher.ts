@@ -69,6 +69,13 @@ export class SettleBatcher {
     return this.unsent.get(genId);
   }
 
+  /** Σ cost of this key's settles not yet stored anywhere. */
+  unsentCostNano(keyHash: string): number {
+    let sum = 0;
+    for (const i of this.unsent.values()) if (i.keyHash === keyHash) sum += i.costNano;
+    return sum;
+  }
+
   /** Nothing gathering or unsent. */
   get idle(): boolean {
     return this.gathering === undefined && this.unsent.size === 0;

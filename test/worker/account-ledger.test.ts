@@ -210,6 +210,20 @@ describe("slices and renewals", () => {
     await expect(failing.account.admit(paid("p1"), failing.clock.waitUntil)).rejects.toThrow("unreachable");
   });
 
+  it("a key newly given a limit is held to it with what this isolate has of it that the ledger cannot see yet", async () => {
+    const { clock, ledger, account } = setup();
+    const running = await account.admit(paid("g1", 300), clock.waitUntil); // no limit yet: from a slice
+    const done = await account.admit(paid("g2", 300), clock.waitUntil);
+    if (!running.ok || !done.ok) throw new Error("not admitted");
+    await account.settle(done.ticket, item("g2", 250), clock.waitUntil); // goes at once
+    clock.waitUntil(account.settle(null, { ...item("g3", 40) }, clock.waitUntil)); // waits for the window
+    await account.admit(paid("g4", 100, 1_000), clock.waitUntil); // the key now has a limit: the ledger is asked
+    expect(ledger.admits.at(-1)).toMatchObject({ genId: "g4", limitNano: 1_000, unseenNano: 300 + 40 });
+    await clock.advance(100);
+    await account.admit(paid("g5", 100, 1_000), clock.waitUntil);
+    expect(ledger.admits.at(-1)).toMatchObject({ genId: "g5", unseenNano: 300 });
+  });
+
   it("a slice the ledger no longer has admits nothing more", async () => {
     const { clock, ledger, account } = setup();
     const a = await account.admit(paid("g1"), clock.waitUntil);

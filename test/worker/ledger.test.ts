@@ -47,6 +47,17 @@ describe("ledger", () => {
     });
   });
 
+  it("a key's limit counts what the asking isolate has of it that the ledger cannot see yet", async () => {
+    const stub = env.LEDGER.get(env.LEDGER.idFromName("ledger-unseen-" + Math.random()));
+    await runInDurableObject(stub, async (instance) => {
+      const ledger = instance as LedgerObject;
+      ledger.grant({ grantId: "test-credits", amountNano: 10_000, source: "test" });
+      const ask = (genId: string, unseenNano: number) => ledger.admit({ genId, keyHash: "k", limitNano: 1000, holdNano: 100, paid: true, abandoned: record(genId, "x", 0), unseenNano });
+      expect(ask("u1", 900)).toEqual({ ok: true }); // 0 used + 0 held + 900 unseen < 1000
+
+    });
+  });
+
   it("the alarm copies the outbox to D1 and releases expired holds, recording them as abandoned", async () => {
     const accountId = "acct-alarm-" + Math.random().toString(36).slice(2);
     const stale = "gen-stale-" + accountId;
