@@ -1,23 +1,22 @@
-import type { LedgerObject } from "./ledger/ledger-object";
-import type { RateLimiterObject } from "./console/auth/rate-limiter-object";
 import type { ApiKey } from "./db/schema";
-import type { SettleMessage } from "./ledger/settle-queue";
 
-/** Bindings, typed once. Carrier API keys are secrets named in catalog.json, read through `carrierSecret`. */
-export interface Env {
-  DB: D1Database;
-  CATALOG: KVNamespace;
-  LEDGER: DurableObjectNamespace<LedgerObject>;
-  /** Console sign-in/sign-up attempt counters: one `RateLimiterObject` per email and per client. Never on the API path. */
-  RATE_LIMITER: DurableObjectNamespace<RateLimiterObject>;
+/**
+ * The Worker's environment. Bindings (D1, KV, Durable Objects, the settle queue) come from wrangler.toml
+ * through `wrangler types` (worker-configuration.d.ts, `Cloudflare.Env`; `npm run types` regenerates it
+ * and `npm run typecheck` fails when it is stale). Secrets and optional settings are not in wrangler.toml,
+ * so they are declared here, all optional. Carrier API keys are secrets named in catalog.json, read
+ * through `carrierSecret`.
+ */
+export interface Env extends Cloudflare.Env, Settings {}
+
+/** Secrets and vars, all optional; README: Configuration. */
+export interface Settings {
   /** Guards /admin. Unset in a deploy until `wrangler secret put ADMIN_TOKEN`; then /admin answers 401. */
   ADMIN_TOKEN?: string;
   /** Local runs only: every carrier's base URL becomes `${CARRIER_BASE_URL_OVERRIDE}/<carrier slug>/v1`. */
   CARRIER_BASE_URL_OVERRIDE?: string;
-  /** Per-attempt time to the carrier's response headers, in ms (default 30000). */
+  /** Per-attempt time to the carrier's whole answer (non-stream) or its headers (stream), and the longest silence mid-stream, ms (default 60000). */
   CARRIER_TIMEOUT_MS?: string;
-  /** Settle batches an isolate could not store in the ledger within its retry budget; consumed by this Worker (`queue`). */
-  SETTLE_QUEUE: Queue<SettleMessage>;
   /** Ledger timings (README: Configuration), in ms; unset = the documented defaults. */
   LEDGER_LEASE_TTL_MS?: string;
   LEDGER_HOLD_TTL_MS?: string;

@@ -1,13 +1,10 @@
 import type { D1Migration } from "cloudflare:test";
-import type { Env as AppBindings } from "../../src/env";
+import type { Settings } from "../../src/env";
 
+// The bindings come from worker-configuration.d.ts (`wrangler types`); tests add their settings and migrations.
 declare global {
   namespace Cloudflare {
-    interface GlobalProps {
-      mainModule: typeof import("../../src/index");
-      durableNamespaces: "LedgerObject";
-    }
-    interface Env extends AppBindings {
+    interface Env extends Settings {
       TEST_MIGRATIONS: D1Migration[];
     }
   }
