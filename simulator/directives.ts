@@ -33,6 +33,8 @@ export interface Directives {
   reasoningContent: boolean;
   /** Answer with a tool call (arguments streamed one token per chunk) instead of content. */
   toolCall: boolean;
+  /** No finish reason: `finish_reason: null` in the body, no finish chunk in a stream. */
+  noFinish: boolean;
 }
 
 const DIRECTIVE_RE = /\[sim\b([^\]]*)\]/g;
@@ -52,7 +54,7 @@ function positiveNumber(value: string): number | undefined {
  * `carrier=<slug>` is skipped entirely. Unknown words and malformed values are ignored.
  */
 export function parseDirectives(text: string, carrier: string): Directives {
-  const d: Directives = { hang: false, noUsage: false, malformed: false, garbage: false, linger: false, providerField: false, reasoningContent: false, toolCall: false };
+  const d: Directives = { hang: false, noUsage: false, malformed: false, garbage: false, linger: false, providerField: false, reasoningContent: false, toolCall: false, noFinish: false };
   for (const match of text.matchAll(DIRECTIVE_RE)) {
     const words = (match[1] ?? "").trim().split(/\s+/).filter((w) => w.length > 0);
     const pairs = words.map((w) => {
@@ -76,6 +78,7 @@ function applyWord(d: Directives, key: string, value: string | undefined): void 
     else if (key === "provider_field") d.providerField = true;
     else if (key === "reasoning_content") d.reasoningContent = true;
     else if (key === "tool_call") d.toolCall = true;
+    else if (key === "no_finish") d.noFinish = true;
     return;
   }
   switch (key) {

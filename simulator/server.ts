@@ -246,7 +246,8 @@ async function answerJson(x: Exchange): Promise<void> {
   const message: Json = { role: "assistant", content: toolCall ? null : x.plan.content.join("") };
   if (x.reasoningModel) message[reasoningKey(x)] = x.plan.reasoning.join("");
   if (toolCall) message.tool_calls = [{ id: `call_${x.id.slice(-8)}`, type: "function", function: { name: toolCall.name, arguments: toolCall.arguments.join("") } }];
-  const completion: Json = { ...head(x, "chat.completion"), choices: [{ index: 0, message, finish_reason: x.plan.finishReason }] };
+  const finishReason = x.directives.noFinish ? null : x.plan.finishReason;
+  const completion: Json = { ...head(x, "chat.completion"), choices: [{ index: 0, message, finish_reason: finishReason }] };
   if (!x.directives.noUsage) completion.usage = usageOf(x);
   const full = JSON.stringify(completion);
   // Cutting the JSON in half always loses the closing brace: guaranteed invalid.
@@ -289,7 +290,7 @@ function streamEvents(x: Exchange, includeUsage: boolean): StreamEvent[] {
     tokens.splice(Math.floor(tokens.length / 2), 0, { data: `{"id":"${x.id}","choices":[{"delta": not json`, token: false });
   }
   const events = [chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]), ...tokens];
-  events.push(chunk([{ index: 0, delta: {}, finish_reason: x.plan.finishReason }]));
+  if (!x.directives.noFinish) events.push(chunk([{ index: 0, delta: {}, finish_reason: x.plan.finishReason }]));
   if (includeUsage && !x.directives.noUsage) events.push(chunk([], { usage: usageOf(x) }));
   events.push({ data: "[DONE]", token: false });
   return events;

@@ -168,7 +168,7 @@ describe("tokens", () => {
   });
 });
 
-const NO_DIRECTIVES = { hang: false, noUsage: false, malformed: false, garbage: false, linger: false, providerField: false, reasoningContent: false, toolCall: false };
+const NO_DIRECTIVES = { hang: false, noUsage: false, malformed: false, garbage: false, linger: false, providerField: false, reasoningContent: false, toolCall: false, noFinish: false };
 
 describe("directives", () => {
   it("defaults when there is no directive", () => {
@@ -177,7 +177,7 @@ describe("directives", () => {
 
   it("parses every flag and key=value", () => {
     const d = parseDirectives(
-      "x [sim hang no_usage malformed garbage linger provider_field reasoning_content tool_call] y [sim status=503 reset_after=2 delay_ms=10 tokens=7 tps=2.5 big=100 tag=t-1]",
+      "x [sim hang no_usage malformed garbage linger provider_field reasoning_content tool_call no_finish] y [sim status=503 reset_after=2 delay_ms=10 tokens=7 tps=2.5 big=100 tag=t-1]",
       "a",
     );
     expect(d).toEqual({
@@ -189,6 +189,7 @@ describe("directives", () => {
       providerField: true,
       reasoningContent: true,
       toolCall: true,
+      noFinish: true,
       status: 503,
       resetAfter: 2,
       delayMs: 10,
@@ -415,6 +416,13 @@ describe("reasoning_content, tool calls, the carrier's provider field and images
     const { data } = await chatStream("groq", userBody("[sim tokens=2 provider_field]", { stream_options: { include_usage: true } }));
     for (const d of data.slice(0, -1)) expect(d).toMatch(/^\{"id":"chatcmpl-[0-9a-f]+","object":"chat\.completion\.chunk","created":\d+,"model":"plain-upstream","provider":"Sim groq","choices":/);
     expect(await chatJson("groq", userBody("[sim provider_field]"))).toMatchObject({ provider: "Sim groq" });
+  });
+
+  it("leaves out the finish reason with no_finish", async () => {
+    expect((await chatJson("groq", userBody("[sim tokens=0 no_finish]"))).choices[0]).toMatchObject({ message: { content: "" }, finish_reason: null });
+    const { chunks } = await chatStream("groq", userBody("[sim tokens=2 no_finish]", { stream_options: { include_usage: true } }));
+    expect(chunks.map((c) => c.choices[0]?.finish_reason ?? null)).toEqual([null, null, null, null]);
+    expect(chunks.at(-1)!.usage!.completion_tokens).toBe(2);
   });
 
   it("counts each image at the catalog's image_tokens of the upstream model, else 1,600", async () => {
