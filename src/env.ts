@@ -13,8 +13,14 @@ export interface Env {
   ADMIN_TOKEN?: string;
   /** Local runs only: every carrier's base URL becomes `${CARRIER_BASE_URL_OVERRIDE}/<carrier slug>/v1`. */
   CARRIER_BASE_URL_OVERRIDE?: string;
-  /** Per-attempt time to the carrier's response headers, in ms (default 30000). */
+  /** Per-attempt time to the carrier's whole answer (non-stream) or headers (stream), and the longest silence mid-stream, in ms (default 60000). */
   CARRIER_TIMEOUT_MS?: string;
+  /** Largest single stream event relayed, in bytes (default 8 MiB); a larger one ends the stream with a 502 error chunk. */
+  RELAY_MAX_EVENT_BYTES?: string;
+  /** Most bytes one carrier stream may send (default 256 MiB). */
+  RELAY_MAX_STREAM_BYTES?: string;
+  /** Longest a stream may run from the request's arrival, in ms (default 25 minutes). */
+  RELAY_MAX_STREAM_MS?: string;
   /** "on" turns on the console's local test-card payment flow (`npm start` sets it). Unset/anything else: adding credits is off. */
   PAYMENTS_TEST_MODE?: string;
 }
