@@ -1,4 +1,5 @@
 import type { ChatRequest } from "../api/chat-request";
+import { countImages } from "../api/image-parts";
 
 /**
  * The one token estimate, used only when a carrier reports no usage (a stream it failed, a caller
@@ -136,13 +137,6 @@ export function utf8Bytes(s: string, start = 0, end = s.length): number {
 /** Bytes of a generated text field as a carrier sends it (JSON-escaped), 0 when it is not a string. */
 function sent(v: unknown): number {
   return typeof v === "string" && v !== "" ? utf8Bytes(JSON.stringify(v)) - 2 : 0;
-}
-
-/** Image parts (`type: "image_url"`, also `input_image`) of the request's messages. */
-export function countImages(body: ChatRequest): number {
-  let n = 0;
-  for (const m of body.messages) if (Array.isArray(m.content)) for (const part of m.content) if (part.type === "image_url" || part.type === "input_image") n++;
-  return n;
 }
 
 /** The prompt estimate; `imageTokens` is the model's per-image allowance. */
