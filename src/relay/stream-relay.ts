@@ -9,10 +9,13 @@ import { ChunkRewriter, type ChunkFailure } from "./chunk-rewriter";
 import { estimatePromptTokens } from "./token-estimate";
 import { charge } from "./charge";
 import { relayLimits } from "./relay-limits";
+import { textPieces } from "./text-pieces";
 
 const encoder = new TextEncoder();
 const DONE = "data: [DONE]\n\n";
 const READ_BUFFER_BYTES = 64 * 1024;
+/** Largest single write to the caller, in UTF-16 units: bounds the bytes held per write. */
+const WRITE_PIECE = 1024 * 1024;
 
 /** Why the relay aborted the carrier: a configured limit, named in the caller's error chunk. */
 class RelayLimitExceeded extends Error {}
@@ -105,7 +108,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         }
         out += rewritten;
       }
-      if (out) await write(encoder.encode(out));
+      for (const piece of out ? textPieces(out, WRITE_PIECE) : []) await write(encoder.encode(piece));
     };
     try {
       for (;;) {

@@ -1,5 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { SseParser } from "../../src/relay/sse-parser";
+import { textPieces } from "../../src/relay/text-pieces";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const MiB = 1024 * 1024;
@@ -60,5 +61,20 @@ describe("SSE parser", () => {
     const p = new SseParser(100);
     expect(p.push(bytes(`data: ${"z".repeat(100)}\n\n`))).toEqual([{ data: "z".repeat(100), bytes: 100 }]);
     expect(p.overflow).toBe(false);
+  });
+});
+
+describe("writing in pieces", () => {
+  it("cuts text into bounded pieces that join back to it, never inside a surrogate pair", () => {
+    const text = "ab🚂cd🚂🚂e".repeat(50);
+    for (const max of [1, 2, 3, 5, 7, 64]) {
+      const pieces = textPieces(text, max);
+      expect(pieces.join("")).toBe(text);
+      for (const p of pieces) {
+        expect(p.length).toBeLessThanOrEqual(Math.max(max, 2));
+        expect(new TextDecoder().decode(new TextEncoder().encode(p))).toBe(p); // valid UTF-8 on its own
+      }
+    }
+    expect(textPieces("short", 10)).toEqual(["short"]);
   });
 });
