@@ -92,6 +92,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
     const parser = new SseParser(limits.maxEventBytes);
     let failure: ChunkFailure | null = null;
     let sawDone = false;
+    let closed = false;
     let received = 0;
     // All events of one carrier read go to the caller in one write; nothing after the carrier's [DONE].
     const handle = async (events: SseEvent[]): Promise<void> => {
@@ -138,19 +139,19 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         }
         buffer = next.value.buffer as ArrayBuffer; // the read transferred it: take it back
       }
-      if (sawDone) stopCarrier(); // a carrier that keeps its connection open after [DONE] must not hold the stream
+      // Whatever the carrier does next (a carrier may keep its connection open after [DONE]), we are done with it.
+      if (sawDone || failure) stopCarrier();
       await write(encoder.encode((failure ? errorChunk(failure) : "") + DONE)); // a fresh buffer: written buffers may be transferred
       await writer.close();
+      closed = true;
     } catch {
       callerGone(); // a write failed or never drained: the caller is gone
     } finally {
       if (watchdog !== undefined) clearTimeout(watchdog);
       clearTimeout(deadline);
       clientSignal.removeEventListener("abort", callerGone);
-      if (cancelled || failure || sawDone) {
-        stopCarrier();
-        writer.abort().catch(() => {});
-      }
+      if (cancelled || failure || sawDone) stopCarrier();
+      if (!closed) writer.abort().catch(() => {});
     }
     function stopCarrier() {
       reader.cancel().catch(() => {});
