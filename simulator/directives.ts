@@ -25,6 +25,16 @@ export interface Directives {
   big?: number;
   /** Label for `/__sim/requests?tag=`. */
   tag?: string;
+  /** Stream: keep the connection open after `data: [DONE]` until the client closes it. */
+  linger: boolean;
+  /** Put the carrier's own `provider` field in every chunk and body, right after `model`. */
+  providerField: boolean;
+  /** Name the reasoning field `reasoning_content` (vLLM, DeepSeek) instead of `reasoning`. */
+  reasoningContent: boolean;
+  /** Answer with a tool call (arguments streamed one token per chunk) instead of content. */
+  toolCall: boolean;
+  /** No finish reason: `finish_reason: null` in the body, no finish chunk in a stream. */
+  noFinish: boolean;
 }
 
 const DIRECTIVE_RE = /\[sim\b([^\]]*)\]/g;
@@ -44,7 +54,7 @@ function positiveNumber(value: string): number | undefined {
  * `carrier=<slug>` is skipped entirely. Unknown words and malformed values are ignored.
  */
 export function parseDirectives(text: string, carrier: string): Directives {
-  const d: Directives = { hang: false, noUsage: false, malformed: false, garbage: false };
+  const d: Directives = { hang: false, noUsage: false, malformed: false, garbage: false, linger: false, providerField: false, reasoningContent: false, toolCall: false, noFinish: false };
   for (const match of text.matchAll(DIRECTIVE_RE)) {
     const words = (match[1] ?? "").trim().split(/\s+/).filter((w) => w.length > 0);
     const pairs = words.map((w) => {
@@ -64,6 +74,11 @@ function applyWord(d: Directives, key: string, value: string | undefined): void 
     else if (key === "no_usage") d.noUsage = true;
     else if (key === "malformed") d.malformed = true;
     else if (key === "garbage") d.garbage = true;
+    else if (key === "linger") d.linger = true;
+    else if (key === "provider_field") d.providerField = true;
+    else if (key === "reasoning_content") d.reasoningContent = true;
+    else if (key === "tool_call") d.toolCall = true;
+    else if (key === "no_finish") d.noFinish = true;
     return;
   }
   switch (key) {

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as sleepTimer } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { lastUserText, parseDirectives, type Directives } from "./directives";
-import { planCompletion, type CompletionPlan } from "./tokens";
+import { countRequestTokens, DEFAULT_IMAGE_TOKENS, planCompletion, type CompletionPlan } from "./tokens";
 
 export interface SimulatorOptions {
   /** 0 (the default) picks an ephemeral port. */
@@ -15,7 +15,7 @@ export interface SimulatorOptions {
   host?: string;
   /** Default stream pace in tokens per second; unlimited when omitted. */
   tps?: number;
-  /** Where to find which upstream models reason; defaults to the repo's catalog.json. */
+  /** Where to find which upstream models reason and what an image costs; defaults to the repo's catalog.json. */
   catalogPath?: string;
 }
 
@@ -101,27 +101,45 @@ class RequestLog {
   }
 }
 
-/** Upstream model ids the catalog marks `supports_reasoning: true`; none if unreadable. */
-function loadReasoningModels(path: string): Set<string> {
-  const ids = new Set<string>();
+/** What the simulator reads from the catalog, by upstream model id. */
+interface CatalogFacts {
+  /** Upstream models with `supports_reasoning: true`. */
+  reasoning: Set<string>;
+  /** Tokens one image part costs: the model's `image_tokens`. */
+  imageTokens: Map<string, number>;
+}
+
+/** The catalog's facts about upstream models; none if it is unreadable. */
+function loadCatalogFacts(path: string): CatalogFacts {
+  const facts: CatalogFacts = { reasoning: new Set(), imageTokens: new Map() };
   let catalog: unknown;
   try {
     catalog = JSON.parse(readFileSync(path, "utf8"));
   } catch {
-    return ids; // No catalog: only the name heuristics apply.
+    return facts; // No catalog: only the name heuristics and defaults apply.
   }
   const models = isRecord(catalog) && Array.isArray(catalog.models) ? (catalog.models as unknown[]) : [];
   for (const m of models) {
     const endpoints = isRecord(m) && Array.isArray(m.endpoints) ? (m.endpoints as unknown[]) : [];
+    const imageTokens = isRecord(m) ? nonNegativeInt(m.image_tokens) : undefined;
     for (const e of endpoints) {
-      if (isRecord(e) && e.supports_reasoning === true && typeof e.upstream_model === "string") ids.add(e.upstream_model);
+      if (!isRecord(e) || typeof e.upstream_model !== "string") continue;
+      if (e.supports_reasoning === true) facts.reasoning.add(e.upstream_model);
+      if (imageTokens !== undefined) facts.imageTokens.set(e.upstream_model, imageTokens);
     }
   }
-  return ids;
+  return facts;
 }
 
 function isReasoningModel(model: string, catalogIds: Set<string>): boolean {
   return catalogIds.has(model) || model.includes("reason") || model.endsWith("-thinking");
+}
+
+/** The name of the request's first function tool, if it has one. */
+function firstToolName(tools: unknown): string | undefined {
+  const first = Array.isArray(tools) ? (tools as unknown[])[0] : undefined;
+  const fn = isRecord(first) && isRecord(first.function) ? first.function : undefined;
+  return fn && typeof fn.name === "string" && fn.name.length > 0 ? fn.name : undefined;
 }
 
 function errorJson(status: number, message: string, type: string): string {
@@ -183,7 +201,7 @@ function nonNegativeInt(v: unknown): number | undefined {
 
 interface Context {
   log: RequestLog;
-  reasoningModels: Set<string>;
+  catalog: CatalogFacts;
   tps: number | undefined;
 }
 
@@ -199,6 +217,18 @@ interface Exchange {
   model: string;
   plan: CompletionPlan;
   reasoningModel: boolean;
+  carrier: string;
+}
+
+/** The chunk or body head: id, object, created, model, and the carrier's own `provider` when asked for. */
+function head(x: Exchange, object: string): Json {
+  const h: Json = { id: x.id, object, created: x.created, model: x.model };
+  if (x.directives.providerField) h.provider = `Sim ${x.carrier}`;
+  return h;
+}
+
+function reasoningKey(x: Exchange): string {
+  return x.directives.reasoningContent ? "reasoning_content" : "reasoning";
 }
 
 function usageOf(x: Exchange): Json {
@@ -212,15 +242,12 @@ function usageOf(x: Exchange): Json {
 }
 
 async function answerJson(x: Exchange): Promise<void> {
-  const message: Json = { role: "assistant", content: x.plan.content.join("") };
-  if (x.reasoningModel) message.reasoning = x.plan.reasoning.join("");
-  const completion: Json = {
-    id: x.id,
-    object: "chat.completion",
-    created: x.created,
-    model: x.model,
-    choices: [{ index: 0, message, finish_reason: x.plan.finishReason }],
-  };
+  const { toolCall } = x.plan;
+  const message: Json = { role: "assistant", content: toolCall ? null : x.plan.content.join("") };
+  if (x.reasoningModel) message[reasoningKey(x)] = x.plan.reasoning.join("");
+  if (toolCall) message.tool_calls = [{ id: `call_${x.id.slice(-8)}`, type: "function", function: { name: toolCall.name, arguments: toolCall.arguments.join("") } }];
+  const finishReason = x.directives.noFinish ? null : x.plan.finishReason;
+  const completion: Json = { ...head(x, "chat.completion"), choices: [{ index: 0, message, finish_reason: finishReason }] };
   if (!x.directives.noUsage) completion.usage = usageOf(x);
   const full = JSON.stringify(completion);
   // Cutting the JSON in half always loses the closing brace: guaranteed invalid.
@@ -248,16 +275,22 @@ interface StreamEvent {
 
 function streamEvents(x: Exchange, includeUsage: boolean): StreamEvent[] {
   const chunk = (choices: unknown[], extra?: Json): StreamEvent => ({
-    data: JSON.stringify({ id: x.id, object: "chat.completion.chunk", created: x.created, model: x.model, choices, ...extra }),
+    data: JSON.stringify({ ...head(x, "chat.completion.chunk"), choices, ...extra }),
     token: false,
   });
   const delta = (d: Json): StreamEvent => ({ ...chunk([{ index: 0, delta: d, finish_reason: null }]), token: true });
-  const tokens = [...x.plan.reasoning.map((w) => delta({ reasoning: w })), ...x.plan.content.map((w) => delta({ content: w }))];
+  const tokens = [...x.plan.reasoning.map((w) => delta({ [reasoningKey(x)]: w })), ...x.plan.content.map((w) => delta({ content: w }))];
+  const { toolCall } = x.plan;
+  if (toolCall) {
+    // OpenAI's shape: the first delta names the call, the next ones carry argument fragments.
+    tokens.push(delta({ tool_calls: [{ index: 0, id: `call_${x.id.slice(-8)}`, type: "function", function: { name: toolCall.name, arguments: "" } }] }));
+    for (const fragment of toolCall.arguments) tokens.push(delta({ tool_calls: [{ index: 0, function: { arguments: fragment } }] }));
+  }
   if (x.directives.malformed) {
     tokens.splice(Math.floor(tokens.length / 2), 0, { data: `{"id":"${x.id}","choices":[{"delta": not json`, token: false });
   }
   const events = [chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]), ...tokens];
-  events.push(chunk([{ index: 0, delta: {}, finish_reason: x.plan.finishReason }]));
+  if (!x.directives.noFinish) events.push(chunk([{ index: 0, delta: {}, finish_reason: x.plan.finishReason }]));
   if (includeUsage && !x.directives.noUsage) events.push(chunk([], { usage: usageOf(x) }));
   events.push({ data: "[DONE]", token: false });
   return events;
@@ -284,6 +317,7 @@ async function answerStream(x: Exchange, includeUsage: boolean, tps: number | un
     x.res.socket?.destroy();
     return;
   }
+  if (x.directives.linger) return; // [DONE] is sent, the connection stays open: "aborted" once the client closes it
   x.log.settle(x.record, "completed");
   x.res.end();
 }
@@ -348,7 +382,7 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
   }
 
   const model = typeof body.model === "string" ? body.model : "unknown";
-  const reasoningModel = isReasoningModel(model, ctx.reasoningModels);
+  const reasoningModel = isReasoningModel(model, ctx.catalog.reasoning);
   const exchange: Exchange = {
     res,
     record,
@@ -359,9 +393,12 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
     created: Math.floor(Date.now() / 1000),
     model,
     reasoningModel,
+    carrier,
     plan: planCompletion({
       model,
       messages,
+      promptTokens: countRequestTokens(body, ctx.catalog.imageTokens.get(model) ?? DEFAULT_IMAGE_TOKENS),
+      toolName: directives.toolCall ? (firstToolName(body.tools) ?? "lookup") : undefined,
       maxTokens: nonNegativeInt(body.max_completion_tokens) ?? nonNegativeInt(body.max_tokens),
       tokens: directives.tokens,
       big: directives.big,
@@ -413,7 +450,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const host = opts.host ?? "127.0.0.1";
   const ctx: Context = {
     log: new RequestLog(),
-    reasoningModels: loadReasoningModels(opts.catalogPath ?? DEFAULT_CATALOG),
+    catalog: loadCatalogFacts(opts.catalogPath ?? DEFAULT_CATALOG),
     tps: opts.tps !== undefined && opts.tps > 0 ? opts.tps : undefined,
   };
   const server = createServer((req, res) => {

@@ -30,12 +30,52 @@ export function contentText(content: unknown): string {
 /** Tokens every message costs on top of its content, like real chat templates. */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
 
-/** Prompt tokens of a `messages` array: content tokens plus a fixed overhead per message. */
-export function countPromptTokens(messages: readonly unknown[]): number {
+/** Tokens one image part costs when the catalog does not say (the router's documented default). */
+export const DEFAULT_IMAGE_TOKENS = 1600;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Image parts (`type: "image_url"`) of a message `content`. */
+export function countImages(content: unknown): number {
+  if (!Array.isArray(content)) return 0;
+  return (content as unknown[]).filter((p) => isObject(p) && p.type === "image_url").length;
+}
+
+/** Tokens of an assistant message's earlier tool calls: each call's name and arguments. */
+function toolCallTokens(calls: unknown): number {
+  if (!Array.isArray(calls)) return 0;
+  let total = 0;
+  for (const call of calls as unknown[]) {
+    const fn = isObject(call) && isObject(call.function) ? call.function : undefined;
+    if (!fn) continue;
+    if (typeof fn.name === "string") total += countTokens(fn.name);
+    if (typeof fn.arguments === "string") total += countTokens(fn.arguments);
+  }
+  return total;
+}
+
+/**
+ * Prompt tokens of a `messages` array: each message's text (tool results included), its earlier
+ * tool calls and `imageTokens` per image part, plus a fixed overhead per message.
+ */
+export function countPromptTokens(messages: readonly unknown[], imageTokens = DEFAULT_IMAGE_TOKENS): number {
   let total = 0;
   for (const m of messages) {
-    const content = typeof m === "object" && m !== null && "content" in m ? m.content : undefined;
-    total += countTokens(contentText(content)) + MESSAGE_OVERHEAD_TOKENS;
+    const content = isObject(m) ? m.content : undefined;
+    total += countTokens(contentText(content)) + countImages(content) * imageTokens + MESSAGE_OVERHEAD_TOKENS;
+    if (isObject(m)) total += toolCallTokens(m.tool_calls);
+  }
+  return total;
+}
+
+/** Prompt tokens of a whole request: its messages, plus the JSON of `tools`, an object `tool_choice` and `response_format`. */
+export function countRequestTokens(body: Record<string, unknown>, imageTokens = DEFAULT_IMAGE_TOKENS): number {
+  let total = Array.isArray(body.messages) ? countPromptTokens(body.messages as unknown[], imageTokens) : 0;
+  for (const field of ["tools", "tool_choice", "response_format"] as const) {
+    const value = body[field];
+    if (value !== undefined && value !== null && typeof value !== "string") total += countTokens(JSON.stringify(value));
   }
   return total;
 }
@@ -79,6 +119,8 @@ export function generateWords(next: () => number, count: number): string[] {
 export interface CompletionInput {
   model: string;
   messages: readonly unknown[];
+  /** Prompt tokens of the request (`countRequestTokens`). */
+  promptTokens: number;
   /** The request's max_completion_tokens / max_tokens, if any. */
   maxTokens?: number;
   /** The `tokens=` directive: exact length before the max_tokens cap. */
@@ -86,14 +128,18 @@ export interface CompletionInput {
   /** The `big=` directive: pad the content to at least this many bytes. */
   big?: number;
   reasoning: boolean;
+  /** Answer with a call of this tool instead of content. */
+  toolName?: string;
 }
 
 export interface CompletionPlan {
   /** Reasoning words (empty unless the model reasons), each one token. */
   reasoning: string[];
-  /** Content words, each one token. */
+  /** Content words, each one token (none when the answer is a tool call). */
   content: string[];
-  finishReason: "stop" | "length";
+  /** A tool call: its name (one token) and its arguments in fragments of one token each. */
+  toolCall?: { name: string; arguments: string[] };
+  finishReason: "stop" | "length" | "tool_calls";
   promptTokens: number;
   /** Reasoning plus content tokens, as in OpenAI's usage. */
   completionTokens: number;
@@ -108,13 +154,14 @@ export function planCompletion(input: CompletionInput): CompletionPlan {
   const reasoning = generateWords(next, input.reasoning ? Math.ceil(n / 4) : 0);
   const content = generateWords(next, n - reasoning.length);
   if (input.big !== undefined) padContent(content, input.big);
-  return {
-    reasoning,
-    content,
-    finishReason: wanted > n ? "length" : "stop",
-    promptTokens: countPromptTokens(input.messages),
-    completionTokens: reasoning.length + content.length,
-  };
+  const finishReason = wanted > n ? "length" : "stop";
+  if (input.toolName !== undefined) {
+    // The call spends the content's budget: name, `{"query":"`, words, `"}` (at least those three).
+    const words = content.slice(0, Math.max(0, content.length - 3));
+    const args = ['{"query":"', ...words, '"}'];
+    return { reasoning, content: [], toolCall: { name: input.toolName, arguments: args }, finishReason: finishReason === "stop" ? "tool_calls" : finishReason, promptTokens: input.promptTokens, completionTokens: reasoning.length + 1 + args.length };
+  }
+  return { reasoning, content, finishReason, promptTokens: input.promptTokens, completionTokens: reasoning.length + content.length };
 }
 
 /**

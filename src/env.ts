@@ -30,6 +30,12 @@ export interface Settings {
   PAYMENT_ABANDON_AFTER_MS?: string;
   /** Most unfinished payments one reconciliation run (cron, or a credits page load) looks at (default 100). */
   PAYMENTS_RECONCILE_BATCH?: string;
+  /** Largest single stream event relayed, in bytes (default 8 MiB); a larger one ends the stream with a 502 error chunk. */
+  RELAY_MAX_EVENT_BYTES?: string;
+  /** Most bytes one carrier stream may send (default 256 MiB). */
+  RELAY_MAX_STREAM_BYTES?: string;
+  /** Longest a stream may run from the request's arrival, in ms (default 25 minutes). */
+  RELAY_MAX_STREAM_MS?: string;
   /** "on" turns on the console's local test-card payment flow (`npm start` sets it). Unset/anything else: adding credits is off. */
   PAYMENTS_TEST_MODE?: string;
 }

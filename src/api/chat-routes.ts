@@ -7,7 +7,7 @@ import { AUTO_MODEL } from "../catalog/catalog";
 import { accountLedger } from "../ledger/isolate-ledgers";
 import { holdNano } from "../ledger/hold";
 import { dispatch, UnusableAnswer } from "../carriers/dispatch";
-import { carrierBody } from "../carriers/carrier-call";
+import { carrierBodies } from "../carriers/carrier-call";
 import { CarriersExhausted } from "../carriers/attempts";
 import { readCompletion, finishCompletion } from "../relay/completion";
 import { relayStream } from "../relay/stream-relay";
@@ -88,7 +88,7 @@ chatRoutes.post("/chat/completions", async (c) => {
   const clientSignal = c.req.raw.signal;
   try {
     if (rc.stream) {
-      const served = await dispatch(c.env, model.id, endpoints, (e) => carrierBody(body, e, true), async (call) => {
+      const served = await dispatch(c.env, model.id, endpoints, carrierBodies(body, true), async (call) => {
         if (!call.response.body || !(call.response.headers.get("content-type") ?? "").includes("text/event-stream"))
           throw new UnusableAnswer("the carrier did not answer with an event stream");
       }, clientSignal);
@@ -100,7 +100,7 @@ chatRoutes.post("/chat/completions", async (c) => {
         },
       });
     }
-    const served = await dispatch(c.env, model.id, endpoints, (e) => carrierBody(body, e, false), readCompletion, clientSignal);
+    const served = await dispatch(c.env, model.id, endpoints, carrierBodies(body, false), readCompletion, clientSignal);
     const { completion, outcome } = finishCompletion(rc, body, served.endpoint, served.value, Date.now());
     void settle(rc, outcome);
     return new Response(JSON.stringify(completion), { headers: { "content-type": "application/json", "x-generation-id": rc.genId } });

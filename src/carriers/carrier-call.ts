@@ -15,14 +15,19 @@ export function carrierUrl(env: Env, endpoint: PricedEndpoint): string {
   return `${base.replace(/\/$/, "")}/chat/completions`;
 }
 
-/** The body sent upstream: the caller's, with `model` set to the carrier's id and usage asked for on streams. */
-export function carrierBody(body: Record<string, unknown>, endpoint: PricedEndpoint, stream: boolean): string {
-  const out: Record<string, unknown> = { ...body, model: endpoint.upstream_model };
+/**
+ * The bodies sent upstream: the caller's, with `model` set to each carrier's id and usage asked for on
+ * streams. The caller's fields (up to 4 MiB) are serialized once per request, not once per attempt;
+ * each attempt only puts its model id in front of that text.
+ */
+export function carrierBodies(body: Record<string, unknown>, stream: boolean): (endpoint: PricedEndpoint) => string {
+  const { model: _requested, ...rest } = body;
   if (stream) {
     const options = typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
-    out.stream_options = { ...options, include_usage: true };
+    rest.stream_options = { ...options, include_usage: true };
   }
-  return JSON.stringify(out);
+  const fields = JSON.stringify(rest); // "{…}"; a chat request always has messages, so never "{}"
+  return (endpoint) => `{"model":${JSON.stringify(endpoint.upstream_model)},${fields.slice(1)}`;
 }
 
 export type CarrierCall = {

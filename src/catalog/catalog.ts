@@ -2,12 +2,16 @@ import { catalogSchema, type CatalogFile, type EndpointEntry, type ModelEntry, t
 import { perMillionToNanoPerToken } from "./money";
 
 export const AUTO_MODEL = "router/auto";
+/** Tokens an image part counts for when the model's catalog entry does not set `image_tokens`. */
+export const DEFAULT_IMAGE_TOKENS = 1600;
 
 /** A model endpoint with its prices resolved to integer nano-USD per token. */
 export interface PricedEndpoint extends EndpointEntry {
   inputNano: number;
   outputNano: number;
   providerEntry: ProviderEntry;
+  /** The model's per-image allowance in tokens (`image_tokens`, else DEFAULT_IMAGE_TOKENS). */
+  imageTokens: number;
 }
 
 /** The parsed catalog, indexed for the request path. Built once per catalog version. */
@@ -29,6 +33,7 @@ export class Catalog {
         inputNano: perMillionToNanoPerToken(e.input_price_per_1m)!,
         outputNano: perMillionToNanoPerToken(e.output_price_per_1m)!,
         providerEntry: this.providerBySlug.get(e.provider)!,
+        imageTokens: m.image_tokens ?? DEFAULT_IMAGE_TOKENS,
       }));
       // Cheapest first (input + output price per token); ties keep catalog order.
       priced.sort((a, b) => a.outputNano + a.inputNano - (b.outputNano + b.inputNano));

@@ -55,6 +55,8 @@ export const modelSchema = z.object({
   supported_parameters: z.array(z.string()),
   /** ISO date (YYYY-MM-DD) or null when unknown. */
   knowledge_cutoff: z.iso.date().nullable(),
+  /** Tokens one image part is counted as (hold and estimate) when a carrier reports no usage; default 1,600. */
+  image_tokens: z.int().positive().optional(),
   endpoints: z.array(endpointSchema).min(1),
 });
 

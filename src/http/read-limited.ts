@@ -20,13 +20,14 @@ export async function readBodyLimited(
     }
     if (Number.isSafeInteger(length) && length >= 0) return { text: await message.text(), bytes: length };
   }
-  const bytes = await readStreamLimited(body, limit, opts.keepUnread ?? false);
-  return bytes === "too_large" ? bytes : { text: new TextDecoder().decode(bytes), bytes: bytes.byteLength };
+  return readStreamLimited(body, limit, opts.keepUnread ?? false);
 }
 
-async function readStreamLimited(body: ReadableStream<Uint8Array>, limit: number, keepUnread: boolean): Promise<Uint8Array | "too_large"> {
+/** Decodes each read as it arrives, so the bytes are never held whole beside the text (nor copied into one buffer). */
+async function readStreamLimited(body: ReadableStream<Uint8Array>, limit: number, keepUnread: boolean): Promise<{ text: string; bytes: number } | "too_large"> {
   const reader = body.getReader();
-  const parts: Uint8Array[] = [];
+  const decoder = new TextDecoder();
+  let text = "";
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -37,14 +38,7 @@ async function readStreamLimited(body: ReadableStream<Uint8Array>, limit: number
       else await reader.cancel().catch(() => {});
       return "too_large";
     }
-    parts.push(value);
+    text += decoder.decode(value, { stream: true });
   }
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.byteLength;
-  }
-  return out;
+  return { text: text + decoder.decode(), bytes: total };
 }

@@ -1,24 +1,29 @@
 import type { PricedEndpoint } from "../catalog/catalog";
-import { costNano, nanoToUsd } from "../catalog/money";
+import { nanoToUsd } from "../catalog/money";
 import { readUsage, type CarrierUsage } from "./usage";
+import { OutputMeter } from "./token-estimate";
+import { charge } from "./charge";
+import type { SseEvent } from "./sse-parser";
 
 type Chunk = Record<string, unknown> & { choices?: unknown; usage?: unknown; error?: unknown };
 export type ChunkFailure = { status: number; message: string };
 
-const CONTENT = /"(?:content|reasoning)":"(?!")/;
 const FINISH = /"finish_reason":"([^"\\]*)"/;
 
 /**
  * Rewrites one carrier stream's chunks for the caller (generation id, requested model, carrier name;
- * `cost` added to usage) and keeps the stream's accounting (usage, finish reason, delivered tokens).
- * Carriers repeat the same `{"id":…,"object":…,"created":…,"model":…` head on every chunk: once it is
- * known, ordinary content chunks are rewritten by swapping that head, not by re-serializing them.
+ * `cost` added to usage) and keeps the stream's accounting (usage, finish reason, delivered output).
+ * Carriers repeat the same `{"id":…,"object":…,"created":…,"model":…` head (some add their own
+ * `"provider":…`) on every chunk: once it is known, ordinary chunks are rewritten by swapping that head
+ * for ours, not by re-serializing them — unless the rest of the chunk also names `provider`, which our
+ * head sets: then the chunk is parsed, so no key is ever sent twice.
  */
 export class ChunkRewriter {
   upstreamId: string | null = null;
   usage: CarrierUsage | undefined;
   finishReason: string | null = null;
-  deliveredTokens = 0;
+  /** What was delivered, for the estimate when the carrier reports no usage. */
+  readonly output = new OutputMeter();
   firstTokenAt: number | null = null;
   private upstreamHead: string | null = null;
   private ourHead = "";
@@ -31,14 +36,18 @@ export class ChunkRewriter {
   ) {}
 
   /** The rewritten `data:` event for one carrier payload, or why the stream must end. */
-  rewrite(data: string): string | ChunkFailure {
+  rewrite({ data, bytes }: SseEvent): string | ChunkFailure {
     const head = this.upstreamHead;
-    if (head !== null && data.startsWith(head) && data.endsWith("}") && !data.includes('"usage"') && !data.includes('"error"')) {
+    if (head !== null && data.startsWith(head) && data.endsWith("}")) {
       const rest = data.slice(head.length);
-      if (CONTENT.test(rest)) this.delivered();
-      const finish = FINISH.exec(rest);
-      if (finish) this.finishReason = finish[1]!;
-      return `data: ${this.ourHead}${rest}\n\n`;
+      if (!rest.includes('"usage"') && !rest.includes('"error"') && !rest.includes('"provider"')) {
+        const before = this.output.delivered();
+        this.output.addJson(rest, bytes - data.length);
+        this.markFirstToken(before);
+        const finish = FINISH.exec(rest);
+        if (finish) this.finishReason = finish[1]!;
+        return `data: ${this.ourHead}${rest}\n\n`;
+      }
     }
     return this.rewriteParsed(data);
   }
@@ -58,33 +67,43 @@ export class ChunkRewriter {
     chunk.model = this.model;
     chunk.provider = this.provider;
     if (Array.isArray(chunk.choices)) {
-      for (const choice of chunk.choices as Array<Record<string, unknown>>) {
-        const delta = choice.delta as Record<string, unknown> | undefined;
-        if (delta && ((typeof delta.content === "string" && delta.content !== "") || (typeof delta.reasoning === "string" && delta.reasoning !== ""))) this.delivered();
-        if (typeof choice.finish_reason === "string") this.finishReason = choice.finish_reason;
+      for (const choice of chunk.choices as unknown[]) {
+        if (typeof choice !== "object" || choice === null) continue;
+        const { delta, finish_reason } = choice as Record<string, unknown>;
+        if (typeof delta === "object" && delta !== null && !Array.isArray(delta)) {
+          const before = this.output.delivered();
+          this.output.addParsed(delta as Record<string, unknown>);
+          this.markFirstToken(before);
+        }
+        if (typeof finish_reason === "string") this.finishReason = finish_reason;
       }
     }
     const reported = readUsage(chunk.usage);
     if (reported) {
       this.usage = reported;
-      chunk.usage = { ...(chunk.usage as object), cost: nanoToUsd(costNano(reported.promptTokens, reported.completionTokens, this.endpoint)) };
+      // The finish chunk comes before usage: the cost shown is the one charged, insurance included.
+      chunk.usage = { ...(chunk.usage as object), cost: nanoToUsd(charge(reported, this.endpoint, this.finishReason, false).costNano) };
     }
     return `data: ${JSON.stringify(chunk)}\n\n`;
   }
 
-  /** Remembers the carrier's chunk head when it is the usual id/object/created/model sequence. */
+  /**
+   * Remembers the carrier's chunk head when it is the usual id/object/created/model sequence, with the
+   * carrier's own provider field when it follows at once (the swap then replaces it).
+   */
   private learnHead(data: string, chunk: Chunk): void {
-    const { id, object, created, model } = chunk;
+    const { id, object, created, model, provider } = chunk;
     if (typeof id !== "string" || typeof object !== "string" || typeof created !== "number" || typeof model !== "string") return;
-    const head = `{"id":${JSON.stringify(id)},"object":${JSON.stringify(object)},"created":${created},"model":${JSON.stringify(model)}`;
+    let head = `{"id":${JSON.stringify(id)},"object":${JSON.stringify(object)},"created":${created},"model":${JSON.stringify(model)}`;
+    if (provider !== undefined) head += `,"provider":${JSON.stringify(provider)}`;
     if (!data.startsWith(head) || data.charAt(head.length) !== ",") return;
     this.upstreamHead = head;
     this.ourHead = `{"id":${JSON.stringify(this.genId)},"object":${JSON.stringify(object)},"created":${created},"model":${JSON.stringify(this.model)},"provider":${JSON.stringify(this.provider)}`;
   }
 
-  private delivered(): void {
-    this.deliveredTokens++;
-    this.firstTokenAt ??= Date.now();
+  /** The first chunk that carried output marks the time of the first token. */
+  private markFirstToken(deliveredBefore: number): void {
+    if (this.firstTokenAt === null && this.output.delivered() > deliveredBefore) this.firstTokenAt = Date.now();
   }
 }
 

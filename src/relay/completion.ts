@@ -5,9 +5,10 @@ import { OversizedBody, readTextLimited } from "../carriers/attempts";
 import { UnusableAnswer } from "../carriers/dispatch";
 import type { RequestContext } from "../generations/request-context";
 import type { Outcome } from "../generations/settle";
-import { costNano, nanoToUsd } from "../catalog/money";
+import { nanoToUsd } from "../catalog/money";
 import { readUsage } from "./usage";
-import { estimateTokens, promptText } from "./token-estimate";
+import { estimatePromptTokens, OutputMeter } from "./token-estimate";
+import { charge } from "./charge";
 import type { ChatRequest } from "../api/chat-request";
 
 /** Largest non-stream carrier answer accepted, in bytes. */
@@ -39,13 +40,11 @@ export async function readCompletion(call: CarrierCall): Promise<CarrierCompleti
 /** The caller's completion (generation id, requested model, carrier name, usage with cost) and its outcome. */
 export function finishCompletion(rc: RequestContext, body: ChatRequest, endpoint: PricedEndpoint, upstream: CarrierCompletion, servedAt: number) {
   const reported = readUsage(upstream.usage);
-  const choices = upstream.choices as Array<Record<string, unknown>>;
-  const usage = reported ?? {
-    promptTokens: estimateTokens(promptText(body)),
-    completionTokens: estimateTokens(choices.map((c) => messageText(c.message)).join("")),
-    reasoningTokens: 0,
-  };
-  const cost = costNano(usage.promptTokens, usage.completionTokens, endpoint);
+  const choices = upstream.choices as unknown[];
+  const first = choices[0];
+  const finishReason = isObject(first) && typeof first.finish_reason === "string" ? first.finish_reason : null;
+  const usage = reported ?? estimateUsage(body, endpoint, choices);
+  const { costNano: cost, insured } = charge(usage, endpoint, finishReason, false);
   const provider = endpoint.providerEntry.name;
   const completion = {
     ...upstream,
@@ -62,7 +61,6 @@ export function finishCompletion(rc: RequestContext, body: ChatRequest, endpoint
       cost: nanoToUsd(cost),
     },
   };
-  const first = choices[0];
   const outcome: Outcome = {
     provider,
     status: 200,
@@ -70,19 +68,28 @@ export function finishCompletion(rc: RequestContext, body: ChatRequest, endpoint
     completionTokens: usage.completionTokens,
     reasoningTokens: usage.reasoningTokens,
     costNano: cost,
-    finishReason: first && typeof first.finish_reason === "string" ? first.finish_reason : null,
+    finishReason,
     errorMessage: null,
     firstTokenAt: servedAt,
     upstreamId: typeof upstream.id === "string" ? upstream.id : null,
     cancelled: false,
     usageSource: reported ? "carrier" : "estimate",
-    insured: false,
+    insured,
   };
   return { completion, outcome };
 }
 
-function messageText(message: unknown): string {
-  if (typeof message !== "object" || message === null) return "";
-  const content = (message as Record<string, unknown>).content;
-  return typeof content === "string" ? content : "";
+/** The token estimate (token-estimate.ts) of an answer whose carrier reported no usage. */
+function estimateUsage(body: ChatRequest, endpoint: PricedEndpoint, choices: unknown[]) {
+  const output = new OutputMeter();
+  for (const choice of choices) if (isObject(choice) && isObject(choice.message)) output.addParsed(choice.message);
+  return {
+    promptTokens: estimatePromptTokens(body, endpoint.imageTokens),
+    completionTokens: output.completionTokens(endpoint.imageTokens),
+    reasoningTokens: output.reasoningTokens(endpoint.imageTokens),
+  };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

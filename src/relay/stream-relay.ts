@@ -3,22 +3,30 @@ import type { CarrierCall } from "../carriers/carrier-call";
 import { CarrierTimeout, carrierTimeoutMs } from "../carriers/carrier-call";
 import type { RequestContext } from "../generations/request-context";
 import { settle, type Outcome } from "../generations/settle";
-import { costNano } from "../catalog/money";
 import type { ChatRequest } from "../api/chat-request";
-import { SseParser } from "./sse-parser";
+import { SseParser, type SseEvent } from "./sse-parser";
 import { ChunkRewriter, type ChunkFailure } from "./chunk-rewriter";
-import { estimateTokens, promptText } from "./token-estimate";
+import { estimatePromptTokens } from "./token-estimate";
+import { charge } from "./charge";
+import { relayLimits } from "./relay-limits";
+import { textPieces } from "./text-pieces";
 
 const encoder = new TextEncoder();
 const DONE = "data: [DONE]\n\n";
 const READ_BUFFER_BYTES = 64 * 1024;
+/** Largest single write to the caller, in UTF-16 units: bounds the bytes held per write. */
+const WRITE_PIECE = 1024 * 1024;
 
+/** Why the relay aborted the carrier: a configured limit, named in the caller's error chunk. */
+class RelayLimitExceeded extends Error {}
 
 /**
  * Relays a carrier's SSE stream to the caller as it arrives, rewriting every chunk's id, model and
  * provider, adding `cost` to the usage chunk, and ending with `data: [DONE]`. A carrier failure after
- * the first byte ends the stream with an error chunk (`finish_reason: "error"`), never a clean end.
- * When the caller goes away the upstream request is aborted. The outcome is settled exactly once.
+ * the first byte, or a stream past a relay limit, ends the stream with an error chunk
+ * (`finish_reason: "error"`), never a clean end. The carrier's `[DONE]` ends the relay (the carrier's
+ * connection is closed, whatever it does next). When the caller goes away the upstream request is
+ * aborted. The outcome is settled exactly once.
  */
 export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: PricedEndpoint, call: CarrierCall, clientSignal: AbortSignal): ReadableStream<Uint8Array> {
   // workerd's native byte pipe: each write crosses into the runtime once, no JS stream machinery per chunk.
@@ -26,10 +34,10 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
   const writer = writable.getWriter();
   const provider = endpoint.providerEntry.name;
   const created = Math.floor(rc.startedAt / 1000);
+  const limits = relayLimits(rc.env);
   const chunks = new ChunkRewriter(rc.genId, rc.requestedModel, provider, endpoint);
   let lastChunkAt = Date.now();
   let cancelled = false;
-
   // The caller going away must stop the carrier at once and end the relay, however it shows: the
   // request signal, the writable side erroring, or a write that the caller never drains (then the
   // runtime may not tell us at all, and an awaited write would hang for good).
@@ -61,6 +69,10 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
     }, ms);
   };
   arm(idleMs);
+  const deadline = setTimeout(
+    () => call.abort(new RelayLimitExceeded(`The stream from carrier ${provider} exceeded RELAY_MAX_STREAM_MS (${limits.maxStreamMs} ms).`)),
+    Math.max(0, rc.startedAt + limits.maxStreamMs - Date.now()),
+  );
 
   const errorChunk = (f: ChunkFailure) =>
     `data: ${JSON.stringify({
@@ -77,27 +89,27 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
     // A BYOB read takes everything the carrier has sent so far, however many chunks: fewer, larger reads.
     const reader = call.response.body!.getReader({ mode: "byob" });
     let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
-    const decoder = new TextDecoder();
-    const parser = new SseParser();
+    const parser = new SseParser(limits.maxEventBytes);
     let failure: ChunkFailure | null = null;
     let sawDone = false;
-    // All events of one carrier read go to the caller in one write.
-    const handle = async (events: string[]): Promise<boolean> => {
+    let closed = false;
+    let received = 0;
+    // All events of one carrier read go to the caller in one write; nothing after the carrier's [DONE].
+    const handle = async (events: SseEvent[]): Promise<void> => {
       let out = "";
-      for (const data of events) {
-        if (data === "[DONE]") {
+      for (const event of events) {
+        if (event.data === "[DONE]") {
           sawDone = true;
-          continue;
+          break;
         }
-        const rewritten = chunks.rewrite(data);
+        const rewritten = chunks.rewrite(event);
         if (typeof rewritten !== "string") {
           failure = rewritten;
           break;
         }
         out += rewritten;
       }
-      if (out) await write(encoder.encode(out));
-      return failure === null;
+      for (const piece of out ? textPieces(out, WRITE_PIECE) : []) await write(encoder.encode(piece));
     };
     try {
       for (;;) {
@@ -105,55 +117,82 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         try {
           next = await reader.read(new Uint8Array(buffer));
         } catch {
-          if (!cancelled)
-            failure = {
-              status: 502,
-              message: call.signal.reason instanceof CarrierTimeout ? `Carrier ${provider} stopped sending (timeout).` : `The connection to carrier ${provider} was lost mid-stream.`,
-            };
+          if (!cancelled) failure = { status: 502, message: readFailure(call.signal.reason, provider) };
           break;
         }
         lastChunkAt = Date.now();
         if (next.done) {
-          if (!(await handle(parser.end()))) break;
-          if (!sawDone && chunks.finishReason === null) failure = { status: 502, message: `Carrier ${provider} ended the stream before finishing.` };
+          await handle(parser.end());
+          if (!failure && !sawDone && chunks.finishReason === null) failure = { status: 502, message: `Carrier ${provider} ended the stream before finishing.` };
           break;
         }
-        if (!(await handle(parser.push(decoder.decode(next.value, { stream: true }))))) break;
+        received += next.value.byteLength;
+        if (received > limits.maxStreamBytes) {
+          failure = { status: 502, message: `Carrier ${provider}'s stream exceeded RELAY_MAX_STREAM_BYTES (${limits.maxStreamBytes} bytes).` };
+          break;
+        }
+        await handle(parser.push(next.value));
+        if (failure || sawDone) break;
+        if (parser.overflow) {
+          failure = { status: 502, message: `Carrier ${provider} sent a stream event larger than RELAY_MAX_EVENT_BYTES (${limits.maxEventBytes} bytes).` };
+          break;
+        }
         buffer = next.value.buffer as ArrayBuffer; // the read transferred it: take it back
       }
+      // Whatever the carrier does next (a carrier may keep its connection open after [DONE]), we are done with it.
+      if (sawDone || failure) stopCarrier();
       await write(encoder.encode((failure ? errorChunk(failure) : "") + DONE)); // a fresh buffer: written buffers may be transferred
       await writer.close();
+      closed = true;
     } catch {
       callerGone(); // a write failed or never drained: the caller is gone
     } finally {
       if (watchdog !== undefined) clearTimeout(watchdog);
+      clearTimeout(deadline);
       clientSignal.removeEventListener("abort", callerGone);
-      if (cancelled || failure) {
-        call.abort();
-        reader.cancel().catch(() => {});
-        writer.abort().catch(() => {});
-      }
+      if (cancelled || failure || sawDone) stopCarrier();
+      if (!closed) writer.abort().catch(() => {});
     }
-    const f = failure as ChunkFailure | null;
-    // With the carrier's usage we charge what it reports; without it (failure, disconnect, no usage) what was delivered.
-    const tokens = chunks.usage ?? { promptTokens: estimateTokens(promptText(body)), completionTokens: chunks.deliveredTokens, reasoningTokens: 0 };
+    function stopCarrier() {
+      reader.cancel().catch(() => {});
+      call.abort();
+    }
+    return streamOutcome(failure as ChunkFailure | null);
+  };
+
+  // With the carrier's usage we charge what it reports; without it (failure, disconnect, no usage) our estimate
+  // of what was delivered. Zero-completion insurance: an error, or no completion and no finish reason, costs nothing.
+  const streamOutcome = (failure: ChunkFailure | null): Outcome => {
+    const tokens = chunks.usage ?? {
+      promptTokens: estimatePromptTokens(body, endpoint.imageTokens),
+      completionTokens: chunks.output.completionTokens(endpoint.imageTokens),
+      reasoningTokens: chunks.output.reasoningTokens(endpoint.imageTokens),
+    };
+    const { costNano, insured } = charge(tokens, endpoint, chunks.finishReason, failure !== null);
     return {
       provider,
-      status: f ? f.status : cancelled ? 499 : 200,
+      status: failure ? failure.status : cancelled ? 499 : 200,
       promptTokens: tokens.promptTokens,
       completionTokens: tokens.completionTokens,
       reasoningTokens: tokens.reasoningTokens,
-      costNano: costNano(tokens.promptTokens, tokens.completionTokens, endpoint),
-      finishReason: f ? "error" : chunks.finishReason,
-      errorMessage: f ? f.message : cancelled ? "The caller disconnected mid-stream." : null,
+      costNano,
+      finishReason: failure ? "error" : chunks.finishReason,
+      errorMessage: failure ? failure.message : cancelled ? "The caller disconnected mid-stream." : null,
       firstTokenAt: chunks.firstTokenAt,
       upstreamId: chunks.upstreamId,
       cancelled,
       usageSource: chunks.usage ? "carrier" : "estimate",
-      insured: false,
+      insured,
     };
   };
 
   rc.waitUntil(run().then((outcome) => settle(rc, outcome)));
   return readable;
+}
+
+/** Why a carrier read failed: a relay limit, the idle timeout, or the connection. */
+function readFailure(reason: unknown, provider: string): string {
+  if (reason instanceof RelayLimitExceeded) return reason.message;
+  if (reason instanceof CarrierTimeout) return `Carrier ${provider} stopped sending (timeout).`;
+  return `The connection to carrier ${provider} was lost mid-stream.`;
 }

@@ -75,6 +75,32 @@ describe("client disconnect mid-stream", () => {
   });
 });
 
+describe("client disconnect during reasoning", () => {
+  it("charges the estimate of what was delivered, reasoning_content included; a disconnect is not insured", async () => {
+    const a = await account(10);
+    const tag = `disc-r-${Date.now()}`;
+    const ac = new AbortController();
+    const res = await chat(a.key, { model: "deepseek/deepseek-r1-0528", stream: true, messages: [{ role: "user", content: `x [sim tokens=400 tps=40 reasoning_content tag=${tag}]` }] }, ac.signal);
+    const genId = res.headers.get("x-generation-id")!;
+    const reader = res.body!.getReader();
+    let text = "";
+    while ((text.match(/"reasoning_content":" /g) ?? []).length < 5) text += new TextDecoder().decode((await reader.read()).value);
+    ac.abort();
+    const sim = (await (await fetch(`${service.simulator.url}/__sim/requests?tag=${tag}&wait_ms=5000&until=aborted`)).json()) as { requests: Array<{ outcome: string; chunks_sent: number }> };
+    expect(sim.requests.map((r) => r.outcome)).toEqual(["aborted"]);
+    const sent = sim.requests[0]!.chunks_sent; // the role chunk and the reasoning chunks the carrier wrote
+    expect(sent).toBeLessThan(100); // still reasoning (100 of the 400 tokens are reasoning)
+    const t = await audit(a.id);
+    const g = ((await (await fetch(`${service.url}/api/v1/generation?id=${genId}`, { headers: { authorization: `Bearer ${a.key}` } })).json()) as { data: Record<string, number | boolean | string> }).data;
+    expect(g).toMatchObject({ cancelled: true, status: 499, usage_source: "estimate", insured: false });
+    // At least one token per reasoning chunk the caller read; at most 2.5 per word the carrier sent (+1 for rounding).
+    expect(g.tokens_completion).toBeGreaterThanOrEqual(5);
+    expect(g.tokens_completion).toBeLessThanOrEqual(Math.ceil(2.5 * (sent - 1)) + 1);
+    expect(g.total_cost as number).toBeGreaterThan(0);
+    expect(t.usage_nano).toBe(nano(g.total_cost as number));
+  });
+});
+
 describe("concurrency", () => {
   // Holds close to real costs, so that admitting even two requests too many breaks the bound: the
   // cheaper carriers fail, so the dearest one (the price the hold is taken at) serves, and the

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastUserText, parseDirectives } from "../../simulator/directives";
 import { startSimulator, type RequestRecord, type Simulator } from "../../simulator/server";
-import { countPromptTokens, tokenize } from "../../simulator/tokens";
+import { countPromptTokens, countRequestTokens, countTokens, tokenize } from "../../simulator/tokens";
 
 type Json = Record<string, unknown>;
 
@@ -23,7 +23,11 @@ interface Completion {
   object: string;
   created: number;
   model: string;
-  choices: { index: number; message: { role: string; content: string; reasoning?: string }; finish_reason: string }[];
+  choices: {
+    index: number;
+    message: { role: string; content: string; reasoning?: string; reasoning_content?: string; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] };
+    finish_reason: string;
+  }[];
   usage?: Usage;
 }
 
@@ -32,7 +36,11 @@ interface Chunk {
   object: string;
   created: number;
   model: string;
-  choices: { index: number; delta: { role?: string; content?: string; reasoning?: string }; finish_reason: string | null }[];
+  choices: {
+    index: number;
+    delta: { role?: string; content?: string; reasoning?: string; reasoning_content?: string; tool_calls?: { index: number; id?: string; type?: string; function: { name?: string; arguments: string } }[] };
+    finish_reason: string | null;
+  }[];
   usage?: Usage;
 }
 
@@ -52,6 +60,7 @@ beforeAll(async () => {
     models: [
       {
         id: "acme/r1",
+        image_tokens: 300,
         endpoints: [
           { provider: "acme", upstream_model: REASONING_UPSTREAM, supports_reasoning: true },
           { provider: "other", upstream_model: PLAIN },
@@ -133,26 +142,54 @@ describe("tokens", () => {
     expect(tokenize("   ")).toEqual([]);
   });
 
-  it("counts prompt tokens with 4 per message and joined text parts", () => {
+  it("counts prompt tokens with 4 per message, joined text parts and a fixed count per image", () => {
     const parts = [{ type: "text", text: "a b" }, { type: "image_url", image_url: { url: "x" } }, { type: "text", text: "c" }];
     expect(countPromptTokens([{ role: "user", content: "Hi!" }, { role: "user", content: parts }, { role: "assistant", content: null }])).toBe(
-      2 + 4 + 3 + 4 + 0 + 4,
+      2 + 4 + 3 + 1600 + 4 + 0 + 4,
     );
+    expect(countPromptTokens([{ role: "user", content: parts }], 250)).toBe(3 + 250 + 4);
+  });
+
+  it("counts tool results, earlier tool calls, tools, an object tool_choice and response_format", () => {
+    const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object" } } }];
+    const responseFormat = { type: "json_schema", json_schema: { name: "w", schema: { type: "object" } } };
+    const messages = [
+      { role: "user", content: "Weather?" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] },
+      { role: "tool", tool_call_id: "c1", content: "rain, 4 C" },
+    ];
+    const base = 2 + 4 + (1 + 9) + 4 + 4 + 4; // "Weather ?", the call's name and arguments, "rain , 4 C"
+    expect(countPromptTokens(messages)).toBe(base);
+    const body = { messages, tools, tool_choice: { type: "function", function: { name: "get_weather" } }, response_format: responseFormat };
+    expect(countRequestTokens(body)).toBe(
+      base + countTokens(JSON.stringify(tools)) + countTokens(JSON.stringify(body.tool_choice)) + countTokens(JSON.stringify(responseFormat)),
+    );
+    expect(countRequestTokens({ messages, tool_choice: "auto" })).toBe(base);
   });
 });
 
+const NO_DIRECTIVES = { hang: false, noUsage: false, malformed: false, garbage: false, linger: false, providerField: false, reasoningContent: false, toolCall: false, noFinish: false };
+
 describe("directives", () => {
   it("defaults when there is no directive", () => {
-    expect(parseDirectives("just text [simulate this]", "a")).toEqual({ hang: false, noUsage: false, malformed: false, garbage: false });
+    expect(parseDirectives("just text [simulate this]", "a")).toEqual(NO_DIRECTIVES);
   });
 
   it("parses every flag and key=value", () => {
-    const d = parseDirectives("x [sim hang no_usage malformed garbage] y [sim status=503 reset_after=2 delay_ms=10 tokens=7 tps=2.5 big=100 tag=t-1]", "a");
+    const d = parseDirectives(
+      "x [sim hang no_usage malformed garbage linger provider_field reasoning_content tool_call no_finish] y [sim status=503 reset_after=2 delay_ms=10 tokens=7 tps=2.5 big=100 tag=t-1]",
+      "a",
+    );
     expect(d).toEqual({
       hang: true,
       noUsage: true,
       malformed: true,
       garbage: true,
+      linger: true,
+      providerField: true,
+      reasoningContent: true,
+      toolCall: true,
+      noFinish: true,
       status: 503,
       resetAfter: 2,
       delayMs: 10,
@@ -172,7 +209,7 @@ describe("directives", () => {
 
   it("ignores unknown words and malformed values", () => {
     const d = parseDirectives("[sim frobnicate speed=9 status=99 tokens=abc tps=0 delay_ms=-5 reset_after=1.5]", "a");
-    expect(d).toEqual({ hang: false, noUsage: false, malformed: false, garbage: false });
+    expect(d).toEqual(NO_DIRECTIVES);
   });
 
   it("reads only the last user message, joining text parts", () => {
@@ -337,6 +374,64 @@ describe("reasoning models", () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe("reasoning_content, tool calls, the carrier's provider field and images", () => {
+  it("names the reasoning field reasoning_content with the directive, in streams and bodies", async () => {
+    const { chunks } = await chatStream("acme", { ...userBody("[sim tokens=8 reasoning_content]"), model: REASONING_UPSTREAM, stream_options: { include_usage: true } });
+    const kinds = chunks.slice(1, -2).map((c) => Object.keys(c.choices[0]!.delta)[0]);
+    expect(kinds).toEqual(["reasoning_content", "reasoning_content", "content", "content", "content", "content", "content", "content"]);
+    expect(chunks.at(-1)!.usage).toMatchObject({ completion_tokens: 8, completion_tokens_details: { reasoning_tokens: 2 } });
+    const json = await chatJson("acme", { ...userBody("[sim tokens=8 reasoning_content]"), model: REASONING_UPSTREAM });
+    expect(words(json.choices[0]!.message.reasoning_content ?? "")).toHaveLength(2);
+    expect(json.choices[0]!.message).not.toHaveProperty("reasoning");
+  });
+
+  it("streams a tool call: the name first, then one argument fragment per chunk, finish tool_calls, exact usage", async () => {
+    const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { query: { type: "string" } } } } }];
+    const body = { ...userBody("[sim tokens=7 tool_call]"), tools, stream_options: { include_usage: true } };
+    const { chunks } = await chatStream("groq", body);
+    const calls = chunks.slice(1, -2).map((c) => c.choices[0]!.delta.tool_calls![0]!);
+    expect(calls[0]).toMatchObject({ index: 0, id: expect.stringMatching(/^call_/), type: "function", function: { name: "get_weather", arguments: "" } });
+    const args = calls.slice(1).map((c) => c.function.arguments);
+    expect(args).toHaveLength(7 - 1);
+    expect(JSON.parse(args.join(""))).toEqual({ query: expect.any(String) });
+    expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(chunks.at(-1)!.usage).toMatchObject({ completion_tokens: 7, prompt_tokens: countRequestTokens(body) });
+    const json = await chatJson("groq", { ...body, stream_options: undefined });
+    const message = json.choices[0]!.message;
+    expect(message.content).toBeNull();
+    expect(message.tool_calls![0]!.function).toEqual({ name: "get_weather", arguments: args.join("") });
+    expect(json.choices[0]!.finish_reason).toBe("tool_calls");
+  });
+
+  it("calls a tool named lookup when the request has no tools", async () => {
+    const json = await chatJson("groq", userBody("[sim tokens=5 tool_call]"));
+    expect(json.choices[0]!.message.tool_calls![0]!.function.name).toBe("lookup");
+    expect(json.usage!.completion_tokens).toBe(5);
+  });
+
+  it("puts its own provider field right after model with provider_field", async () => {
+    const { data } = await chatStream("groq", userBody("[sim tokens=2 provider_field]", { stream_options: { include_usage: true } }));
+    for (const d of data.slice(0, -1)) expect(d).toMatch(/^\{"id":"chatcmpl-[0-9a-f]+","object":"chat\.completion\.chunk","created":\d+,"model":"plain-upstream","provider":"Sim groq","choices":/);
+    expect(await chatJson("groq", userBody("[sim provider_field]"))).toMatchObject({ provider: "Sim groq" });
+  });
+
+  it("leaves out the finish reason with no_finish", async () => {
+    expect((await chatJson("groq", userBody("[sim tokens=0 no_finish]"))).choices[0]).toMatchObject({ message: { content: "" }, finish_reason: null });
+    const { chunks } = await chatStream("groq", userBody("[sim tokens=2 no_finish]", { stream_options: { include_usage: true } }));
+    expect(chunks.map((c) => c.choices[0]?.finish_reason ?? null)).toEqual([null, null, null, null]);
+    expect(chunks.at(-1)!.usage!.completion_tokens).toBe(2);
+  });
+
+  it("counts each image at the catalog's image_tokens of the upstream model, else 1,600", async () => {
+    const parts = [{ type: "text", text: "What is this?" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }];
+    const messages = [{ role: "user", content: parts }];
+    const text = countTokens("What is this?") + 4;
+    expect((await chatJson("acme", { model: REASONING_UPSTREAM, messages })).usage!.prompt_tokens).toBe(text + 300);
+    expect((await chatJson("acme", { model: PLAIN, messages })).usage!.prompt_tokens).toBe(text + 300); // another endpoint of the same model
+    expect((await chatJson("other", { model: "not-in-the-catalog", messages })).usage!.prompt_tokens).toBe(text + 1600);
   });
 });
 
@@ -566,6 +661,25 @@ describe("resets, hangs and the request log", () => {
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
     const [rec] = await records("delay-abort", { until: "aborted" });
     expect(rec).toMatchObject({ outcome: "aborted", chunks_sent: 0 });
+  });
+
+  it("linger keeps the connection open after [DONE] until the client closes it", async () => {
+    const controller = new AbortController();
+    const res = await chat("groq", userBody("[sim tokens=3 linger tag=linger1]", { stream: true }), { signal: controller.signal });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let received = "";
+    while (!received.includes("data: [DONE]\n\n")) {
+      const { done, value } = await reader.read();
+      expect(done).toBe(false);
+      received += decoder.decode(value, { stream: true });
+    }
+    expect(sseData(received)).toHaveLength(1 + 3 + 1 + 1);
+    const [open] = await records("linger1", { waitMs: 1 });
+    expect(open).toMatchObject({ outcome: "pending", chunks_sent: 6 });
+    controller.abort();
+    const [rec] = await records("linger1", { until: "aborted" });
+    expect(rec!.outcome).toBe("aborted");
   });
 
   it("records status errors as error", async () => {

@@ -1,0 +1,24 @@
+import type { Env } from "../env";
+
+/** Largest single stream event relayed, in bytes (RELAY_MAX_EVENT_BYTES): like a non-stream answer. */
+export const DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024;
+/** Most bytes one carrier stream may send (RELAY_MAX_STREAM_BYTES). */
+export const DEFAULT_MAX_STREAM_BYTES = 256 * 1024 * 1024;
+/** Longest a stream may run from the request's arrival (RELAY_MAX_STREAM_MS): under the ledger's 30-minute hold expiry. */
+export const DEFAULT_MAX_STREAM_MS = 25 * 60_000;
+
+export type RelayLimits = { maxEventBytes: number; maxStreamBytes: number; maxStreamMs: number };
+
+/** The relay's limits from the Worker's vars; an unset or invalid value takes its default. */
+export function relayLimits(env: Env): RelayLimits {
+  return {
+    maxEventBytes: positive(env.RELAY_MAX_EVENT_BYTES, DEFAULT_MAX_EVENT_BYTES),
+    maxStreamBytes: positive(env.RELAY_MAX_STREAM_BYTES, DEFAULT_MAX_STREAM_BYTES),
+    maxStreamMs: positive(env.RELAY_MAX_STREAM_MS, DEFAULT_MAX_STREAM_MS),
+  };
+}
+
+function positive(raw: string | undefined, fallback: number): number {
+  const n = Number(raw);
+  return raw !== undefined && Number.isSafeInteger(n) && n > 0 ? n : fallback;
+}

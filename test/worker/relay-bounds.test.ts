@@ -1,0 +1,96 @@
+import { describe, it, expect } from "vitest";
+import { chat, newAccount, settled, generation, user } from "./helpers";
+import { simRequests, uniqueTag } from "./sim";
+import { readSse } from "./sse";
+import { chatWithVars } from "./with-vars";
+import catalogJson from "../../catalog.json";
+import { Catalog } from "../../src/catalog/catalog";
+import { costNano, nanoToUsd } from "../../src/catalog/money";
+
+const catalog = Catalog.parse(catalogJson);
+const LLAMA = "meta-llama/llama-3.1-8b-instruct";
+const FIRST = catalog.endpoints(LLAMA)[0]!;
+type Json = Record<string, any>;
+const nano = (usd: number) => Math.round(usd * 1e9);
+
+/** The stream's last two events: an error chunk in OpenRouter's form, then [DONE]. */
+function expectErrorEnd(events: Array<Json | "[DONE]">, message: RegExp) {
+  expect(events.at(-1)).toBe("[DONE]");
+  const err = events.at(-2) as Json;
+  expect(err.error).toMatchObject({ code: 502 });
+  expect(err.error.message).toMatch(message);
+  expect(err.choices[0].finish_reason).toBe("error");
+}
+
+describe("a bounded relay", () => {
+  it("ends a stream whose event passes RELAY_MAX_EVENT_BYTES with a 502 error chunk, relaying the events before it; nothing is charged", async () => {
+    const a = await newAccount(10);
+    const { res, settled: done } = await chatWithVars({ RELAY_MAX_EVENT_BYTES: "100000" }, a.key, { model: LLAMA, stream: true, ...user("x [sim tokens=3 big=300000]") });
+    expect(res.status).toBe(200);
+    const events = await readSse(res);
+    expectErrorEnd(events, /RELAY_MAX_EVENT_BYTES \(100000 bytes\)/);
+    // role chunk and the first two tokens; the third token is the oversized one.
+    expect(events.slice(0, -2).map((e) => (e as Json).choices[0].delta.content)).toEqual(["", expect.stringMatching(/^ \w+$/), expect.stringMatching(/^ \w+$/)]);
+    await done();
+    await settled(a.accountId);
+    const g = await generation(a.key, res.headers.get("x-generation-id")!);
+    expect(g).toMatchObject({ status: 502, finish_reason: "error", total_cost: 0, insured: true });
+    expect(g.error_message).toMatch(/RELAY_MAX_EVENT_BYTES/);
+  });
+
+  it("ends a stream that sends more than RELAY_MAX_STREAM_BYTES with a 502 error chunk and aborts the carrier", async () => {
+    const a = await newAccount(10);
+    const tag = uniqueTag();
+    const { res, settled: done } = await chatWithVars({ RELAY_MAX_STREAM_BYTES: "50000" }, a.key, { model: LLAMA, stream: true, ...user(`x [sim tokens=5000 tps=1000 tag=${tag}]`) });
+    const events = await readSse(res);
+    expectErrorEnd(events, /RELAY_MAX_STREAM_BYTES \(50000 bytes\)/);
+    expect((await simRequests(tag, { ms: 5000, until: "aborted" }))[0]!.outcome).toBe("aborted");
+    await done();
+    await settled(a.accountId);
+    expect(await generation(a.key, res.headers.get("x-generation-id")!)).toMatchObject({ status: 502, total_cost: 0, insured: true });
+  });
+
+  it("ends a stream still running after RELAY_MAX_STREAM_MS with a 502 error chunk and aborts the carrier", async () => {
+    const a = await newAccount(10);
+    const tag = uniqueTag();
+    // 200 tokens at 50/s: 4 s, never silent for CARRIER_TIMEOUT_MS (2 s).
+    const { res, settled: done } = await chatWithVars({ RELAY_MAX_STREAM_MS: "300" }, a.key, { model: LLAMA, stream: true, ...user(`x [sim tokens=200 tps=50 tag=${tag}]`) });
+    const events = await readSse(res);
+    expectErrorEnd(events, /RELAY_MAX_STREAM_MS \(300 ms\)/);
+    expect((await simRequests(tag, { ms: 5000, until: "aborted" }))[0]!.outcome).toBe("aborted");
+    await done();
+    await settled(a.accountId);
+    expect(await generation(a.key, res.headers.get("x-generation-id")!)).toMatchObject({ status: 502, total_cost: 0, insured: true });
+  });
+
+  it("stops reading at the carrier's [DONE]: a carrier that keeps the connection open still gets a clean end, charged in full", async () => {
+    const a = await newAccount(10);
+    const tag = uniqueTag();
+    const res = await chat(a.key, { model: LLAMA, stream: true, ...user(`x [sim tokens=4 linger tag=${tag}]`) });
+    const events = await readSse(res);
+    expect(events.at(-1)).toBe("[DONE]");
+    expect(events.some((e) => e !== "[DONE]" && e.error)).toBe(false);
+    const usage = (events.at(-2) as Json).usage;
+    expect(usage.completion_tokens).toBe(4);
+    // The router closed the carrier's connection itself.
+    expect((await simRequests(tag, { ms: 5000, until: "aborted" }))[0]!.outcome).toBe("aborted");
+    const t = await settled(a.accountId);
+    const g = await generation(a.key, res.headers.get("x-generation-id")!);
+    expect(g).toMatchObject({ status: 200, finish_reason: "stop", tokens_completion: 4, usage_source: "carrier", insured: false });
+    expect(nano(t.total_usage)).toBe(costNano(usage.prompt_tokens, 4, FIRST));
+  });
+
+  it("never sends a duplicate key: a carrier's own provider field is replaced by ours", async () => {
+    const a = await newAccount(10);
+    const res = await chat(a.key, { model: LLAMA, stream: true, ...user("x [sim tokens=6 provider_field]") });
+    const text = await res.text();
+    const events = text.split("\n\n").filter((e) => e.startsWith("data: {"));
+    expect(events.length).toBe(1 + 6 + 1 + 1);
+    for (const e of events) {
+      expect(e.match(/"provider":/g)).toHaveLength(1);
+      expect(JSON.parse(e.slice(6)).provider).toBe(FIRST.providerEntry.name);
+    }
+    const usage = JSON.parse(events.at(-1)!.slice(6)).usage;
+    expect(usage.cost).toBe(nanoToUsd(costNano(usage.prompt_tokens, 6, FIRST)));
+  });
+});

@@ -1,0 +1,143 @@
+import { describe, it, expect } from "vitest";
+import { chat, newAccount, settled, generation, user } from "./helpers";
+import { readSse } from "./sse";
+import { completionEstimate, deltas, promptEstimate } from "./estimate-oracle";
+import catalogJson from "../../catalog.json";
+import { Catalog } from "../../src/catalog/catalog";
+import { costNano } from "../../src/catalog/money";
+
+// Charging without the carrier's usage: the estimate counts every kind of generated output and every
+// billed part of the request; against the simulator's true counts, truth ≤ estimate ≤ 2.5 × truth + 1.
+const catalog = Catalog.parse(catalogJson);
+const LLAMA = "meta-llama/llama-3.1-8b-instruct";
+const R1 = "deepseek/deepseek-r1-0528";
+const GEMMA = "google/gemma-3-27b-it"; // image_tokens: 256 in the catalog
+type Json = Record<string, any>;
+const nano = (usd: number) => Math.round(usd * 1e9);
+const TOOLS = [{ type: "function", function: { name: "get_weather", description: "Current weather in a city", parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } } }];
+
+/** Sends a stream, reads it whole, waits for the settle; returns the events, the record and the account's usage. */
+async function streamed(body: Json) {
+  const a = await newAccount(10);
+  const res = await chat(a.key, { ...body, stream: true });
+  expect(res.status).toBe(200);
+  const events = await readSse(res);
+  const t = await settled(a.accountId);
+  const g = (await generation(a.key, res.headers.get("x-generation-id")!)) as Json;
+  return { events, g, usageNano: nano(t.total_usage) };
+}
+
+function expectWithinSimBound(estimate: number, truth: number) {
+  expect(estimate).toBeGreaterThanOrEqual(truth);
+  expect(estimate).toBeLessThanOrEqual(Math.ceil(2.5 * truth) + 1);
+}
+
+describe("a stream without the carrier's usage is charged for every kind of output delivered", () => {
+  it("reasoning sent as reasoning_content counts", async () => {
+    const { events, g, usageNano } = await streamed({ model: R1, ...user("think [sim tokens=40 reasoning_content no_usage]") });
+    const ds = deltas(events);
+    expect(ds.filter((d) => d.reasoning_content).length).toBe(10);
+    expect(g).toMatchObject({ status: 200, finish_reason: "stop", usage_source: "estimate", insured: false });
+    expect(g.tokens_completion).toBe(completionEstimate(ds));
+    expectWithinSimBound(g.tokens_completion, 40);
+    expect(g.native_tokens_reasoning).toBeGreaterThanOrEqual(10);
+    const endpoint = catalog.endpoints(R1)[0]!;
+    expect(g.tokens_prompt).toBe(promptEstimate({ messages: user("think [sim tokens=40 reasoning_content no_usage]").messages }));
+    expect(usageNano).toBe(costNano(g.tokens_prompt, g.tokens_completion, endpoint));
+    expect(nano(g.total_cost)).toBe(usageNano);
+  });
+
+  it("a streamed tool call counts its name and every argument fragment", async () => {
+    const body = { model: LLAMA, tools: TOOLS, ...user("weather? [sim tokens=12 tool_call no_usage]") };
+    const { events, g, usageNano } = await streamed(body);
+    const ds = deltas(events);
+    expect(ds.filter((d) => d.tool_calls).length).toBe(12);
+    expect(g).toMatchObject({ status: 200, finish_reason: "tool_calls", usage_source: "estimate", insured: false });
+    expect(g.tokens_completion).toBe(completionEstimate(ds));
+    expectWithinSimBound(g.tokens_completion, 12);
+    expect(g.tokens_prompt).toBe(promptEstimate(body));
+    expect(usageNano).toBe(costNano(g.tokens_prompt, g.tokens_completion, catalog.endpoints(LLAMA)[0]!));
+  });
+
+  it("the prompt estimate counts tools, tool_choice, response_format, tool results and earlier tool calls", async () => {
+    const messages = [
+      { role: "system", content: "Answer in JSON." },
+      { role: "user", content: "Weather in Oslo?" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "get_weather", arguments: '{"query":"Oslo"}' } }] },
+      { role: "tool", tool_call_id: "c1", content: '{"temperature_c":4,"sky":"rain","wind_kmh":22}' },
+      { role: "user", content: "And so? [sim tokens=5 no_usage]" },
+    ];
+    const body = { model: LLAMA, messages, tools: TOOLS, tool_choice: "auto", response_format: { type: "json_schema", json_schema: { name: "answer", schema: { type: "object", properties: { answer: { type: "string" } } } } } };
+    const { g } = await streamed(body);
+    expect(g.tokens_prompt).toBe(promptEstimate(body));
+    // Not vacuous: the tools and the rest are a large share of it.
+    expect(g.tokens_prompt).toBeGreaterThan(promptEstimate({ messages: messages.map((m) => ({ role: m.role, content: m.content })) }) + 40);
+  });
+
+  it("image parts count the model's per-image allowance, as the carrier counts them", async () => {
+    const image = { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } };
+    const body = (images: number, directive: string) => ({ model: GEMMA, messages: [{ role: "user", content: [{ type: "text", text: `What is in these? [sim tokens=4 ${directive}]` }, ...Array.from({ length: images }, () => image)] }] });
+    const one = await streamed(body(1, "no_usage"));
+    const three = await streamed(body(3, "no_usage"));
+    expect(three.g.tokens_prompt - one.g.tokens_prompt).toBe(2 * 256);
+    expect(one.g.tokens_prompt).toBe(promptEstimate(body(1, "no_usage"), 256));
+    // The carrier's own count of the same two requests differs by the same amount.
+    const oneTrue = await streamed(body(1, "x"));
+    const threeTrue = await streamed(body(3, "x"));
+    expect(oneTrue.g.usage_source).toBe("carrier");
+    expect(threeTrue.g.tokens_prompt - oneTrue.g.tokens_prompt).toBe(2 * 256);
+  });
+
+  it("a non-stream answer without usage counts a tool call and reasoning_content", async () => {
+    const a = await newAccount(10);
+    const call = (await (await chat(a.key, { model: LLAMA, tools: TOOLS, ...user("weather? [sim tokens=12 tool_call no_usage]") })).json()) as Json;
+    expect(call.choices[0].message.tool_calls).toHaveLength(1);
+    expectWithinSimBound(call.usage.completion_tokens, 12);
+    const r = (await (await chat(a.key, { model: R1, ...user("think [sim tokens=40 reasoning_content no_usage]") })).json()) as Json;
+    expect(r.choices[0].message.reasoning_content).toBeTruthy();
+    expect(r.usage.completion_tokens).toBe(completionEstimate([r.choices[0].message]));
+    expectWithinSimBound(r.usage.completion_tokens, 40);
+    const t = await settled(a.accountId);
+    const cost = costNano(call.usage.prompt_tokens, call.usage.completion_tokens, catalog.endpoints(LLAMA)[0]!) + costNano(r.usage.prompt_tokens, r.usage.completion_tokens, catalog.endpoints(R1)[0]!);
+    expect(nano(t.total_usage)).toBe(cost);
+    expect(await generation(a.key, r.id)).toMatchObject({ usage_source: "estimate", insured: false });
+  });
+});
+
+describe("zero-completion insurance", () => {
+  it("a stream with no output and no finish reason costs nothing; its tokens are still recorded", async () => {
+    const { events, g, usageNano } = await streamed({ model: LLAMA, ...user("x [sim tokens=0 no_finish]") });
+    expect(events.at(-1)).toBe("[DONE]");
+    expect(events.some((e) => e !== "[DONE]" && e.error)).toBe(false);
+    expect((events.at(-2) as Json).usage.cost).toBe(0);
+    expect(g).toMatchObject({ status: 200, tokens_completion: 0, finish_reason: null, total_cost: 0, usage_source: "carrier", insured: true });
+    expect(g.tokens_prompt).toBeGreaterThan(0);
+    expect(usageNano).toBe(0);
+  });
+
+  it("a non-stream answer with no completion tokens and no finish reason costs nothing", async () => {
+    const a = await newAccount(10);
+    const body = (await (await chat(a.key, { model: LLAMA, ...user("x [sim tokens=0 no_finish]") })).json()) as Json;
+    expect(body.usage).toMatchObject({ completion_tokens: 0, cost: 0 });
+    expect(body.usage.prompt_tokens).toBeGreaterThan(0);
+    const t = await settled(a.accountId);
+    expect(t.total_usage).toBe(0);
+    expect(await generation(a.key, body.id)).toMatchObject({ status: 200, total_cost: 0, usage_source: "carrier", insured: true });
+  });
+
+  it("an empty answer that did finish is charged for its prompt", async () => {
+    const { g, usageNano } = await streamed({ model: LLAMA, ...user("x [sim tokens=0]") });
+    expect(g).toMatchObject({ status: 200, tokens_completion: 0, finish_reason: "stop", insured: false });
+    expect(usageNano).toBe(costNano(g.tokens_prompt, 0, catalog.endpoints(LLAMA)[0]!));
+    expect(usageNano).toBeGreaterThan(0);
+  });
+
+  it("a stream that ends in an error costs nothing, whatever was delivered; the estimate is recorded", async () => {
+    const { events, g, usageNano } = await streamed({ model: R1, ...user("x [sim tokens=40 reasoning_content reset_after=20]") });
+    expect((events.at(-2) as Json).error.code).toBe(502);
+    expect(g).toMatchObject({ status: 502, finish_reason: "error", total_cost: 0, usage_source: "estimate", insured: true });
+    expect(g.tokens_completion).toBe(completionEstimate(deltas(events)));
+    expect(g.tokens_completion).toBeGreaterThanOrEqual(19);
+    expect(usageNano).toBe(0);
+  });
+});

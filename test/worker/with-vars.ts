@@ -1,0 +1,18 @@
+import { env, createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { app } from "../../src/app";
+import { ORIGIN } from "./helpers";
+
+/**
+ * A chat request served with extra Worker vars (e.g. small relay limits), through the app's own fetch
+ * handler; `settled()` waits for its waitUntil work (the settle) to end.
+ */
+export async function chatWithVars(vars: Record<string, string>, key: string, body: unknown) {
+  const ctx = createExecutionContext();
+  const req = new Request(ORIGIN + "/api/v1/chat/completions", {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const res = await app.fetch(req, { ...env, ...vars }, ctx);
+  return { res, settled: () => waitOnExecutionContext(ctx) };
+}
