@@ -1,16 +1,9 @@
 import { describe, it, expect } from "vitest";
-import { readFileSync, readdirSync, statSync, existsSync } from "node:fs";
+import { root, sourceFiles } from "./source-files";
+import { readFileSync, statSync, existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
 // Imports run one way (api → services → storage): no module of src/ may import itself back, even indirectly.
-const root = resolve(import.meta.dirname, "../..");
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : /\.tsx?$/.test(name) ? [path] : [];
-  });
-}
 
 /** The src files a module imports at run time (type-only imports are erased, so they cannot form a cycle). */
 function runtimeImports(file: string): string[] {

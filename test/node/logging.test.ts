@@ -1,17 +1,11 @@
 import { describe, it, expect } from "vitest";
-import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { root, sourceFiles } from "./source-files";
+import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 
 // Errors are logged through src/log-error.ts only (place and kind, never the message: a driver error's
 // message carries the query's parameters). Any other console call in src/ is a place that could leak.
-const root = resolve(import.meta.dirname, "../..");
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? sourceFiles(path) : /\.tsx?$/.test(name) ? [path] : [];
-  });
-}
 
 /** console calls in code, skipping those inside template literals (the console's copy-paste examples). */
 function consoleCalls(file: string): string[] {
