@@ -94,4 +94,8 @@ export default {
     bump(`request ${request.method} ${url.pathname.replace(/[^/]+$/, (last) => (/^(acct_|gen-)/.test(last) ? ":id" : last))}`);
     return router.fetch(request, countingEnv("worker", env), ctx);
   },
+  /** The settle queue's consumer, as the router has it. @param {any} batch @param {any} env @param {any} ctx */
+  queue(batch, env, ctx) {
+    return router.queue(batch, countingEnv("worker", env), ctx);
+  },
 };

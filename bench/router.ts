@@ -123,6 +123,8 @@ export function routerOptions(bundle: Bundle, s: RouterSettings): MiniflareOptio
     d1Databases: s.cfg.d1Databases,
     kvNamespaces: s.cfg.kvNamespaces,
     durableObjects: s.cfg.durableObjects,
+    queueProducers: s.cfg.queueProducers,
+    queueConsumers: s.cfg.queueConsumers,
     bindings: {
       CARRIER_BASE_URL_OVERRIDE: s.simulatorUrl,
       ADMIN_TOKEN: s.adminToken,

@@ -1,5 +1,5 @@
 // The few wrangler.toml settings the benchmark needs to run the bundle in Miniflare the way wrangler would:
-// compatibility date and flags, and the D1, KV and Durable Object bindings. A small reader for the TOML
+// compatibility date and flags, and the D1, KV, Durable Object and queue bindings. A small reader for the TOML
 // subset wrangler.toml uses (tables, arrays of tables, strings, booleans, numbers, one-line or multi-line arrays).
 import { readFileSync } from "node:fs";
 
@@ -10,6 +10,10 @@ export type WranglerConfig = {
   kvNamespaces: string[];
   /** binding name → class name, and whether its migrations made it SQLite-backed (`new_sqlite_classes`) */
   durableObjects: Record<string, { className: string; useSQLite: boolean }>;
+  /** queue producer binding → queue name */
+  queueProducers: Record<string, string>;
+  /** queues this Worker consumes */
+  queueConsumers: string[];
 };
 
 type Value = string | number | boolean | Value[];
@@ -102,5 +106,9 @@ export function readWranglerConfig(path: string): WranglerConfig {
     d1Databases: bindings("d1_databases"),
     kvNamespaces: bindings("kv_namespaces"),
     durableObjects,
+    queueProducers: Object.fromEntries(
+      (arrays.get("queues.producers") ?? []).flatMap((t) => (str(t.binding) && str(t.queue) ? [[str(t.binding)!, str(t.queue)!]] : [])),
+    ),
+    queueConsumers: (arrays.get("queues.consumers") ?? []).map((t) => str(t.queue)).filter((q): q is string => q !== undefined),
   };
 }
