@@ -96,7 +96,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   let next = 0;
   const kinds = new Map<string, string>();
 
+  // A request that never ends (its body neither arrives nor fails) is reported with what it was and how far it got, not waited on forever.
   const one = async () => {
+    const track = { what: "", phase: "send" };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stuck = new Promise<"stuck">((resolve) => (timer = setTimeout(() => resolve("stuck"), 90_000)));
+    const outcome = await Promise.race([attempt(track), stuck]);
+    clearTimeout(timer);
+    if (outcome === "stuck") report.unexpected.push(`client stuck 90 s: ${track.what} (at: ${track.phase})`);
+  };
+
+  const attempt = async (track: { what: string; phase: string }) => {
     const account = accounts[Math.floor(rand() * accounts.length)]!;
     const stream = rand() < 0.5;
     const fault = rand() < faultRate ? FAULTS[Math.floor(rand() * FAULTS.length)]! : "";
@@ -113,6 +123,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       messages: [{ role: "user", content: `soak ${next} ${pace} ${shape.directive} ${fault}` }],
       ...shape.extra,
     };
+    track.what = `${stream ? "S" : "N"} ${disconnect ? "disc " : ""}${shape.name} ${body.model} ${pace} ${fault}`;
     const ac = new AbortController();
     const timeout = setTimeout(() => ac.abort(), 30_000);
     account.sent++;
@@ -125,9 +136,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json" },
         body: JSON.stringify(body),
       });
+      track.phase = `body of ${res.status}`;
       report.by_status[res.status] = (report.by_status[res.status] ?? 0) + 1;
       const gid = res.headers.get("x-generation-id");
-      if (gid) kinds.set(gid, `${stream ? "S" : "N"} ${disconnect ? "disc " : ""}${shape.name} ${body.model} ${fault}`);
+      if (gid) {
+        kinds.set(gid, track.what);
+        track.what += ` ${gid}`;
+      }
       if (!ALLOWED.has(res.status)) report.unexpected.push(`${res.status} ${(await res.text()).slice(0, 200)}`);
       if (res.status === 200 && stream) {
         const reader = res.body!.getReader();
