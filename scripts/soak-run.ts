@@ -161,6 +161,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         }
         if (!text.endsWith("data: [DONE]\n\n")) report.unexpected.push("stream without [DONE]");
         if (text.includes('"finish_reason":"error"')) report.stream_error_chunks++;
+      } else if (disconnect) {
+        // A caller that leaves stops waiting for the body itself (Node's fetch does not always end a body read on abort).
+        const left = new Promise<void>((resolve) => (ac.signal.aborted ? resolve() : ac.signal.addEventListener("abort", () => resolve(), { once: true })));
+        await Promise.race([res.arrayBuffer(), left]);
       } else await res.arrayBuffer();
     } catch (err) {
       if (!disconnect) report.unexpected.push(`client error: ${err instanceof Error ? err.message : String(err)}`);
