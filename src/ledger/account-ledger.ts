@@ -1,9 +1,8 @@
 import type { NewGeneration } from "../db/schema";
-import type { SettleRequest, SliceReport } from "./ledger-object";
+import type { AdmitRequest, SettleRequest, SliceReport } from "./ledger-object";
 import type { LedgerTimings } from "./ledger-config";
-import { sleep, type Clock, type LedgerApi, type WaitUntil } from "./ledger-api";
-import { SettleBatcher, type BatchEnd } from "./settle-batcher";
-import type { SettleQueueSender } from "./settle-queue";
+import { sleep, type WaitUntil } from "./ledger-api";
+import { SettleBatcher, type BatchEnd, type BatcherDeps } from "./settle-batcher";
 import { Slice } from "./slice";
 
 /** A slice admits for this long, then is retired (a fresh lease follows). */
@@ -15,17 +14,8 @@ const SLICE_HOLDS = 64;
 /** A request still running this long after admission makes sure the ledger has counted it. */
 const REPORT_AFTER_MS = 1_000;
 
-export type AdmitInput = {
-  genId: string;
-  keyHash: string;
-  /** The key's credit limit, nano-USD; null when it has none. */
-  limitNano: number | null;
-  /** Worst-case cost held while the request runs; 0 for free models. */
-  holdNano: number;
-  paid: boolean;
-  /** The record the ledger writes should the request die unsettled (built only when the ledger is asked). */
-  abandoned: () => NewGeneration;
-};
+/** What admission needs to know of a request: the ledger's `AdmitRequest`, its abandoned record built only when the ledger is asked. */
+export type AdmitInput = Omit<AdmitRequest, "abandoned" | "unseenNano"> & { abandoned: () => NewGeneration };
 
 /** One admitted request: what backs it, until it settles. */
 export class Ticket {
@@ -47,14 +37,9 @@ export class Ticket {
 export type Admission = { ok: true; ticket: Ticket } | { ok: false; reason: "balance" | "key_limit" };
 export type SettleInput = Omit<SettleRequest, "leaseId">;
 
-export type AccountLedgerDeps = {
-  accountId: string;
-  ledger: () => LedgerApi;
-  queue: SettleQueueSender;
-  clock: Clock;
+export type AccountLedgerDeps = Pick<BatcherDeps, "accountId" | "ledger" | "queue" | "clock" | "log"> & {
   timings: LedgerTimings;
   newLeaseId: () => string;
-  log: (message: string, detail: string) => void;
 };
 
 /**

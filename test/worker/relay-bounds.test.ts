@@ -38,25 +38,17 @@ describe("a bounded relay", () => {
     expect(g.error_message).toMatch(/RELAY_MAX_EVENT_BYTES/);
   });
 
-  it("ends a stream that sends more than RELAY_MAX_STREAM_BYTES with a 502 error chunk and aborts the carrier", async () => {
-    const a = await newAccount(10);
-    const tag = uniqueTag();
-    const { res, settled: done } = await chatWithVars({ RELAY_MAX_STREAM_BYTES: "50000" }, a.key, { model: LLAMA, stream: true, ...user(`x [sim tokens=5000 tps=1000 tag=${tag}]`) });
-    const events = await readSse(res);
-    expectErrorEnd(events, /RELAY_MAX_STREAM_BYTES \(50000 bytes\)/);
-    expect((await simRequests(tag, { ms: 5000, until: "aborted" }))[0]!.outcome).toBe("aborted");
-    await done();
-    await settled(a.accountId);
-    expect(await generation(a.key, res.headers.get("x-generation-id")!)).toMatchObject({ status: 502, total_cost: 0, insured: true });
-  });
-
-  it("ends a stream still running after RELAY_MAX_STREAM_MS with a 502 error chunk and aborts the carrier", async () => {
-    const a = await newAccount(10);
-    const tag = uniqueTag();
+  it.each([
+    // 5,000 tokens quickly: past 50,000 bytes long before the end.
+    { limit: "RELAY_MAX_STREAM_BYTES", value: "50000", says: /RELAY_MAX_STREAM_BYTES \(50000 bytes\)/, directive: "tokens=5000 tps=1000" },
     // 200 tokens at 50/s: 4 s, never silent for CARRIER_TIMEOUT_MS (2 s).
-    const { res, settled: done } = await chatWithVars({ RELAY_MAX_STREAM_MS: "300" }, a.key, { model: LLAMA, stream: true, ...user(`x [sim tokens=200 tps=50 tag=${tag}]`) });
+    { limit: "RELAY_MAX_STREAM_MS", value: "300", says: /RELAY_MAX_STREAM_MS \(300 ms\)/, directive: "tokens=200 tps=50" },
+  ])("ends a stream past $limit with a 502 error chunk, aborts the carrier and charges nothing", async ({ limit, value, says, directive }) => {
+    const a = await newAccount(10);
+    const tag = uniqueTag();
+    const { res, settled: done } = await chatWithVars({ [limit]: value }, a.key, { model: LLAMA, stream: true, ...user(`x [sim ${directive} tag=${tag}]`) });
     const events = await readSse(res);
-    expectErrorEnd(events, /RELAY_MAX_STREAM_MS \(300 ms\)/);
+    expectErrorEnd(events, says);
     expect((await simRequests(tag, { ms: 5000, until: "aborted" }))[0]!.outcome).toBe("aborted");
     await done();
     await settled(a.accountId);
