@@ -1,12 +1,12 @@
 import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { carrierSecret } from "./carrier-secret";
+import { positiveIntVar } from "../config";
 
 export const DEFAULT_CARRIER_TIMEOUT_MS = 60_000;
 
 export function carrierTimeoutMs(env: Env): number {
-  const n = Number(env.CARRIER_TIMEOUT_MS);
-  return Number.isFinite(n) && n > 0 ? n : DEFAULT_CARRIER_TIMEOUT_MS;
+  return positiveIntVar(env.CARRIER_TIMEOUT_MS, DEFAULT_CARRIER_TIMEOUT_MS);
 }
 
 /** The carrier's chat completions URL; locally every carrier is played by the simulator. */

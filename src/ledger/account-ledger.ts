@@ -59,10 +59,8 @@ export class AccountLedger {
   private current: Slice | undefined;
   /** Slices not yet released, by lease id. */
   private readonly slices = new Map<string, Slice>();
-  /** Requests the ledger admitted on holds of their own, running. */
-  private readonly ownHolds = new Set<Ticket>();
-  /** Requests admitted from a slice, running. */
-  private readonly sliced = new Set<Ticket>();
+  /** Admitted requests still running (from a slice, or on a hold of their own when `slice` is null). */
+  private readonly running = new Set<Ticket>();
   private leasing = false;
   private renewing = false;
   private readonly batcher: SettleBatcher;
@@ -95,9 +93,7 @@ export class AccountLedger {
       }
       if (sliced === "balance") return { ok: false, reason: "balance" };
       if (sliced) {
-        const ticket = this.track(new Ticket(req.genId, req.keyHash, req.holdNano, sliced, this.d.clock.now()), waitUntil);
-        this.sliced.add(ticket);
-        return { ok: true, ticket };
+        return { ok: true, ticket: this.track(new Ticket(req.genId, req.keyHash, req.holdNano, sliced, this.d.clock.now()), waitUntil) };
       }
     }
     const admitted = await this.d.ledger().admit({
@@ -111,7 +107,6 @@ export class AccountLedger {
     });
     if (!admitted.ok) return admitted;
     const ticket = this.track(new Ticket(req.genId, req.keyHash, req.holdNano, null, this.d.clock.now()), waitUntil);
-    this.ownHolds.add(ticket);
     return { ok: true, ticket };
   }
 
@@ -127,8 +122,7 @@ export class AccountLedger {
     if (ticket) {
       ticket.done = true;
       ticket.stopHeartbeat?.();
-      this.ownHolds.delete(ticket);
-      this.sliced.delete(ticket);
+      this.running.delete(ticket);
       const slice = ticket.slice;
       if (slice) {
         settle = { ...item, leaseId: slice.leaseId };
@@ -149,7 +143,7 @@ export class AccountLedger {
    */
   private unseenNano(keyHash: string): number {
     let sum = this.batcher.unsentCostNano(keyHash);
-    for (const t of this.sliced) if (t.keyHash === keyHash) sum += t.holdNano;
+    for (const t of this.running) if (t.slice && t.keyHash === keyHash) sum += t.holdNano;
     return sum;
   }
 
@@ -160,7 +154,7 @@ export class AccountLedger {
 
   /** Nothing held, running or unsent here: the object may be dropped. */
   get idle(): boolean {
-    return this.slices.size === 0 && this.ownHolds.size === 0 && this.sliced.size === 0 && !this.leasing && this.batcher.idle;
+    return this.slices.size === 0 && this.running.size === 0 && !this.leasing && this.batcher.idle;
   }
 
   /**
@@ -195,8 +189,9 @@ export class AccountLedger {
     }
   }
 
-  /** Starts the request's heartbeat: its own timer, in its own request context. */
+  /** Counts the request as running and starts its heartbeat: its own timer, in its own request context. */
   private track(ticket: Ticket, waitUntil: WaitUntil): Ticket {
+    this.running.add(ticket);
     const beat = (ms: number) => {
       ticket.stopHeartbeat = this.d.clock.setTimer(ms, () => {
         if (ticket.done) return;
@@ -218,7 +213,7 @@ export class AccountLedger {
     const now = this.d.clock.now();
     const every = this.d.timings.renewEveryMs;
     const slices = [...this.slices.values()].filter((s) => s.inflight > 0 && !s.released && (s.admitted > s.reported || now - s.renewedAt >= every));
-    const holds = [...this.ownHolds].filter((t) => !t.done && now - t.renewedAt >= every);
+    const holds = [...this.running].filter((t) => !t.slice && now - t.renewedAt >= every);
     if (slices.length === 0 && holds.length === 0) return;
     const reports = slices.map((s) => s.report());
     this.renewing = true;

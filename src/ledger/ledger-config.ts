@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import { positiveIntVar } from "../config";
 
 /**
  * The ledger's timings, shared by the account's Durable Object and the isolates that talk to it.
@@ -22,18 +23,13 @@ export const DEFAULT_HOLD_TTL_MS = 30 * 60_000;
 export const DEFAULT_SETTLE_RETRY_BUDGET_MS = 25_000;
 export const DEFAULT_SETTLE_WINDOW_MS = 20;
 
-function positive(raw: string | undefined, fallback: number): number {
-  const n = Number(raw);
-  return raw !== undefined && raw !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
-}
-
 export function ledgerTimings(env: Pick<Env, "LEDGER_LEASE_TTL_MS" | "LEDGER_HOLD_TTL_MS" | "SETTLE_RETRY_BUDGET_MS" | "SETTLE_WINDOW_MS">): LedgerTimings {
-  const leaseTtlMs = positive(env.LEDGER_LEASE_TTL_MS, DEFAULT_LEASE_TTL_MS);
+  const leaseTtlMs = positiveIntVar(env.LEDGER_LEASE_TTL_MS, DEFAULT_LEASE_TTL_MS);
   return {
     leaseTtlMs,
-    holdTtlMs: Math.max(leaseTtlMs, positive(env.LEDGER_HOLD_TTL_MS, DEFAULT_HOLD_TTL_MS)),
+    holdTtlMs: Math.max(leaseTtlMs, positiveIntVar(env.LEDGER_HOLD_TTL_MS, DEFAULT_HOLD_TTL_MS)),
     renewEveryMs: leaseTtlMs / 4,
-    settleRetryBudgetMs: positive(env.SETTLE_RETRY_BUDGET_MS, DEFAULT_SETTLE_RETRY_BUDGET_MS),
-    settleWindowMs: positive(env.SETTLE_WINDOW_MS, DEFAULT_SETTLE_WINDOW_MS),
+    settleRetryBudgetMs: positiveIntVar(env.SETTLE_RETRY_BUDGET_MS, DEFAULT_SETTLE_RETRY_BUDGET_MS),
+    settleWindowMs: positiveIntVar(env.SETTLE_WINDOW_MS, DEFAULT_SETTLE_WINDOW_MS),
   };
 }

@@ -1,10 +1,11 @@
 import type { Env } from "../env";
+import { positiveIntVar } from "../config";
 
 /** Largest single stream event relayed, in bytes (RELAY_MAX_EVENT_BYTES): like a non-stream answer. */
 export const DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024;
 /** Most bytes one carrier stream may send (RELAY_MAX_STREAM_BYTES). */
 export const DEFAULT_MAX_STREAM_BYTES = 256 * 1024 * 1024;
-/** Longest a stream may run from the request's arrival (RELAY_MAX_STREAM_MS): under the ledger's 30-minute hold expiry. */
+/** Longest a stream may run from the request's arrival (RELAY_MAX_STREAM_MS). */
 export const DEFAULT_MAX_STREAM_MS = 25 * 60_000;
 
 export type RelayLimits = { maxEventBytes: number; maxStreamBytes: number; maxStreamMs: number };
@@ -12,13 +13,8 @@ export type RelayLimits = { maxEventBytes: number; maxStreamBytes: number; maxSt
 /** The relay's limits from the Worker's vars; an unset or invalid value takes its default. */
 export function relayLimits(env: Env): RelayLimits {
   return {
-    maxEventBytes: positive(env.RELAY_MAX_EVENT_BYTES, DEFAULT_MAX_EVENT_BYTES),
-    maxStreamBytes: positive(env.RELAY_MAX_STREAM_BYTES, DEFAULT_MAX_STREAM_BYTES),
-    maxStreamMs: positive(env.RELAY_MAX_STREAM_MS, DEFAULT_MAX_STREAM_MS),
+    maxEventBytes: positiveIntVar(env.RELAY_MAX_EVENT_BYTES, DEFAULT_MAX_EVENT_BYTES),
+    maxStreamBytes: positiveIntVar(env.RELAY_MAX_STREAM_BYTES, DEFAULT_MAX_STREAM_BYTES),
+    maxStreamMs: positiveIntVar(env.RELAY_MAX_STREAM_MS, DEFAULT_MAX_STREAM_MS),
   };
-}
-
-function positive(raw: string | undefined, fallback: number): number {
-  const n = Number(raw);
-  return raw !== undefined && Number.isSafeInteger(n) && n > 0 ? n : fallback;
 }
