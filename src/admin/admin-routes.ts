@@ -128,7 +128,7 @@ adminRoutes.post("/accounts/:ref/credits", async (c) => {
 adminRoutes.post("/keys", async (c) => {
   const body = await json(c.req.raw, createKeyBody);
   const account = await accountOr404(c.env.DB, body.account);
-  const { key, record } = await createKey(c.env.DB, account.id, body.label ?? "default", body.limit === undefined ? null : usdToNano(body.limit));
+  const { key, record } = await createKey(c.env.DB, account.id, body.label ?? "default", { limitNano: body.limit === undefined ? null : usdToNano(body.limit) });
   return c.json({ key, ...presentKey(record) }, 201);
 });
 

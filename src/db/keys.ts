@@ -10,7 +10,10 @@ export async function findKeyByHash(d1: D1Database, hash: string): Promise<ApiKe
 
 export type CreatedKey = { key: string; record: ApiKey };
 
-async function newKey(accountId: string, name: string, limitNano: number | null, creationToken: string | null): Promise<CreatedKey> {
+/** What a new key can be given besides its account and name. */
+export type KeySettings = Partial<Pick<ApiKey, "limitNano" | "limitReset" | "includeByokInLimit" | "expiresAt" | "isManagement">>;
+
+async function newKey(accountId: string, name: string, settings: KeySettings, creationToken: string | null): Promise<CreatedKey> {
   const key = generateApiKey();
   const record: ApiKey = {
     hash: await hashApiKey(key),
@@ -18,16 +21,21 @@ async function newKey(accountId: string, name: string, limitNano: number | null,
     name,
     label: maskApiKey(key),
     disabled: false,
-    limitNano,
+    limitNano: settings.limitNano ?? null,
+    limitReset: settings.limitReset ?? null,
+    includeByokInLimit: settings.includeByokInLimit ?? false,
+    expiresAt: settings.expiresAt ?? null,
+    isManagement: settings.isManagement ?? false,
     createdAt: Date.now(),
+    updatedAt: null,
     creationToken,
   };
   return { key, record };
 }
 
 /** Creates a key for an account; the plaintext is returned here and nowhere else. */
-export async function createKey(d1: D1Database, accountId: string, name: string, limitNano: number | null): Promise<CreatedKey> {
-  const created = await newKey(accountId, name, limitNano, null);
+export async function createKey(d1: D1Database, accountId: string, name: string, settings: KeySettings = {}): Promise<CreatedKey> {
+  const created = await newKey(accountId, name, settings, null);
   await db(d1).insert(apiKeys).values(created.record);
   return created;
 }
@@ -37,8 +45,8 @@ export async function createKey(d1: D1Database, accountId: string, name: string,
  * other submission of that form (a reload, a double click, at once or later) creates nothing and gets
  * undefined — the token column is unique, so concurrent submissions cannot both insert.
  */
-export async function createKeyOnce(d1: D1Database, accountId: string, name: string, limitNano: number | null, creationToken: string): Promise<CreatedKey | undefined> {
-  const created = await newKey(accountId, name, limitNano, creationToken);
+export async function createKeyOnce(d1: D1Database, accountId: string, name: string, settings: KeySettings, creationToken: string): Promise<CreatedKey | undefined> {
+  const created = await newKey(accountId, name, settings, creationToken);
   const inserted = await db(d1).insert(apiKeys).values(created.record).onConflictDoNothing({ target: apiKeys.creationToken }).returning({ hash: apiKeys.hash }).get();
   return inserted ? created : undefined;
 }

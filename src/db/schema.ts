@@ -17,7 +17,15 @@ export const apiKeys = sqliteTable(
     label: text("label").notNull(), // masked form: "sk-sy-v1-abc...xyz"
     disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
     limitNano: integer("limit_nano"), // credit limit in nano-USD; null = no limit
+    // The limit applies to the usage of the current UTC day, week (from Monday) or month; null = to all usage ever.
+    limitReset: text("limit_reset", { enum: ["daily", "weekly", "monthly"] }),
+    // Accepted and shown for OpenRouter compatibility; Switchyard has no bring-your-own-key usage, so it changes nothing.
+    includeByokInLimit: integer("include_byok_in_limit", { mode: "boolean" }).notNull().default(false),
+    expiresAt: integer("expires_at"), // Unix ms; from then on the key gets 401. Null = never
+    // A management key manages keys through /keys and cannot run completions; other keys cannot manage keys.
+    isManagement: integer("is_management", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at"), // Unix ms of the last change through /keys, the console or admin; null = never changed
     // The console form's one-time token that created the key (unique): a resubmitted form creates no second key. Null for keys made elsewhere.
     creationToken: text("creation_token").unique(),
   },

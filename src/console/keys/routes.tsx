@@ -87,7 +87,7 @@ keyRoutes.post("/settings/keys", ...accountForm, async (c) => {
   const alreadyCreated = () => c.redirect("/settings/keys?done=exists", 303);
   if (await creationTokenUsed(c.env.DB, token)) return alreadyCreated();
   if ((await countAccountKeys(c.env.DB, s.accountId)) >= MAX_KEYS) return keysPage(c, 400, { form: { problem: `An account can have at most ${MAX_KEYS} keys.` } });
-  const created = await createKeyOnce(c.env.DB, s.accountId, parsed.data.name, parsed.data.limit, token);
+  const created = await createKeyOnce(c.env.DB, s.accountId, parsed.data.name, { limitNano: parsed.data.limit }, token);
   if (!created) return alreadyCreated(); // a concurrent submission of the same form won
   return keysPage(c, 200, { created: { name: created.record.name, secret: created.key } });
 });
