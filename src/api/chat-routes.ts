@@ -14,6 +14,7 @@ import { relayStream } from "../relay/stream-relay";
 import { appName, newGenerationId, type RequestContext } from "../generations/request-context";
 import { failedOutcome, generationRecord, settle } from "../generations/settle";
 import { logError } from "../log-error";
+import { paymentRequired } from "./payment-required";
 
 export const chatRoutes = new Hono<AppEnv>();
 
@@ -69,20 +70,14 @@ chatRoutes.post("/chat/completions", async (c) => {
       genId: rc.genId,
       keyHash: caller.key.hash,
       limitNano: caller.key.limitNano,
+      limitReset: caller.key.limitReset,
       holdNano: paid ? holdNano(body, bytes, endpoints) : 0,
       paid,
       abandoned: () => generationRecord(rc, failedOutcome(500, "The request ended without settling (the Worker was stopped); nothing was charged."), startedAt),
     },
     waitUntil,
   );
-  if (!admitted.ok) {
-    const credits = `${new URL(c.req.url).origin}/settings/credits`;
-    const message =
-      admitted.reason === "key_limit"
-        ? `This API key has reached its credit limit. Raise the key's limit or add credits at ${credits}`
-        : `Insufficient credits for ${model.id}: the balance is at or below zero. Add credits at ${credits}`;
-    throw fail(new ApiError(402, message));
-  }
+  if (!admitted.ok) throw fail(paymentRequired(admitted.reason, caller.key, model.id, new URL(c.req.url).origin));
   rc.ticket = admitted.ticket;
 
   const clientSignal = c.req.raw.signal;

@@ -100,6 +100,7 @@ export class AccountLedger {
       genId: req.genId,
       keyHash: req.keyHash,
       limitNano: req.limitNano,
+      limitReset: req.limitReset ?? null,
       holdNano: req.holdNano,
       paid: req.paid,
       abandoned: req.abandoned(),

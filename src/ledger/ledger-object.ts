@@ -4,6 +4,7 @@ import type { NewGeneration } from "../db/schema";
 import { flushGenerations } from "../db/generations";
 import { migrateLedger } from "./ledger-sql";
 import { ledgerTimings, type LedgerTimings } from "./ledger-config";
+import { utcDay, windowStart, windowStarts, type LimitReset } from "./usage-windows";
 
 /** How soon after a settle the outbox is copied to D1: batches of hundreds (one D1 commit each); `/generation` reads the outbox meanwhile. */
 const FLUSH_DELAY_MS = 1000;
@@ -23,6 +24,8 @@ export type AdmitRequest = {
   keyHash: string;
   /** Key credit limit in nano-USD, null when the key has none. */
   limitNano: number | null;
+  /** The limit's reset period: it applies to the usage of the current UTC day, week or month; null/absent = to all usage. */
+  limitReset?: LimitReset | null;
   /** Worst-case cost held until settle; 0 for free models. */
   holdNano: number;
   /** Whether the model costs anything: only paid models need a positive balance. */
@@ -117,7 +120,9 @@ export class LedgerObject extends DurableObject<Env> {
 
   admit(req: AdmitRequest): AdmitResult {
     if (req.limitNano !== null) {
-      const used = this.keyUsageNano(req.keyHash) + this.one("SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds WHERE key_hash = ?", req.keyHash) + (req.unseenNano ?? 0);
+      // Holds and unseen costs count against the current window: they will settle into it (or a later one).
+      const from = windowStart(req.limitReset ?? null, this.clock());
+      const used = this.keyUsageNano(req.keyHash, from) + this.one("SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds WHERE key_hash = ?", req.keyHash) + (req.unseenNano ?? 0);
       if (used >= req.limitNano) return { ok: false, reason: "key_limit" };
     }
     if (req.paid && this.available() <= 0) return { ok: false, reason: "balance" };
@@ -289,13 +294,8 @@ export class LedgerObject extends DurableObject<Env> {
   }
 
   keyUsage(keyHash: string): KeyUsage {
-    const nowMs = this.clock();
-    const now = new Date(nowMs);
-    const today = utcDay(nowMs);
-    const weekStart = utcDay(nowMs - ((now.getUTCDay() + 6) % 7) * 86_400_000); // Monday
-    const monthStart = today.slice(0, 8) + "01";
-    const sum = (from: string) => this.one("SELECT COALESCE(SUM(usage_nano),0) AS v FROM key_usage WHERE key_hash = ? AND day >= ?", keyHash, from);
-    return { usageNano: this.keyUsageNano(keyHash), dailyNano: sum(today), weeklyNano: sum(weekStart), monthlyNano: sum(monthStart) };
+    const { day, week, month } = windowStarts(this.clock());
+    return { usageNano: this.keyUsageNano(keyHash), dailyNano: this.keyUsageNano(keyHash, day), weeklyNano: this.keyUsageNano(keyHash, week), monthlyNano: this.keyUsageNano(keyHash, month) };
   }
 
   /** A generation settled here but not yet copied to D1. */
@@ -422,8 +422,9 @@ export class LedgerObject extends DurableObject<Env> {
     return this.one("SELECT (SELECT COALESCE(SUM(amount_nano),0) FROM holds) + (SELECT COALESCE(SUM(amount_nano),0) FROM slices) AS v");
   }
 
-  private keyUsageNano(keyHash: string): number {
-    return this.one("SELECT COALESCE(SUM(usage_nano),0) AS v FROM key_usage WHERE key_hash = ?", keyHash);
+  /** A key's settled usage since the UTC day `from` (inclusive), or ever when null. */
+  private keyUsageNano(keyHash: string, from: string | null = null): number {
+    return this.one("SELECT COALESCE(SUM(usage_nano),0) AS v FROM key_usage WHERE key_hash = ? AND day >= ?", keyHash, from ?? "");
   }
 
   private one(query: string, ...bindings: unknown[]): number {
@@ -452,8 +453,4 @@ function perLease(items: SettleRequest[]): Map<string, { nano: number; count: nu
     out.set(i.leaseId, s);
   }
   return out;
-}
-
-function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
