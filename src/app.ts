@@ -16,10 +16,11 @@ import { logError } from "./log-error";
 const api = new Hono<AppEnv>();
 api.use("*", apiCors);
 api.route("/", catalogRoutes);
-api.use("/chat/completions", requireKey);
-api.use("/generation", requireKey);
-api.use("/key", requireKey);
-api.use("/credits", requireKey);
+// Only on the methods these routes have: any other method is a route not found (404), key or not.
+api.post("/chat/completions", requireKey);
+api.get("/generation", requireKey);
+api.get("/key", requireKey);
+api.get("/credits", requireKey);
 api.route("/", chatRoutes);
 api.route("/", accountRoutes);
 

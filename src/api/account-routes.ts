@@ -12,6 +12,9 @@ import { ApiError } from "./errors";
 /** GET /key, /credits and /generation: the authenticated caller's own key, money and records. */
 export const accountRoutes = new Hono<AppEnv>();
 
+/** The legacy `rate_limit` of GET /key: no per-key request limit ("requests": -1). */
+const KEY_RATE_LIMIT = { requests: -1, interval: "10s", note: "This field is deprecated and safe to ignore." } as const;
+
 accountRoutes.get("/key", async (c) => {
   const { key, accountId } = c.get("caller");
   const ledger = ledgerFor(c.env, accountId);
@@ -40,6 +43,8 @@ accountRoutes.get("/key", async (c) => {
       creator_user_id: accountId,
       expires_at: null,
       created_at: new Date(key.createdAt).toISOString(),
+      // Deprecated in the contract but required: OpenRouter always answers -1 requests.
+      rate_limit: KEY_RATE_LIMIT,
     },
   });
 });
@@ -54,7 +59,8 @@ const generationQuery = z.object({ id: z.string().regex(/^gen-[0-9a-zA-Z]{1,64}$
 accountRoutes.get("/generation", async (c) => {
   const parsed = generationQuery.safeParse({ id: c.req.query("id") });
   if (!parsed.success) {
-    if (c.req.query("id") === undefined) throw new ApiError(400, "Missing query parameter `id` (a generation id, gen-<random>).");
+    // 404 either way: the contract documents no 400 for this path, and no id finds no generation.
+    if (c.req.query("id") === undefined) throw new ApiError(404, "Generation not found: the query parameter `id` (a generation id, gen-<random>) is missing.");
     throw new ApiError(404, "Generation not found.");
   }
   const { accountId } = c.get("caller");

@@ -49,7 +49,7 @@ export function presentGeneration(g: NewGeneration) {
     preset_id: null,
     router: null,
     provider_responses: null,
-    data_region: null,
+    data_region: "global", // no regional routing: every request is served globally (the contract allows global, europe, us)
     workspace_id: null,
   };
 }

@@ -53,6 +53,8 @@ export function finishCompletion(rc: RequestContext, body: ChatRequest, endpoint
     created: typeof upstream.created === "number" ? upstream.created : Math.floor(rc.startedAt / 1000),
     model: rc.requestedModel,
     provider,
+    // The contract requires the field (null allowed): the carrier's when it gives one.
+    system_fingerprint: typeof upstream.system_fingerprint === "string" ? upstream.system_fingerprint : null,
     usage: {
       ...(typeof upstream.usage === "object" && upstream.usage !== null ? upstream.usage : {}),
       prompt_tokens: usage.promptTokens,

@@ -196,9 +196,9 @@ describe("generation records", () => {
     expect(rows).toEqual([{ status: 400, cost_nano: 0 }]);
   });
 
-  it("GET /generation: 400 without id, 404 for a malformed or unknown id", async () => {
+  it("GET /generation: 404 without id (the contract lists no 400 here) and for a malformed or unknown id", async () => {
     const a = await newAccount(1);
-    expect((await get("/generation", a.key)).status).toBe(400);
+    expect((await get("/generation", a.key)).status).toBe(404);
     expect((await get("/generation?id=../../etc", a.key)).status).toBe(404);
     expect((await get("/generation?id=gen-doesnotexist", a.key)).status).toBe(404);
     expect((await get("/generation?id=gen-x")).status).toBe(401);

@@ -1,0 +1,87 @@
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import type { ErrorObject } from "ajv";
+import { parse } from "yaml";
+import { readContract } from "./contract-file.ts";
+
+/**
+ * Validates responses against the OpenRouter contract's own schemas, read from the YAML at test time:
+ * the whole document is added to Ajv (draft 2020-12, which reads OpenAPI 3.1's `type: [x, "null"]`)
+ * and each response is checked against the schema the contract gives for its path, method, status and
+ * media type. Node only: Ajv compiles validators with `new Function`, which workerd forbids.
+ */
+
+type MediaType = { schema?: unknown };
+type Operation = { responses?: Record<string, { content?: Record<string, MediaType> }> };
+type Contract = { paths: Record<string, Record<string, Operation>> };
+
+const contract = parse(readContract()) as Contract;
+// strict: false — OpenAPI keywords (`example`, `discriminator`, `x-speakeasy-*`, …) are not JSON Schema.
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema(contract, "contract");
+
+/**
+ * Statuses our specification requires where the contract lists none. Their bodies must still be the
+ * contract's error shape: the 404 of a route the API does not have (spec §7: "route not found"), which
+ * the contract cannot list since it describes only the routes that exist.
+ */
+const SPEC_REQUIRED: { path: string | null; status: string; schema: string }[] = [
+  { path: null, status: "404", schema: "#/components/schemas/NotFoundResponse" },
+];
+
+const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
+
+/** The contract's path template for a request path (`/models/a/b/endpoints` → `/models/{author}/{slug}/endpoints`), if any. */
+export function contractPathFor(path: string): string | null {
+  const bare = path.replace(/^\/api\/v1/, "").replace(/\?.*$/, "");
+  for (const template of Object.keys(contract.paths)) {
+    const re = new RegExp(`^${template.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+    if (re.test(bare)) return template;
+  }
+  return null;
+}
+
+/** Statuses the contract documents for a path and method. */
+export function documentedStatuses(path: string, method: string): string[] {
+  const template = contractPathFor(path);
+  const op = template === null ? undefined : contract.paths[template]?.[method.toLowerCase()];
+  return Object.keys(op?.responses ?? {});
+}
+
+/**
+ * Checks one response body; returns the problems in readable form (empty = conforms). `path` is the
+ * request path (with or without `/api/v1` and a query); `contentType` the response header (parameters
+ * ignored). For `text/event-stream` pass one event as the contract describes it: `{ data: <chunk JSON> }`.
+ */
+export function validateResponse(path: string, method: string, status: number, contentType: string | null, body: unknown): string[] {
+  const template = contractPathFor(path);
+  const op = template === null ? undefined : contract.paths[template]?.[method.toLowerCase()];
+  const where = `${method.toUpperCase()} ${template ?? path} → ${status}`;
+  const response = op?.responses?.[String(status)];
+  if (!response) {
+    const required = SPEC_REQUIRED.find((r) => r.status === String(status) && r.path === (op ? template : null));
+    if (!required) {
+      const listed = op ? Object.keys(op.responses ?? {}).join(", ") : "none: the contract has no such operation";
+      return [`${where}: status not documented by the contract (documented: ${listed})`];
+    }
+    return errorsOf(`contract${required.schema}`, body, where);
+  }
+  const media = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  const content = response.content ?? {};
+  if (!(media in content)) return [`${where}: content type "${contentType}" not documented (documented: ${Object.keys(content).join(", ") || "no body"})`];
+  return errorsOf(`contract#/${pointer("paths", template!, method.toLowerCase(), "responses", String(status), "content", media, "schema")}`, body, where);
+}
+
+function errorsOf(ref: string, body: unknown, where: string): string[] {
+  const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+  if (validate(body)) return [];
+  return (validate.errors ?? []).map((e) => `${where}: ${describe(e)}`);
+}
+
+function describe(e: ErrorObject): string {
+  const params = Object.entries(e.params as Record<string, unknown>)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(" ");
+  return `${e.instancePath || "(body)"} ${e.message ?? "invalid"}${params ? ` (${params})` : ""} [${e.schemaPath}]`;
+}

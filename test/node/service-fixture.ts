@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
+import { AdminClient } from "../../scripts/admin-client.ts";
+
+/** The service started as `npm start` starts it, in a fresh state directory, with its admin client. */
+export type ServiceFixture = {
+  url: string;
+  admin: AdminClient;
+  /** Where wrangler dev keeps local D1, KV and Durable Objects. */
+  persistTo: string;
+  stop(): Promise<void>;
+};
+
+export async function startServiceFixture(name: string): Promise<ServiceFixture> {
+  const state = mkdtempSync(join(tmpdir(), `switchyard-${name}-`));
+  const persistTo = join(state, "wrangler");
+  let service: LocalService;
+  try {
+    service = await startLocalService({ port: await freePort(), persistTo, quiet: true });
+  } catch (err) {
+    rmSync(state, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    url: service.url,
+    admin: new AdminClient(service.url, DEV_ADMIN_TOKEN),
+    persistTo,
+    stop: async () => {
+      await service.stop();
+      rmSync(state, { recursive: true, force: true });
+    },
+  };
+}
+
+let accounts = 0;
+/** A new account (`credits` USD, none by default) with one key (optionally with a USD limit). */
+export async function newAccount(f: ServiceFixture, credits?: number, limit?: number) {
+  const email = `fixture-${++accounts}@example.test`; // each fixture has its own fresh state
+  const account = await f.admin.request<{ id: string }>("POST", "/accounts", credits ? { email, credits } : { email });
+  const key = await newKey(f, account.id, limit);
+  return { id: account.id, email, ...key };
+}
+
+export function newKey(f: ServiceFixture, accountId: string, limit?: number) {
+  return f.admin.request<{ key: string; hash: string; label: string }>("POST", "/keys", limit === undefined ? { account: accountId } : { account: accountId, limit });
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+export function postChat(f: ServiceFixture, key: string, body: unknown) {
+  return fetch(`${f.url}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { ...bearer(key), "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+/** Polls (bounded) until the caller's generation record is visible; returns the 200 response. */
+export async function waitForGeneration(f: ServiceFixture, key: string, id: string, timeoutMs = 15_000): Promise<Response> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${f.url}/api/v1/generation?id=${encodeURIComponent(id)}`, { headers: bearer(key) });
+    if (res.status === 200) return res;
+    const text = await res.text();
+    if (res.status !== 404 || Date.now() > deadline) throw new Error(`generation ${id}: ${res.status} ${text}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const offline = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
+
+/**
+ * Ids of an account's generation records with the given status, read from the fixture's local D1: a
+ * failed non-stream request is recorded, but its error answer does not carry the generation id.
+ * Polls (bounded) until at least one is there: the ledger copies records to D1 about once a second.
+ */
+export async function storedGenerationIds(f: ServiceFixture, accountId: string, status: number, timeoutMs = 30_000): Promise<string[]> {
+  if (!/^[A-Za-z0-9_]+$/.test(accountId)) throw new Error(`unexpected account id ${accountId}`);
+  const sql = `SELECT id FROM generations WHERE account_id = '${accountId}' AND status = ${Math.trunc(status)} ORDER BY created_at`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { stdout } = await promisify(execFile)("node_modules/.bin/wrangler", ["d1", "execute", "DB", "--local", "--persist-to", f.persistTo, "--json", "--command", sql], { env: offline });
+    const rows = (JSON.parse(stdout) as Array<{ results: Array<{ id: string }> }>).flatMap((r) => r.results);
+    if (rows.length > 0 || Date.now() > deadline) return rows.map((r) => r.id);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
