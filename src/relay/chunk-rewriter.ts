@@ -40,7 +40,8 @@ export class ChunkRewriter {
     const head = this.upstreamHead;
     if (head !== null && data.startsWith(head) && data.endsWith("}")) {
       const rest = data.slice(head.length);
-      if (!rest.includes('"usage"') && !rest.includes('"error"') && !rest.includes('"provider"')) {
+      // Chunks the contract would reject as sent (no finish_reason, a null system_fingerprint) are parsed and mended.
+      if (!rest.includes('"usage"') && !rest.includes('"error"') && !rest.includes('"provider"') && rest.includes('"finish_reason"') && !rest.includes('"system_fingerprint":null')) {
         const before = this.output.delivered();
         this.output.addJson(rest, bytes - data.length);
         this.markFirstToken(before);
@@ -66,10 +67,12 @@ export class ChunkRewriter {
     chunk.id = this.genId;
     chunk.model = this.model;
     chunk.provider = this.provider;
+    if (chunk.system_fingerprint === null) delete chunk.system_fingerprint; // the contract types it as a string
     if (Array.isArray(chunk.choices)) {
       for (const choice of chunk.choices as unknown[]) {
         if (typeof choice !== "object" || choice === null) continue;
         const { delta, finish_reason } = choice as Record<string, unknown>;
+        if (finish_reason === undefined) (choice as Record<string, unknown>).finish_reason = null; // required (nullable) by the contract
         if (typeof delta === "object" && delta !== null && !Array.isArray(delta)) {
           const before = this.output.delivered();
           this.output.addParsed(delta as Record<string, unknown>);
