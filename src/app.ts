@@ -2,11 +2,12 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
 import { ApiError, errorBody } from "./api/errors";
-import { requireKey } from "./api/auth";
+import { requireKey, requireManagementKey } from "./api/auth";
 import { apiCors } from "./api/cors";
 import { accountRoutes } from "./api/account-routes";
 import { catalogRoutes } from "./api/catalog-routes";
 import { chatRoutes } from "./api/chat-routes";
+import { keyManagementRoutes } from "./api/key-management-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { consoleApp } from "./console/console-app";
 import { drainUnreadBody } from "./http/drain-body";
@@ -20,8 +21,10 @@ api.use("/chat/completions", requireKey);
 api.use("/generation", requireKey);
 api.use("/key", requireKey);
 api.use("/credits", requireKey);
+api.use("/keys/*", requireKey, requireManagementKey); // also matches /keys itself
 api.route("/", chatRoutes);
 api.route("/", accountRoutes);
+api.route("/", keyManagementRoutes);
 
 export const app = new Hono<AppEnv>();
 app.use("*", drainUnreadBody); // first: every answer waits until the request body is read (bounded)

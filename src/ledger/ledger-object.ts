@@ -289,13 +289,33 @@ export class LedgerObject extends DurableObject<Env> {
   }
 
   keyUsage(keyHash: string): KeyUsage {
-    const nowMs = this.clock();
-    const now = new Date(nowMs);
-    const today = utcDay(nowMs);
-    const weekStart = utcDay(nowMs - ((now.getUTCDay() + 6) % 7) * 86_400_000); // Monday
-    const monthStart = today.slice(0, 8) + "01";
+    const { today, weekStart, monthStart } = windowStarts(this.clock());
     const sum = (from: string) => this.one("SELECT COALESCE(SUM(usage_nano),0) AS v FROM key_usage WHERE key_hash = ? AND day >= ?", keyHash, from);
     return { usageNano: this.keyUsageNano(keyHash), dailyNano: sum(today), weeklyNano: sum(weekStart), monthlyNano: sum(monthStart) };
+  }
+
+  /** `keyUsage` of many keys in one call (a page of /keys, the console's list); keys without usage get zeros. */
+  keysUsage(keyHashes: string[]): Record<string, KeyUsage> {
+    const { today, weekStart, monthStart } = windowStarts(this.clock());
+    const out: Record<string, KeyUsage> = {};
+    for (const h of keyHashes) out[h] = { usageNano: 0, dailyNano: 0, weeklyNano: 0, monthlyNano: 0 };
+    const per = MAX_BOUND_PARAMS - 3; // three window starts bound beside the hashes
+    for (let i = 0; i < keyHashes.length; i += per) {
+      const chunk = keyHashes.slice(i, i + per);
+      const rows = this.sql.exec<{ key_hash: string; total: number; daily: number; weekly: number; monthly: number }>(
+        `SELECT key_hash, SUM(usage_nano) AS total,
+           SUM(CASE WHEN day >= ?1 THEN usage_nano ELSE 0 END) AS daily,
+           SUM(CASE WHEN day >= ?2 THEN usage_nano ELSE 0 END) AS weekly,
+           SUM(CASE WHEN day >= ?3 THEN usage_nano ELSE 0 END) AS monthly
+         FROM key_usage WHERE key_hash IN (${chunk.map((_, j) => `?${j + 4}`).join(", ")}) GROUP BY key_hash`,
+        today,
+        weekStart,
+        monthStart,
+        ...chunk,
+      );
+      for (const r of rows) out[r.key_hash] = { usageNano: r.total, dailyNano: r.daily, weeklyNano: r.weekly, monthlyNano: r.monthly };
+    }
+    return out;
   }
 
   /** A generation settled here but not yet copied to D1. */
@@ -456,4 +476,11 @@ function perLease(items: SettleRequest[]): Map<string, { nano: number; count: nu
 
 function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** The first UTC day of the current day, week (from Monday) and month, as key_usage's `day` strings. */
+function windowStarts(nowMs: number): { today: string; weekStart: string; monthStart: string } {
+  const today = utcDay(nowMs);
+  const weekStart = utcDay(nowMs - ((new Date(nowMs).getUTCDay() + 6) % 7) * 86_400_000); // Monday
+  return { today, weekStart, monthStart: today.slice(0, 8) + "01" };
 }
