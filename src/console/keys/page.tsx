@@ -1,14 +1,13 @@
 import { Layout, type PageMeta } from "../layout/layout";
 import { ErrorSummary, Field, PostForm } from "../layout/forms";
 import { CopyButton, CopyScript } from "../layout/copy-button";
-import { usd, utcDate, utcDateTime } from "../layout/format";
+import { usd, utcDate } from "../layout/format";
 import type { ApiKey } from "../../db/schema";
 import { Expiry, KeyActions, KeyStatus, Limit, type KeyRow } from "./key-cells";
 import { KeySettingsFields } from "./key-settings-fields";
 import type { SettingsField, SettingsValues } from "./key-settings-form";
 import { ManagementKeys } from "./management-keys";
 
-export type { KeyRow } from "./key-cells";
 export type CreateKeyState = { values?: { name?: string } & SettingsValues; errors?: Partial<Record<"name" | SettingsField, string>>; problem?: string };
 export type CreatedKey = { name: string; secret: string; management: boolean };
 
