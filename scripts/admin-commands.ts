@@ -3,6 +3,7 @@
 export const USAGE = `usage: npm run admin -- <command> [--url URL] [--token TOKEN]
   create-account --email E [--credits USD]          (USD ≥ 0; 0 = an empty balance)
   create-key --account <email|id> [--label L] [--limit USD]
+  create-key --account <email|id> --management [--label L]   (a management key: manages keys through /api/v1/keys, runs no completions)
   disable-key --hash H
   enable-key --hash H
   set-key-limit --hash H --limit USD|none          (none removes the limit)
@@ -11,18 +12,19 @@ export const USAGE = `usage: npm run admin -- <command> [--url URL] [--token TOK
   audit-account --account <email|id>
 The token comes from --token, else $SWITCHYARD_ADMIN_TOKEN, else (for a local URL only) the development token.`;
 
-export type Flags = Partial<Record<"email" | "credits" | "account" | "label" | "limit" | "hash" | "usd" | "idempotency-key", string>>;
+type StringFlag = "email" | "credits" | "account" | "label" | "limit" | "hash" | "usd" | "idempotency-key";
+export type Flags = Partial<Record<StringFlag, string>> & { management?: boolean };
 export type AdminRequest = { method: "GET" | "POST"; path: string; body?: unknown };
 
 export class UsageError extends Error {}
 
-const need = (flags: Flags, name: keyof Flags): string => flags[name] ?? fail(`--${name} is required`);
+const need = (flags: Flags, name: StringFlag): string => flags[name] ?? fail(`--${name} is required`);
 function fail(message: string): never {
   throw new UsageError(message);
 }
 
 /** A USD amount flag: positive, or also zero when `zero` allows it. */
-function usd(flags: Flags, name: keyof Flags, opts: { zero?: boolean } = {}): number | undefined {
+function usd(flags: Flags, name: StringFlag, opts: { zero?: boolean } = {}): number | undefined {
   const raw = flags[name];
   if (raw === undefined) return undefined;
   const n = raw.trim() === "" ? NaN : Number(raw);
@@ -34,7 +36,10 @@ const ref = (s: string) => encodeURIComponent(s);
 
 const commands: Record<string, (f: Flags) => AdminRequest> = {
   "create-account": (f) => ({ method: "POST", path: "/accounts", body: { email: need(f, "email"), credits: usd(f, "credits", { zero: true }) } }),
-  "create-key": (f) => ({ method: "POST", path: "/keys", body: { account: need(f, "account"), label: f.label, limit: usd(f, "limit") } }),
+  "create-key": (f) => {
+    if (f.management && f.limit !== undefined) fail("--management keys take no --limit: they run no completions");
+    return { method: "POST", path: "/keys", body: { account: need(f, "account"), label: f.label, limit: usd(f, "limit"), management: f.management || undefined } };
+  },
   "disable-key": (f) => ({ method: "POST", path: `/keys/${ref(need(f, "hash"))}/disable` }),
   "enable-key": (f) => ({ method: "POST", path: `/keys/${ref(need(f, "hash"))}/enable` }),
   "set-key-limit": (f) => {

@@ -17,6 +17,7 @@ const config = {
     hash: { type: "string" },
     usd: { type: "string" },
     "idempotency-key": { type: "string" },
+    management: { type: "boolean" },
   },
 } as const;
 

@@ -2,11 +2,12 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
 import { ApiError, errorBody } from "./api/errors";
-import { requireKey } from "./api/auth";
+import { requireKey, requireManagementKey } from "./api/auth";
 import { apiCors } from "./api/cors";
 import { accountRoutes } from "./api/account-routes";
 import { catalogRoutes } from "./api/catalog-routes";
 import { chatRoutes } from "./api/chat-routes";
+import { keyManagementRoutes } from "./api/key-management-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { consoleApp } from "./console/console-app";
 import { drainUnreadBody } from "./http/drain-body";
@@ -21,8 +22,11 @@ api.post("/chat/completions", requireKey);
 api.get("/generation", requireKey);
 api.get("/key", requireKey);
 api.get("/credits", requireKey);
+api.on(["GET", "POST"], "/keys", requireKey, requireManagementKey);
+api.on(["GET", "PATCH", "DELETE"], "/keys/:hash", requireKey, requireManagementKey);
 api.route("/", chatRoutes);
 api.route("/", accountRoutes);
+api.route("/", keyManagementRoutes);
 
 export const app = new Hono<AppEnv>();
 app.use("*", drainUnreadBody); // first: every answer waits until the request body is read (bounded)

@@ -20,7 +20,9 @@ const usd = z.number().positive().max(1_000_000).finite();
 /** A starting balance may be zero (no grant is made then). */
 const startingUsd = z.number().min(0).max(1_000_000).finite();
 const createAccountBody = z.object({ email: z.email().max(254), credits: startingUsd.optional() });
-const createKeyBody = z.object({ account: z.string().min(1).max(254), label: z.string().min(1).max(100).optional(), limit: usd.optional() });
+const createKeyBody = z
+  .object({ account: z.string().min(1).max(254), label: z.string().min(1).max(100).optional(), limit: usd.optional(), management: z.boolean().optional() })
+  .refine((b) => !(b.management && b.limit !== undefined), { message: "a management key runs no completions, so it takes no limit", path: ["limit"] });
 /** The operator's own id for a grant (an invoice number, a ticket): the same key grants once. */
 const idempotencyKey = z
   .string()
@@ -47,7 +49,15 @@ const presentTotals = (t: Totals) => ({
   balance: nanoToUsd(t.creditsNano - t.usageNano),
   held: nanoToUsd(t.heldNano),
 });
-const presentKey = (k: ApiKey) => ({ hash: k.hash, label: k.label, name: k.name, account_id: k.accountId, disabled: k.disabled, limit: k.limitNano === null ? null : nanoToUsd(k.limitNano) });
+const presentKey = (k: ApiKey) => ({
+  hash: k.hash,
+  label: k.label,
+  name: k.name,
+  account_id: k.accountId,
+  disabled: k.disabled,
+  limit: k.limitNano === null ? null : nanoToUsd(k.limitNano),
+  is_management: k.isManagement,
+});
 
 adminRoutes.post("/accounts", async (c) => {
   const body = await json(c.req.raw, createAccountBody);
@@ -128,7 +138,10 @@ adminRoutes.post("/accounts/:ref/credits", async (c) => {
 adminRoutes.post("/keys", async (c) => {
   const body = await json(c.req.raw, createKeyBody);
   const account = await accountOr404(c.env.DB, body.account);
-  const { key, record } = await createKey(c.env.DB, account.id, body.label ?? "default", { limitNano: body.limit === undefined ? null : usdToNano(body.limit) });
+  const { key, record } = await createKey(c.env.DB, account.id, body.label ?? (body.management ? "management" : "default"), {
+    limitNano: body.limit === undefined ? null : usdToNano(body.limit),
+    isManagement: body.management ?? false,
+  });
   return c.json({ key, ...presentKey(record) }, 201);
 });
 

@@ -4,6 +4,8 @@ import type { AppEnv } from "../env";
 import { ledgerFor } from "../ledger/ledger";
 import { accountLedger } from "../ledger/isolate-ledgers";
 import { nanoToUsd } from "../catalog/money";
+import { limitRemainingNano } from "../keys/key-budget";
+import { isoOrNull } from "../keys/present-key";
 import { findGeneration } from "../db/generations";
 import { presentGeneration } from "./present-generation";
 import { findAcrossStages } from "../generations/find-record";
@@ -20,6 +22,7 @@ accountRoutes.get("/key", async (c) => {
   const ledger = ledgerFor(c.env, accountId);
   const [usage, totals] = await Promise.all([ledger.keyUsage(key.hash), ledger.totals()]);
   const limit = key.limitNano === null ? null : nanoToUsd(key.limitNano);
+  const remaining = limitRemainingNano(key, usage); // in the window limit_reset names
   return c.json({
     data: {
       label: key.label,
@@ -32,16 +35,16 @@ accountRoutes.get("/key", async (c) => {
       byok_usage_daily: 0,
       byok_usage_weekly: 0,
       byok_usage_monthly: 0,
-      include_byok_in_limit: false,
+      include_byok_in_limit: key.includeByokInLimit,
       limit,
-      limit_remaining: key.limitNano === null ? null : nanoToUsd(Math.max(0, key.limitNano - usage.usageNano)),
-      limit_reset: null,
+      limit_remaining: remaining === null ? null : nanoToUsd(remaining),
+      limit_reset: key.limitReset,
       is_free_tier: !totals.granted,
-      is_management_key: false,
-      is_provisioning_key: false,
+      is_management_key: key.isManagement,
+      is_provisioning_key: key.isManagement, // the contract's deprecated name for the same flag
       disabled: key.disabled,
       creator_user_id: accountId,
-      expires_at: null,
+      expires_at: isoOrNull(key.expiresAt),
       created_at: new Date(key.createdAt).toISOString(),
       // Deprecated in the contract but required: OpenRouter always answers -1 requests.
       rate_limit: KEY_RATE_LIMIT,

@@ -50,6 +50,9 @@ chatRoutes.post("/chat/completions", async (c) => {
     return err;
   };
 
+  if (caller.key.isManagement)
+    throw fail(new ApiError(403, "This is a management key: it manages API keys through /api/v1/keys and cannot run completions. Use an API key for completions."));
+
   let parsed: Awaited<ReturnType<typeof readChatRequest>>;
   try {
     parsed = await readChatRequest(c.req.raw);

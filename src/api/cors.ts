@@ -11,7 +11,7 @@ export const apiCors = createMiddleware(async (c, next) => {
       status: 204,
       headers: {
         "access-control-allow-origin": "*",
-        "access-control-allow-methods": "GET, POST, OPTIONS",
+        "access-control-allow-methods": "GET, POST, PATCH, DELETE, OPTIONS",
         "access-control-allow-headers": c.req.header("access-control-request-headers") ?? "authorization, content-type",
         "access-control-max-age": "86400",
         vary: "Access-Control-Request-Headers",

@@ -10,6 +10,9 @@ export async function findKeyByHash(d1: D1Database, hash: string): Promise<ApiKe
 
 export type CreatedKey = { key: string; record: ApiKey };
 
+/** Most keys, of both kinds, one account may have: the console and `POST /keys` create no more. */
+export const MAX_KEYS_PER_ACCOUNT = 1000;
+
 /** What a new key can be given besides its account and name. */
 export type KeySettings = Partial<Pick<ApiKey, "limitNano" | "limitReset" | "includeByokInLimit" | "expiresAt" | "isManagement">>;
 
@@ -58,8 +61,9 @@ export async function creationTokenUsed(d1: D1Database, creationToken: string): 
 
 /** Sets a key's disabled flag; returns the updated key, or undefined when there is none with that hash. */
 export async function setKeyDisabled(d1: D1Database, hash: string, disabled: boolean): Promise<ApiKey | undefined> {
-  forgetKey(hash);
-  return db(d1).update(apiKeys).set({ disabled }).where(eq(apiKeys.hash, hash)).returning().get();
+  const key = await db(d1).update(apiKeys).set({ disabled, updatedAt: Date.now() }).where(eq(apiKeys.hash, hash)).returning().get();
+  forgetKey(hash); // after the write (see setKeyLimit)
+  return key;
 }
 
 /**
@@ -67,7 +71,7 @@ export async function setKeyDisabled(d1: D1Database, hash: string, disabled: boo
  * that hash. This isolate forgets the key at once; others within the key cache's staleness (README).
  */
 export async function setKeyLimit(d1: D1Database, hash: string, limitNano: number | null): Promise<ApiKey | undefined> {
-  const key = await db(d1).update(apiKeys).set({ limitNano }).where(eq(apiKeys.hash, hash)).returning().get();
+  const key = await db(d1).update(apiKeys).set({ limitNano, updatedAt: Date.now() }).where(eq(apiKeys.hash, hash)).returning().get();
   forgetKey(hash); // after the write: a request that read the old row meanwhile may have cached it
   return key;
 }
@@ -89,13 +93,14 @@ export async function countAccountKeys(d1: D1Database, accountId: string): Promi
 
 /** `setKeyDisabled` scoped to one account: another account's key is never touched (undefined). */
 export async function setAccountKeyDisabled(d1: D1Database, accountId: string, hash: string, disabled: boolean): Promise<ApiKey | undefined> {
-  forgetKey(hash);
-  return db(d1)
+  const key = await db(d1)
     .update(apiKeys)
-    .set({ disabled })
+    .set({ disabled, updatedAt: Date.now() })
     .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId)))
     .returning()
     .get();
+  forgetKey(hash); // after the write (see setKeyLimit)
+  return key;
 }
 
 /**
@@ -103,12 +108,13 @@ export async function setAccountKeyDisabled(d1: D1Database, accountId: string, h
  * Its generations stay (they are the account's history). Returns the deleted key, or undefined.
  */
 export async function deleteAccountKey(d1: D1Database, accountId: string, hash: string): Promise<ApiKey | undefined> {
-  forgetKey(hash);
-  return db(d1)
+  const key = await db(d1)
     .delete(apiKeys)
     .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId)))
     .returning()
     .get();
+  forgetKey(hash); // after the write (see setKeyLimit)
+  return key;
 }
 
 /** One of the account's keys by hash; undefined for a key of another account. */
@@ -118,4 +124,44 @@ export async function findAccountKey(d1: D1Database, accountId: string, hash: st
     .from(apiKeys)
     .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId)))
     .get();
+}
+
+/**
+ * API keys, as the management API and the console's edit form see them: the account's keys that are
+ * not management keys. A management key is never listed, changed or deleted through them, so a leaked
+ * management key cannot remove or alter the account's other management keys.
+ */
+const apiKeyOf = (accountId: string, hash: string) => and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId), eq(apiKeys.isManagement, false));
+
+/** One page of the account's API keys, newest first (ties by hash, so pages never overlap). */
+export async function listApiKeys(d1: D1Database, accountId: string, page: { includeDisabled: boolean; offset: number; limit: number }): Promise<ApiKey[]> {
+  const where = and(eq(apiKeys.accountId, accountId), eq(apiKeys.isManagement, false), page.includeDisabled ? undefined : eq(apiKeys.disabled, false));
+  return db(d1).select().from(apiKeys).where(where).orderBy(desc(apiKeys.createdAt), desc(apiKeys.hash)).limit(page.limit).offset(page.offset).all();
+}
+
+/** One of the account's API keys; undefined for another account's key or a management key. */
+export async function findApiKey(d1: D1Database, accountId: string, hash: string): Promise<ApiKey | undefined> {
+  return db(d1).select().from(apiKeys).where(apiKeyOf(accountId, hash)).get();
+}
+
+/** What the management API and the console's edit form may change. */
+export type KeyChanges = Partial<Pick<ApiKey, "name" | "disabled" | "limitNano" | "limitReset" | "includeByokInLimit" | "expiresAt">>;
+
+/** Changes one of the account's API keys and stamps `updated_at`; undefined when there is no such key (see `apiKeyOf`). */
+export async function updateApiKey(d1: D1Database, accountId: string, hash: string, changes: KeyChanges): Promise<ApiKey | undefined> {
+  const key = await db(d1)
+    .update(apiKeys)
+    .set({ ...changes, updatedAt: Date.now() })
+    .where(apiKeyOf(accountId, hash))
+    .returning()
+    .get();
+  forgetKey(hash); // after the write (see setKeyLimit)
+  return key;
+}
+
+/** Deletes one of the account's API keys (its generations stay); undefined when there is no such key. */
+export async function deleteApiKey(d1: D1Database, accountId: string, hash: string): Promise<ApiKey | undefined> {
+  const key = await db(d1).delete(apiKeys).where(apiKeyOf(accountId, hash)).returning().get();
+  forgetKey(hash); // after the write (see setKeyLimit)
+  return key;
 }

@@ -298,6 +298,30 @@ export class LedgerObject extends DurableObject<Env> {
     return { usageNano: this.keyUsageNano(keyHash), dailyNano: this.keyUsageNano(keyHash, day), weeklyNano: this.keyUsageNano(keyHash, week), monthlyNano: this.keyUsageNano(keyHash, month) };
   }
 
+  /** `keyUsage` of many keys in one call (a page of /keys, the console's list); keys without usage get zeros. */
+  keysUsage(keyHashes: string[]): Record<string, KeyUsage> {
+    const { day, week, month } = windowStarts(this.clock());
+    const out: Record<string, KeyUsage> = {};
+    for (const h of keyHashes) out[h] = { usageNano: 0, dailyNano: 0, weeklyNano: 0, monthlyNano: 0 };
+    const per = MAX_BOUND_PARAMS - 3; // three window starts bound beside the hashes
+    for (let i = 0; i < keyHashes.length; i += per) {
+      const chunk = keyHashes.slice(i, i + per);
+      const rows = this.sql.exec<{ key_hash: string; total: number; daily: number; weekly: number; monthly: number }>(
+        `SELECT key_hash, SUM(usage_nano) AS total,
+           SUM(CASE WHEN day >= ?1 THEN usage_nano ELSE 0 END) AS daily,
+           SUM(CASE WHEN day >= ?2 THEN usage_nano ELSE 0 END) AS weekly,
+           SUM(CASE WHEN day >= ?3 THEN usage_nano ELSE 0 END) AS monthly
+         FROM key_usage WHERE key_hash IN (${chunk.map((_, j) => `?${j + 4}`).join(", ")}) GROUP BY key_hash`,
+        day,
+        week,
+        month,
+        ...chunk,
+      );
+      for (const r of rows) out[r.key_hash] = { usageNano: r.total, dailyNano: r.daily, weeklyNano: r.weekly, monthlyNano: r.monthly };
+    }
+    return out;
+  }
+
   /** A generation settled here but not yet copied to D1. */
   pendingGeneration(genId: string): NewGeneration | null {
     const row = this.sql.exec<{ record: string }>("SELECT record FROM outbox WHERE gen_id = ?", genId).toArray()[0];

@@ -1,5 +1,7 @@
+import type { ApiKey } from "../db/schema";
+
 /** A key budget's reset period: its limit applies to the usage of the current UTC day, week (from Monday) or month. */
-export type LimitReset = "daily" | "weekly" | "monthly";
+export type LimitReset = NonNullable<ApiKey["limitReset"]>;
 
 const DAY_MS = 86_400_000;
 

@@ -51,6 +51,26 @@ describe("npm run admin", () => {
     expect((await admin("set-key-limit", "--hash", hash, "--limit", "none")).out).toMatchObject({ hash, limit: null });
   });
 
+  it("create-key --management makes a management key, printed like any new key: it manages keys through /keys and runs no completions", async () => {
+    const email = `cli-mgmt-${Date.now()}@example.test`;
+    expect((await admin("create-account", "--email", email, "--credits", "1")).code).toBe(0);
+    const created = await admin("create-key", "--account", email, "--management", "--label", "provisioner");
+    expect(created.code).toBe(0);
+    expect(Object.keys(created.out).sort()).toEqual(Object.keys((await admin("create-key", "--account", email)).out).sort());
+    expect(created.out).toMatchObject({ name: "provisioner", is_management: true, limit: null, disabled: false });
+    const key = created.out.key as string;
+    expect(key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
+    const auth = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const self = (await (await fetch(`${service.url}/api/v1/key`, { headers: auth })).json()) as { data: { is_management_key: boolean } };
+    expect(self.data.is_management_key).toBe(true);
+    const made = await fetch(`${service.url}/api/v1/keys`, { method: "POST", headers: auth, body: JSON.stringify({ name: "from the cli's key" }) });
+    expect(made.status).toBe(201);
+    const chat = await fetch(`${service.url}/api/v1/chat/completions`, { method: "POST", headers: auth, body: JSON.stringify({ model: "openai/gpt-oss-20b", messages: [{ role: "user", content: "x" }] }) });
+    expect(chat.status).toBe(403);
+    // A management key takes no limit.
+    expect(await admin("create-key", "--account", email, "--management", "--limit", "5")).toEqual({ code: 2, out: { error: "--management keys take no --limit: they run no completions" } });
+  });
+
   it("refuses bad amounts before sending anything (exit 2, a JSON error)", async () => {
     expect(await admin("create-account", "--email", "neg@example.test", "--credits=-1")).toEqual({ code: 2, out: { error: "--credits must be a non-negative number of USD" } });
     expect(await admin("grant-credits", "--account", "x@example.test", "--usd", "0")).toEqual({ code: 2, out: { error: "--usd must be a positive number of USD" } });

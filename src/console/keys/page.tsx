@@ -3,16 +3,21 @@ import { ErrorSummary, Field, PostForm } from "../layout/forms";
 import { CopyButton, CopyScript } from "../layout/copy-button";
 import { usd, utcDate } from "../layout/format";
 import type { ApiKey } from "../../db/schema";
-import type { KeyUsage } from "../../ledger/ledger-object";
+import { Expiry, KeyActions, KeyStatus, Limit, type KeyRow } from "./key-cells";
+import { KeySettingsFields } from "./key-settings-fields";
+import type { SettingsField, SettingsValues } from "./key-settings-form";
+import { ManagementKeys } from "./management-keys";
 
-export type KeyRow = { key: ApiKey; usage: KeyUsage };
-export type CreateKeyState = { name?: string; limit?: string; errors?: { name?: string; limit?: string }; problem?: string };
+export type CreateKeyState = { values?: { name?: string } & SettingsValues; errors?: Partial<Record<"name" | SettingsField, string>>; problem?: string };
+export type CreatedKey = { name: string; secret: string; management: boolean };
 
 /** Shown once, in the response to the POST that created the key; it is stored nowhere. */
-function NewKey(props: { name: string; secret: string }) {
+function NewKey(props: CreatedKey) {
   return (
     <section class="new-key" aria-labelledby="new-key-title">
-      <h2 id="new-key-title">Your new key “{props.name}”</h2>
+      <h2 id="new-key-title">
+        Your new {props.management ? "management key" : "key"} “{props.name}”
+      </h2>
       <p>
         <strong>Copy it now: this is the only time it is shown.</strong> Switchyard keeps only a hash of it, so it cannot be shown again — not on reload,
         not on any other page. If you lose it, delete it and create another.
@@ -28,38 +33,22 @@ function NewKey(props: { name: string; secret: string }) {
   );
 }
 
-function Limit(props: { apiKey: ApiKey; usage: KeyUsage }) {
-  const { limitNano } = props.apiKey;
-  if (limitNano === null) return <span class="muted">None</span>;
-  return (
-    <>
-      {usd(limitNano)}
-      <br />
-      <span class="muted">{usd(Math.max(0, limitNano - props.usage.usageNano))} left</span>
-    </>
-  );
-}
-
-function KeyActions(props: { apiKey: ApiKey; csrf: string }) {
-  const k = props.apiKey;
-  return (
-    <div class="actions">
-      <PostForm action={k.disabled ? "/settings/keys/enable" : "/settings/keys/disable"} csrf={props.csrf}>
-        <input type="hidden" name="key" value={k.hash} />
-        <button type="submit" class="secondary" aria-label={`${k.disabled ? "Enable" : "Disable"} key ${k.name}`}>
-          {k.disabled ? "Enable" : "Disable"}
-        </button>
-      </PostForm>
-      <a class="button danger-link" href={`/settings/keys/delete?key=${k.hash}`} aria-label={`Delete key ${k.name}…`}>
-        Delete…
-      </a>
-    </div>
-  );
-}
-
-export function KeysPage(props: { meta: PageMeta; csrf: string; creationToken: string; rows: KeyRow[]; created?: { name: string; secret: string }; form?: CreateKeyState; notice?: string; maxKeys: number }) {
+export function KeysPage(props: {
+  meta: PageMeta;
+  csrf: string;
+  creationToken: string;
+  rows: KeyRow[];
+  managementRows: KeyRow[];
+  created?: CreatedKey;
+  form?: CreateKeyState;
+  notice?: string;
+  atMaxKeys: boolean;
+  maxKeys: number;
+  now: number;
+}) {
   const form = props.form ?? {};
-  const messages = [form.problem, form.errors?.name, form.errors?.limit].filter((m): m is string => !!m);
+  const errors = form.errors ?? {};
+  const messages = [form.problem, errors.name, errors.limit, errors.limit_reset, errors.expires_at].filter((m): m is string => !!m);
   return (
     <Layout meta={props.meta}>
       <h1>API keys</h1>
@@ -68,10 +57,10 @@ export function KeysPage(props: { meta: PageMeta; csrf: string; creationToken: s
           {props.notice}
         </p>
       )}
-      {props.created && <NewKey name={props.created.name} secret={props.created.secret} />}
+      {props.created && <NewKey {...props.created} />}
       <p>
-        Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to <code>/api/v1</code>. A disabled or deleted key is refused with 401. A key with a
-        credit limit is refused with 402 once its usage reaches the limit.
+        Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to <code>/api/v1</code>. A disabled, expired or deleted key is refused with 401. A key
+        with a credit limit is refused with 402 once its usage reaches the limit (in the current day, week or month, if the limit resets).
       </p>
 
       <h2 id="keys-title">Your keys</h2>
@@ -90,6 +79,7 @@ export function KeysPage(props: { meta: PageMeta; csrf: string; creationToken: s
                 <th scope="col" class="num">
                   Limit
                 </th>
+                <th scope="col">Expires</th>
                 <th scope="col">Status</th>
                 <th scope="col">Created</th>
                 <th scope="col">Actions</th>
@@ -110,12 +100,17 @@ export function KeysPage(props: { meta: PageMeta; csrf: string; creationToken: s
                   <td class="num">
                     <Limit apiKey={key} usage={usage} />
                   </td>
-                  <td>{key.disabled ? <span class="status-bad">Disabled</span> : <span class="status-ok">Active</span>}</td>
+                  <td>
+                    <Expiry ms={key.expiresAt} />
+                  </td>
+                  <td>
+                    <KeyStatus apiKey={key} now={props.now} />
+                  </td>
                   <td>
                     <time datetime={new Date(key.createdAt).toISOString()}>{utcDate(key.createdAt)}</time>
                   </td>
                   <td>
-                    <KeyActions apiKey={key} csrf={props.csrf} />
+                    <KeyActions apiKey={key} csrf={props.csrf} kind="key" />
                   </td>
                 </tr>
               ))}
@@ -126,27 +121,20 @@ export function KeysPage(props: { meta: PageMeta; csrf: string; creationToken: s
 
       <h2 id="create-title">Create a key</h2>
       <ErrorSummary messages={messages} />
-      {props.rows.length >= props.maxKeys ? (
+      {props.atMaxKeys ? (
         <p>You have {props.maxKeys} keys, the most an account can have. Delete one to create another.</p>
       ) : (
         <PostForm action="/settings/keys" csrf={props.csrf} class="stack" aria-label="Create a key">
           <input type="hidden" name="creation_token" value={props.creationToken} />
-          <Field id="key-name" name="name" label="Name" required maxlength={100} value={form.name} error={form.errors?.name} hint="For you to tell keys apart, e.g. the app or machine that uses it." autocomplete="off" />
-          <Field
-            id="key-limit"
-            name="limit"
-            label="Credit limit in USD (optional)"
-            inputmode="decimal"
-            value={form.limit}
-            error={form.errors?.limit}
-            hint="The most this key may spend in total. Leave empty for no limit."
-            autocomplete="off"
-          />
+          <Field id="key-name" name="name" label="Name" required maxlength={100} value={form.values?.name} error={errors.name} hint="For you to tell keys apart, e.g. the app or machine that uses it." autocomplete="off" />
+          <KeySettingsFields idPrefix="key" values={form.values ?? {}} errors={errors} />
           <div>
             <button type="submit">Create key</button>
           </div>
         </PostForm>
       )}
+
+      <ManagementKeys rows={props.managementRows} csrf={props.csrf} now={props.now} atMaxKeys={props.atMaxKeys} />
       <CopyScript nonce={props.meta.nonce} />
     </Layout>
   );

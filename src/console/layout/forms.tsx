@@ -5,7 +5,7 @@ export function Field(props: {
   id: string;
   name: string;
   label: string;
-  type?: "text" | "email" | "password" | "search" | "number";
+  type?: "text" | "email" | "password" | "search" | "number" | "datetime-local";
   value?: string;
   autocomplete?: string;
   inputmode?: "numeric" | "decimal" | "email" | "text";
@@ -16,6 +16,7 @@ export function Field(props: {
   minlength?: number;
   pattern?: string;
   placeholder?: string;
+  step?: number;
 }) {
   const hintId = props.hint ? `${props.id}-hint` : undefined;
   const errorId = props.error ? `${props.id}-error` : undefined;
@@ -40,9 +41,39 @@ export function Field(props: {
         minlength={props.minlength}
         pattern={props.pattern}
         placeholder={props.placeholder}
+        step={props.step}
         aria-describedby={describedBy}
         aria-invalid={props.error ? "true" : undefined}
       />
+      {props.error && (
+        <p class="field-error" id={errorId}>
+          {props.error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** One labelled drop-down with its hint and error, wired like `Field`. */
+export function SelectField(props: { id: string; name: string; label: string; options: readonly { value: string; label: string }[]; value?: string; hint?: string; error?: string }) {
+  const hintId = props.hint ? `${props.id}-hint` : undefined;
+  const errorId = props.error ? `${props.id}-error` : undefined;
+  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.hint && (
+        <p class="hint" id={hintId}>
+          {props.hint}
+        </p>
+      )}
+      <select id={props.id} name={props.name} aria-describedby={describedBy} aria-invalid={props.error ? "true" : undefined}>
+        {props.options.map((o) => (
+          <option value={o.value} selected={o.value === (props.value ?? "")}>
+            {o.label}
+          </option>
+        ))}
+      </select>
       {props.error && (
         <p class="field-error" id={errorId}>
           {props.error}

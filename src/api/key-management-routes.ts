@@ -1,0 +1,94 @@
+import { Hono, type Context } from "hono";
+import type { AppEnv } from "../env";
+import type { ApiKey } from "../db/schema";
+import type { KeyUsage } from "../ledger/ledger-object";
+import { MAX_KEYS_PER_ACCOUNT, countAccountKeys, createKey, deleteApiKey, findApiKey, listApiKeys, updateApiKey, type KeyChanges } from "../db/keys";
+import { ledgerFor } from "../ledger/ledger";
+import { presentManagedKey } from "../keys/present-key";
+import { workspaceId } from "../keys/workspace-id";
+import { createKeyBody, keyHash, listKeysQuery, parseInput, readJsonObject, updateKeyBody } from "./key-management-input";
+import { ApiError } from "./errors";
+
+/**
+ * The key management API (`/keys`, `/keys/{hash}`), for management keys only (`requireManagementKey`).
+ * Everything is scoped to the management key's account; management keys themselves are neither
+ * listed nor manageable here (their hashes answer 404, like another account's keys).
+ */
+export const keyManagementRoutes = new Hono<AppEnv>();
+
+export const KEYS_PER_PAGE = 100;
+
+const notFound = () => new ApiError(404, "API key not found.");
+const accountOf = (c: Context<AppEnv>) => c.get("caller").accountId;
+
+/** Keys as the contract shows them, with their usage from one ledger call. */
+async function present(c: Context<AppEnv>, keys: ApiKey[]) {
+  const accountId = accountOf(c);
+  const none: Record<string, KeyUsage> = {};
+  const [usage, workspace] = await Promise.all([keys.length ? ledgerFor(c.env, accountId).keysUsage(keys.map((k) => k.hash)) : none, workspaceId(accountId)]);
+  return keys.map((k) => presentManagedKey(k, usage[k.hash]!, workspace));
+}
+
+/** A `workspace_id` sent by the client must be the account's own (it has exactly one). */
+async function checkWorkspace(accountId: string, id: string | undefined) {
+  if (id !== undefined && id.toLowerCase() !== (await workspaceId(accountId))) throw new ApiError(400, "Invalid request: `workspace_id`: no such workspace (an account has one workspace, the one its keys show).");
+}
+
+function hashParam(c: Context<AppEnv>): string {
+  const parsed = keyHash.safeParse(c.req.param("hash"));
+  if (!parsed.success) throw notFound();
+  return parsed.data;
+}
+
+keyManagementRoutes.get("/keys", async (c) => {
+  const query = parseInput(listKeysQuery, c.req.query());
+  await checkWorkspace(accountOf(c), query.workspace_id);
+  const keys = await listApiKeys(c.env.DB, accountOf(c), { includeDisabled: query.include_disabled === "true", offset: query.offset ?? 0, limit: KEYS_PER_PAGE });
+  return c.json({ data: await present(c, keys) });
+});
+
+keyManagementRoutes.post("/keys", async (c) => {
+  const body = parseInput(createKeyBody, await readJsonObject(c.req.raw));
+  const accountId = accountOf(c);
+  if (body.creator_user_id != null && body.creator_user_id !== accountId)
+    throw new ApiError(400, "Invalid request: `creator_user_id`: must be your own account id (Switchyard has no organizations).");
+  await checkWorkspace(accountId, body.workspace_id);
+  if ((await countAccountKeys(c.env.DB, accountId)) >= MAX_KEYS_PER_ACCOUNT) throw new ApiError(400, `An account can have at most ${MAX_KEYS_PER_ACCOUNT} keys; delete one to create another.`);
+  const { key, record } = await createKey(c.env.DB, accountId, body.name, {
+    limitNano: body.limit ?? null,
+    limitReset: body.limit_reset ?? null,
+    includeByokInLimit: body.include_byok_in_limit ?? false,
+    expiresAt: body.expires_at ?? null,
+  });
+  const [data] = await present(c, [record]);
+  return c.json({ data, key }, 201); // the only time the key is shown
+});
+
+keyManagementRoutes.get("/keys/:hash", async (c) => {
+  const key = await findApiKey(c.env.DB, accountOf(c), hashParam(c));
+  if (!key) throw notFound();
+  const [data] = await present(c, [key]);
+  return c.json({ data });
+});
+
+keyManagementRoutes.patch("/keys/:hash", async (c) => {
+  const hash = hashParam(c);
+  const body = parseInput(updateKeyBody, await readJsonObject(c.req.raw));
+  const changes: KeyChanges = {
+    name: body.name,
+    disabled: body.disabled,
+    limitNano: body.limit,
+    limitReset: body.limit_reset,
+    includeByokInLimit: body.include_byok_in_limit,
+  };
+  const key = await updateApiKey(c.env.DB, accountOf(c), hash, Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)));
+  if (!key) throw notFound();
+  const [data] = await present(c, [key]);
+  return c.json({ data });
+});
+
+keyManagementRoutes.delete("/keys/:hash", async (c) => {
+  const key = await deleteApiKey(c.env.DB, accountOf(c), hashParam(c));
+  if (!key) throw notFound();
+  return c.json({ deleted: true as const });
+});

@@ -1,0 +1,41 @@
+import { Field, SelectField } from "../layout/forms";
+import { RESET_OPTIONS, type SettingsField, type SettingsValues } from "./key-settings-form";
+
+/** The limit, reset and expiry fields of the create and edit forms (`key-settings-form.ts` reads them). */
+export function KeySettingsFields(props: { idPrefix: string; values: SettingsValues; errors: Partial<Record<SettingsField, string>> }) {
+  const { values, errors } = props;
+  return (
+    <>
+      <Field
+        id={`${props.idPrefix}-limit`}
+        name="limit"
+        label="Credit limit in USD (optional)"
+        inputmode="decimal"
+        value={values.limit}
+        error={errors.limit}
+        hint="The most this key may spend (in each period, if the limit resets). Leave empty for no limit."
+        autocomplete="off"
+      />
+      <SelectField
+        id={`${props.idPrefix}-reset`}
+        name="limit_reset"
+        label="Limit resets"
+        options={RESET_OPTIONS}
+        value={values.limit_reset}
+        error={errors.limit_reset}
+        hint="With a reset, the limit applies to the usage of the current UTC day, week (from Monday) or month."
+      />
+      <Field
+        id={`${props.idPrefix}-expires`}
+        name="expires_at"
+        label="Expires (UTC, optional)"
+        type="datetime-local"
+        step={1}
+        value={values.expires_at}
+        error={errors.expires_at}
+        hint="A date and time in UTC, like 2027-12-31T23:59. From then on the API refuses the key with 401. Leave empty for never."
+        autocomplete="off"
+      />
+    </>
+  );
+}
