@@ -24,10 +24,14 @@ ajv.addSchema(contract, "contract");
 /**
  * Statuses our specification requires where the contract lists none. Their bodies must still be the
  * contract's error shape: the 404 of a route the API does not have (spec §7: "route not found"), which
- * the contract cannot list since it describes only the routes that exist.
+ * the contract cannot list since it describes only the routes that exist; the 403 a key that is not a
+ * management key gets on every /keys operation (issue 10: "any other key gets 403"), which the contract
+ * lists only for POST /keys.
  */
 const SPEC_REQUIRED: { path: string | null; status: string; schema: string }[] = [
   { path: null, status: "404", schema: "#/components/schemas/NotFoundResponse" },
+  { path: "/keys", status: "403", schema: "#/components/schemas/ForbiddenResponse" },
+  { path: "/keys/{hash}", status: "403", schema: "#/components/schemas/ForbiddenResponse" },
 ];
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");

@@ -4,7 +4,7 @@ import catalogJson from "../../catalog.json";
 import { checkResponse, type Checked } from "../contract/check-response.ts";
 import { validateResponse } from "../contract/contract.ts";
 import { SHARED_CONTRACT, VENDORED_CONTRACT } from "../contract/contract-file.ts";
-import { bearer, newAccount, newKey, postChat, startServiceFixture, storedGenerationIds, waitForGeneration, type ServiceFixture } from "./service-fixture.ts";
+import { bearer, localD1, newAccount, newKey, newManagementKey, postChat, startServiceFixture, storedGenerationIds, waitForGeneration, type ServiceFixture } from "./service-fixture.ts";
 
 // Every response of every endpoint the service answers, success and error, JSON and each stream
 // chunk, validated against the schemas of OpenRouter's contract (test/contract/contract.ts), against
@@ -15,6 +15,8 @@ let rich: Account; // $10, a key without a limit: the completions
 let broke: Account; // no credits
 let disabledKey: string;
 let spentKey: string; // a key whose limit is below what it has spent
+let managementKey: string; // rich's management key
+let expiredKey: string; // a key of rich's whose expires_at has passed
 
 const LLAMA = "meta-llama/llama-3.1-8b-instruct"; // no reasoning
 const GPT_OSS = "openai/gpt-oss-20b"; // reasoning (`reasoning`)
@@ -30,6 +32,11 @@ beforeAll(async () => {
   await f.admin.request("POST", `/keys/${disabled.hash}/disable`);
   disabledKey = disabled.key;
   spentKey = await keyOverItsLimit();
+  managementKey = (await newManagementKey(f, rich.id)).key;
+  const expired = await newKey(f, rich.id);
+  // Never used, so no isolate has it cached: the next request reads this row.
+  await localD1(f, `UPDATE api_keys SET expires_at = 1 WHERE hash = '${expired.hash.replace(/[^0-9a-f]/g, "")}'`);
+  expiredKey = expired.key;
 });
 afterAll(async () => {
   await f?.stop();
@@ -226,6 +233,11 @@ const KEYED: Array<[string, string, () => RequestInit]> = [
   ["GET", "/generation?id=gen-0000", () => ({})],
   ["GET", "/key", () => ({})],
   ["GET", "/credits", () => ({})],
+  ["GET", "/keys", () => ({})],
+  ["POST", "/keys", () => post(null, { name: "x" })],
+  ["GET", `/keys/${"0".repeat(64)}`, () => ({})],
+  ["PATCH", `/keys/${"0".repeat(64)}`, () => post(null, { name: "x" })],
+  ["DELETE", `/keys/${"0".repeat(64)}`, () => ({})],
 ];
 const withKey = (init: RequestInit, key: string): RequestInit => ({ ...init, headers: { ...(init.headers as Record<string, string>), ...bearer(key) } });
 const ERRORS: ErrorCase[] = [
@@ -237,7 +249,18 @@ const ERRORS: ErrorCase[] = [
     { name: `${path}: no key`, status: 401, method, path, init },
     { name: `${path}: unknown key`, status: 401, method, path, init: () => withKey(init(), UNKNOWN_KEY) },
     { name: `${path}: disabled key`, status: 401, method, path, init: () => withKey(init(), disabledKey) },
+    { name: `${path}: expired key`, status: 401, method, path, init: () => withKey(init(), expiredKey), message: /expired at 1970-01-01T00:00:00\.001Z/ },
   ]),
+  ...KEYED.filter(([, path]) => path.startsWith("/keys")).map(([method, path, init]): ErrorCase => ({ name: `${path}: not a management key`, status: 403, method, path, init: () => withKey(init(), rich.key), message: /management keys/ })),
+  { name: "a management key runs no completions", status: 403, method: "POST", path: "/chat/completions", init: () => post(managementKey, { model: LLAMA, ...chatBody("x") }), message: /management key/ },
+  { name: "create a key: unknown field", status: 400, method: "POST", path: "/keys", init: () => post(managementKey, { name: "x", colour: "red" }) },
+  { name: "create a key: bad limit_reset", status: 400, method: "POST", path: "/keys", init: () => post(managementKey, { name: "x", limit_reset: "hourly" }) },
+  { name: "create a key: expires_at not in UTC", status: 400, method: "POST", path: "/keys", init: () => post(managementKey, { name: "x", expires_at: "2099-01-01T00:00:00+02:00" }) },
+  { name: "list keys: bad offset", status: 400, method: "GET", path: "/keys?offset=-1", init: () => withKey({}, managementKey) },
+  { name: "update a key: empty body", status: 400, method: "PATCH", path: `/keys/${"0".repeat(64)}`, init: () => ({ ...post(managementKey, {}), method: "PATCH" }) },
+  { name: "unknown key hash", status: 404, method: "GET", path: `/keys/${"0".repeat(64)}`, init: () => withKey({}, managementKey) },
+  { name: "update an unknown key", status: 404, method: "PATCH", path: `/keys/${"0".repeat(64)}`, init: () => ({ ...post(managementKey, { name: "y" }), method: "PATCH" }) },
+  { name: "delete an unknown key", status: 404, method: "DELETE", path: `/keys/${"0".repeat(64)}`, init: () => withKey({}, managementKey) },
   { name: "no balance for a paid model", status: 402, method: "POST", path: "/chat/completions", init: () => post(broke.key, { model: LLAMA, ...chatBody("x") }), message: /settings\/credits/ },
   { name: "key limit reached", status: 402, method: "POST", path: "/chat/completions", init: () => post(spentKey, { model: LLAMA, ...chatBody("x") }), message: /credit limit/ },
   { name: "unknown generation", status: 404, method: "GET", path: "/generation?id=gen-doesnotexist0", init: () => withKey({}, rich.key) },
@@ -259,5 +282,57 @@ describe("errors (the spec's error table)", () => {
     expect(c.status).toBe(status);
     expect(c.json.error.code).toBe(status);
     if (message) expect(c.json.error.message).toMatch(message);
+  });
+});
+
+describe("key management (/keys) and GET /key of every kind of key", () => {
+  const keysApi = (method: string, path: string, body?: unknown) =>
+    check(method, path, body === undefined ? withKey({}, managementKey) : { ...post(managementKey, body), method });
+
+  it("create (201, with every optional field), get, list, update, delete: every answer conforms", async () => {
+    const created = await keysApi("POST", "/keys", { name: "ci budget", limit: 5, limit_reset: "weekly", include_byok_in_limit: true, expires_at: "2099-12-31T23:59:59Z" });
+    conforms(created);
+    expect(created.status).toBe(201);
+    expect(created.json.data).toMatchObject({ name: "ci budget", limit: 5, limit_remaining: 5, limit_reset: "weekly", include_byok_in_limit: true, disabled: false, usage: 0 });
+    expect(created.json.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
+    const hash = created.json.data.hash as string;
+
+    const one = await keysApi("GET", `/keys/${hash}`);
+    conforms(one);
+    expect(one.json.data.hash).toBe(hash);
+    expect(one.json).not.toHaveProperty("key"); // shown once, at creation
+
+    const updated = await keysApi("PATCH", `/keys/${hash}`, { name: "renamed", disabled: true, limit: null, limit_reset: null });
+    conforms(updated);
+    expect(updated.json.data).toMatchObject({ name: "renamed", disabled: true, limit: null, limit_remaining: null, limit_reset: null });
+
+    const active = await keysApi("GET", "/keys");
+    conforms(active);
+    expect(active.json.data.map((k: { hash: string }) => k.hash)).not.toContain(hash); // disabled: listed only on request
+    const all = await keysApi("GET", "/keys?include_disabled=true&offset=0");
+    conforms(all);
+    expect(all.json.data.map((k: { hash: string }) => k.hash)).toContain(hash);
+
+    const deleted = await keysApi("DELETE", `/keys/${hash}`);
+    conforms(deleted);
+    expect(deleted.json).toEqual({ deleted: true });
+  });
+
+  it("a key made through /keys runs completions charged to the management key's account; its GET /key conforms", async () => {
+    const created = await keysApi("POST", "/keys", { name: "app", limit: 1, limit_reset: "daily" });
+    const key = created.json.key as string;
+    const chat = await checkChat(key, { model: LLAMA, ...chatBody("hi [sim tokens=3]") });
+    conforms(chat);
+    expect(chat.status).toBe(200);
+    await checkGeneration(rich.key, chat.json.id); // the management key's account owns it
+    const me = await check("GET", "/key", withKey({}, key));
+    conforms(me);
+    expect(me.json.data).toMatchObject({ is_management_key: false, limit: 1, limit_reset: "daily", expires_at: null });
+  });
+
+  it("GET /key of a management key conforms and says what it is", async () => {
+    const me = await check("GET", "/key", withKey({}, managementKey));
+    conforms(me);
+    expect(me.json.data).toMatchObject({ is_management_key: true, limit: null });
   });
 });

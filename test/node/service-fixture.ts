@@ -49,6 +49,11 @@ export function newKey(f: ServiceFixture, accountId: string, limit?: number) {
   return f.admin.request<{ key: string; hash: string; label: string }>("POST", "/keys", limit === undefined ? { account: accountId } : { account: accountId, limit });
 }
 
+/** A management key of the account (as `npm run admin -- create-key --management` makes one). */
+export function newManagementKey(f: ServiceFixture, accountId: string) {
+  return f.admin.request<{ key: string; hash: string; label: string }>("POST", "/keys", { account: accountId, management: true });
+}
+
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 export function postChat(f: ServiceFixture, key: string, body: unknown) {
@@ -73,6 +78,12 @@ export async function waitForGeneration(f: ServiceFixture, key: string, id: stri
 
 const offline = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
 
+/** Runs one SQL statement on the fixture's local D1 (beside the running service) and returns its rows. */
+export async function localD1<T>(f: ServiceFixture, sql: string): Promise<T[]> {
+  const { stdout } = await promisify(execFile)("node_modules/.bin/wrangler", ["d1", "execute", "DB", "--local", "--persist-to", f.persistTo, "--json", "--command", sql], { env: offline });
+  return (JSON.parse(stdout) as Array<{ results: T[] }>).flatMap((r) => r.results);
+}
+
 /**
  * Ids of an account's generation records with the given status, read from the fixture's local D1: a
  * failed non-stream request is recorded, but its error answer does not carry the generation id.
@@ -83,8 +94,7 @@ export async function storedGenerationIds(f: ServiceFixture, accountId: string, 
   const sql = `SELECT id FROM generations WHERE account_id = '${accountId}' AND status = ${Math.trunc(status)} ORDER BY created_at`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { stdout } = await promisify(execFile)("node_modules/.bin/wrangler", ["d1", "execute", "DB", "--local", "--persist-to", f.persistTo, "--json", "--command", sql], { env: offline });
-    const rows = (JSON.parse(stdout) as Array<{ results: Array<{ id: string }> }>).flatMap((r) => r.results);
+    const rows = await localD1<{ id: string }>(f, sql);
     if (rows.length > 0 || Date.now() > deadline) return rows.map((r) => r.id);
     await new Promise((r) => setTimeout(r, 250));
   }
