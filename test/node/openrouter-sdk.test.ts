@@ -2,9 +2,9 @@ import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { OpenRouter } from "@openrouter/sdk";
 import type { ChatResult, ChatStreamChunk } from "@openrouter/sdk/models";
 import type { SendChatCompletionRequestRequest } from "@openrouter/sdk/models/operations";
-import { NotFoundResponseError, PaymentRequiredResponseError, UnauthorizedResponseError } from "@openrouter/sdk/models/errors";
+import { ForbiddenResponseError, NotFoundResponseError, PaymentRequiredResponseError, UnauthorizedResponseError } from "@openrouter/sdk/models/errors";
 import catalogJson from "../../catalog.json";
-import { newAccount, startServiceFixture, waitForGeneration, type ServiceFixture } from "./service-fixture.ts";
+import { newAccount, newManagementKey, startServiceFixture, waitForGeneration, type ServiceFixture } from "./service-fixture.ts";
 
 // The official OpenRouter TypeScript SDK, unchanged, as a client of the service started as `npm start`
 // starts it. The SDK parses every answer with its own zod schemas (generated from the same contract),
@@ -137,8 +137,58 @@ describe("account", () => {
     expect((err as NotFoundResponseError).statusCode).toBe(404);
   });
 
-  // The /keys management operations (apiKeys.list, create, get, update, delete) belong here once the
-  // service has the /keys API.
+});
+
+describe("apiKeys: the key management operations, with a management key", () => {
+  let manager: OpenRouter;
+  beforeAll(async () => {
+    manager = client((await newManagementKey(f, account.id)).key);
+  });
+
+  it("create (shown once) → the new key runs completions charged to the account → get, update, list, delete", async () => {
+    const expiresAt = new Date("2099-12-31T23:59:59Z");
+    const created = await manager.apiKeys.create({ requestBody: { name: "team app", limit: 1.5, limitReset: "monthly", includeByokInLimit: false, expiresAt } });
+    expect(created.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
+    expect(created.data).toMatchObject({ name: "team app", limit: 1.5, limitRemaining: 1.5, limitReset: "monthly", disabled: false, usage: 0 });
+    const hash = created.data.hash;
+
+    // The new key spends on the management key's account, within its own budget.
+    const before = (await sdk.credits.getCredits()).data.totalUsage;
+    const result = await client(created.key).chat.send({ chatRequest: { model: LLAMA, stream: false, messages: [{ role: "user", content: "hi [sim tokens=4]" }] } });
+    if (result instanceof ReadableStream) throw new Error("expected a JSON completion");
+    const cost = result.usage!.cost!;
+    expect(cost).toBeGreaterThan(0);
+    await waitForGeneration(f, account.key, result.id); // recorded on the account that owns the management key
+    spent.set(result.id, cost);
+    expect((await sdk.credits.getCredits()).data.totalUsage).toBeCloseTo(before + cost, 9);
+    const got = (await manager.apiKeys.get({ hash })).data;
+    expect(got).toMatchObject({ hash, usage: cost, usageMonthly: cost });
+    expect(got.limitRemaining).toBeCloseTo(1.5 - cost, 9);
+
+    const updated = (await manager.apiKeys.update({ hash, requestBody: { name: "renamed", disabled: true, limit: null, limitReset: null } })).data;
+    expect(updated).toMatchObject({ hash, name: "renamed", disabled: true, limit: null, limitRemaining: null, limitReset: null });
+    expect(updated.updatedAt).not.toBeNull();
+    const refused = await client(created.key).apiKeys.getCurrentKeyMetadata().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UnauthorizedResponseError); // disabled
+
+    const hashes = async (includeDisabled: boolean) => (await manager.apiKeys.list({ includeDisabled })).data.map((k) => k.hash);
+    expect(await hashes(false)).not.toContain(hash);
+    expect(await hashes(true)).toContain(hash);
+    expect(await hashes(true)).toContain(account.hash); // the account's other keys too
+
+    expect(await manager.apiKeys.delete({ hash })).toEqual({ deleted: true });
+    expect(await manager.apiKeys.get({ hash }).catch((e: unknown) => e)).toBeInstanceOf(NotFoundResponseError);
+  });
+
+  it("roles both ways: an API key gets ForbiddenResponseError on create; a management key says what it is and runs no completions", async () => {
+    const err = await sdk.apiKeys.create({ requestBody: { name: "nope" } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ForbiddenResponseError);
+    expect((err as ForbiddenResponseError).statusCode).toBe(403);
+    expect((await manager.apiKeys.getCurrentKeyMetadata()).data).toMatchObject({ isManagementKey: true, limit: null });
+    const chat = await manager.chat.send({ chatRequest: { model: LLAMA, stream: false, messages: [{ role: "user", content: "hi" }] } }).catch((e: unknown) => e);
+    expect(chat).toBeInstanceOf(ForbiddenResponseError);
+    expect((chat as ForbiddenResponseError).message).toMatch(/management key/);
+  });
 });
 
 describe("catalog", () => {
