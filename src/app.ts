@@ -37,7 +37,7 @@ app.route("/", consoleApp); // the web console (HTML); its 404s are HTML, the AP
 app.notFound((c) => c.json(errorBody(404, `Not found: ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
 
 app.onError((err, c) => {
-  if (err instanceof ApiError) return c.json(errorBody(err.status, err.message, err.metadata), err.status);
+  if (err instanceof ApiError) return c.json(errorBody(err.status, err.message, err.metadata), err.status, err.headers);
   if (err instanceof HTTPException) return c.json(errorBody(err.status, err.message || "Request error"), err.status);
   // Never echo internals (or anything from the request) to the caller.
   logError("unhandled error", err);

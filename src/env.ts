@@ -36,6 +36,11 @@ export interface Settings {
   RELAY_MAX_STREAM_BYTES?: string;
   /** Longest a stream may run from the request's arrival, in ms (default 25 minutes). */
   RELAY_MAX_STREAM_MS?: string;
+  /** Free-model rate limits per account (README: Rate limits): requests a minute (default 20), a UTC day below and from the bought threshold (50, 1000), the threshold in whole USD of credits granted (10). */
+  FREE_REQUESTS_PER_MINUTE?: string;
+  FREE_REQUESTS_PER_DAY?: string;
+  FREE_REQUESTS_PER_DAY_BOUGHT?: string;
+  FREE_BOUGHT_THRESHOLD_USD?: string;
   /** "on" turns on the console's local test-card payment flow (`npm start` sets it). Unset/anything else: adding credits is off. */
   PAYMENTS_TEST_MODE?: string;
 }

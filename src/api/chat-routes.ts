@@ -15,12 +15,15 @@ import { appName, newGenerationId, type RequestContext } from "../generations/re
 import { failedOutcome, generationRecord, settle } from "../generations/settle";
 import { logError } from "../log-error";
 import { paymentRequired } from "./payment-required";
+import { rateLimited } from "./rate-limited";
+import { freeLimits } from "../ledger/free-limits";
 
 export const chatRoutes = new Hono<AppEnv>();
 
 /**
  * POST /chat/completions — the request path, top to bottom:
- * auth (middleware) → body → catalog → ledger admission → carrier dispatch → relay → settle + record.
+ * auth (middleware) → body → catalog → ledger admission (free-model rate limits, balance, key budget)
+ * → carrier dispatch → relay → settle + record.
  */
 chatRoutes.post("/chat/completions", async (c) => {
   const startedAt = Date.now();
@@ -44,6 +47,8 @@ chatRoutes.post("/chat/completions", async (c) => {
     markSettled,
     ticket: null,
   };
+  // On every answer, errors included, so a client can look up what was recorded for any request.
+  c.header("x-generation-id", rc.genId);
   const fail = (err: ApiError, provider: string | null = null) => {
     // Every failure after authentication is recorded with cost 0; nothing is debited.
     void settle(rc, failedOutcome(err.status, err.message, provider));
@@ -76,11 +81,16 @@ chatRoutes.post("/chat/completions", async (c) => {
       limitReset: caller.key.limitReset,
       holdNano: paid ? holdNano(body, bytes, endpoints) : 0,
       paid,
+      // Free models count against the account's free-model rate limits, in the same ledger call.
+      ...(paid ? {} : { free: freeLimits(c.env) }),
       abandoned: () => generationRecord(rc, failedOutcome(500, "The request ended without settling (the Worker was stopped); nothing was charged."), startedAt),
     },
     waitUntil,
   );
-  if (!admitted.ok) throw fail(paymentRequired(admitted.reason, caller.key, model.id, new URL(c.req.url).origin));
+  if (!admitted.ok) {
+    if (admitted.reason === "rate_limit") throw fail(rateLimited(admitted, model.id, Date.now()));
+    throw fail(paymentRequired(admitted.reason, caller.key, model.id, new URL(c.req.url).origin));
+  }
   rc.ticket = admitted.ticket;
 
   const clientSignal = c.req.raw.signal;

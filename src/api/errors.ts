@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly status: ContentfulStatusCode,
     message: string,
     readonly metadata?: Record<string, unknown>,
+    /** Response headers that go with the error (e.g. a 429's X-RateLimit-* and Retry-After). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }

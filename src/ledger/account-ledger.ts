@@ -1,5 +1,5 @@
 import type { NewGeneration } from "../db/schema";
-import type { AdmitRequest, SettleRequest, SliceReport } from "./ledger-object";
+import type { AdmitRequest, AdmitResult, SettleRequest, SliceReport } from "./ledger-object";
 import type { LedgerTimings } from "./ledger-config";
 import { sleep, type WaitUntil } from "./ledger-api";
 import { SettleBatcher, type BatchEnd, type BatcherDeps } from "./settle-batcher";
@@ -34,7 +34,7 @@ export class Ticket {
   }
 }
 
-export type Admission = { ok: true; ticket: Ticket } | { ok: false; reason: "balance" | "key_limit" };
+export type Admission = { ok: true; ticket: Ticket } | Exclude<AdmitResult, { ok: true }>;
 export type SettleInput = Omit<SettleRequest, "leaseId">;
 
 export type AccountLedgerDeps = Pick<BatcherDeps, "accountId" | "ledger" | "queue" | "clock" | "log"> & {
@@ -47,8 +47,9 @@ export type AccountLedgerDeps = Pick<BatcherDeps, "accountId" | "ledger" | "queu
  * balance, or by asking the ledger), the slices themselves, renewing what running requests hold,
  * and batching settles (with retries and the queue behind them).
  *
- * - Paid and free models on keys without a limit are admitted from a slice (no round trip); keys
- *   with a limit, and requests that arrive while this isolate is leasing, ask the ledger.
+ * - Paid models on keys without a limit are admitted from a slice (no round trip); keys with a limit,
+ *   free models (their admission counts them against the account's free-model rate limits) and
+ *   requests that arrive while this isolate is leasing ask the ledger.
  * - Every running request keeps its backing alive: its heartbeat reports new admissions after
  *   REPORT_AFTER_MS and renews its slice or hold every `renewEveryMs`, so the ledger only expires
  *   what belongs to a dead isolate (README: overdraft bound).
@@ -81,31 +82,30 @@ export class AccountLedger {
   /** May this request run? Holds its worst case until it settles. */
   async admit(req: AdmitInput, waitUntil: WaitUntil): Promise<Admission> {
     this.batcher.flushIfDue(waitUntil);
-    if (req.limitNano === null) {
-      let sliced: Slice | "balance" | null;
-      try {
-        sliced = await this.admitFromSlice(req.holdNano, waitUntil);
-      } catch (err) {
-        // A free model on a key without a limit risks no money: it runs even when the ledger cannot be reached.
-        if (req.paid) throw err;
-        this.d.log("ledger unreachable: a free request admitted without a slice", JSON.stringify({ account: this.d.accountId, gen: req.genId }));
-        return { ok: true, ticket: new Ticket(req.genId, req.keyHash, 0, null, this.d.clock.now()) };
-      }
+    if (req.paid && req.limitNano === null) {
+      const sliced = await this.admitFromSlice(req.holdNano, waitUntil);
       if (sliced === "balance") return { ok: false, reason: "balance" };
-      if (sliced) {
-        return { ok: true, ticket: this.track(new Ticket(req.genId, req.keyHash, req.holdNano, sliced, this.d.clock.now()), waitUntil) };
-      }
+      if (sliced) return { ok: true, ticket: this.track(new Ticket(req.genId, req.keyHash, req.holdNano, sliced, this.d.clock.now()), waitUntil) };
     }
-    const admitted = await this.d.ledger().admit({
-      genId: req.genId,
-      keyHash: req.keyHash,
-      limitNano: req.limitNano,
-      limitReset: req.limitReset ?? null,
-      holdNano: req.holdNano,
-      paid: req.paid,
-      abandoned: req.abandoned(),
-      ...(req.limitNano !== null ? { unseenNano: this.unseenNano(req.keyHash) } : {}),
-    });
+    let admitted: AdmitResult;
+    try {
+      admitted = await this.d.ledger().admit({
+        genId: req.genId,
+        keyHash: req.keyHash,
+        limitNano: req.limitNano,
+        limitReset: req.limitReset ?? null,
+        holdNano: req.holdNano,
+        paid: req.paid,
+        abandoned: req.abandoned(),
+        ...(req.limitNano !== null ? { unseenNano: this.unseenNano(req.keyHash) } : {}),
+        ...(req.free ? { free: req.free } : {}),
+      });
+    } catch (err) {
+      // A free model risks no money: it runs even when the ledger cannot be reached (uncounted by the rate limits, logged).
+      if (req.paid) throw err;
+      this.d.log("ledger unreachable: a free request admitted uncounted", JSON.stringify({ account: this.d.accountId, gen: req.genId }));
+      return { ok: true, ticket: new Ticket(req.genId, req.keyHash, 0, null, this.d.clock.now()) };
+    }
     if (!admitted.ok) return admitted;
     const ticket = this.track(new Ticket(req.genId, req.keyHash, req.holdNano, null, this.d.clock.now()), waitUntil);
     return { ok: true, ticket };

@@ -4,7 +4,8 @@ import type { NewGeneration } from "../db/schema";
 import { flushGenerations } from "../db/generations";
 import { migrateLedger } from "./ledger-sql";
 import { ledgerTimings, type LedgerTimings } from "./ledger-config";
-import { utcDay, windowStart, windowStarts, type LimitReset } from "./usage-windows";
+import { utcDay, windowEnd, windowStart, windowStarts, type LimitReset } from "./usage-windows";
+import type { FreeLimitHit, FreeLimits } from "./free-limits";
 
 /** How soon after a settle the outbox is copied to D1: batches of hundreds (one D1 commit each); `/generation` reads the outbox meanwhile. */
 const FLUSH_DELAY_MS = 1000;
@@ -38,8 +39,10 @@ export type AdmitRequest = {
    * against the key's limit.
    */
   unseenNano?: number;
+  /** Set for a free model's request: it is counted against the account's free-model rate limits. */
+  free?: FreeLimits;
 };
-export type AdmitResult = { ok: true } | { ok: false; reason: "balance" | "key_limit" };
+export type AdmitResult = { ok: true } | { ok: false; reason: "balance" | "key_limit" } | ({ ok: false; reason: "rate_limit" } & FreeLimitHit);
 
 export type SettleRequest = {
   genId: string;
@@ -126,8 +129,12 @@ export class LedgerObject extends DurableObject<Env> {
       if (used >= req.limitNano) return { ok: false, reason: "key_limit" };
     }
     if (req.paid && this.available() <= 0) return { ok: false, reason: "balance" };
-    // Every admitted request has a row, free ones too: should it die, its record says so.
     const now = this.clock();
+    if (req.free) {
+      const hit = this.countFree(req.free, now);
+      if (hit) return { ok: false, reason: "rate_limit", ...hit };
+    }
+    // Every admitted request has a row, free ones too: should it die, its record says so.
     this.sql.exec(
       "INSERT OR IGNORE INTO holds (gen_id, key_hash, amount_nano, created_at, renewed_at, record) VALUES (?, ?, ?, ?, ?, ?)",
       req.genId,
@@ -139,6 +146,25 @@ export class LedgerObject extends DurableObject<Env> {
     );
     this.scheduleAlarm(this.timings.holdTtlMs);
     return { ok: true };
+  }
+
+  /**
+   * Counts a free request against the account's limits, or says which one it would exceed (then it is
+   * not counted): a sliding minute (the oldest of the last minute's admissions frees the next slot) and
+   * the UTC day, whose limit depends on the credits ever granted to the account.
+   */
+  private countFree(limits: FreeLimits, now: number): FreeLimitHit | null {
+    this.sql.exec("DELETE FROM free_minute WHERE at <= ?", now - 60_000);
+    const minute = this.sql.exec<{ n: number; oldest: number | null }>("SELECT COUNT(*) AS n, MIN(at) AS oldest FROM free_minute").one();
+    if (minute.n >= limits.perMinute) return { window: "minute", limit: limits.perMinute, resetAt: (minute.oldest ?? now) + 60_000 };
+    const day = utcDay(now);
+    const perDay = this.grantsSummary().totalNano >= limits.boughtNano ? limits.perDayBought : limits.perDay;
+    const today = this.sql.exec<{ count: number }>("SELECT count FROM free_days WHERE day = ?", day).toArray()[0]?.count ?? 0;
+    if (today >= perDay) return { window: "day", limit: perDay, resetAt: windowEnd("daily", now)! };
+    this.sql.exec("INSERT INTO free_minute (at) VALUES (?)", now);
+    this.sql.exec("INSERT INTO free_days (day, count) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET count = count + 1", day);
+    this.sql.exec("DELETE FROM free_days WHERE day < ?", utcDay(now - RETENTION_MS));
+    return null;
   }
 
   /**

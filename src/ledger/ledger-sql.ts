@@ -67,6 +67,14 @@ const STEPS = [
     ended_at INTEGER NOT NULL,
     ended TEXT NOT NULL
   );`,
+  // Free-model rate limits: when each free request of the last minute was admitted (a sliding window,
+  // at most the per-minute limit of rows), and free requests admitted per UTC day (the last 7 days kept).
+  `CREATE TABLE free_minute (at INTEGER NOT NULL);
+  CREATE INDEX free_minute_at ON free_minute (at);
+  CREATE TABLE free_days (
+    day TEXT PRIMARY KEY,
+    count INTEGER NOT NULL
+  );`,
 ];
 
 export function migrateLedger(sql: SqlStorage): void {

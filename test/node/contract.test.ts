@@ -336,3 +336,20 @@ describe("key management (/keys) and GET /key of every kind of key", () => {
     expect(me.json.data).toMatchObject({ is_management_key: true, limit: null });
   });
 });
+
+describe("the free-model rate limit", () => {
+  it("429 rate_limit_exceeded conforms, with the X-RateLimit headers", async () => {
+    const a = await newAccount(f, 1);
+    for (let i = 0; i < 20; i++) {
+      const res = await postChat(f, a.key, { model: "openai/gpt-oss-20b:free", ...chatBody(`free ${i} [sim tokens=1]`) });
+      expect(res.status).toBe(200);
+      await res.body?.cancel();
+    }
+    const res = await postChat(f, a.key, { model: "openai/gpt-oss-20b:free", ...chatBody("one too many") });
+    expect([res.headers.get("x-ratelimit-limit"), res.headers.get("x-ratelimit-remaining")]).toEqual(["20", "0"]);
+    const c = await checkResponse(res, "/chat/completions", "POST");
+    conforms(c);
+    expect(c.status).toBe(429);
+    expect(c.json.error.metadata.error_type).toBe("rate_limit_exceeded");
+  });
+});

@@ -194,20 +194,24 @@ describe("slices and renewals", () => {
     expect(account.idle).toBe(true);
   });
 
-  it("a free model's request on a key without a limit is admitted from a slice (so the ledger counts it), and still runs when the ledger cannot be reached", async () => {
+  it("a free model's request asks the ledger (its admission counts it against the free-model rate limits) and still runs when the ledger cannot be reached; a paid one on a key without a limit makes no ledger call", async () => {
     const { clock, ledger, account } = setup();
-    const free = { ...paid("f1", 0), paid: false };
+    const limits = { perMinute: 20, perDay: 50, perDayBought: 1000, boughtNano: 10e9 };
+    const free: AdmitInput = { ...paid("f1", 0), paid: false, free: limits };
     const a = await account.admit(free, clock.waitUntil);
-    expect(a.ok && a.ticket.slice?.leaseId).toBe("lease-1");
-    expect(ledger.leases).toEqual([{ leaseId: "lease-1", holdNano: 0, wantNano: 0 }]);
+    expect(a.ok && a.ticket.slice).toBeNull();
+    expect(ledger.admits).toMatchObject([{ genId: "f1", paid: false, free: limits }]);
+    for (const id of ["p1", "p2", "p3"]) expect((await account.admit(paid(id), clock.waitUntil)).ok).toBe(true);
+    expect(ledger.admits).toHaveLength(1); // the paid ones: from one slice, no admit call
+    expect(ledger.leases).toHaveLength(1);
     const failing = setup();
-    failing.ledger.lease = async () => {
+    failing.ledger.admit = async () => {
       throw new Error("unreachable");
     };
     const b = await failing.account.admit({ ...free, genId: "f2" }, failing.clock.waitUntil);
     expect(b.ok).toBe(true);
     expect(failing.logs.join("\n")).toContain('"gen":"f2"');
-    await expect(failing.account.admit(paid("p1"), failing.clock.waitUntil)).rejects.toThrow("unreachable");
+    await expect(failing.account.admit(paid("p1", 100, 1_000), failing.clock.waitUntil)).rejects.toThrow("unreachable");
   });
 
   it("a key newly given a limit is held to it with what this isolate has of it that the ledger cannot see yet", async () => {

@@ -1,0 +1,28 @@
+import type { Env } from "../env";
+import { positiveIntVar } from "../config";
+import { NANO_PER_USD } from "../catalog/money";
+
+/**
+ * Rate limits on free models, per account (README: Rate limits). Counted by the account's ledger in
+ * the admission of each free request: a sliding minute and the UTC day, exact.
+ */
+export type FreeLimits = {
+  perMinute: number;
+  /** Requests a UTC day while the account's credit grants total less than `boughtNano`. */
+  perDay: number;
+  /** Requests a UTC day once they total `boughtNano` or more. */
+  perDayBought: number;
+  boughtNano: number;
+};
+
+/** Refused by a free-model rate limit: which window, its limit, and when a request may be admitted again (ms epoch). */
+export type FreeLimitHit = { window: "minute" | "day"; limit: number; resetAt: number };
+
+export function freeLimits(env: Env): FreeLimits {
+  return {
+    perMinute: positiveIntVar(env.FREE_REQUESTS_PER_MINUTE, 20),
+    perDay: positiveIntVar(env.FREE_REQUESTS_PER_DAY, 50),
+    perDayBought: positiveIntVar(env.FREE_REQUESTS_PER_DAY_BOUGHT, 1000),
+    boughtNano: positiveIntVar(env.FREE_BOUGHT_THRESHOLD_USD, 10) * NANO_PER_USD,
+  };
+}

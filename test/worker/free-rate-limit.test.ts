@@ -1,0 +1,117 @@
+import { describe, it, expect } from "vitest";
+import { env, runInDurableObject } from "cloudflare:test";
+import type { LedgerObject } from "../../src/ledger/ledger-object";
+import type { FreeLimits } from "../../src/ledger/free-limits";
+import type { NewGeneration } from "../../src/db/schema";
+import { admin, chat, generation, newAccount, user } from "./helpers";
+import { simRequests, uniqueTag } from "./sim";
+
+const FREE = "openai/gpt-oss-20b:free";
+const PAID = "meta-llama/llama-3.1-8b-instruct";
+const record = (id: string): NewGeneration => ({
+  id, accountId: "x", keyHash: "k", model: FREE, providerName: null, app: null, streamed: false, createdAt: 0,
+  latencyMs: null, generationTimeMs: null, tokensPrompt: 0, tokensCompletion: 0, tokensReasoning: 0, costNano: 0, finishReason: null, status: 500, errorMessage: null,
+});
+
+/** Runs `fn` against a fresh ledger whose clock the test moves, with `grantedUsd` of credits. */
+async function withLedger(grantedUsd: number, fn: (ledger: LedgerObject, clock: { set(iso: string): void; add(ms: number): void }) => void) {
+  const stub = env.LEDGER.get(env.LEDGER.idFromName("free-limits-" + crypto.randomUUID()));
+  await runInDurableObject(stub, (instance) => {
+    const ledger = instance as LedgerObject;
+    let now = Date.parse("2026-11-23T10:00:00Z");
+    ledger.clock = () => now;
+    if (grantedUsd > 0) ledger.grant({ grantId: "credits", amountNano: grantedUsd * 1e9, source: "test" });
+    fn(ledger, { set: (iso) => (now = Date.parse(iso)), add: (ms) => (now += ms) });
+  });
+}
+
+let n = 0;
+const admitFree = (ledger: LedgerObject, free: FreeLimits, keyHash = "k") =>
+  ledger.admit({ genId: `f${++n}`, keyHash, limitNano: null, holdNano: 0, paid: false, free, abandoned: record(`f${n}`) });
+
+describe("free-model rate limits, counted by the account's ledger", () => {
+  const perMinute: FreeLimits = { perMinute: 20, perDay: 1000, perDayBought: 1000, boughtNano: 10e9 };
+
+  it("20 a sliding minute: the 21st is refused until the oldest of the 20 is a minute old; refusals are not counted", async () => {
+    await withLedger(0, (ledger, clock) => {
+      const t0 = Date.parse("2026-11-23T10:00:00Z");
+      for (let i = 0; i < 20; i++) {
+        expect(admitFree(ledger, perMinute)).toEqual({ ok: true });
+        clock.add(1_000); // one a second: t0 … t0 + 19 s
+      }
+      expect(admitFree(ledger, perMinute)).toEqual({ ok: false, reason: "rate_limit", window: "minute", limit: 20, resetAt: t0 + 60_000 });
+      expect(admitFree(ledger, perMinute)).toMatchObject({ ok: false, window: "minute" });
+      clock.set("2026-11-23T10:01:00Z"); // the first is now a minute old: one slot
+      expect(admitFree(ledger, perMinute)).toEqual({ ok: true });
+      expect(admitFree(ledger, perMinute)).toEqual({ ok: false, reason: "rate_limit", window: "minute", limit: 20, resetAt: t0 + 61_000 });
+    });
+  });
+
+  it.each([
+    ["under $10 of credits bought: 3 a day", 9, 3],
+    ["$10 or more bought: 5 a day", 10, 5],
+  ])("%s (limits configured small), reset at 00:00 UTC", async (_name, grantedUsd, perDay) => {
+    const small: FreeLimits = { perMinute: 1000, perDay: 3, perDayBought: 5, boughtNano: 10e9 };
+    await withLedger(grantedUsd, (ledger, clock) => {
+      clock.set("2026-11-23T23:59:00Z");
+      for (let i = 0; i < perDay; i++) expect(admitFree(ledger, small, `key${i % 2}`)).toEqual({ ok: true }); // any of the account's keys
+      const midnight = Date.parse("2026-11-24T00:00:00Z");
+      expect(admitFree(ledger, small)).toEqual({ ok: false, reason: "rate_limit", window: "day", limit: perDay, resetAt: midnight });
+      // Paid requests are not counted or limited.
+      expect(ledger.admit({ genId: `p${++n}`, keyHash: "k", limitNano: null, holdNano: 0, paid: true, abandoned: record(`p${n}`) })).toEqual(grantedUsd > 0 ? { ok: true } : { ok: false, reason: "balance" });
+      clock.set("2026-11-24T00:00:00Z");
+      for (let i = 0; i < perDay; i++) expect(admitFree(ledger, small)).toEqual({ ok: true });
+      expect(admitFree(ledger, small)).toMatchObject({ ok: false, window: "day" });
+    });
+  });
+
+  it("buying credits during the day raises the day's limit at once", async () => {
+    const small: FreeLimits = { perMinute: 1000, perDay: 2, perDayBought: 4, boughtNano: 10e9 };
+    await withLedger(5, (ledger) => {
+      expect([admitFree(ledger, small), admitFree(ledger, small)]).toEqual([{ ok: true }, { ok: true }]);
+      expect(admitFree(ledger, small)).toMatchObject({ ok: false, window: "day", limit: 2 });
+      ledger.grant({ grantId: "payment", amountNano: 5e9, source: "console-payment" }); // $10 in all
+      expect([admitFree(ledger, small), admitFree(ledger, small)]).toEqual([{ ok: true }, { ok: true }]);
+      expect(admitFree(ledger, small)).toMatchObject({ ok: false, window: "day", limit: 4 });
+    });
+  });
+});
+
+describe("free-model rate limits over HTTP (defaults: 20 a minute)", () => {
+  type ErrorBody = { error: { code: number; message: string; metadata: Record<string, unknown> } };
+
+  it("the 21st free request a minute gets 429 with the headers, is recorded with cost 0 and never reaches a carrier; per account across keys, paid traffic unaffected", async () => {
+    const a = await newAccount(1);
+    const second = await admin<{ key: string }>("/keys", { account: a.accountId });
+    const startedAt = Date.now();
+    for (let i = 0; i < 20; i++) {
+      const res = await chat(i % 2 ? second.key : a.key, { model: FREE, ...user(`free ${i} [sim tokens=2]`) });
+      expect(res.status, `request ${i}`).toBe(200);
+      await res.arrayBuffer();
+    }
+    const tag = uniqueTag();
+    const refused = await chat(a.key, { model: FREE, ...user(`one too many [sim tag=${tag}]`) });
+    const endedAt = Date.now();
+    expect(refused.status).toBe(429);
+    const body = (await refused.json()) as ErrorBody;
+    expect(body.error).toMatchObject({ code: 429, metadata: { error_type: "rate_limit_exceeded", window: "minute" } });
+    expect(body.error.message).toMatch(/at most 20 requests a minute to free models/);
+    expect(refused.headers.get("x-ratelimit-limit")).toBe("20");
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    const reset = Number(refused.headers.get("x-ratelimit-reset"));
+    expect(reset).toBeGreaterThanOrEqual(startedAt + 60_000); // the first of the 20 frees a slot a minute after it was admitted
+    expect(reset).toBeLessThanOrEqual(endedAt + 60_000);
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
+    expect(await simRequests(tag)).toEqual([]); // no carrier called
+
+    const id = refused.headers.get("x-generation-id");
+    expect(id).toMatch(/^gen-/);
+    expect(await generation(a.key, id!)).toMatchObject({ status: 429, total_cost: 0, provider_name: null });
+
+    expect((await chat(second.key, { model: FREE, ...user("other key, same account") })).status).toBe(429);
+    const other = await newAccount(1);
+    expect((await chat(other.key, { model: FREE, ...user("another account [sim tokens=2]") })).status).toBe(200);
+    expect((await chat(a.key, { model: PAID, ...user("paid, same account [sim tokens=2]") })).status).toBe(200);
+  });
+});
