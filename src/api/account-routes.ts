@@ -4,8 +4,7 @@ import type { AppEnv } from "../env";
 import { ledgerFor } from "../ledger/ledger";
 import { accountLedger } from "../ledger/isolate-ledgers";
 import { nanoToUsd } from "../catalog/money";
-import { limitRemainingNano } from "../keys/key-budget";
-import { isoOrNull } from "../keys/present-key";
+import { isoOrNull, limitFields, usageFields } from "../keys/present-key";
 import { findGeneration } from "../db/generations";
 import { presentGeneration } from "./present-generation";
 import { findAcrossStages } from "../generations/find-record";
@@ -21,24 +20,12 @@ accountRoutes.get("/key", async (c) => {
   const { key, accountId } = c.get("caller");
   const ledger = ledgerFor(c.env, accountId);
   const [usage, totals] = await Promise.all([ledger.keyUsage(key.hash), ledger.totals()]);
-  const limit = key.limitNano === null ? null : nanoToUsd(key.limitNano);
-  const remaining = limitRemainingNano(key, usage); // in the window limit_reset names
   return c.json({
     data: {
       label: key.label,
       name: key.name,
-      usage: nanoToUsd(usage.usageNano),
-      usage_daily: nanoToUsd(usage.dailyNano),
-      usage_weekly: nanoToUsd(usage.weeklyNano),
-      usage_monthly: nanoToUsd(usage.monthlyNano),
-      byok_usage: 0,
-      byok_usage_daily: 0,
-      byok_usage_weekly: 0,
-      byok_usage_monthly: 0,
-      include_byok_in_limit: key.includeByokInLimit,
-      limit,
-      limit_remaining: remaining === null ? null : nanoToUsd(remaining),
-      limit_reset: key.limitReset,
+      ...usageFields(usage),
+      ...limitFields(key, usage), // limit_remaining: in the window limit_reset names
       is_free_tier: !totals.granted,
       is_management_key: key.isManagement,
       is_provisioning_key: key.isManagement, // the contract's deprecated name for the same flag

@@ -88,7 +88,7 @@ chatRoutes.post("/chat/completions", async (c) => {
     waitUntil,
   );
   if (!admitted.ok) {
-    if (admitted.reason === "rate_limit") throw fail(rateLimited(admitted, model.id, Date.now()));
+    if (admitted.reason === "rate_limit") throw fail(rateLimited(admitted, model.id, `${new URL(c.req.url).origin}/settings/credits`));
     throw fail(paymentRequired(admitted.reason, caller.key, model.id, new URL(c.req.url).origin));
   }
   rc.ticket = admitted.ticket;

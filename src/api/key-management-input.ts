@@ -1,8 +1,7 @@
 import * as z from "zod";
 import { nanoToUsd, usdToNano } from "../catalog/money";
 import { LIMIT_RESETS } from "../keys/key-budget";
-import { readBodyLimited } from "../http/read-limited";
-import { ApiError } from "./errors";
+import { invalidInput, readJsonObject } from "./json-body";
 
 /**
  * The inputs of the key management API (`/keys`), validated with zod. Objects are strict: a field the
@@ -76,21 +75,10 @@ export const keyHash = z.string().regex(/^[0-9a-f]{64}$/);
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const where = issue.path.length ? `\`${issue.path.join(".")}\`: ` : "";
-  throw new ApiError(400, `Invalid request: ${where}${issue.message}`);
+  throw invalidInput(parsed.error);
 }
 
-/** The request's JSON object: 413 over the size limit, 400 when it is not a JSON object. */
-export async function readJsonObject(req: Request): Promise<Record<string, unknown>> {
-  const read = await readBodyLimited(req, MAX_BODY_BYTES, { keepUnread: true });
-  if (read === "too_large") throw new ApiError(413, `Request body too large: the limit is ${MAX_BODY_BYTES} bytes.`);
-  let json: unknown;
-  try {
-    json = JSON.parse(read.text);
-  } catch {
-    throw new ApiError(400, "The request body is not valid JSON.");
-  }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) throw new ApiError(400, "The request body must be a JSON object.");
-  return json as Record<string, unknown>;
+/** The request's JSON object: 413 over MAX_BODY_BYTES, 400 when it is not a JSON object. */
+export async function readKeyBody(req: Request): Promise<Record<string, unknown>> {
+  return (await readJsonObject(req, MAX_BODY_BYTES)).json;
 }

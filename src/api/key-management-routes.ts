@@ -6,7 +6,7 @@ import { MAX_KEYS_PER_ACCOUNT, countAccountKeys, createKey, deleteApiKey, findAp
 import { ledgerFor } from "../ledger/ledger";
 import { presentManagedKey } from "../keys/present-key";
 import { workspaceId } from "../keys/workspace-id";
-import { createKeyBody, keyHash, listKeysQuery, parseInput, readJsonObject, updateKeyBody } from "./key-management-input";
+import { createKeyBody, keyHash, listKeysQuery, parseInput, readKeyBody, updateKeyBody } from "./key-management-input";
 import { ApiError } from "./errors";
 
 /**
@@ -48,7 +48,7 @@ keyManagementRoutes.get("/keys", async (c) => {
 });
 
 keyManagementRoutes.post("/keys", async (c) => {
-  const body = parseInput(createKeyBody, await readJsonObject(c.req.raw));
+  const body = parseInput(createKeyBody, await readKeyBody(c.req.raw));
   const accountId = accountOf(c);
   if (body.creator_user_id != null && body.creator_user_id !== accountId)
     throw new ApiError(400, "Invalid request: `creator_user_id`: must be your own account id (Switchyard has no organizations).");
@@ -73,7 +73,7 @@ keyManagementRoutes.get("/keys/:hash", async (c) => {
 
 keyManagementRoutes.patch("/keys/:hash", async (c) => {
   const hash = hashParam(c);
-  const body = parseInput(updateKeyBody, await readJsonObject(c.req.raw));
+  const body = parseInput(updateKeyBody, await readKeyBody(c.req.raw));
   const changes: KeyChanges = {
     name: body.name,
     disabled: body.disabled,

@@ -73,8 +73,12 @@ export const catalogSchema = z
     for (const m of cat.models) {
       if (ids.has(m.id)) ctx.addIssue({ code: "custom", message: `duplicate model ${m.id}` });
       ids.add(m.id);
-      for (const e of m.endpoints)
+      for (const e of m.endpoints) {
         if (!providers.has(e.provider)) ctx.addIssue({ code: "custom", message: `${m.id}: unknown provider ${e.provider}` });
+        // A `:free` variant is free at every carrier: it is billed nothing and rate-limited as free (Catalog.isFree).
+        if (m.id.endsWith(":free") && (e.input_price_per_1m !== 0 || e.output_price_per_1m !== 0))
+          ctx.addIssue({ code: "custom", message: `${m.id}: a :free model must be priced 0 at ${e.provider}` });
+      }
     }
     if (!ids.has(cat.default_model)) ctx.addIssue({ code: "custom", message: `default_model ${cat.default_model} is not in the catalog` });
   });

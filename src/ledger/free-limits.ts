@@ -15,8 +15,8 @@ export type FreeLimits = {
   boughtNano: number;
 };
 
-/** Refused by a free-model rate limit: which window, its limit, and when a request may be admitted again (ms epoch). */
-export type FreeLimitHit = { window: "minute" | "day"; limit: number; resetAt: number };
+/** Refused by a free-model rate limit: which window, its limit, when a request may be admitted again (ms epoch) and in how many seconds (≥ 1). */
+export type FreeLimitHit = { window: "minute" | "day"; limit: number; resetAt: number; retryAfterS: number };
 
 export function freeLimits(env: Env): FreeLimits {
   return {

@@ -154,13 +154,18 @@ export class LedgerObject extends DurableObject<Env> {
    * the UTC day, whose limit depends on the credits ever granted to the account.
    */
   private countFree(limits: FreeLimits, now: number): FreeLimitHit | null {
+    const hit = (window: FreeLimitHit["window"], limit: number, resetAt: number): FreeLimitHit => ({ window, limit, resetAt, retryAfterS: Math.max(1, Math.ceil((resetAt - now) / 1000)) });
     this.sql.exec("DELETE FROM free_minute WHERE at <= ?", now - 60_000);
-    const minute = this.sql.exec<{ n: number; oldest: number | null }>("SELECT COUNT(*) AS n, MIN(at) AS oldest FROM free_minute").one();
-    if (minute.n >= limits.perMinute) return { window: "minute", limit: limits.perMinute, resetAt: (minute.oldest ?? now) + 60_000 };
+    const inMinute = this.one("SELECT COUNT(*) AS v FROM free_minute");
+    if (inMinute >= limits.perMinute) {
+      // A slot frees when enough of the oldest leave the window to go below the limit (it may have been lowered).
+      const freeing = this.one("SELECT at AS v FROM free_minute ORDER BY at LIMIT 1 OFFSET ?", inMinute - limits.perMinute);
+      return hit("minute", limits.perMinute, freeing + 60_000);
+    }
     const day = utcDay(now);
     const perDay = this.grantsSummary().totalNano >= limits.boughtNano ? limits.perDayBought : limits.perDay;
     const today = this.sql.exec<{ count: number }>("SELECT count FROM free_days WHERE day = ?", day).toArray()[0]?.count ?? 0;
-    if (today >= perDay) return { window: "day", limit: perDay, resetAt: windowEnd("daily", now)! };
+    if (today >= perDay) return hit("day", perDay, windowEnd("daily", now)!);
     this.sql.exec("INSERT INTO free_minute (at) VALUES (?)", now);
     this.sql.exec("INSERT INTO free_days (day, count) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET count = count + 1", day);
     this.sql.exec("DELETE FROM free_days WHERE day < ?", utcDay(now - RETENTION_MS));

@@ -5,6 +5,9 @@ import type { FreeLimits } from "../../src/ledger/free-limits";
 import type { NewGeneration } from "../../src/db/schema";
 import { admin, chat, generation, newAccount, user } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
+import { chatWithVars } from "./with-vars";
+import catalogJson from "../../catalog.json";
+import { Catalog } from "../../src/catalog/catalog";
 
 const FREE = "openai/gpt-oss-20b:free";
 const PAID = "meta-llama/llama-3.1-8b-instruct";
@@ -39,11 +42,14 @@ describe("free-model rate limits, counted by the account's ledger", () => {
         expect(admitFree(ledger, perMinute)).toEqual({ ok: true });
         clock.add(1_000); // one a second: t0 … t0 + 19 s
       }
-      expect(admitFree(ledger, perMinute)).toEqual({ ok: false, reason: "rate_limit", window: "minute", limit: 20, resetAt: t0 + 60_000 });
+      // now t0 + 20 s: the first frees a slot 40 s from now
+      expect(admitFree(ledger, perMinute)).toEqual({ ok: false, reason: "rate_limit", window: "minute", limit: 20, resetAt: t0 + 60_000, retryAfterS: 40 });
+      // The limit lowered to 18 with 20 in the window: a slot frees once three have left.
+      expect(admitFree(ledger, { ...perMinute, perMinute: 18 })).toMatchObject({ ok: false, limit: 18, resetAt: t0 + 62_000 });
       expect(admitFree(ledger, perMinute)).toMatchObject({ ok: false, window: "minute" });
       clock.set("2026-11-23T10:01:00Z"); // the first is now a minute old: one slot
       expect(admitFree(ledger, perMinute)).toEqual({ ok: true });
-      expect(admitFree(ledger, perMinute)).toEqual({ ok: false, reason: "rate_limit", window: "minute", limit: 20, resetAt: t0 + 61_000 });
+      expect(admitFree(ledger, perMinute)).toEqual({ ok: false, reason: "rate_limit", window: "minute", limit: 20, resetAt: t0 + 61_000, retryAfterS: 1 });
     });
   });
 
@@ -56,7 +62,7 @@ describe("free-model rate limits, counted by the account's ledger", () => {
       clock.set("2026-11-23T23:59:00Z");
       for (let i = 0; i < perDay; i++) expect(admitFree(ledger, small, `key${i % 2}`)).toEqual({ ok: true }); // any of the account's keys
       const midnight = Date.parse("2026-11-24T00:00:00Z");
-      expect(admitFree(ledger, small)).toEqual({ ok: false, reason: "rate_limit", window: "day", limit: perDay, resetAt: midnight });
+      expect(admitFree(ledger, small)).toEqual({ ok: false, reason: "rate_limit", window: "day", limit: perDay, resetAt: midnight, retryAfterS: 60 });
       // Paid requests are not counted or limited.
       expect(ledger.admit({ genId: `p${++n}`, keyHash: "k", limitNano: null, holdNano: 0, paid: true, abandoned: record(`p${n}`) })).toEqual(grantedUsd > 0 ? { ok: true } : { ok: false, reason: "balance" });
       clock.set("2026-11-24T00:00:00Z");
@@ -77,41 +83,83 @@ describe("free-model rate limits, counted by the account's ledger", () => {
   });
 });
 
-describe("free-model rate limits over HTTP (defaults: 20 a minute)", () => {
+describe("free-model rate limits over HTTP", () => {
   type ErrorBody = { error: { code: number; message: string; metadata: Record<string, unknown> } };
+  const inLedger = <R>(accountId: string, fn: (ledger: LedgerObject) => R) => runInDurableObject(env.LEDGER.get(env.LEDGER.idFromName(accountId)), (o) => fn(o as LedgerObject));
+  /** Pins the account's ledger clock (the windows' time) at `start`; the returned function moves it. */
+  async function pinClock(accountId: string, start: number): Promise<(to: number) => void> {
+    let now = start;
+    await inLedger(accountId, (ledger) => void (ledger.clock = () => now));
+    return (to) => void (now = to);
+  }
+  const headers = (res: Response) => Object.fromEntries(["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"].map((h) => [h, res.headers.get(h)]));
 
-  it("the 21st free request a minute gets 429 with the headers, is recorded with cost 0 and never reaches a carrier; per account across keys, paid traffic unaffected", async () => {
+  it("20 a minute (the default) per account across keys: the 21st gets 429 with the headers, recorded with cost 0, no carrier called; zero-priced models share it; other accounts and paid traffic unaffected", async () => {
     const a = await newAccount(1);
     const second = await admin<{ key: string }>("/keys", { account: a.accountId });
-    const startedAt = Date.now();
+    const t0 = Date.parse("2026-11-23T10:00:00Z");
+    const moveClock = await pinClock(a.accountId, t0);
     for (let i = 0; i < 20; i++) {
       const res = await chat(i % 2 ? second.key : a.key, { model: FREE, ...user(`free ${i} [sim tokens=2]`) });
       expect(res.status, `request ${i}`).toBe(200);
       await res.arrayBuffer();
     }
     const tag = uniqueTag();
-    const refused = await chat(a.key, { model: FREE, ...user(`one too many [sim tag=${tag}]`) });
-    const endedAt = Date.now();
-    expect(refused.status).toBe(429);
-    const body = (await refused.json()) as ErrorBody;
-    expect(body.error).toMatchObject({ code: 429, metadata: { error_type: "rate_limit_exceeded", window: "minute" } });
-    expect(body.error.message).toMatch(/at most 20 requests a minute to free models/);
-    expect(refused.headers.get("x-ratelimit-limit")).toBe("20");
-    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
-    const reset = Number(refused.headers.get("x-ratelimit-reset"));
-    expect(reset).toBeGreaterThanOrEqual(startedAt + 60_000); // the first of the 20 frees a slot a minute after it was admitted
-    expect(reset).toBeLessThanOrEqual(endedAt + 60_000);
-    const retryAfter = Number(refused.headers.get("retry-after"));
-    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
+    for (const key of [a.key, second.key]) {
+      const refused = await chat(key, { model: FREE, ...user(`one too many [sim tag=${tag}]`) });
+      expect(refused.status).toBe(429);
+      expect(headers(refused)).toEqual({ "x-ratelimit-limit": "20", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(t0 + 60_000), "retry-after": "60" });
+      const body = (await refused.json()) as ErrorBody;
+      expect(body.error).toMatchObject({ code: 429, metadata: { error_type: "rate_limit_exceeded", window: "minute" } });
+      expect(body.error.message).toMatch(/at most 20 requests a minute to free models/);
+      const id = refused.headers.get("x-generation-id");
+      expect(id).toMatch(/^gen-/);
+      expect(await generation(key, id!)).toMatchObject({ status: 429, total_cost: 0, provider_name: null });
+    }
     expect(await simRequests(tag)).toEqual([]); // no carrier called
 
-    const id = refused.headers.get("x-generation-id");
-    expect(id).toMatch(/^gen-/);
-    expect(await generation(a.key, id!)).toMatchObject({ status: 429, total_cost: 0, provider_name: null });
-
-    expect((await chat(second.key, { model: FREE, ...user("other key, same account") })).status).toBe(429);
-    const other = await newAccount(1);
-    expect((await chat(other.key, { model: FREE, ...user("another account [sim tokens=2]") })).status).toBe(200);
+    const zeroPriced = "meta-llama/llama-3.3-70b-instruct:free";
+    expect((await chat(a.key, { model: zeroPriced, ...user("x") })).status).toBe(429);
     expect((await chat(a.key, { model: PAID, ...user("paid, same account [sim tokens=2]") })).status).toBe(200);
+    const other = await newAccount(0);
+    expect((await chat(other.key, { model: FREE, ...user("another account [sim tokens=2]") })).status).toBe(200);
+
+    moveClock(t0 + 59_999);
+    expect(headers(await chat(a.key, { model: FREE, ...user("x") }))["retry-after"]).toBe("1");
+    moveClock(t0 + 60_000);
+    expect((await chat(second.key, { model: FREE, ...user("a minute later [sim tokens=2]") })).status).toBe(200);
+  });
+
+  it("the daily limit (configured 2, and 4 from $10 of credits) over HTTP: refused until 00:00 UTC, raised by a grant", async () => {
+    const vars = { FREE_REQUESTS_PER_DAY: "2", FREE_REQUESTS_PER_DAY_BOUGHT: "4", FREE_BOUGHT_THRESHOLD_USD: "10" };
+    const a = await newAccount(5);
+    const t0 = Date.parse("2026-11-23T23:00:00Z");
+    const midnight = Date.parse("2026-11-24T00:00:00Z");
+    const moveClock = await pinClock(a.accountId, t0);
+    const send = async (model = FREE) => {
+      const { res, settled } = await chatWithVars(vars, a.key, { model, ...user("hi [sim tokens=1]") });
+      await res.arrayBuffer();
+      await settled();
+      return res;
+    };
+    expect([(await send()).status, (await send()).status]).toEqual([200, 200]);
+    const refused = await send();
+    expect(refused.status).toBe(429);
+    expect(headers(refused)).toEqual({ "x-ratelimit-limit": "2", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(midnight), "retry-after": "3600" });
+    expect((await send(PAID)).status).toBe(200);
+
+    await admin(`/accounts/${a.accountId}/credits`, { usd: 5 }); // $10 granted in all
+    expect([(await send()).status, (await send()).status]).toEqual([200, 200]);
+    expect(headers(await send())["x-ratelimit-limit"]).toBe("4");
+    moveClock(midnight - 1);
+    expect((await send()).status).toBe(429);
+    moveClock(midnight);
+    expect((await send()).status).toBe(200);
+  });
+
+  it("a catalog whose :free model has a price is refused, so every :free model is billed and limited as free", () => {
+    const priced = structuredClone(catalogJson) as { models: Array<{ id: string; endpoints: Array<{ input_price_per_1m: number }> }> };
+    priced.models.find((m) => m.id === FREE)!.endpoints[0]!.input_price_per_1m = 0.1;
+    expect(() => Catalog.parse(priced)).toThrow(/a :free model must be priced 0/);
   });
 });

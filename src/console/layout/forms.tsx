@@ -18,44 +18,49 @@ export function Field(props: {
   placeholder?: string;
   step?: number;
 }) {
-  const hintId = props.hint ? `${props.id}-hint` : undefined;
-  const errorId = props.error ? `${props.id}-error` : undefined;
-  const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
   return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      {props.hint && (
-        <p class="hint" id={hintId}>
-          {props.hint}
-        </p>
+    <FieldFrame {...props}>
+      {(describedBy) => (
+        <input
+          id={props.id}
+          name={props.name}
+          type={props.type ?? "text"}
+          value={props.value}
+          autocomplete={props.autocomplete}
+          inputmode={props.inputmode}
+          required={props.required}
+          maxlength={props.maxlength}
+          minlength={props.minlength}
+          pattern={props.pattern}
+          placeholder={props.placeholder}
+          step={props.step}
+          aria-describedby={describedBy}
+          aria-invalid={props.error ? "true" : undefined}
+        />
       )}
-      <input
-        id={props.id}
-        name={props.name}
-        type={props.type ?? "text"}
-        value={props.value}
-        autocomplete={props.autocomplete}
-        inputmode={props.inputmode}
-        required={props.required}
-        maxlength={props.maxlength}
-        minlength={props.minlength}
-        pattern={props.pattern}
-        placeholder={props.placeholder}
-        step={props.step}
-        aria-describedby={describedBy}
-        aria-invalid={props.error ? "true" : undefined}
-      />
-      {props.error && (
-        <p class="field-error" id={errorId}>
-          {props.error}
-        </p>
-      )}
-    </div>
+    </FieldFrame>
   );
 }
 
 /** One labelled drop-down with its hint and error, wired like `Field`. */
 export function SelectField(props: { id: string; name: string; label: string; options: readonly { value: string; label: string }[]; value?: string; hint?: string; error?: string }) {
+  return (
+    <FieldFrame {...props}>
+      {(describedBy) => (
+        <select id={props.id} name={props.name} aria-describedby={describedBy} aria-invalid={props.error ? "true" : undefined}>
+          {props.options.map((o) => (
+            <option value={o.value} selected={o.value === (props.value ?? "")}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </FieldFrame>
+  );
+}
+
+/** A field's label, hint and error around its control, which gets the ids to describe itself by. */
+function FieldFrame(props: { id: string; label: string; hint?: string; error?: string; children: (describedBy: string | undefined) => Child }) {
   const hintId = props.hint ? `${props.id}-hint` : undefined;
   const errorId = props.error ? `${props.id}-error` : undefined;
   const describedBy = [hintId, errorId].filter(Boolean).join(" ") || undefined;
@@ -67,13 +72,7 @@ export function SelectField(props: { id: string; name: string; label: string; op
           {props.hint}
         </p>
       )}
-      <select id={props.id} name={props.name} aria-describedby={describedBy} aria-invalid={props.error ? "true" : undefined}>
-        {props.options.map((o) => (
-          <option value={o.value} selected={o.value === (props.value ?? "")}>
-            {o.label}
-          </option>
-        ))}
-      </select>
+      {props.children(describedBy)}
       {props.error && (
         <p class="field-error" id={errorId}>
           {props.error}
