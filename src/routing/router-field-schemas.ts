@@ -9,7 +9,7 @@ const plugin = z.looseObject({ id: z.string().min(1, "a plugin needs an `id`"), 
 
 /**
  * Type checks for the router's request fields (src/routing/router-fields.ts), shapes from the contract's
- * ChatRequest. `provider` is validated by its own schema (src/routing/provider-preferences.ts).
+ * ChatRequest. `provider` is left to its own schema (src/routing/provider-preferences.ts, built separately).
  */
 export const routerFieldsShape = {
   models: z
