@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { ApiError } from "./errors";
 import { invalidInput, readJsonObject } from "./json-body";
+import { routerFieldsShape } from "../routing/router-field-schemas";
 
 /** Largest request body accepted, in bytes (413 above it). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -15,7 +16,10 @@ const message = z
   })
   .loose();
 
-/** The fields the router reads; every other field passes to the carrier unchanged. */
+/**
+ * The fields the router reads, its own routing fields included (never sent upstream: src/routing/router-fields.ts);
+ * every other field passes to the carrier unchanged.
+ */
 export const chatRequestSchema = z
   .object({
     messages: z.array(message).min(1, "messages must be a non-empty array").max(MAX_MESSAGES, `at most ${MAX_MESSAGES} messages are accepted`),
@@ -23,6 +27,7 @@ export const chatRequestSchema = z
     stream: z.boolean().optional(),
     max_tokens: z.int().positive().nullish(),
     max_completion_tokens: z.int().positive().nullish(),
+    ...routerFieldsShape,
   })
   .loose();
 

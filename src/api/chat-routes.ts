@@ -17,6 +17,7 @@ import { logError } from "../log-error";
 import { paymentRequired } from "./payment-required";
 import { rateLimited } from "./rate-limited";
 import { freeLimits } from "../ledger/free-limits";
+import { hashedUser } from "../routing/user-hash";
 
 export const chatRoutes = new Hono<AppEnv>();
 
@@ -43,6 +44,7 @@ chatRoutes.post("/chat/completions", async (c) => {
     app: appName(c.req.raw.headers),
     httpReferer: c.req.header("http-referer")?.slice(0, 500) ?? null,
     userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null,
+    externalUser: null,
     startedAt,
     markSettled,
     ticket: null,
@@ -65,11 +67,14 @@ chatRoutes.post("/chat/completions", async (c) => {
     throw fail(err instanceof ApiError ? err : new ApiError(400, "The request body could not be read."));
   }
   const { body, bytes } = parsed;
+  rc.externalUser = body.user ?? null;
+  // Without `model`, the first of `models` is the model (the contract's fallback list; the others are not tried yet).
+  const requested = body.model ?? body.models?.[0];
   const catalog = await loadCatalog(c.env, waitUntil);
-  const model = catalog.resolve(body.model);
-  rc.requestedModel = body.model ?? model?.id ?? AUTO_MODEL;
+  const model = catalog.resolve(requested);
+  rc.requestedModel = requested ?? model?.id ?? AUTO_MODEL;
   rc.stream = body.stream === true;
-  if (!model) throw fail(new ApiError(400, `Model ${body.model} is not in the catalog. GET /api/v1/models lists the available models.`));
+  if (!model) throw fail(new ApiError(400, `Model ${requested} is not in the catalog. GET /api/v1/models lists the available models.`));
 
   const endpoints = catalog.endpoints(model.id);
   const paid = !catalog.isFree(model.id);
@@ -94,9 +99,11 @@ chatRoutes.post("/chat/completions", async (c) => {
   rc.ticket = admitted.ticket;
 
   const clientSignal = c.req.raw.signal;
+  // Hashed once per request (WebCrypto is async), before any attempt is built.
+  const userHash = body.user === undefined ? null : await hashedUser(caller.accountId, body.user);
   try {
     if (rc.stream) {
-      const served = await dispatch(c.env, model.id, endpoints, carrierBodies(body, true), async (call) => {
+      const served = await dispatch(c.env, model.id, endpoints, carrierBodies(body, true, userHash), async (call) => {
         if (!call.response.body || !(call.response.headers.get("content-type") ?? "").includes("text/event-stream"))
           throw new UnusableAnswer("the carrier did not answer with an event stream");
       }, clientSignal);
@@ -108,7 +115,7 @@ chatRoutes.post("/chat/completions", async (c) => {
         },
       });
     }
-    const served = await dispatch(c.env, model.id, endpoints, carrierBodies(body, false), readCompletion, clientSignal);
+    const served = await dispatch(c.env, model.id, endpoints, carrierBodies(body, false, userHash), readCompletion, clientSignal);
     const { completion, outcome } = finishCompletion(rc, body, served.endpoint, served.value, Date.now());
     void settle(rc, outcome);
     return new Response(JSON.stringify(completion), { headers: { "content-type": "application/json", "x-generation-id": rc.genId } });

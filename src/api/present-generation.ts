@@ -44,7 +44,7 @@ export function presentGeneration(g: NewGeneration) {
     num_fetches: 0,
     web_search_engine: null,
     is_byok: false,
-    external_user: null,
+    external_user: g.externalUser ?? null,
     api_type: "completions",
     preset_id: null,
     router: null,

@@ -2,6 +2,7 @@ import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { carrierSecret } from "./carrier-secret";
 import { positiveIntVar } from "../config";
+import { carrierView } from "../routing/router-fields";
 
 export const DEFAULT_CARRIER_TIMEOUT_MS = 60_000;
 
@@ -16,12 +17,13 @@ export function carrierUrl(env: Env, endpoint: PricedEndpoint): string {
 }
 
 /**
- * The bodies sent upstream: the caller's, with `model` set to each carrier's id and usage asked for on
- * streams. The caller's fields (up to 4 MiB) are serialized once per request, not once per attempt;
- * each attempt only puts its model id in front of that text.
+ * The bodies sent upstream: the caller's, without the router's fields and with `user` as its hash
+ * (`carrierView`), `model` set to each carrier's id and usage asked for on streams. The caller's fields
+ * (up to 4 MiB) are prepared and serialized once per request, not once per attempt; each attempt only
+ * puts its model id in front of that text.
  */
-export function carrierBodies(body: Record<string, unknown>, stream: boolean): (endpoint: PricedEndpoint) => string {
-  const { model: _requested, ...rest } = body;
+export function carrierBodies(body: Record<string, unknown>, stream: boolean, userHash: string | null): (endpoint: PricedEndpoint) => string {
+  const { model: _requested, ...rest } = carrierView(body, userHash);
   if (stream) {
     const options = typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
     rest.stream_options = { ...options, include_usage: true };

@@ -61,6 +61,7 @@ export const generations = sqliteTable(
     usageSource: text("usage_source", { enum: ["carrier", "estimate"] }),
     // Zero-completion insurance: served but not charged (no completion and no finish reason, or ended in an error).
     insured: integer("insured", { mode: "boolean" }).notNull().default(false),
+    externalUser: text("external_user"), // the caller's `user` as sent (carriers got only its hash); null when none
   },
   (t) => [index("generations_account_created").on(t.accountId, t.createdAt), index("generations_model_provider").on(t.model, t.providerName, t.createdAt)],
 );

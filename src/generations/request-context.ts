@@ -14,6 +14,8 @@ export type RequestContext = {
   app: string | null;
   httpReferer: string | null;
   userAgent: string | null;
+  /** The caller's `user` as sent (recorded as external_user; carriers get only its hash); null when none or before the body is read. */
+  externalUser: string | null;
   startedAt: number;
   /** Resolves once the request is settled; held under waitUntil from the start so a caller leaving cannot cut settling short. */
   markSettled: () => void;

@@ -63,6 +63,7 @@ export function generationRecord(rc: RequestContext, o: Outcome, endedAt: number
     cancelled: o.cancelled,
     httpReferer: rc.httpReferer,
     userAgent: rc.userAgent,
+    externalUser: rc.externalUser,
     usageSource: o.usageSource,
     insured: o.insured,
   };

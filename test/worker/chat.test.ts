@@ -35,7 +35,8 @@ describe("POST /chat/completions (non-stream)", () => {
   it("forwards every other field unchanged with the carrier's model id", async () => {
     const a = await newAccount(10);
     const tag = uniqueTag();
-    const extra = { temperature: 0.3, top_p: 0.9, max_tokens: 50, stop: ["\n\n"], seed: 7, response_format: { type: "json_object" }, tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }], user: "u-1" };
+    const extra = { temperature: 0.3, top_p: 0.9, max_tokens: 50, stop: ["\n\n"], seed: 7, response_format: { type: "json_object" }, tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }] };
+    // `user` and the router's own fields are not forwarded as sent: router-fields.test.ts
     const res = await chat(a.key, { model: LLAMA, ...user(`x [sim tag=${tag}]`), ...extra });
     expect(res.status).toBe(200);
     const [received] = await simRequests(tag);

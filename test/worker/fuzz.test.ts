@@ -27,6 +27,13 @@ const chatBody = fc.record(
     stream: fc.oneof(fc.boolean(), fc.anything()),
     max_tokens: fc.oneof(fc.integer({ min: -5, max: 50 }), fc.double(), fc.string()),
     temperature: fc.anything(),
+    // The router's own fields (src/routing/router-fields.ts): checked here, never sent upstream.
+    user: fc.oneof(fc.string(), fc.anything()),
+    models: fc.oneof(fc.array(fc.constantFrom("openai/gpt-oss-20b:free", "nope/none", "")), fc.anything()),
+    route: fc.anything(),
+    session_id: fc.anything(),
+    plugins: fc.anything(),
+    provider: fc.anything(),
   },
   { requiredKeys: [] },
 );
