@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { ApiError } from "./errors";
 import { invalidInput, readJsonObject } from "./json-body";
+import { providerPreferences } from "../routing/provider-preferences";
 
 /** Largest request body accepted, in bytes (413 above it). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -23,6 +24,7 @@ export const chatRequestSchema = z
     stream: z.boolean().optional(),
     max_tokens: z.int().positive().nullish(),
     max_completion_tokens: z.int().positive().nullish(),
+    provider: providerPreferences,
   })
   .loose();
 
