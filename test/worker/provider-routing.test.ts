@@ -60,9 +60,11 @@ describe("provider preferences route the request", () => {
   });
 
   it("max_price is a hard filter, even over order", async () => {
-    const { body, carriers } = await served({ order: [DEAREST.provider], max_price: { prompt: CHEAPEST!.input_price_per_1m, completion: String(CHEAPEST!.output_price_per_1m) } });
-    expect(body.provider).toBe(CHEAPEST!.providerEntry.name);
-    expect(carriers).toEqual([CHEAPEST!.provider]);
+    const limit = { prompt: SECOND!.input_price_per_1m, completion: String(SECOND!.output_price_per_1m) };
+    expect(DEAREST.input_price_per_1m > limit.prompt || DEAREST.output_price_per_1m > Number(limit.completion)).toBe(true);
+    const { body, carriers } = await served({ order: [DEAREST.provider, SECOND!.provider], max_price: limit });
+    expect(body.provider).toBe(SECOND!.providerEntry.name);
+    expect(carriers).toEqual([SECOND!.provider]);
   });
 });
 
