@@ -63,7 +63,7 @@ function filters(p: ProviderPreferences, facts: RequestFacts): Filter[] {
   if (p.only) out.push({ name: "only", keep: (e) => names(e, p.only!), why: "no carrier in `only` serves this model" });
   if (p.ignore) out.push({ name: "ignore", keep: (e) => !names(e, p.ignore!), why: "every carrier of this model is in `ignore`" });
   if (p.quantizations)
-    out.push({ name: "quantizations", keep: (e) => p.quantizations!.includes((e.quantization ?? "unknown") as never), why: "no carrier serves this model at the quantizations allowed" });
+    out.push({ name: "quantizations", keep: (e) => p.quantizations!.some((q) => q === (e.quantization ?? "unknown")), why: "no carrier serves this model at the quantizations allowed" });
   // A carrier without a declared data policy is treated as collecting: it cannot be vouched for.
   if (p.data_collection === "deny")
     out.push({ name: "data_collection", keep: (e) => e.providerEntry.data_policy?.retains_prompts === false && e.providerEntry.data_policy.trains_on_prompts === false, why: "every carrier of this model retains or trains on prompts" });
@@ -74,11 +74,12 @@ function filters(p: ProviderPreferences, facts: RequestFacts): Filter[] {
   }
   const max = p.max_price;
   if (max) {
-    // Carriers here charge per token only: request, image and audio prices are 0, so those limits never filter.
+    // Carriers here charge per token only: their request, image and audio prices are 0, which no
+    // (non-negative) limit excludes, so only prompt and completion can filter.
     const under = (price: number, limit: number | undefined) => limit === undefined || price <= limit;
     out.push({
       name: "max_price",
-      keep: (e) => under(e.input_price_per_1m, max.prompt) && under(e.output_price_per_1m, max.completion) && under(0, max.request) && under(0, max.image) && under(0, max.audio),
+      keep: (e) => under(e.input_price_per_1m, max.prompt) && under(e.output_price_per_1m, max.completion),
       why: "every carrier of this model costs more than `max_price`",
     });
   }
