@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { chat, newAccount, settled, generation, user } from "./helpers";
+import { chat, get, newAccount, settled, generation, user } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
@@ -65,6 +65,32 @@ describe("provider preferences route the request", () => {
     const { body, carriers } = await served({ order: [DEAREST.provider, SECOND!.provider], max_price: limit });
     expect(body.provider).toBe(SECOND!.providerEntry.name);
     expect(carriers).toEqual([SECOND!.provider]);
+  });
+});
+
+describe("require_parameters, by each endpoint's supported_parameters", () => {
+  // The catalog gives one of this model's carriers a narrower list than the model's.
+  const narrow = endpoints.find((e) => e.supported_parameters)!;
+  const lacking = catalog.model(LLAMA)!.supported_parameters.find((p) => !narrow.supportedParameters.includes(p))!;
+
+  it("/endpoints publishes the endpoint's own list", async () => {
+    const body = (await (await get(`/models/${LLAMA}/endpoints`)).json()) as Json;
+    const row = body.data.endpoints.find((e: Json) => e.tag === narrow.provider);
+    expect(row.supported_parameters).toEqual(narrow.supported_parameters);
+    expect(row.supported_parameters).not.toContain(lacking);
+  });
+
+  it("skips a listed carrier that does not support a parameter sent", async () => {
+    const a = await newAccount(10);
+    const tag = uniqueTag();
+    const res = await chat(a.key, { model: LLAMA, [lacking]: 0.5, provider: { order: [narrow.provider], require_parameters: true }, ...user(`x [sim tag=${tag}]`) });
+    expect(res.status).toBe(200);
+    const carriers = (await simRequests(tag)).map((r) => r.carrier);
+    expect(carriers).toHaveLength(1);
+    expect(carriers[0]).not.toBe(narrow.provider);
+    // Without require_parameters the listed carrier serves.
+    const plain = await served({ order: [narrow.provider] });
+    expect(plain.carriers).toEqual([narrow.provider]);
   });
 });
 
