@@ -2,6 +2,7 @@ import * as z from "zod";
 import { ApiError } from "./errors";
 import { invalidInput, readJsonObject } from "./json-body";
 import { routerFieldsShape } from "../routing/router-field-schemas";
+import { providerPreferences } from "../routing/provider-preferences";
 
 /** Largest request body accepted, in bytes (413 above it). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -28,6 +29,7 @@ export const chatRequestSchema = z
     max_tokens: z.int().positive().nullish(),
     max_completion_tokens: z.int().positive().nullish(),
     ...routerFieldsShape,
+    provider: providerPreferences,
   })
   .loose();
 

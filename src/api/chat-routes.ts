@@ -18,12 +18,14 @@ import { paymentRequired } from "./payment-required";
 import { rateLimited } from "./rate-limited";
 import { freeLimits } from "../ledger/free-limits";
 import { hashedUser } from "../routing/user-hash";
+import { orderEndpoints } from "../routing/order-endpoints";
+import { requestParameters } from "../routing/request-parameters";
 
 export const chatRoutes = new Hono<AppEnv>();
 
 /**
  * POST /chat/completions — the request path, top to bottom:
- * auth (middleware) → body → catalog → ledger admission (free-model rate limits, balance, key budget)
+ * auth (middleware) → body → catalog → provider preferences → ledger admission (free-model rate limits, balance, key budget)
  * → carrier dispatch → relay → settle + record.
  */
 chatRoutes.post("/chat/completions", async (c) => {
@@ -76,7 +78,10 @@ chatRoutes.post("/chat/completions", async (c) => {
   rc.stream = body.stream === true;
   if (!model) throw fail(new ApiError(400, `Model ${requested} is not in the catalog. GET /api/v1/models lists the available models.`));
 
-  const endpoints = catalog.endpoints(model.id);
+  // Provider preferences filter and order the carriers; nothing left is a 404 before anything is held.
+  const routed = orderEndpoints(catalog.endpoints(model.id), body.provider, { parameters: requestParameters(body) });
+  if ("emptiedBy" in routed) throw fail(new ApiError(404, routed.message));
+  const { endpoints } = routed;
   const paid = !catalog.isFree(model.id);
   const admitted = await accountLedger(c.env, caller.accountId).admit(
     {

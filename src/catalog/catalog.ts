@@ -12,7 +12,12 @@ export interface PricedEndpoint extends EndpointEntry {
   providerEntry: ProviderEntry;
   /** The model's per-image allowance in tokens (`image_tokens`, else DEFAULT_IMAGE_TOKENS). */
   imageTokens: number;
+  /** The endpoint's `supported_parameters`, else the model's (reasoning ones only where it reasons). */
+  supportedParameters: string[];
 }
+
+/** Parameters that only mean something when the endpoint returns reasoning. */
+const REASONING_PARAMETERS = new Set(["reasoning", "include_reasoning", "reasoning_effort"]);
 
 /** The parsed catalog, indexed for the request path. Built once per catalog version. */
 export class Catalog {
@@ -34,6 +39,7 @@ export class Catalog {
         outputNano: perMillionToNanoPerToken(e.output_price_per_1m)!,
         providerEntry: this.providerBySlug.get(e.provider)!,
         imageTokens: m.image_tokens ?? DEFAULT_IMAGE_TOKENS,
+        supportedParameters: e.supported_parameters ?? (e.supports_reasoning ? m.supported_parameters : m.supported_parameters.filter((p) => !REASONING_PARAMETERS.has(p))),
       }));
       // Cheapest first (input + output price per token); ties keep catalog order.
       priced.sort((a, b) => a.outputNano + a.inputNano - (b.outputNano + b.inputNano));

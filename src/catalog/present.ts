@@ -8,9 +8,6 @@ import { nanoToUsdString } from "./money";
  * real traffic passed in; nothing is invented, so what we cannot know is `null`.
  */
 
-/** Parameters that only mean something when the endpoint returns reasoning. */
-const REASONING_PARAMETERS = new Set(["reasoning", "include_reasoning", "reasoning_effort"]);
-
 /** Per-token USD decimal strings; the router charges exactly these nano amounts. */
 export function presentPricing(price: { inputNano: number; outputNano: number }) {
   return { prompt: nanoToUsdString(price.inputNano), completion: nanoToUsdString(price.outputNano), request: "0", image: "0" };
@@ -85,7 +82,7 @@ export function presentEndpoint(m: ModelEntry, e: PricedEndpoint, uptime: Endpoi
     max_completion_tokens: e.max_completion_tokens,
     // No separate prompt cap is catalogued; the context length is the only limit.
     max_prompt_tokens: null,
-    supported_parameters: e.supports_reasoning ? m.supported_parameters : m.supported_parameters.filter((p) => !REASONING_PARAMETERS.has(p)),
+    supported_parameters: e.supportedParameters,
     status: 0,
     ...uptime,
     supports_implicit_caching: false,
@@ -121,6 +118,8 @@ export function presentProvider(p: ProviderEntry) {
     status_page_url: p.status_page_url,
     headquarters: p.headquarters,
     datacenters: p.datacenters,
+    // Not in the contract's item (which allows more fields): what `data_collection`/`zdr` route by; null = unknown.
+    data_policy: p.data_policy ?? null,
   };
 }
 

@@ -23,6 +23,14 @@ export const providerSchema = z.object({
   privacy_policy_url: z.url().nullable(),
   terms_of_service_url: z.url().nullable(),
   status_page_url: z.url().nullable(),
+  /**
+   * What the carrier does with prompts, from its terms: `provider.data_collection: "deny"` keeps only
+   * carriers that neither retain nor train; `provider.zdr: true` only zero-data-retention ones. Absent =
+   * unknown, and such a carrier passes neither filter.
+   */
+  data_policy: z
+    .object({ retains_prompts: z.boolean(), trains_on_prompts: z.boolean(), zdr: z.boolean().default(false) })
+    .optional(),
 });
 
 /** One carrier serving one model. */
@@ -36,6 +44,8 @@ export const endpointSchema = z.object({
   max_completion_tokens: z.int().positive().nullable(),
   quantization: z.string().nullable(),
   supports_reasoning: z.boolean().default(false),
+  /** The parameters this carrier honours (`provider.require_parameters`); default: the model's. */
+  supported_parameters: z.array(z.string()).optional(),
 });
 
 export const modelSchema = z.object({

@@ -207,8 +207,10 @@ describe("GET /providers", () => {
     expect(body.data.length).toBeGreaterThanOrEqual(6);
     for (const p of body.data as Json[]) {
       expect(Object.keys(p).sort()).toEqual(
-        ["datacenters", "headquarters", "name", "privacy_policy_url", "slug", "status_page_url", "terms_of_service_url"],
+        ["data_policy", "datacenters", "headquarters", "name", "privacy_policy_url", "slug", "status_page_url", "terms_of_service_url"],
       );
+      // What provider.data_collection and provider.zdr route by.
+      expect(p.data_policy).toEqual({ retains_prompts: expect.any(Boolean), trains_on_prompts: expect.any(Boolean), zdr: expect.any(Boolean) });
       expect(p.headquarters).toMatch(/^[A-Z]{2}$/);
       expect(p.datacenters.length).toBeGreaterThan(0);
       for (const dc of p.datacenters) expect(dc).toMatch(/^[A-Z]{2}$/);

@@ -188,7 +188,7 @@ describe("models", () => {
     expect(xss.html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
   });
 
-  it("a model's page lists its carriers with price, context, quantization and uptime from real traffic", async () => {
+  it("a model's page lists its carriers with price, context, quantization, data policy and uptime from real traffic", async () => {
     const a = await newAccount(5);
     const res = await chat(a.key, { model: "meta-llama/llama-3.1-8b-instruct", ...user("hi [sim tokens=3]") });
     expect(res.status).toBe(200);
@@ -216,6 +216,7 @@ describe("models", () => {
       const row = carrierRows.find((r) => r[1] === name)!;
       expect(row, name).toBeDefined();
       if (e.quantization) expect(row[2]).toContain(`<td>${e.quantization}</td>`);
+      expect(row[2]).toMatch(/<td>(Zero retention|Retains, trains|Retains prompts|Does not retain)<\/td>/);
       if (e.input_price_per_1m > 0) expect(row[2]).toContain(`$${e.input_price_per_1m.toFixed(Math.max(2, (String(e.input_price_per_1m).split(".")[1] ?? "").length))}`);
     }
   });

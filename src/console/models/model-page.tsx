@@ -7,6 +7,15 @@ import { CopyButton, CopyScript } from "../layout/copy-button";
 
 export type CarrierRow = { endpoint: PricedEndpoint; uptime1d: number | null };
 
+/** The carrier's data policy in a few words: what `provider.data_collection` and `provider.zdr` route by. */
+function dataPolicy(e: PricedEndpoint): string {
+  const p = e.providerEntry.data_policy;
+  if (!p) return "Not published";
+  if (p.zdr) return "Zero retention";
+  if (p.trains_on_prompts) return "Retains, trains";
+  return p.retains_prompts ? "Retains prompts" : "Does not retain";
+}
+
 function Price(props: { nano: number }) {
   return props.nano === 0 ? <span class="tag">Free</span> : <>{perMillion(props.nano)}</>;
 }
@@ -39,7 +48,7 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
       </dl>
 
       <h2 id="carriers">Carriers</h2>
-      <p>Requests go to the cheapest carrier first and fall back down this list when a carrier fails or rate-limits. You pay the price of the one that served.</p>
+      <p>Requests go to the cheapest carrier first and fall back down this list when a carrier fails or rate-limits. You pay the price of the one that served. A request's <code>provider</code> preferences can reorder or filter this list.</p>
       <div class="table-wrap" role="region" aria-labelledby="carriers" tabindex={0}>
         <table>
           <caption>Carriers serving {m.name}, in the order they are tried. Prices in USD per 1M tokens; uptime from this service's own traffic.</caption>
@@ -59,6 +68,7 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
                 Max output
               </th>
               <th scope="col">Quantization</th>
+              <th scope="col">Data policy</th>
               <th scope="col" class="num">
                 Uptime (24 h)
               </th>
@@ -77,6 +87,7 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
                 <td class="num">{contextSize(e.context_length)}</td>
                 <td class="num">{e.max_completion_tokens === null ? "—" : count(e.max_completion_tokens)}</td>
                 <td>{e.quantization ?? "Not published"}</td>
+                <td>{dataPolicy(e)}</td>
                 <td class="num">{uptime1d === null ? <span class="muted">No traffic yet</span> : `${uptime1d.toFixed(uptime1d === 100 ? 0 : 1)}%`}</td>
               </tr>
             ))}
