@@ -1,5 +1,5 @@
 import { Layout, type PageMeta } from "../layout/layout";
-import { ErrorSummary, PostForm } from "../layout/forms";
+import { ErrorSummary, PostForm, SubmitOrCancel } from "../layout/forms";
 import type { ApiKey } from "../../db/schema";
 import { KeySettingsFields } from "./key-settings-fields";
 import type { SettingsField, SettingsValues } from "./key-settings-form";
@@ -18,12 +18,7 @@ export function EditKeyPage(props: { meta: PageMeta; csrf: string; apiKey: ApiKe
       <PostForm action="/settings/keys/edit" csrf={props.csrf} class="stack" aria-label={`Edit key ${k.name}`}>
         <input type="hidden" name="key" value={k.hash} />
         <KeySettingsFields idPrefix="edit" values={props.values} errors={errors} />
-        <div class="actions">
-          <button type="submit">Save</button>
-          <a class="button secondary-link" href="/settings/keys">
-            Cancel
-          </a>
-        </div>
+        <SubmitOrCancel submit="Save" cancelHref="/settings/keys" />
       </PostForm>
     </Layout>
   );

@@ -1,5 +1,5 @@
 import { Layout, type PageMeta } from "../layout/layout";
-import { ErrorSummary, Field, PostForm } from "../layout/forms";
+import { ErrorSummary, Field, PostForm, SubmitOrCancel } from "../layout/forms";
 import { utcDate } from "../layout/format";
 import { KeyActions, KeyStatus, type KeyRow } from "./key-cells";
 
@@ -75,12 +75,7 @@ export function NewManagementKeyPage(props: { meta: PageMeta; csrf: string; crea
       <PostForm action="/settings/keys/management" csrf={props.csrf} class="stack" aria-label="Create a management key">
         <input type="hidden" name="creation_token" value={props.creationToken} />
         <Field id="management-key-name" name="name" label="Name" required maxlength={100} value={props.name} error={props.error} hint="For you to tell keys apart, e.g. the system that provisions keys." autocomplete="off" />
-        <div class="actions">
-          <button type="submit">Create management key</button>
-          <a class="button secondary-link" href="/settings/keys">
-            Cancel
-          </a>
-        </div>
+        <SubmitOrCancel submit="Create management key" cancelHref="/settings/keys" />
       </PostForm>
     </Layout>
   );

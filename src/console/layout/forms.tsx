@@ -107,3 +107,15 @@ export function PostForm(props: { action: string; csrf: string; class?: string; 
     </form>
   );
 }
+
+/** A form's submit button and the link back that cancels it. */
+export function SubmitOrCancel(props: { submit: string; cancelHref: string }) {
+  return (
+    <div class="actions">
+      <button type="submit">{props.submit}</button>
+      <a class="button secondary-link" href={props.cancelHref}>
+        Cancel
+      </a>
+    </div>
+  );
+}
