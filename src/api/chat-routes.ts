@@ -20,6 +20,7 @@ import { freeLimits } from "../ledger/free-limits";
 import { hashedUser } from "../routing/user-hash";
 import { orderEndpoints } from "../routing/order-endpoints";
 import { requestParameters } from "../routing/request-parameters";
+import { modelShortcut, withShortcutSort } from "../routing/model-shortcuts";
 
 export const chatRoutes = new Hono<AppEnv>();
 
@@ -73,13 +74,15 @@ chatRoutes.post("/chat/completions", async (c) => {
   // Without `model`, the first of `models` is the model (the contract's fallback list; the others are not tried yet).
   const requested = body.model ?? body.models?.[0];
   const catalog = await loadCatalog(c.env, waitUntil);
-  const model = catalog.resolve(requested);
+  // `:nitro` / `:floor` on any model id ask for a sort; the answer still names the id as sent.
+  const shortcut = modelShortcut(requested, (id) => catalog.model(id) !== undefined);
+  const model = catalog.resolve(shortcut.modelId);
   rc.requestedModel = requested ?? model?.id ?? AUTO_MODEL;
   rc.stream = body.stream === true;
   if (!model) throw fail(new ApiError(400, `Model ${requested} is not in the catalog. GET /api/v1/models lists the available models.`));
 
   // Provider preferences filter and order the carriers; nothing left is a 404 before anything is held.
-  const routed = orderEndpoints(catalog.endpoints(model.id), body.provider, { parameters: requestParameters(body) });
+  const routed = orderEndpoints(catalog.endpoints(model.id), withShortcutSort(body.provider, shortcut.sort), { parameters: requestParameters(body) });
   if ("emptiedBy" in routed) throw fail(new ApiError(404, routed.message));
   const { endpoints } = routed;
   const paid = !catalog.isFree(model.id);
