@@ -101,8 +101,9 @@ chatRoutes.post("/chat/completions", async (c) => {
     waitUntil,
   );
   if (!admitted.ok) {
-    if (admitted.reason === "rate_limit") throw fail(rateLimited(admitted, model.id, `${new URL(c.req.url).origin}/settings/credits`));
-    throw fail(paymentRequired(admitted.reason, caller.key, model.id, new URL(c.req.url).origin));
+    const origin = new URL(c.req.url).origin;
+    if (admitted.reason === "rate_limit") throw fail(rateLimited(admitted, model.id, `${origin}/settings/credits`));
+    throw fail(paymentRequired(admitted.reason, caller.key, model.id, origin));
   }
   rc.ticket = admitted.ticket;
 

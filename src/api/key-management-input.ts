@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { nanoToUsd, usdToNano } from "../catalog/money";
-import { LIMIT_RESETS } from "../keys/key-budget";
+import { LIMIT_RESETS, MAX_KEY_LIMIT_USD } from "../keys/key-budget";
 import { invalidInput, readJsonObject } from "./json-body";
 
 /**
@@ -10,8 +10,6 @@ import { invalidInput, readJsonObject } from "./json-body";
 
 /** A /keys body is a few hundred bytes; anything past this is refused (413). */
 const MAX_BODY_BYTES = 16 * 1024;
-/** The largest limit a key may have, in USD (as in the console and the admin API). */
-const MAX_LIMIT_USD = 1_000_000;
 
 const name = z
   .string()
@@ -22,7 +20,7 @@ const name = z
 const limit = z
   .number()
   .min(0)
-  .max(MAX_LIMIT_USD)
+  .max(MAX_KEY_LIMIT_USD)
   .refine((usd) => nanoToUsd(usdToNano(usd)) === usd, "at most 9 decimals (whole nano-USD)")
   .transform(usdToNano)
   .nullable();

@@ -3,6 +3,9 @@ import type { KeyUsage } from "../ledger/ledger-object";
 import type { LimitReset } from "../ledger/usage-windows";
 
 export type { LimitReset };
+/** The largest credit limit a key may be given, in USD (through /keys and the console). */
+export const MAX_KEY_LIMIT_USD = 1_000_000;
+
 export const LIMIT_RESETS = ["daily", "weekly", "monthly"] as const satisfies readonly LimitReset[];
 
 /**

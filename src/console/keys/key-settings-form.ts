@@ -1,15 +1,13 @@
 import * as z from "zod";
 import { parseUsdInput } from "../http/usd-input";
-import { nanoToUsdString } from "../../catalog/money";
-import { LIMIT_RESETS } from "../../keys/key-budget";
+import { NANO_PER_USD, nanoToUsdString } from "../../catalog/money";
+import { LIMIT_RESETS, MAX_KEY_LIMIT_USD } from "../../keys/key-budget";
 import type { ApiKey } from "../../db/schema";
 
 /**
  * A key's budget and expiry as the console's forms send them (create and edit): a USD limit, how
  * often it resets, and an expiry typed as a UTC date and time. Empty fields mean "none".
  */
-
-const KEY_LIMIT_MAX_NANO = 1_000_000 * 1_000_000_000;
 
 /** The form's field names, in the order their errors are listed. */
 export const SETTINGS_FIELDS = ["limit", "limit_reset", "expires_at"] as const;
@@ -59,7 +57,7 @@ export function settingsShape(currentExpiry: number | null = null) {
       .transform((v, ctx) => {
         if (!v) return null;
         const nano = parseUsdInput(v);
-        if (nano === undefined || nano > KEY_LIMIT_MAX_NANO) {
+        if (nano === undefined || nano > MAX_KEY_LIMIT_USD * NANO_PER_USD) {
           ctx.addIssue({ code: "custom", message: "Enter the credit limit as an amount in USD, like 5 or 12.50 (at most 1,000,000), or leave it empty." });
           return z.NEVER;
         }
