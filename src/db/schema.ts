@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, real, index, primaryKey } from "drizzle-orm/sqlite-core";
 
 /** An account: owns keys, a balance (held by its ledger Durable Object) and generations. */
 export const accounts = sqliteTable("accounts", {
@@ -62,8 +62,32 @@ export const generations = sqliteTable(
     // Zero-completion insurance: served but not charged (no completion and no finish reason, or ended in an error).
     insured: integer("insured", { mode: "boolean" }).notNull().default(false),
     externalUser: text("external_user"), // the caller's `user` as sent (carriers got only its hash); null when none
+    // JSON array of CarrierAttempt (src/carriers/carrier-attempt.ts): every carrier tried, in order, the one that served last.
+    providerResponses: text("provider_responses"),
+    // The routing strategy (RoutingStrategy): "direct", "fallback" (a `models` list) or "auto" (router/auto); null before routing.
+    strategy: text("strategy", { enum: ["direct", "fallback", "auto"] }),
   },
   (t) => [index("generations_account_created").on(t.accountId, t.createdAt), index("generations_model_provider").on(t.model, t.providerName, t.createdAt)],
+);
+
+/**
+ * One row per carrier attempt (served or failed), copied from each flushed generation record's
+ * provider_responses in the same D1 batch. The Cron Trigger folds the recent rows into the endpoint
+ * health snapshot (KV) and deletes rows older than a day.
+ */
+export const endpointAttempts = sqliteTable(
+  "endpoint_attempts",
+  {
+    generationId: text("generation_id").notNull(),
+    idx: integer("idx").notNull(), // position among the request's attempts, from 0
+    model: text("model").notNull(), // catalog model id the attempt was for
+    provider: text("provider").notNull(), // carrier slug
+    at: integer("at").notNull(), // attempt start, Unix ms
+    status: integer("status").notNull(), // carrier HTTP status; 502 unreachable or unusable, 504 timeout
+    latencyMs: integer("latency_ms").notNull(), // to the first token when served, else to the failure
+    tokensPerSecond: real("tokens_per_second"), // completion tokens / seconds after the first token; null when none
+  },
+  (t) => [primaryKey({ columns: [t.generationId, t.idx] }), index("endpoint_attempts_model_provider_at").on(t.model, t.provider, t.at), index("endpoint_attempts_at").on(t.at)],
 );
 
 /** A console sign-in: the account's password, hashed with PBKDF2-SHA256 (WebCrypto). One row per account that signed up. */

@@ -1,0 +1,24 @@
+/**
+ * One carrier attempt of a request, served or failed: what the generation record keeps in
+ * `provider_responses` (JSON, in order, the served attempt last) and what endpoint health is
+ * computed from (the `endpoint_attempts` table, filled from the records when they are flushed).
+ */
+export type CarrierAttempt = {
+  /** Catalog model id the attempt was for (differs between attempts when `models` falls back). */
+  model: string;
+  /** Carrier slug, and its display name (the contract's provider_name). */
+  provider: string;
+  providerName: string;
+  /** The carrier's HTTP status; 502 when it could not be reached or its answer was unusable, 504 on timeout. */
+  status: number;
+  /** Start of the attempt, Unix ms. */
+  at: number;
+  /** Milliseconds to the first token when served, else to the failure. */
+  latencyMs: number;
+  /** Completion tokens per second after the first token; null when nothing was served. */
+  tokensPerSecond: number | null;
+};
+
+/** Status recorded for an attempt that got no usable HTTP answer. */
+export const UNREACHABLE_STATUS = 502;
+export const TIMEOUT_STATUS = 504;
