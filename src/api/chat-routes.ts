@@ -18,16 +18,18 @@ import { paymentRequired } from "./payment-required";
 import { rateLimited } from "./rate-limited";
 import { freeLimits } from "../ledger/free-limits";
 import { hashedUser } from "../routing/user-hash";
-import { orderEndpoints } from "../routing/order-endpoints";
 import { requestParameters } from "../routing/request-parameters";
-import { modelShortcut, withShortcutSort } from "../routing/model-shortcuts";
+import { candidateModels } from "../routing/candidate-models";
+import { planRoute } from "../routing/route-plan";
+import { metadataLevel } from "../routing/routing-metadata";
+import { AttemptLog } from "../carriers/attempt-log";
 
 export const chatRoutes = new Hono<AppEnv>();
 
 /**
  * POST /chat/completions — the request path, top to bottom:
- * auth (middleware) → body → catalog → provider preferences → ledger admission (free-model rate limits, balance, key budget)
- * → carrier dispatch → relay → settle + record.
+ * auth (middleware) → body → catalog → routing (candidate models, provider preferences) → ledger admission
+ * (free-model rate limits, balance, key budget) → carrier dispatch (fallbacks) → relay → settle + record.
  */
 chatRoutes.post("/chat/completions", async (c) => {
   const startedAt = Date.now();
@@ -43,6 +45,10 @@ chatRoutes.post("/chat/completions", async (c) => {
     genId: newGenerationId(),
     caller,
     requestedModel: "",
+    model: "",
+    strategy: null,
+    attempts: new AttemptLog(),
+    metadata: null,
     stream: false,
     app: appName(c.req.raw.headers),
     httpReferer: c.req.header("http-referer")?.slice(0, 500) ?? null,
@@ -71,21 +77,25 @@ chatRoutes.post("/chat/completions", async (c) => {
   }
   const { body, bytes } = parsed;
   rc.externalUser = body.user ?? null;
-  // Without `model`, the first of `models` is the model (the contract's fallback list; the others are not tried yet).
-  const requested = body.model ?? body.models?.[0];
-  const catalog = await loadCatalog(c.env, waitUntil);
-  // `:nitro` / `:floor` on any model id ask for a sort; the answer still names the id as sent.
-  const shortcut = modelShortcut(requested, (id) => catalog.model(id) !== undefined);
-  const model = catalog.resolve(shortcut.modelId);
-  rc.requestedModel = requested ?? model?.id ?? AUTO_MODEL;
   rc.stream = body.stream === true;
-  if (!model) throw fail(new ApiError(400, `Model ${requested} is not in the catalog. GET /api/v1/models lists the available models.`));
+  const catalog = await loadCatalog(c.env, waitUntil);
+  // `model`, then the fallbacks in `models`; `:nitro` / `:floor` ask for a sort; answers name ids as sent.
+  const chosen = candidateModels(body.model, body.models, { has: (id) => catalog.model(id) !== undefined, resolve: (id) => catalog.resolve(id)?.id }, AUTO_MODEL);
+  rc.requestedModel = body.model ?? body.models?.[0] ?? catalog.file.default_model;
+  rc.model = "unknown" in chosen ? rc.requestedModel : chosen.candidates[0]!.answerAs;
+  if ("unknown" in chosen) throw fail(new ApiError(400, `Model ${chosen.unknown} is not in the catalog. GET /api/v1/models lists the available models.`));
+  const { candidates } = chosen;
+  rc.strategy = chosen.strategy;
+  const level = metadataLevel(c.req.raw.headers);
+  if (typeof level === "object") throw fail(new ApiError(400, `X-OpenRouter-Metadata must be "enabled" or "disabled", not "${level.invalid}".`));
 
-  // Provider preferences filter and order the carriers; nothing left is a 404 before anything is held.
-  const routed = orderEndpoints(catalog.endpoints(model.id), withShortcutSort(body.provider, shortcut.sort), { parameters: requestParameters(body) });
-  if ("emptiedBy" in routed) throw fail(new ApiError(404, routed.message));
-  const { endpoints } = routed;
-  const paid = !catalog.isFree(model.id);
+  // Provider preferences filter and order each candidate's carriers; nothing left is a 404 before anything is held.
+  const plan = planRoute(candidates, (id) => catalog.endpoints(id), body.provider, { parameters: requestParameters(body) });
+  if (plan.endpoints.length === 0) throw fail(new ApiError(404, plan.emptied[0]!.message));
+  const { endpoints } = plan;
+  if (level === "enabled") rc.metadata = { available: endpoints };
+  // Free models count against the free-model rate limits; a request that may land on a priced one is paid.
+  const paid = endpoints.some((e) => e.inputNano > 0 || e.outputNano > 0);
   const admitted = await accountLedger(c.env, caller.accountId).admit(
     {
       genId: rc.genId,
@@ -102,20 +112,25 @@ chatRoutes.post("/chat/completions", async (c) => {
   );
   if (!admitted.ok) {
     const origin = new URL(c.req.url).origin;
-    if (admitted.reason === "rate_limit") throw fail(rateLimited(admitted, model.id, `${origin}/settings/credits`));
-    throw fail(paymentRequired(admitted.reason, caller.key, model.id, origin));
+    const modelId = candidates[0]!.modelId;
+    if (admitted.reason === "rate_limit") throw fail(rateLimited(admitted, modelId, `${origin}/settings/credits`));
+    throw fail(paymentRequired(admitted.reason, caller.key, modelId, origin));
   }
   rc.ticket = admitted.ticket;
 
   const clientSignal = c.req.raw.signal;
   // Hashed once per request (WebCrypto is async), before any attempt is built.
   const userHash = body.user === undefined ? null : await hashedUser(caller.accountId, body.user);
+  // The answer and the record name the model that served, as the caller sent its id.
+  const servedBy = (e: { modelId: string }) => (rc.model = candidates.find((x) => x.modelId === e.modelId)!.answerAs);
+  const label = candidates.length > 1 ? candidates.map((x) => x.answerAs).join(", ") : rc.model;
   try {
     if (rc.stream) {
-      const served = await dispatch(c.env, model.id, endpoints, carrierBodies(body, true, userHash), async (call) => {
+      const served = await dispatch(c.env, label, endpoints, carrierBodies(body, true, userHash), async (call) => {
         if (!call.response.body || !(call.response.headers.get("content-type") ?? "").includes("text/event-stream"))
           throw new UnusableAnswer("the carrier did not answer with an event stream");
-      }, clientSignal);
+      }, rc.attempts, clientSignal);
+      servedBy(served.endpoint);
       return new Response(relayStream(rc, body, served.endpoint, served.call, clientSignal), {
         headers: {
           "content-type": "text/event-stream; charset=utf-8",
@@ -124,7 +139,8 @@ chatRoutes.post("/chat/completions", async (c) => {
         },
       });
     }
-    const served = await dispatch(c.env, model.id, endpoints, carrierBodies(body, false, userHash), readCompletion, clientSignal);
+    const served = await dispatch(c.env, label, endpoints, carrierBodies(body, false, userHash), readCompletion, rc.attempts, clientSignal);
+    servedBy(served.endpoint);
     const { completion, outcome } = finishCompletion(rc, body, served.endpoint, served.value, Date.now());
     void settle(rc, outcome);
     return new Response(JSON.stringify(completion), { headers: { "content-type": "application/json", "x-generation-id": rc.genId } });

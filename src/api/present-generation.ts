@@ -1,5 +1,7 @@
 import type { NewGeneration } from "../db/schema";
 import { nanoToUsd } from "../catalog/money";
+import { AUTO_MODEL } from "../catalog/catalog";
+import type { CarrierAttempt } from "../carriers/carrier-attempt";
 
 /** A stored generation in the shape of the specification (2.3) and the contract's GenerationResponse. */
 export function presentGeneration(g: NewGeneration) {
@@ -47,9 +49,24 @@ export function presentGeneration(g: NewGeneration) {
     external_user: g.externalUser ?? null,
     api_type: "completions",
     preset_id: null,
-    router: null,
-    provider_responses: null,
+    router: g.strategy === "auto" ? AUTO_MODEL : null,
+    // Not in the contract's item (which allows more fields): how the router chose (direct, fallback, auto).
+    routing_strategy: g.strategy ?? null,
+    provider_responses: presentAttempts(g.providerResponses),
     data_region: "global", // no regional routing: every request is served globally (the contract allows global, europe, us)
     workspace_id: null,
   };
+}
+
+/** The record's attempts as the contract's ProviderResponse list (latency in ms); null when no carrier was tried. */
+function presentAttempts(json: string | null | undefined) {
+  if (!json) return null;
+  return (JSON.parse(json) as CarrierAttempt[]).map((a) => ({
+    provider_name: a.providerName,
+    model_permaslug: a.model,
+    endpoint_id: `${a.model}@${a.provider}`,
+    status: a.status,
+    latency: a.latencyMs,
+    is_byok: false,
+  }));
 }

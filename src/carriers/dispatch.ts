@@ -2,6 +2,8 @@ import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { callCarrier, CarrierTimeout, type CarrierCall } from "./carrier-call";
 import { carrierReason, classifyStatus, exhaustedError, type AttemptFailure } from "./attempts";
+import type { AttemptLog } from "./attempt-log";
+import { TIMEOUT_STATUS, UNREACHABLE_STATUS } from "./carrier-attempt";
 
 /** Thrown by an `accept` step when a 2xx answer is still unusable (malformed, oversized, not a stream). */
 export class UnusableAnswer extends Error {}
@@ -9,49 +11,63 @@ export class UnusableAnswer extends Error {}
 export type Served<T> = { endpoint: PricedEndpoint; call: CarrierCall; value: T; failures: AttemptFailure[] };
 
 /**
- * Tries the model's endpoints in order until one answers usably. Falls back on 429, 5xx, timeout,
- * network error or an unusable answer; nothing has reached the caller yet while this runs.
- * Throws the caller's ApiError (429/502/503) when none is left.
+ * Tries the endpoints in order (a model's carriers, then the next fallback model's) until one answers
+ * usably. Falls back on 429, 5xx, timeout, network error or an unusable answer; a 4xx the carrier
+ * refuses the request with (a prompt too long for it, a parameter it rejects) ends that model's turn,
+ * and the next model is tried. Nothing has reached the caller while this runs. Every attempt goes to
+ * `log`. Throws the caller's ApiError (429/502/503) when none is left; `label` names what was asked for.
  */
 export async function dispatch<T>(
   env: Env,
-  modelId: string,
+  label: string,
   endpoints: PricedEndpoint[],
   bodyFor: (endpoint: PricedEndpoint) => string,
   accept: (call: CarrierCall, endpoint: PricedEndpoint) => Promise<T>,
+  log: AttemptLog,
   clientSignal?: AbortSignal,
 ): Promise<Served<T>> {
   const failures: AttemptFailure[] = [];
+  let refusedBy: string | null = null; // a model whose carrier refused the request: its other carriers would too
   for (const endpoint of endpoints) {
+    if (endpoint.modelId === refusedBy) continue;
     const provider = endpoint.providerEntry.name;
+    const at = Date.now();
     let call: CarrierCall | "not_configured";
     try {
       call = await callCarrier(env, endpoint, bodyFor(endpoint), clientSignal);
     } catch (err) {
       if (clientSignal?.aborted) throw err;
-      failures.push({ provider, kind: "failed", status: null, reason: err instanceof CarrierTimeout ? err.message : "the carrier could not be reached" });
+      const timeout = err instanceof CarrierTimeout;
+      log.fail(endpoint, timeout ? TIMEOUT_STATUS : UNREACHABLE_STATUS, at);
+      failures.push({ provider, kind: "failed", status: null, reason: timeout ? err.message : "the carrier could not be reached" });
       continue;
     }
     if (call === "not_configured") {
+      // Our configuration, not the carrier's health: no attempt is logged.
       failures.push({ provider, kind: "unavailable", status: null, reason: "carrier not configured" });
       continue;
     }
     try {
       if (!call.response.ok) {
         const { failure, retry } = classifyStatus(provider, call.response.status, await carrierReason(call.response));
+        log.fail(endpoint, call.response.status, at);
         failures.push(failure);
-        if (!retry) break;
+        if (!retry) refusedBy = endpoint.modelId;
         continue;
       }
-      return { endpoint, call, value: await accept(call, endpoint), failures };
+      const value = await accept(call, endpoint);
+      log.serve(endpoint, call.response.status, at);
+      return { endpoint, call, value, failures };
     } catch (err) {
       call.abort();
       if (clientSignal?.aborted) throw err;
-      const reason = err instanceof UnusableAnswer || err instanceof CarrierTimeout ? err.message : "the connection failed while reading the answer";
+      const timeout = err instanceof CarrierTimeout;
+      log.fail(endpoint, timeout ? TIMEOUT_STATUS : UNREACHABLE_STATUS, at);
+      const reason = err instanceof UnusableAnswer || timeout ? err.message : "the connection failed while reading the answer";
       failures.push({ provider, kind: "failed", status: call.response.status, reason });
     } finally {
       call.answered();
     }
   }
-  throw exhaustedError(failures, modelId);
+  throw exhaustedError(failures, label);
 }

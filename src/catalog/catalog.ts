@@ -7,6 +7,8 @@ export const DEFAULT_IMAGE_TOKENS = 1600;
 
 /** A model endpoint with its prices resolved to integer nano-USD per token. */
 export interface PricedEndpoint extends EndpointEntry {
+  /** The catalog model this endpoint serves (one PricedEndpoint per model and carrier). */
+  modelId: string;
   inputNano: number;
   outputNano: number;
   providerEntry: ProviderEntry;
@@ -35,6 +37,7 @@ export class Catalog {
       this.byId.set(m.id, m);
       const priced = m.endpoints.map((e) => ({
         ...e,
+        modelId: m.id,
         inputNano: perMillionToNanoPerToken(e.input_price_per_1m)!,
         outputNano: perMillionToNanoPerToken(e.output_price_per_1m)!,
         providerEntry: this.providerBySlug.get(e.provider)!,

@@ -1,6 +1,9 @@
 import type { Caller, Env } from "../env";
 import { randomId } from "../keys/api-key";
 import type { Ticket } from "../ledger/account-ledger";
+import type { PricedEndpoint } from "../catalog/catalog";
+import type { AttemptLog } from "../carriers/attempt-log";
+import type { Strategy } from "../routing/candidate-models";
 
 /** What the request path knows about one completion request from its start. */
 export type RequestContext = {
@@ -8,8 +11,16 @@ export type RequestContext = {
   waitUntil: (p: Promise<unknown>) => void;
   genId: string;
   caller: Caller;
-  /** The model id as the caller sent it (echoed in responses); the resolved id when omitted; "" before the body is read. */
+  /** The model id as the caller sent it (`model`, else the first of `models`); the resolved id when omitted; "" before the body is read. */
   requestedModel: string;
+  /** The id the answer, its chunks and the record name: as sent for the model that served (or the first candidate until one does). */
+  model: string;
+  /** How the request was routed; null before routing. */
+  strategy: Strategy | null;
+  /** Every carrier attempt, for the record's provider_responses and endpoint health. */
+  attempts: AttemptLog;
+  /** Routing metadata asked for (`X-OpenRouter-Metadata: enabled`): the endpoints the request could use, in order; null when not asked. */
+  metadata: { available: PricedEndpoint[] } | null;
   stream: boolean;
   app: string | null;
   httpReferer: string | null;

@@ -1,6 +1,7 @@
 import type { RequestContext } from "./request-context";
 import type { NewGeneration } from "../db/schema";
 import { accountLedger } from "../ledger/isolate-ledgers";
+import type { CarrierAttempt } from "../carriers/carrier-attempt";
 
 /** How one request ended: what is debited and recorded. */
 export type Outcome = {
@@ -40,12 +41,17 @@ export function failedOutcome(status: number, message: string, provider: string 
   };
 }
 
-export function generationRecord(rc: RequestContext, o: Outcome, endedAt: number): NewGeneration {
+/** The request's carrier attempts, the served one completed by how the request ended. */
+function finalAttempts(rc: RequestContext, o: Outcome, endedAt: number): CarrierAttempt[] {
+  return rc.attempts.final({ status: o.status, firstTokenAt: o.firstTokenAt, completionTokens: o.completionTokens, endedAt, streamed: rc.stream });
+}
+
+export function generationRecord(rc: RequestContext, o: Outcome, endedAt: number, attempts = finalAttempts(rc, o, endedAt)): NewGeneration {
   return {
     id: rc.genId,
     accountId: rc.caller.accountId,
     keyHash: rc.caller.key.hash,
-    model: rc.requestedModel,
+    model: rc.model,
     providerName: o.provider,
     app: rc.app,
     streamed: rc.stream,
@@ -66,6 +72,8 @@ export function generationRecord(rc: RequestContext, o: Outcome, endedAt: number
     externalUser: rc.externalUser,
     usageSource: o.usageSource,
     insured: o.insured,
+    providerResponses: attempts.length ? JSON.stringify(attempts) : null,
+    strategy: rc.strategy,
   };
 }
 
@@ -75,7 +83,10 @@ export function generationRecord(rc: RequestContext, o: Outcome, endedAt: number
  * ledger stays unreachable). Runs off the response path, under waitUntil.
  */
 export function settle(rc: RequestContext, outcome: Outcome): Promise<void> {
-  const record = generationRecord(rc, outcome, Date.now());
+  const endedAt = Date.now();
+  const attempts = finalAttempts(rc, outcome, endedAt);
+  const record = generationRecord(rc, outcome, endedAt, attempts);
+  rc.attempts.settled(attempts);
   const { accountId, key } = rc.caller;
   const p = accountLedger(rc.env, accountId)
     .settle(rc.ticket, { genId: rc.genId, keyHash: key.hash, costNano: outcome.costNano, record }, rc.waitUntil)

@@ -10,6 +10,7 @@ import { readUsage } from "./usage";
 import { estimatePromptTokens, OutputMeter } from "./token-estimate";
 import { charge } from "./charge";
 import type { ChatRequest } from "../api/chat-request";
+import { answerMetadata } from "../generations/answer-metadata";
 
 /** Largest non-stream carrier answer accepted, in bytes. */
 export const MAX_COMPLETION_BYTES = 8 * 1024 * 1024;
@@ -51,7 +52,7 @@ export function finishCompletion(rc: RequestContext, body: ChatRequest, endpoint
     id: rc.genId,
     object: "chat.completion",
     created: typeof upstream.created === "number" ? upstream.created : Math.floor(rc.startedAt / 1000),
-    model: rc.requestedModel,
+    model: rc.model,
     provider,
     // The contract requires the field (null allowed): the carrier's when it gives one.
     system_fingerprint: typeof upstream.system_fingerprint === "string" ? upstream.system_fingerprint : null,
@@ -62,6 +63,7 @@ export function finishCompletion(rc: RequestContext, body: ChatRequest, endpoint
       total_tokens: usage.promptTokens + usage.completionTokens,
       cost: nanoToUsd(cost),
     },
+    ...answerMetadata(rc, endpoint),
   };
   const outcome: Outcome = {
     provider,

@@ -10,6 +10,7 @@ import { estimatePromptTokens } from "./token-estimate";
 import { charge } from "./charge";
 import { relayLimits } from "./relay-limits";
 import { textPieces } from "./text-pieces";
+import { answerMetadata } from "../generations/answer-metadata";
 
 const encoder = new TextEncoder();
 const DONE = "data: [DONE]\n\n";
@@ -35,7 +36,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
   const provider = endpoint.providerEntry.name;
   const created = Math.floor(rc.startedAt / 1000);
   const limits = relayLimits(rc.env);
-  const chunks = new ChunkRewriter(rc.genId, rc.requestedModel, provider, endpoint);
+  const chunks = new ChunkRewriter(rc.genId, rc.model, provider, endpoint);
   let lastChunkAt = Date.now();
   let cancelled = false;
   // The caller going away must stop the carrier at once and end the relay, however it shows: the
@@ -79,11 +80,17 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         id: rc.genId,
         object: "chat.completion.chunk",
         created,
-        model: rc.requestedModel,
+        model: rc.model,
         provider,
         error: { code: f.status, message: f.message },
         choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
       })}\n\n`;
+  // Asked-for routing metadata rides in a chunk of its own, the last before the end (or the error chunk).
+  const metadataChunk = () => {
+    const extra = answerMetadata(rc, endpoint);
+    if (!extra.openrouter_metadata) return "";
+    return `data: ${JSON.stringify({ id: rc.genId, object: "chat.completion.chunk", created, model: rc.model, provider, choices: [], ...extra })}\n\n`;
+  };
 
   const run = async (): Promise<Outcome> => {
     // A BYOB read takes everything the carrier has sent so far, however many chunks: fewer, larger reads.
@@ -141,7 +148,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
       }
       // Whatever the carrier does next (a carrier may keep its connection open after [DONE]), we are done with it.
       if (sawDone || failure) stopCarrier();
-      await write(encoder.encode((failure ? errorChunk(failure) : "") + DONE)); // a fresh buffer: written buffers may be transferred
+      await write(encoder.encode(metadataChunk() + (failure ? errorChunk(failure) : "") + DONE)); // a fresh buffer: written buffers may be transferred
       await writer.close();
       closed = true;
     } catch {

@@ -1,0 +1,34 @@
+import type { PricedEndpoint } from "../catalog/catalog";
+import type { Strategy } from "./candidate-models";
+
+export type RouterAttempt = { provider: string; model: string; status: number };
+
+/** `X-OpenRouter-Metadata` (or the legacy `X-OpenRouter-Experimental-Metadata`): "enabled", "disabled", or a value we refuse. */
+export function metadataLevel(headers: Headers): "enabled" | "disabled" | { invalid: string } {
+  const raw = headers.get("x-openrouter-metadata") ?? headers.get("x-openrouter-experimental-metadata");
+  if (raw === null) return "disabled";
+  const level = raw.trim().toLowerCase();
+  return level === "enabled" || level === "disabled" ? level : { invalid: raw.slice(0, 40) };
+}
+
+/**
+ * The contract's OpenRouterMetadata: what was asked for, how it was routed, the endpoints the request
+ * could use (in the order they would be tried, the one that served marked) and every attempt made.
+ */
+export function routingMetadata(m: { requested: string; strategy: Strategy; available: PricedEndpoint[]; selected: PricedEndpoint | null; attempts: RouterAttempt[] }) {
+  const selectedName = m.selected?.providerEntry.name ?? "none";
+  return {
+    requested: m.requested,
+    strategy: m.strategy,
+    // No regional routing: requests are served from wherever the Worker runs.
+    region: null,
+    summary: `available=${m.available.length}, selected=${selectedName}, attempts=${m.attempts.length}`,
+    attempt: m.attempts.length,
+    is_byok: false,
+    endpoints: {
+      total: m.available.length,
+      available: m.available.map((e) => ({ model: e.modelId, provider: e.providerEntry.name, selected: e === m.selected })),
+    },
+    attempts: m.attempts,
+  };
+}
