@@ -191,6 +191,27 @@ describe.each(CHAT_CASES)("POST /chat/completions: $name", ({ model, content, ex
   });
 });
 
+describe("a request that falls back to another model, with routing metadata", () => {
+  // Every carrier of the first model fails; the second model serves. The answer, each chunk and the record name it.
+  const FIRST = "mistralai/mistral-nemo"; // deepinfra, nebius
+  const SECOND = "qwen/qwen3-32b"; // none of FIRST's carriers
+  const outage = catalogJson.models.find((m) => m.id === FIRST)!.endpoints.map((e) => `[sim carrier=${e.provider} status=503]`).join(" ");
+  const META = { "x-openrouter-metadata": "enabled" };
+  it.each([false, true])("stream: %s", async (stream) => {
+    const res = await postChat(f, rich.key, { model: FIRST, models: [SECOND], stream, ...chatBody(`x ${outage}`) }, META);
+    const id = res.headers.get("x-generation-id")!;
+    const c = await checkResponse(res, "/chat/completions", "POST");
+    conforms(c);
+    expect(c.status).toBe(200);
+    const meta = stream ? c.events.at(-2).openrouter_metadata : c.json.openrouter_metadata;
+    expect(meta).toMatchObject({ requested: FIRST, strategy: "fallback", attempt: 3 });
+    expect(meta.attempts.map((a: { model: string; status: number }) => [a.model, a.status])).toEqual([[FIRST, 503], [FIRST, 503], [SECOND, 200]]);
+    const g = (await checkGeneration(rich.key, id)).json.data;
+    expect(g).toMatchObject({ model: SECOND, status: 200, routing_strategy: "fallback" });
+    expect(g.provider_responses.map((r: { status: number }) => r.status)).toEqual([503, 503, 200]);
+  });
+});
+
 describe.each([
   { name: "the connection reset", content: "x [sim tokens=12 reset_after=4]", message: /lost mid-stream/ },
   { name: "a malformed chunk", content: "x [sim tokens=12 malformed]", message: /malformed/ },

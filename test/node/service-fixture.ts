@@ -56,10 +56,10 @@ export function newManagementKey(f: ServiceFixture, accountId: string) {
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
-export function postChat(f: ServiceFixture, key: string, body: unknown) {
+export function postChat(f: ServiceFixture, key: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${f.url}/api/v1/chat/completions`, {
     method: "POST",
-    headers: { ...bearer(key), "content-type": "application/json" },
+    headers: { ...bearer(key), "content-type": "application/json", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
 }
