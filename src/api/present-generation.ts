@@ -1,7 +1,7 @@
 import type { NewGeneration } from "../db/schema";
 import { nanoToUsd } from "../catalog/money";
 import { AUTO_MODEL } from "../catalog/catalog";
-import type { CarrierAttempt } from "../carriers/carrier-attempt";
+import { parseAttempts } from "../carriers/carrier-attempt";
 
 /** A stored generation in the shape of the specification (2.3) and the contract's GenerationResponse. */
 export function presentGeneration(g: NewGeneration) {
@@ -61,7 +61,7 @@ export function presentGeneration(g: NewGeneration) {
 /** The record's attempts as the contract's ProviderResponse list (latency in ms); null when no carrier was tried. */
 function presentAttempts(json: string | null | undefined) {
   if (!json) return null;
-  return (JSON.parse(json) as CarrierAttempt[]).map((a) => ({
+  return parseAttempts(json).map((a) => ({
     provider_name: a.providerName,
     model_permaslug: a.model,
     endpoint_id: `${a.model}@${a.provider}`,

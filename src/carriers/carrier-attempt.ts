@@ -22,3 +22,8 @@ export type CarrierAttempt = {
 /** Status recorded for an attempt that got no usable HTTP answer. */
 export const UNREACHABLE_STATUS = 502;
 export const TIMEOUT_STATUS = 504;
+
+/** A record's provider_responses column, parsed; [] when no carrier was tried. */
+export function parseAttempts(json: string | null | undefined): CarrierAttempt[] {
+  return json ? (JSON.parse(json) as CarrierAttempt[]) : [];
+}

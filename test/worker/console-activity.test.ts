@@ -65,6 +65,22 @@ describe("/activity", () => {
     expect(textOf(html)).toContain(`${costText} spent on 2 requests`);
   });
 
+  it("a request that fell back shows each attempt: model, carrier, status", async () => {
+    const { client, accountId } = await signUp();
+    await admin(`/accounts/${accountId}/credits`, { usd: 2 });
+    const { key } = await createKeyViaConsole(client, "fallback");
+    // mistral-nemo's carriers (deepinfra, nebius) fail; qwen3-32b's first carrier (groq) serves.
+    const res = await chat(key, { model: "mistralai/mistral-nemo", models: ["qwen/qwen3-32b"], ...user("x [sim carrier=deepinfra status=503] [sim carrier=nebius status=503]") });
+    expect(res.status).toBe(200);
+    const { id } = (await res.json()) as { id: string };
+    await settled(accountId);
+    const html = await activityWhen(client, (h) => rowsOf(h).length === 1);
+    const row = rowsOf(html)[0]!;
+    expect(row.id).toBe(id);
+    expect(row.text).toContain("3 attempts");
+    expect(row.text).toMatch(/mistralai\/mistral-nemo at DeepInfra: 503 after \d+ ms\s*mistralai\/mistral-nemo at Nebius: 503 after \d+ ms\s*qwen\/qwen3-32b at Groq: 200 after \d+ ms/);
+  });
+
   it("pages through many requests without gaps or repeats, and back", async () => {
     const { client, accountId } = await signUp();
     const start = Date.now() - 3 * 3600_000;

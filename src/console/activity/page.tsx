@@ -3,6 +3,25 @@ import { count, usd, utcDateTime } from "../layout/format";
 import type { Generation } from "../../db/schema";
 import type { DaySpend } from "./queries";
 import { SpendChart } from "./spend-chart";
+import { parseAttempts } from "../../carriers/carrier-attempt";
+
+/** The carriers a request was tried on, when there was more than one (a fallback): model, carrier, status, time. */
+function Attempts(props: { g: Generation }) {
+  const attempts = parseAttempts(props.g.providerResponses);
+  if (attempts.length < 2) return null;
+  return (
+    <details class="attempts">
+      <summary>{attempts.length} attempts</summary>
+      <ol>
+        {attempts.map((a) => (
+          <li>
+            <code>{a.model}</code> at {a.providerName}: <span class={a.status === 200 ? "status-ok" : "status-bad"}>{a.status}</span> after {count(a.latencyMs)} ms
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
 
 function Status(props: { g: Generation }) {
   const { g } = props;
@@ -67,7 +86,10 @@ export function ActivityPage(props: { meta: PageMeta; rows: Generation[]; newer:
                       </>
                     )}
                   </td>
-                  <td>{g.providerName ?? <span class="muted">none</span>}</td>
+                  <td>
+                    {g.providerName ?? <span class="muted">none</span>}
+                    <Attempts g={g} />
+                  </td>
                   <td>{g.app ?? <span class="muted">—</span>}</td>
                   <td class="num">
                     {count(g.tokensPrompt)} → {count(g.tokensCompletion)}

@@ -84,6 +84,8 @@ thead th { border-top: none; background: var(--panel); white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 th a { color: inherit; }
 .status-ok { color: var(--ok); font-weight: 600; }
+details.attempts { font-size: 0.85em; margin-top: 0.25rem; }
+details.attempts ol { margin: 0.25rem 0 0; padding-left: 1.25rem; }
 .status-bad { color: var(--bad); font-weight: 600; }
 .tag { display: inline-block; border: 1px solid var(--line); border-radius: 999px; padding: 0 0.5rem; font-size: 0.85rem; white-space: nowrap; }
 .new-key { border: 2px solid var(--ok); border-radius: 8px; padding: 1rem; margin: 1rem 0; }
