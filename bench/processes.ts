@@ -182,10 +182,13 @@ async function stopTree(child: ChildProcess, graceMs = 5000): Promise<void> {
 
 export type SimulatorProcess = { url: string; pid: number; stop(): Promise<void> };
 
-/** `tsx simulator/main.ts --port <free port>` as its own process; resolves once it answers /health. */
+/**
+ * `tsx simulator/main.ts --port <free port> --profiles off` as its own process; resolves once it answers /health.
+ * Profiles off: no per-carrier latency, so results stay comparable with runs from before profiles.
+ */
 export async function startSimulatorProcess(root: string, cleanup: Cleanup): Promise<SimulatorProcess> {
   const port = await freePort();
-  const child = spawn(`${root}/node_modules/.bin/tsx`, ["simulator/main.ts", "--port", String(port), "--host", "127.0.0.1"], {
+  const child = spawn(`${root}/node_modules/.bin/tsx`, ["simulator/main.ts", "--port", String(port), "--host", "127.0.0.1", "--profiles", "off"], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, NODE_ENV: "production" },

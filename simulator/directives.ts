@@ -1,5 +1,6 @@
 // `[sim ...]` directives: instructions embedded in the last user message that make the
 // simulated carrier misbehave on purpose. Pure functions, no I/O.
+import { DEFAULT_OUTAGE_STATUS, validOutageStatus } from "./outages";
 import { contentText } from "./tokens";
 
 export interface Directives {
@@ -35,6 +36,8 @@ export interface Directives {
   toolCall: boolean;
   /** No finish reason: `finish_reason: null` in the body, no finish chunk in a stream. */
   noFinish: boolean;
+  /** `[sim outage requests=N status=S]`: arm an outage of the carrier being played. */
+  outage?: { requests: number; status: number };
 }
 
 const DIRECTIVE_RE = /\[sim\b([^\]]*)\]/g;
@@ -63,9 +66,25 @@ export function parseDirectives(text: string, carrier: string): Directives {
     });
     const target = pairs.find((p) => p.key === "carrier")?.value;
     if (target !== undefined && target !== carrier) continue;
+    if (pairs.some((p) => p.key === "outage" && p.value === undefined)) {
+      // Its status= is the outage's, not this request's: only requests=, status= and tag= count here.
+      d.outage = parseOutage(pairs);
+      const tag = pairs.find((p) => p.key === "tag")?.value;
+      if (tag !== undefined) applyWord(d, "tag", tag);
+      continue;
+    }
     for (const { key, value } of pairs) applyWord(d, key, value);
   }
   return d;
+}
+
+function parseOutage(pairs: readonly { key: string; value: string | undefined }[]): { requests: number; status: number } {
+  const value = (key: string) => {
+    const v = pairs.find((p) => p.key === key)?.value;
+    return v === undefined ? undefined : nonNegativeInt(v);
+  };
+  const status = value("status");
+  return { requests: value("requests") ?? 1, status: status !== undefined && validOutageStatus(status) ? status : DEFAULT_OUTAGE_STATUS };
 }
 
 function applyWord(d: Directives, key: string, value: string | undefined): void {

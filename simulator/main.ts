@@ -1,4 +1,4 @@
-// CLI: `tsx simulator/main.ts [--port 8788] [--tps N] [--host H] [--catalog PATH]`.
+// CLI: `tsx simulator/main.ts [--port 8788] [--tps N] [--host H] [--catalog PATH] [--profiles default|off]`.
 import { parseArgs } from "node:util";
 import { startSimulator } from "./server";
 
@@ -8,8 +8,14 @@ const { values } = parseArgs({
     host: { type: "string", default: "127.0.0.1" },
     tps: { type: "string" },
     catalog: { type: "string" },
+    profiles: { type: "string", default: "default" },
   },
 });
+
+if (values.profiles !== "default" && values.profiles !== "off") {
+  console.error(`--profiles must be default or off, got ${values.profiles}`);
+  process.exit(2);
+}
 
 function numberFlag(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
@@ -26,6 +32,7 @@ const sim = await startSimulator({
   host: values.host,
   tps: numberFlag("tps", values.tps),
   catalogPath: values.catalog,
+  profiles: values.profiles,
 });
 console.log(`simulator listening on ${sim.url}`);
 

@@ -6,15 +6,21 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleepTimer } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { errorJson, isRecord, readBody, sendJson, type Json } from "./http";
+import { listOutages, listProfiles, resetProfile, setOutage, setProfile } from "./controls";
 import { lastUserText, parseDirectives, type Directives } from "./directives";
+import { Outages } from "./outages";
+import { Profiles, type ProfileMode } from "./profiles";
 import { countRequestTokens, DEFAULT_IMAGE_TOKENS, planCompletion, type CompletionPlan } from "./tokens";
 
 export interface SimulatorOptions {
   /** 0 (the default) picks an ephemeral port. */
   port?: number;
   host?: string;
-  /** Default stream pace in tokens per second; unlimited when omitted. */
+  /** Default stream pace in tokens per second for every carrier (replaces the profiles' pace). */
   tps?: number;
+  /** "default" (the default): each carrier slug has its own small first-byte delay and pace. "off": none. */
+  profiles?: ProfileMode;
   /** Where to find which upstream models reason and what an image costs; defaults to the repo's catalog.json. */
   catalogPath?: string;
 }
@@ -40,15 +46,8 @@ export interface RequestRecord {
 }
 
 const MAX_RECORDS = 10_000;
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const MAX_WAIT_MS = 30_000;
 const DEFAULT_CATALOG = fileURLToPath(new URL("../catalog.json", import.meta.url));
-
-type Json = Record<string, unknown>;
-
-function isRecord(v: unknown): v is Json {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** Received requests, newest last, with a way to wait until their outcomes are final. */
 class RequestLog {
@@ -103,6 +102,8 @@ class RequestLog {
 
 /** What the simulator reads from the catalog, by upstream model id. */
 interface CatalogFacts {
+  /** Carrier slugs of the catalog's endpoints, listed by `GET /__sim/profiles`. */
+  carriers: Set<string>;
   /** Upstream models with `supports_reasoning: true`. */
   reasoning: Set<string>;
   /** Tokens one image part costs: the model's `image_tokens`. */
@@ -111,7 +112,7 @@ interface CatalogFacts {
 
 /** The catalog's facts about upstream models; none if it is unreadable. */
 function loadCatalogFacts(path: string): CatalogFacts {
-  const facts: CatalogFacts = { reasoning: new Set(), imageTokens: new Map() };
+  const facts: CatalogFacts = { carriers: new Set(), reasoning: new Set(), imageTokens: new Map() };
   let catalog: unknown;
   try {
     catalog = JSON.parse(readFileSync(path, "utf8"));
@@ -123,6 +124,7 @@ function loadCatalogFacts(path: string): CatalogFacts {
     const endpoints = isRecord(m) && Array.isArray(m.endpoints) ? (m.endpoints as unknown[]) : [];
     const imageTokens = isRecord(m) ? nonNegativeInt(m.image_tokens) : undefined;
     for (const e of endpoints) {
+      if (isRecord(e) && typeof e.provider === "string") facts.carriers.add(e.provider);
       if (!isRecord(e) || typeof e.upstream_model !== "string") continue;
       if (e.supports_reasoning === true) facts.reasoning.add(e.upstream_model);
       if (imageTokens !== undefined) facts.imageTokens.set(e.upstream_model, imageTokens);
@@ -140,32 +142,6 @@ function firstToolName(tools: unknown): string | undefined {
   const first = Array.isArray(tools) ? (tools as unknown[])[0] : undefined;
   const fn = isRecord(first) && isRecord(first.function) ? first.function : undefined;
   return fn && typeof fn.name === "string" && fn.name.length > 0 ? fn.name : undefined;
-}
-
-function errorJson(status: number, message: string, type: string): string {
-  return JSON.stringify({ error: { message, type, code: status } });
-}
-
-function sendJson(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
-  res.end(text);
-}
-
-/** Reads the whole body; "too_large" past the limit, "aborted" if the client went away. */
-async function readBody(req: IncomingMessage): Promise<{ text: string } | "too_large" | "aborted"> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req) {
-      const buf = chunk as Buffer;
-      size += buf.length;
-      if (size > MAX_BODY_BYTES) return "too_large";
-      chunks.push(buf);
-    }
-  } catch {
-    return "aborted";
-  }
-  return { text: Buffer.concat(chunks).toString("utf8") };
 }
 
 /** Waits `ms`; false when the client went away first (the timer is cancelled). */
@@ -202,7 +178,8 @@ function nonNegativeInt(v: unknown): number | undefined {
 interface Context {
   log: RequestLog;
   catalog: CatalogFacts;
-  tps: number | undefined;
+  profiles: Profiles;
+  outages: Outages;
 }
 
 /** One in-flight chat completion: what was asked and how to answer it. */
@@ -304,8 +281,17 @@ async function answerStream(x: Exchange, includeUsage: boolean, tps: number | un
   const interval = tps === undefined ? 0 : 1000 / tps;
   const events = streamEvents(x, includeUsage);
   const { resetAfter, garbage } = x.directives;
+  // Timers cannot wait under a millisecond: at thousands of tokens/s the owed time is slept in
+  // whole-millisecond steps, several tokens per step. At ≥ 1 ms per token it is one sleep per token.
+  let owedMs = 0;
   for (const [i, event] of events.entries()) {
-    if (event.token && interval > 0 && !(await sleep(interval, x.signal))) return;
+    if (event.token && interval > 0) {
+      owedMs += interval;
+      if (owedMs >= 1) {
+        if (!(await sleep(owedMs, x.signal))) return;
+        owedMs = 0;
+      }
+    }
     if (garbage && i > 0 && !(await write(x.res, JUNK[i % JUNK.length]!, x.signal))) return;
     if (!(await write(x.res, `data: ${event.data}\n\n`, x.signal))) return;
     x.record.chunks_sent++;
@@ -322,7 +308,20 @@ async function answerStream(x: Exchange, includeUsage: boolean, tps: number | un
   x.res.end();
 }
 
+/** Fails a request taken by an outage: its status with an error body, or a reset for status 0. */
+function failOutage(req: IncomingMessage, res: ServerResponse, record: RequestRecord, carrier: string, status: number, log: RequestLog): void {
+  if (status === 0) {
+    log.settle(record, "reset");
+    req.socket.resetAndDestroy();
+    return;
+  }
+  record.chunks_sent = 1;
+  log.settle(record, "error");
+  sendJson(res, status, errorJson(status, `simulated outage: ${status} from ${carrier}`, "sim_error"));
+}
+
 async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrier: string, ctx: Context): Promise<void> {
+  ctx.profiles.touch(carrier);
   const raw = await readBody(req);
   const record: RequestRecord = {
     tag: null,
@@ -344,6 +343,18 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
   } catch {
     body = undefined;
   }
+  const valid = isRecord(body) && Array.isArray(body.messages);
+  const userText = valid ? lastUserText((body as Json).messages as unknown[]) : "";
+  const directives = parseDirectives(userText, carrier);
+  // An outage answers whatever the request says; the message arming it is its first victim.
+  if (directives.outage) ctx.outages.armOnce(carrier, userText, directives.outage.requests, directives.outage.status);
+  const outageStatus = ctx.outages.take(carrier);
+  if (outageStatus !== undefined) {
+    record.tag = directives.tag ?? null;
+    record.body = body ?? null;
+    ctx.log.add(record);
+    return failOutage(req, res, record, carrier, outageStatus, ctx.log);
+  }
   if (!isRecord(body) || !Array.isArray(body.messages)) {
     ctx.log.add(record);
     ctx.log.settle(record, "error");
@@ -352,7 +363,6 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
     return;
   }
   const messages = body.messages as unknown[];
-  const directives = parseDirectives(lastUserText(messages), carrier);
   record.tag = directives.tag ?? null;
   record.body = body;
   ctx.log.add(record);
@@ -368,7 +378,8 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
     ctx.log.settle(record, "hang");
     return; // Hold the socket open until the client gives up.
   }
-  if (directives.delayMs !== undefined && !(await sleep(directives.delayMs, abort.signal))) return;
+  const profile = ctx.profiles.resolve(carrier);
+  if (!(await sleep(directives.delayMs ?? profile.first_byte_ms, abort.signal))) return;
   if (directives.resetAfter === 0) {
     ctx.log.settle(record, "reset");
     req.socket.resetAndDestroy();
@@ -407,8 +418,11 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
   };
   if (body.stream === true) {
     const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
-    await answerStream(exchange, includeUsage, directives.tps ?? ctx.tps);
+    await answerStream(exchange, includeUsage, directives.tps ?? profile.tps ?? undefined);
   } else {
+    // A profiled carrier takes its generation time before a whole answer too (tps= paces streams only).
+    const generationMs = profile.source !== "off" && profile.tps !== null ? (exchange.plan.completionTokens * 1000) / profile.tps : 0;
+    if (generationMs >= 1 && !(await sleep(generationMs, abort.signal))) return;
     await answerJson(exchange);
   }
 }
@@ -443,15 +457,25 @@ async function route(req: IncomingMessage, res: ServerResponse, ctx: Context): P
   if (req.method === "POST" && chat) return chatCompletions(req, res, decodeURIComponent(chat[1]!), ctx);
   if (req.method === "GET" && url.pathname === "/health") return sendJson(res, 200, JSON.stringify({ ok: true }));
   if (req.method === "GET" && url.pathname === "/__sim/requests") return listRequests(url, res, ctx.log);
+  if (req.method === "GET" && url.pathname === "/__sim/profiles") return listProfiles(url, res, ctx.profiles);
+  if (req.method === "POST" && url.pathname === "/__sim/profile") return setProfile(req, res, ctx.profiles);
+  if (req.method === "DELETE" && url.pathname === "/__sim/profile") return resetProfile(url, res, ctx.profiles);
+  if (req.method === "GET" && url.pathname === "/__sim/outage") return listOutages(res, ctx.outages);
+  if (req.method === "POST" && url.pathname === "/__sim/outage") return setOutage(req, res, ctx.outages);
   sendJson(res, 404, errorJson(404, `no route for ${req.method ?? "?"} ${url.pathname}`, "not_found"));
 }
 
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
   const host = opts.host ?? "127.0.0.1";
+  const mode = opts.profiles ?? "default";
+  if (mode !== "default" && mode !== "off") throw new Error(`profiles must be "default" or "off", got ${String(mode)}`);
+  const catalog = loadCatalogFacts(opts.catalogPath ?? DEFAULT_CATALOG);
+  const tps = opts.tps !== undefined && opts.tps > 0 ? opts.tps : undefined;
   const ctx: Context = {
     log: new RequestLog(),
-    catalog: loadCatalogFacts(opts.catalogPath ?? DEFAULT_CATALOG),
-    tps: opts.tps !== undefined && opts.tps > 0 ? opts.tps : undefined,
+    catalog,
+    profiles: new Profiles(mode, tps, catalog.carriers),
+    outages: new Outages(),
   };
   const server = createServer((req, res) => {
     route(req, res, ctx).catch((err: unknown) => {

@@ -6,6 +6,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastUserText, parseDirectives } from "../../simulator/directives";
+import { defaultProfile, FIRST_BYTE_MS_RANGE, TPS_RANGE } from "../../simulator/profiles";
 import { startSimulator, type RequestRecord, type Simulator } from "../../simulator/server";
 import { countPromptTokens, countRequestTokens, countTokens, tokenize } from "../../simulator/tokens";
 
@@ -686,6 +687,170 @@ describe("resets, hangs and the request log", () => {
     await (await chat("groq", userBody("[sim status=500 tag=err1]"))).text();
     const [rec] = await records("err1");
     expect(rec!.outcome).toBe("error");
+  });
+});
+
+describe("carrier profiles", () => {
+  type Listed = { mode: string; profiles: Record<string, { first_byte_ms: number; tps: number | null; source: string }> };
+
+  async function profiles(query = "", base = sim.url): Promise<Listed> {
+    const res = await fetch(`${base}/__sim/profiles${query}`, { signal: AbortSignal.timeout(5000) });
+    expect(res.status).toBe(200);
+    return (await res.json()) as Listed;
+  }
+
+  function control(method: string, path: string, body?: Json, base = sim.url) {
+    return fetch(`${base}${path}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(5000),
+    });
+  }
+
+  it("gives each slug its own small default profile, the same on every call", async () => {
+    const { mode, profiles: p } = await profiles("?carrier=alpha-co&carrier=beta-co");
+    expect(mode).toBe("default");
+    expect(Object.keys(p)).toEqual(["alpha-co", "beta-co"]);
+    for (const prof of Object.values(p)) {
+      expect(prof.source).toBe("default");
+      expect(prof.first_byte_ms).toBeGreaterThanOrEqual(FIRST_BYTE_MS_RANGE[0]);
+      expect(prof.first_byte_ms).toBeLessThanOrEqual(FIRST_BYTE_MS_RANGE[1]);
+      expect(prof.tps).toBeGreaterThanOrEqual(TPS_RANGE[0]);
+      expect(prof.tps).toBeLessThanOrEqual(TPS_RANGE[1]);
+    }
+    expect(p["alpha-co"]).not.toEqual(p["beta-co"]);
+    expect(p["alpha-co"]).toEqual({ ...defaultProfile("alpha-co"), source: "default" });
+    expect(defaultProfile("alpha-co")).toEqual(defaultProfile("alpha-co"));
+  });
+
+  it("lists the catalog's carriers and the ones played", async () => {
+    await chatJson("played-co", userBody("hi"));
+    const listed = Object.keys((await profiles()).profiles);
+    expect(listed).toEqual(expect.arrayContaining(["acme", "other", "played-co"]));
+  });
+
+  it("takes a runtime override, shown by GET and obeyed by the stream, until reset", async () => {
+    const set = await control("POST", "/__sim/profile", { carrier: "slow-co", first_byte_ms: 0, tps: 20 });
+    expect(set.status).toBe(200);
+    expect(await set.json()).toEqual({ carrier: "slow-co", profile: { first_byte_ms: 0, tps: 20, source: "override" } });
+    expect((await profiles("?carrier=slow-co")).profiles["slow-co"]).toEqual({ first_byte_ms: 0, tps: 20, source: "override" });
+
+    const { data } = await chatStream("slow-co", userBody("[sim tokens=3 tag=profiled]"));
+    expect(data).toHaveLength(1 + 3 + 1 + 1); // role, 3 tokens, finish, [DONE]
+    const [rec] = await records("profiled");
+    expect(rec).toMatchObject({ carrier: "slow-co", outcome: "completed", chunks_sent: 6 });
+
+    // A partial override keeps the other field: tps stays 20, and null means unlimited.
+    await control("POST", "/__sim/profile", { carrier: "slow-co", first_byte_ms: 7 });
+    expect((await profiles("?carrier=slow-co")).profiles["slow-co"]).toEqual({ first_byte_ms: 7, tps: 20, source: "override" });
+    await control("POST", "/__sim/profile", { carrier: "slow-co", tps: null });
+    expect((await profiles("?carrier=slow-co")).profiles["slow-co"]).toEqual({ first_byte_ms: 7, tps: null, source: "override" });
+
+    const reset = await control("POST", "/__sim/profile", { carrier: "slow-co", reset: true });
+    expect(await reset.json()).toEqual({ carrier: "slow-co", profile: { ...defaultProfile("slow-co"), source: "default" } });
+    await control("POST", "/__sim/profile", { carrier: "slow-co", tps: 5 });
+    expect((await control("DELETE", "/__sim/profile?carrier=slow-co")).status).toBe(200);
+    expect((await profiles("?carrier=slow-co")).profiles["slow-co"]!.source).toBe("default");
+  });
+
+  it("rejects a malformed override", async () => {
+    for (const body of [{ first_byte_ms: 1 }, { carrier: "x", first_byte_ms: -1 }, { carrier: "x", tps: "fast" }]) {
+      const res = await control("POST", "/__sim/profile", body);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as ErrorBody).error.type).toBe("invalid_request_error");
+    }
+  });
+
+  it("has no profiles with profiles: off (the --tps pace aside), yet takes overrides", async () => {
+    const off = await startSimulator({ profiles: "off" });
+    const offPaced = await startSimulator({ profiles: "off", tps: 100 });
+    try {
+      expect(await profiles("?carrier=alpha-co", off.url)).toEqual({ mode: "off", profiles: { "alpha-co": { first_byte_ms: 0, tps: null, source: "off" } } });
+      expect((await profiles("?carrier=alpha-co", offPaced.url)).profiles["alpha-co"]).toEqual({ first_byte_ms: 0, tps: 100, source: "off" });
+      await control("POST", "/__sim/profile", { carrier: "alpha-co", first_byte_ms: 3 }, off.url);
+      expect((await profiles("?carrier=alpha-co", off.url)).profiles["alpha-co"]).toEqual({ first_byte_ms: 3, tps: null, source: "override" });
+      const res = await chat("alpha-co", userBody("[sim tokens=4]"), { base: off.url });
+      expect(((await res.json()) as Completion).usage!.completion_tokens).toBe(4);
+    } finally {
+      await off.close();
+      await offPaced.close();
+    }
+  });
+
+  it("lets --tps replace the default pace but not an override", async () => {
+    const paced = await startSimulator({ tps: 100 });
+    try {
+      expect((await profiles("?carrier=alpha-co", paced.url)).profiles["alpha-co"]).toEqual({ first_byte_ms: defaultProfile("alpha-co").first_byte_ms, tps: 100, source: "default" });
+      await control("POST", "/__sim/profile", { carrier: "alpha-co", tps: 3000 }, paced.url);
+      expect((await profiles("?carrier=alpha-co", paced.url)).profiles["alpha-co"]!.tps).toBe(3000);
+    } finally {
+      await paced.close();
+    }
+  });
+});
+
+describe("outages", () => {
+  async function outages(): Promise<Record<string, { remaining: number; status: number }>> {
+    const res = await fetch(`${sim.url}/__sim/outage`, { signal: AbortSignal.timeout(5000) });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { outages: Record<string, { remaining: number; status: number }> }).outages;
+  }
+
+  function arm(body: Json) {
+    return fetch(`${sim.url}/__sim/outage`, { method: "POST", body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+  }
+
+  it("fails exactly the next N requests to the carrier, whatever they say, then answers normally", async () => {
+    expect((await arm({ carrier: "down-co", requests: 2 })).status).toBe(200);
+    expect((await outages())["down-co"]).toEqual({ remaining: 2, status: 503 });
+    expect((await chat("up-co", userBody("[sim tag=outage-n]"))).status).toBe(200); // other carriers are up
+    const first = await chat("down-co", userBody("[sim tag=outage-n status=200]"));
+    expect(first.status).toBe(503);
+    expect(await first.json()).toEqual({ error: { message: "simulated outage: 503 from down-co", type: "sim_error", code: 503 } });
+    expect((await outages())["down-co"]).toEqual({ remaining: 1, status: 503 });
+    expect((await chat("down-co", userBody("[sim tag=outage-n]", { stream: true }))).status).toBe(503);
+    expect((await outages())["down-co"]).toBeUndefined();
+    expect((await chat("down-co", userBody("[sim tag=outage-n]"))).status).toBe(200);
+    const recs = await records("outage-n");
+    expect(recs.map((r) => [r.carrier, r.outcome])).toEqual([
+      ["up-co", "completed"],
+      ["down-co", "error"],
+      ["down-co", "error"],
+      ["down-co", "completed"],
+    ]);
+  });
+
+  it("takes a status, 0 resetting the connection, and requests: 0 ends it", async () => {
+    await arm({ carrier: "reset-co", requests: 1, status: 0 });
+    await expect(chat("reset-co", userBody("[sim tag=outage-reset]"))).rejects.toThrow(TypeError);
+    expect((await records("outage-reset"))[0]).toMatchObject({ outcome: "reset", chunks_sent: 0 });
+    await arm({ carrier: "gone-co", requests: 5, status: 429 });
+    expect((await outages())["gone-co"]).toEqual({ remaining: 5, status: 429 });
+    await arm({ carrier: "gone-co", requests: 0 });
+    expect((await outages())["gone-co"]).toBeUndefined();
+    for (const bad of [{ requests: 1 }, { carrier: "x", requests: -1 }, { carrier: "x", requests: 1, status: 200 }]) {
+      expect((await arm(bad)).status).toBe(400);
+    }
+  });
+
+  it("arms from a directive once per message, the carrying request counting as the first", async () => {
+    const text = "[sim outage carrier=flaky-co requests=2 status=429] [sim tag=outage-directive]";
+    expect((await chat("steady-co", userBody(text))).status).toBe(200); // scoped to flaky-co: nothing armed here
+    expect((await outages())["steady-co"]).toBeUndefined();
+    expect((await chat("flaky-co", userBody(text))).status).toBe(429);
+    expect((await outages())["flaky-co"]).toEqual({ remaining: 1, status: 429 });
+    expect((await chat("flaky-co", userBody(text))).status).toBe(429); // the same message does not re-arm
+    expect((await chat("flaky-co", userBody(text))).status).toBe(200); // nor does its status= apply to the request
+    expect((await records("outage-directive")).map((r) => r.outcome)).toEqual(["completed", "error", "error", "completed"]);
+  });
+
+  it("parses the outage directive apart from the request's own words", () => {
+    expect(parseDirectives("[sim outage requests=3 status=502 tokens=4] [sim tokens=5]", "a")).toMatchObject({ outage: { requests: 3, status: 502 }, tokens: 5 });
+    const d = parseDirectives("[sim outage status=200]", "a");
+    expect(d.outage).toEqual({ requests: 1, status: 503 });
+    expect(d.status).toBeUndefined();
+    expect(parseDirectives("[sim outage carrier=b]", "a").outage).toBeUndefined();
   });
 });
 
