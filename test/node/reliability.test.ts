@@ -110,6 +110,9 @@ describe("concurrency", () => {
   const hold = holdNano(chatRequestSchema.parse(body), Buffer.byteLength(JSON.stringify(body)), catalog.endpoints(LLAMA));
 
   it("200 parallel paid requests on one account covering ~50, holds within 3 % of costs: overdraft within one hold, every success debited once", async () => {
+    // Unpaced: at its default simulated pace an 8,000-token answer would outlast the 1 s carrier timeout.
+    const paced = await fetch(`${service.simulator.url}/__sim/profile`, { method: "POST", body: JSON.stringify({ carrier: "cerebras", tps: null }) });
+    expect(paced.status).toBe(200);
     const probe = await account(1);
     const one = (await (await chat(probe.key, body)).json()) as { usage: { cost: number }; provider: string };
     const cost = nano(one.usage.cost);
