@@ -1,12 +1,12 @@
 import type { Env } from "./env";
 import { logError } from "./log-error";
 import { reconcileFromEnv } from "./payments/reconcile";
-import { refreshUptime } from "./uptime/uptime-snapshot";
+import { refreshHealth } from "./health/health-snapshot";
 
 /** The work of the Cron Trigger (wrangler.toml `[triggers] crons`), by name. Each runs on its own: one failing stops no other. */
 const TASKS: Record<string, (env: Env) => Promise<unknown>> = {
   "payment reconciliation": (env) => reconcileFromEnv(env),
-  "uptime refresh": (env) => refreshUptime(env),
+  "endpoint health fold": (env) => refreshHealth(env),
 };
 
 /** Work kept off the request path, once a minute. */

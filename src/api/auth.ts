@@ -1,27 +1,41 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv, Env } from "../env";
+import type { ApiKey } from "../db/schema";
 import { findKeyByHash } from "../db/keys";
 import { hashApiKey, looksLikeApiKey } from "../keys/api-key";
 import { cachedKey } from "../keys/key-cache";
 import { ApiError } from "./errors";
+
+type KeyCheck = { key: ApiKey } | { error: string };
+
+/** The key an `Authorization` header presents, or why it is refused. */
+async function checkKey(env: Env, header: string | undefined): Promise<KeyCheck> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  if (!match) return { error: "Missing API key: send the header `Authorization: Bearer <key>`." };
+  const presented = match[1]!;
+  const key = looksLikeApiKey(presented) ? await cachedKey(await hashApiKey(presented), (hash) => findKeyByHash(env.DB, hash)) : undefined;
+  if (!key) return { error: "Invalid API key." };
+  if (key.disabled) return { error: "This API key is disabled." };
+  // Compared at every request: the key cache keeps the row, not the verdict.
+  if (key.expiresAt !== null && key.expiresAt <= Date.now()) return { error: `This API key expired at ${new Date(key.expiresAt).toISOString()}.` };
+  return { key };
+}
 
 /**
  * Bearer-key authentication: 401 for a missing, malformed, unknown, disabled or expired key.
  * Keys are looked up by their SHA-256 hash, so the plaintext never reaches storage or logs.
  */
 export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
-  const header = c.req.header("authorization") ?? "";
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw new ApiError(401, "Missing API key: send the header `Authorization: Bearer <key>`.");
-  const presented = match[1]!;
-  const key = looksLikeApiKey(presented) ? await cachedKey(await hashApiKey(presented), (hash) => findKeyByHash(c.env.DB, hash)) : undefined;
-  if (!key) throw new ApiError(401, "Invalid API key.");
-  if (key.disabled) throw new ApiError(401, "This API key is disabled.");
-  // Compared at every request: the key cache keeps the row, not the verdict.
-  if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw new ApiError(401, `This API key expired at ${new Date(key.expiresAt).toISOString()}.`);
-  c.set("caller", { key, accountId: key.accountId });
+  const checked = await checkKey(c.env, c.req.header("authorization"));
+  if ("error" in checked) throw new ApiError(401, checked.error);
+  c.set("caller", { key: checked.key, accountId: checked.key.accountId });
   await next();
 });
+
+/** For public routes that show more to callers with a key: whether the request presents a valid one (no header: no lookup). */
+export async function hasValidKey(env: Env, header: string | undefined): Promise<boolean> {
+  return header !== undefined && "key" in (await checkKey(env, header));
+}
 
 /** After `requireKey`: the key management API is for management keys only (403 for any other key). */
 export const requireManagementKey = createMiddleware<AppEnv>(async (c, next) => {

@@ -5,7 +5,9 @@ import { ApiError } from "./errors";
 import { loadCatalog } from "../catalog/load";
 import type { Catalog } from "../catalog/catalog";
 import { presentEndpoints, presentModel, presentModelList, presentProviders, type PresentedModel } from "../catalog/present";
-import { modelUptime, readUptime } from "../uptime/uptime-snapshot";
+import { readHealth } from "../health/health-memo";
+import { endpointStats } from "../health/health-snapshot";
+import { hasValidKey } from "./auth";
 
 /** Public catalog: GET /models, /models/:author/:slug/endpoints, /providers. No key needed. */
 export const catalogRoutes = new Hono<AppEnv>();
@@ -132,8 +134,10 @@ catalogRoutes.get("/models/:author/:slug/endpoints", async (c) => {
   const id = `${params.data.author}/${params.data.slug}`;
   const model = catalog.model(id);
   if (!model) throw new ApiError(404, `Model ${id} not found`);
-  // Uptime comes from the Cron Trigger's snapshot in KV: this public route never queries D1.
-  const body = presentEndpoints(catalog, model, modelUptime(await readUptime(c.env), catalog, id));
+  // Figures come from the Cron Trigger's snapshot in KV (this route never queries D1 for them);
+  // latency and throughput only for callers with a valid key, as the contract has it.
+  const [snapshot, withPercentiles] = await Promise.all([readHealth(c.env, (p) => c.executionCtx.waitUntil(p)), hasValidKey(c.env, c.req.header("authorization"))]);
+  const body = presentEndpoints(catalog, model, endpointStats(snapshot, id, withPercentiles));
   return c.json(body, 200, { "cache-control": "no-store" });
 });
 

@@ -60,15 +60,22 @@ export function presentModelList(data: PresentedModel[], totalCount: number, nex
   return { data, total_count: totalCount, links: { next } };
 }
 
-/** Uptime percentages from recorded traffic; null where there was none in the window. */
-export interface EndpointUptime {
+/** Percentiles as the contract's PercentileStats. */
+export type PercentileStats = { p50: number; p75: number; p90: number; p99: number };
+
+/** An endpoint's figures from our own traffic; null where there was none in the window (or, for latency and throughput, for callers without a key). */
+export interface EndpointStats {
   uptime_last_5m: number | null;
   uptime_last_30m: number | null;
   uptime_last_1d: number | null;
+  /** Time to first token, milliseconds, last 30 minutes. */
+  latency_last_30m: PercentileStats | null;
+  /** Completion tokens per second, last 30 minutes. */
+  throughput_last_30m: PercentileStats | null;
 }
 
 /** One `PublicEndpoint`: a carrier serving the model. */
-export function presentEndpoint(m: ModelEntry, e: PricedEndpoint, uptime: EndpointUptime) {
+export function presentEndpoint(m: ModelEntry, e: PricedEndpoint, stats: EndpointStats) {
   const provider = e.providerEntry;
   return {
     name: `${provider.name} | ${m.canonical_slug}`,
@@ -84,19 +91,20 @@ export function presentEndpoint(m: ModelEntry, e: PricedEndpoint, uptime: Endpoi
     max_prompt_tokens: null,
     supported_parameters: e.supportedParameters,
     status: 0,
-    ...uptime,
+    uptime_last_5m: stats.uptime_last_5m,
+    uptime_last_30m: stats.uptime_last_30m,
+    uptime_last_1d: stats.uptime_last_1d,
     supports_implicit_caching: false,
-    // The contract withholds latency/throughput from unauthenticated callers; these routes are public.
-    latency_last_30m: null,
-    throughput_last_30m: null,
+    latency_last_30m: stats.latency_last_30m,
+    throughput_last_30m: stats.throughput_last_30m,
   };
 }
 
 /**
  * `{ data: ListEndpointsResponse }`, endpoints in the order the router tries them (cheapest first).
- * `uptime` is looked up by the carrier's display name, the name generations are recorded under.
+ * `stats` is looked up by carrier slug, the name attempts are recorded under.
  */
-export function presentEndpoints(catalog: Catalog, m: ModelEntry, uptime: (providerName: string) => EndpointUptime) {
+export function presentEndpoints(catalog: Catalog, m: ModelEntry, stats: (carrierSlug: string) => EndpointStats) {
   return {
     data: {
       id: m.id,
@@ -104,7 +112,7 @@ export function presentEndpoints(catalog: Catalog, m: ModelEntry, uptime: (provi
       created: m.created,
       description: m.description,
       architecture: presentArchitecture(m),
-      endpoints: catalog.endpoints(m.id).map((e) => presentEndpoint(m, e, uptime(e.providerEntry.name))),
+      endpoints: catalog.endpoints(m.id).map((e) => presentEndpoint(m, e, stats(e.providerEntry.slug))),
     },
   };
 }

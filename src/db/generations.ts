@@ -1,6 +1,7 @@
 import { and, eq, getTableColumns, getTableName, sql, type AnyColumn } from "drizzle-orm";
 import { db } from "./client";
 import { generations, type Generation } from "./schema";
+import { DELETE_ATTEMPTS_SQL, INSERT_ATTEMPTS_SQL } from "./endpoint-attempts";
 
 // The ledger flushes records in batches of hundreds, as the JSON it stored them in: one statement per
 // few hundred rows, which SQLite unpacks with json_each (no parsing or binding per record in JS, one
@@ -24,13 +25,14 @@ function fieldOf(column: AnyColumn, key: string): string {
 }
 
 /**
- * Writes settled generation records, given as the JSON of `NewGeneration` objects. A record replaces
- * one with the same id, so a retried flush is harmless and a late settle replaces the "abandoned"
- * record the ledger wrote when its hold expired.
+ * Writes settled generation records, given as the JSON of `NewGeneration` objects, and their carrier
+ * attempts (`providerResponses`) into `endpoint_attempts`, in one D1 batch (one transaction). A record
+ * replaces one with the same id, attempts included, so a retried flush is harmless and a late settle
+ * replaces the "abandoned" record the ledger wrote when its hold expired.
  */
 export async function flushGenerations(d1: D1Database, records: string[]): Promise<void> {
   if (records.length === 0) return;
-  const statement = d1.prepare(FLUSH_SQL);
+  const statements = [FLUSH_SQL, DELETE_ATTEMPTS_SQL, INSERT_ATTEMPTS_SQL].map((q) => d1.prepare(q));
   const chunks: string[] = [];
   let chunk: string[] = [];
   let chars = 0;
@@ -44,7 +46,7 @@ export async function flushGenerations(d1: D1Database, records: string[]): Promi
     chars += r.length + 1;
   }
   chunks.push(`[${chunk.join(",")}]`);
-  await d1.batch(chunks.map((json) => statement.bind(json)));
+  await d1.batch(chunks.flatMap((json) => statements.map((s) => s.bind(json))));
 }
 
 /** One of the account's generations, or undefined; never another account's. */

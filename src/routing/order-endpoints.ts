@@ -1,17 +1,23 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import type { Cutoff, ProviderPreferences } from "./provider-preferences";
 
-/** Measured figures of one endpoint (p50…p99); throughput in tokens/s, latency in seconds. */
+/** Measured figures of one endpoint (p50…p99) over the last 30 min. */
 export type Percentiles = { p50?: number; p75?: number; p90?: number; p99?: number };
-export type EndpointHealth = { throughput?: Percentiles; latency?: Percentiles };
+/**
+ * `throughput` in tokens/s; `latency` (time to first token) in SECONDS, the unit of the contract's
+ * `preferred_max_latency` (the snapshot and the public API keep milliseconds; src/health/routing-health.ts
+ * converts). `uptime5m`: percent over the last 5 min, null when no attempt counted; `counted5m`: the
+ * attempts it counted; `consecutiveFailures`: this isolate's current failure streak (src/health/isolate-health.ts).
+ */
+export type EndpointHealth = { throughput?: Percentiles; latency?: Percentiles; uptime5m?: number | null; counted5m?: number; consecutiveFailures?: number };
 
 /** What the routing decision needs to know about the request besides its preferences. */
 export interface RequestFacts {
   /** The parameter names the request uses (`requestParameters`), for `require_parameters`. */
   parameters: string[];
   /**
-   * Live health per carrier slug. None is measured yet, so the request path passes nothing and
-   * throughput/latency sorting and the preferred_* cutoffs leave the order as it is.
+   * Live health of an endpoint of the requested model (`routingHealth`, bound to the model id). Without
+   * it, throughput/latency sorting and the preferred_* cutoffs leave the order as it is.
    */
   health?: (endpoint: PricedEndpoint) => EndpointHealth | undefined;
 }

@@ -22,11 +22,12 @@ afterAll(async () => {
 });
 
 const MODEL = "mistralai/mistral-nemo";
-type Endpoint = { provider_name: string; uptime_last_5m: number | null };
-const endpoints = async () => ((await (await fetch(`${service.url}/api/v1/models/${MODEL}/endpoints`)).json()) as { data: { endpoints: Endpoint[] } }).data.endpoints;
+type Endpoint = { provider_name: string; uptime_last_5m: number | null; latency_last_30m: { p50: number } | null };
+const endpoints = async (key?: string) =>
+  ((await (await fetch(`${service.url}/api/v1/models/${MODEL}/endpoints`, key ? { headers: { authorization: `Bearer ${key}` } } : {})).json()) as { data: { endpoints: Endpoint[] } }).data.endpoints;
 
 describe("the Cron Trigger under npm start", () => {
-  it("refreshes uptime from real traffic when run", async () => {
+  it("folds endpoint health from real traffic's carrier attempts when run", async () => {
     const a = await admin.request<{ id: string }>("POST", "/accounts", { email: `cron-${Date.now()}@example.test`, credits: 1 });
     const { key } = await admin.request<{ key: string }>("POST", "/keys", { account: a.id });
     const res = await fetch(`${service.url}/api/v1/chat/completions`, {
@@ -45,8 +46,11 @@ describe("the Cron Trigger under npm start", () => {
       if (Date.now() > deadline) throw new Error("the record never reached D1");
       await new Promise((r) => setTimeout(r, 100));
     }
-    // Only the Cron Trigger writes uptime (and nothing read it before: no memo to wait out).
+    // The record's attempts reached endpoint_attempts with it; only the Cron Trigger folds them into
+    // the health snapshot (and nothing read it before: no memo to wait out).
     await runCron(service.url);
-    expect((await endpoints()).find((e) => e.provider_name === served)).toMatchObject({ provider_name: served, uptime_last_5m: 100 });
+    expect((await endpoints()).find((e) => e.provider_name === served)).toMatchObject({ provider_name: served, uptime_last_5m: 100, latency_last_30m: null });
+    // Time to first token, in ms, for a caller with a key.
+    expect((await endpoints(key)).find((e) => e.provider_name === served)?.latency_last_30m?.p50).toBeGreaterThanOrEqual(0);
   });
 });

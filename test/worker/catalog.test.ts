@@ -4,9 +4,8 @@ import bundled from "../../catalog.json";
 import { catalogSchema, type CatalogFile } from "../../src/catalog/schema";
 import { Catalog } from "../../src/catalog/catalog";
 import { CATALOG_KV_KEY, forgetCatalogMemo } from "../../src/catalog/load";
-import { db } from "../../src/db/client";
-import { generations, type NewGeneration } from "../../src/db/schema";
-import { forgetUptimeMemo, refreshUptime } from "../../src/uptime/uptime-snapshot";
+import { refreshHealth } from "../../src/health/health-snapshot";
+import { forgetHealthMemo } from "../../src/health/health-memo";
 
 type Json = Record<string, any>;
 
@@ -259,34 +258,20 @@ describe("catalog source", () => {
 describe("uptime", () => {
   const MODEL = "z-ai/glm-4.5";
   let n = 0;
-  function row(model: string, providerName: string | null, status: number, agoMs: number): NewGeneration {
-    return {
-      id: `gen-uptime-${Date.now()}-${n++}`,
-      accountId: "acct_uptime",
-      keyHash: "uptime",
-      model,
-      providerName,
-      streamed: false,
-      createdAt: Date.now() - agoMs,
-      tokensPrompt: 1,
-      tokensCompletion: 1,
-      tokensReasoning: 0,
-      costNano: 0,
-      status,
-    };
+  /** One carrier attempt, as a flushed record leaves it in endpoint_attempts. */
+  function row(model: string, provider: string, status: number, agoMs: number) {
+    return { id: `gen-uptime-${Date.now()}-${n++}`, model, provider, status, at: Date.now() - agoMs };
   }
 
-  /** One statement per row: D1 caps the bound variables of a single statement. */
-  async function insertRows(rows: NewGeneration[]) {
-    const d = db(env.DB);
-    const [first, ...rest] = rows.map((r) => d.insert(generations).values(r));
-    await d.batch([first!, ...rest]);
+  async function insertRows(rows: ReturnType<typeof row>[]) {
+    const stmt = env.DB.prepare("INSERT INTO endpoint_attempts (generation_id, idx, model, provider, at, status, latency_ms) VALUES (?, 0, ?, ?, ?, ?, 100)");
+    await env.DB.batch(rows.map((r) => stmt.bind(r.id, r.model, r.provider, r.at, r.status)));
   }
 
   /** What the Cron Trigger does once a minute, then a fresh read of its snapshot. */
   async function refreshed() {
-    await refreshUptime(env);
-    forgetUptimeMemo();
+    await refreshHealth(env);
+    forgetHealthMemo();
   }
 
   it("is null without traffic", async () => {
@@ -297,19 +282,18 @@ describe("uptime", () => {
     }
   });
 
-  it("is the real share of non-5xx requests per carrier, rate limits left out", async () => {
+  it("is the real share of non-5xx attempts per carrier, rate limits left out", async () => {
     const MIN = 60_000;
     await insertRows([
-      row(MODEL, "Novita", 200, 1 * MIN),
-      row(MODEL, "Novita", 200, 2 * MIN),
-      row(MODEL, "Novita", 400, 3 * MIN), // the caller's fault: the carrier was up
-      row(MODEL, "Novita", 502, 4 * MIN),
-      row(MODEL, "Novita", 429, 1 * MIN), // rate limited: neither up nor down
-      row(MODEL, "Novita", 500, 120 * MIN), // only inside the 1-day window
-      row(MODEL, "DeepInfra", 200, 10 * MIN), // outside the 5-minute window
-      row(MODEL, null, 503, 1 * MIN), // no carrier served it
-      row("qwen/qwen3-32b", "Novita", 500, 1 * MIN), // another model
-      row(MODEL, "DeepInfra", 500, 2 * 24 * 60 * MIN), // older than a day
+      row(MODEL, "novita", 200, 1 * MIN),
+      row(MODEL, "novita", 200, 2 * MIN),
+      row(MODEL, "novita", 400, 3 * MIN), // the caller's fault: the carrier was up
+      row(MODEL, "novita", 502, 4 * MIN),
+      row(MODEL, "novita", 429, 1 * MIN), // rate limited: neither up nor down
+      row(MODEL, "novita", 500, 120 * MIN), // only inside the 1-day window
+      row(MODEL, "deepinfra", 200, 10 * MIN), // outside the 5-minute window
+      row("qwen/qwen3-32b", "novita", 500, 1 * MIN), // another model
+      row(MODEL, "deepinfra", 500, 2 * 24 * 60 * MIN), // older than a day
     ]);
 
     await refreshed();
@@ -317,23 +301,5 @@ describe("uptime", () => {
     const by = Object.fromEntries((body.data.endpoints as Json[]).map((e) => [e.provider_name, e]));
     expect(by.Novita).toMatchObject({ uptime_last_5m: 75, uptime_last_30m: 75, uptime_last_1d: 60 });
     expect(by.DeepInfra).toMatchObject({ uptime_last_5m: null, uptime_last_30m: 100, uptime_last_1d: 100 });
-  });
-
-  it("counts router/auto requests toward the default model", async () => {
-    await insertRows([row("router/auto", "Groq", 200, 1000), row("router/auto", "Groq", 503, 2000)]);
-    const now = Date.now();
-    await refreshUptime(env, now);
-    forgetUptimeMemo();
-    // Other tests may have recorded gpt-oss-20b on Groq too: count both ids in the same window directly.
-    const direct = await env.DB.prepare(
-      "SELECT sum(status < 500) AS up, count(*) AS total FROM generations WHERE model IN ('openai/gpt-oss-20b', 'router/auto') AND provider_name = 'Groq' AND status <> 429 AND created_at >= ?",
-    )
-      .bind(now - 5 * 60_000)
-      .first<{ up: number; total: number }>();
-    expect(direct!.total).toBeGreaterThanOrEqual(2);
-    const { body } = await getJson("/models/openai/gpt-oss-20b/endpoints");
-    const groq = (body.data.endpoints as Json[]).find((e) => e.provider_name === "Groq")!;
-    expect(groq.uptime_last_5m).toBe((direct!.up / direct!.total) * 100);
-    expect(groq.uptime_last_5m).toBeLessThan(100); // the router/auto 503 counts
   });
 });

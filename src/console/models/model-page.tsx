@@ -2,10 +2,23 @@ import { Layout, type PageMeta } from "../layout/layout";
 import { contextSize, count, modalities, perMillion } from "../layout/format";
 import type { ModelEntry } from "../../catalog/schema";
 import type { PricedEndpoint } from "../../catalog/catalog";
+import type { EndpointStats } from "../../catalog/present";
 import { jsExample } from "../home/page";
 import { CopyButton, CopyScript } from "../layout/copy-button";
 
-export type CarrierRow = { endpoint: PricedEndpoint; uptime1d: number | null };
+export type CarrierRow = { endpoint: PricedEndpoint; stats: EndpointStats };
+
+function percent(v: number | null) {
+  return v === null ? <span class="muted">No traffic yet</span> : `${v.toFixed(v === 100 ? 0 : 1)}%`;
+}
+
+/** The median of the last 30 minutes, or a dash without served requests. */
+function median(p: { p50: number } | null, format: (v: number) => string) {
+  return p === null ? <span class="muted">—</span> : format(p.p50);
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const tokensPerSecond = (v: number) => `${v.toFixed(v >= 100 ? 0 : 1)} tok/s`;
 
 /** The carrier's data policy in a few words: what `provider.data_collection` and `provider.zdr` route by. */
 function dataPolicy(e: PricedEndpoint): string {
@@ -51,7 +64,7 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
       <p>Requests go to the cheapest carrier first and fall back down this list when a carrier fails or rate-limits. You pay the price of the one that served. A request's <code>provider</code> preferences can reorder or filter this list.</p>
       <div class="table-wrap" role="region" aria-labelledby="carriers" tabindex={0}>
         <table>
-          <caption>Carriers serving {m.name}, in the order they are tried. Prices in USD per 1M tokens; uptime from this service's own traffic.</caption>
+          <caption>Carriers serving {m.name}, in the order they are tried. Prices in USD per 1M tokens; uptime, latency (time to first token) and throughput from this service's own traffic.</caption>
           <thead>
             <tr>
               <th scope="col">Carrier</th>
@@ -72,10 +85,16 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
               <th scope="col" class="num">
                 Uptime (24 h)
               </th>
+              <th scope="col" class="num">
+                Latency (median, 30 min)
+              </th>
+              <th scope="col" class="num">
+                Throughput (median, 30 min)
+              </th>
             </tr>
           </thead>
           <tbody>
-            {props.carriers.map(({ endpoint: e, uptime1d }) => (
+            {props.carriers.map(({ endpoint: e, stats }) => (
               <tr>
                 <th scope="row">{e.providerEntry.name}</th>
                 <td class="num">
@@ -88,7 +107,9 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
                 <td class="num">{e.max_completion_tokens === null ? "—" : count(e.max_completion_tokens)}</td>
                 <td>{e.quantization ?? "Not published"}</td>
                 <td>{dataPolicy(e)}</td>
-                <td class="num">{uptime1d === null ? <span class="muted">No traffic yet</span> : `${uptime1d.toFixed(uptime1d === 100 ? 0 : 1)}%`}</td>
+                <td class="num">{percent(stats.uptime_last_1d)}</td>
+                <td class="num">{median(stats.latency_last_30m, seconds)}</td>
+                <td class="num">{median(stats.throughput_last_30m, tokensPerSecond)}</td>
               </tr>
             ))}
           </tbody>

@@ -3,7 +3,8 @@ import type { ConsoleEnv } from "../console-env";
 import { publicPage } from "../http/stacks";
 import { pageMeta, render, renderError } from "../layout/render";
 import { loadCatalog } from "../../catalog/load";
-import { modelUptime, readUptime } from "../../uptime/uptime-snapshot";
+import { readHealth } from "../../health/health-memo";
+import { endpointStats } from "../../health/health-snapshot";
 import { modelRows, parseSort, selectRows } from "./listing";
 import { ModelsPage } from "./list-page";
 import { ModelPage } from "./model-page";
@@ -25,8 +26,9 @@ modelRoutes.get("/models/:author/:slug", ...publicPage, async (c) => {
   const id = `${c.req.param("author")}/${c.req.param("slug")}`;
   const model = catalog.model(id);
   if (!model) return renderError(c, 404, "Model not found", `There is no model ${id} in the catalog.`);
-  // Uptime comes from the Cron Trigger's snapshot in KV: this public page never queries D1.
-  const uptime = modelUptime(await readUptime(c.env), catalog, id);
-  const carriers = catalog.endpoints(id).map((endpoint) => ({ endpoint, uptime1d: uptime(endpoint.providerEntry.name).uptime_last_1d }));
+  // Figures come from the Cron Trigger's snapshot in KV: this public page never queries D1 for them.
+  // The page shows latency and throughput to everyone, as OpenRouter's own pages do; only the API withholds them.
+  const stats = endpointStats(await readHealth(c.env, (p) => c.executionCtx.waitUntil(p)), id, true);
+  const carriers = catalog.endpoints(id).map((endpoint) => ({ endpoint, stats: stats(endpoint.providerEntry.slug) }));
   return render(c, <ModelPage meta={await pageMeta(c, model.name)} model={model} carriers={carriers} baseUrl={`${new URL(c.req.url).origin}/api/v1`} />);
 });

@@ -1,0 +1,45 @@
+import type { Env } from "../env";
+import { EMPTY_SNAPSHOT, HEALTH_KV_KEY, parseSnapshot, type HealthSnapshot } from "./health-snapshot";
+
+/** How long an isolate serves its snapshot before it re-reads KV (in the background). */
+export const HEALTH_MEMO_TTL_MS = 30_000;
+/** After a failed KV read, how soon the isolate tries again (serving what it has meanwhile). */
+const KV_RETRY_MS = 5_000;
+
+type WaitUntil = (p: Promise<unknown>) => void;
+
+/** The snapshot served now, and when KV was last asked (or a re-read was started). */
+let memo: { snapshot: HealthSnapshot; readAt: number } | undefined;
+
+/**
+ * The endpoint health snapshot, stale-while-revalidate. Only the first read in a fresh isolate waits,
+ * for one KV read (the catalog is read from KV then too); from then on a request never waits on KV:
+ * a snapshot older than 30 s is served as it is while one re-read runs under `waitUntil`. No snapshot
+ * in KV, or KV failing, gives the empty snapshot (health unknown), never an error.
+ */
+export async function readHealth(env: Env, waitUntil: WaitUntil): Promise<HealthSnapshot> {
+  const now = Date.now();
+  if (!memo) return reread(env, now, undefined);
+  if (now - memo.readAt >= HEALTH_MEMO_TTL_MS) {
+    memo.readAt = now; // claims the re-read: concurrent requests of this isolate do not start another
+    waitUntil(reread(env, now, memo.snapshot));
+  }
+  return memo.snapshot;
+}
+
+async function reread(env: Env, now: number, had: HealthSnapshot | undefined): Promise<HealthSnapshot> {
+  try {
+    const raw = await env.CATALOG.get(HEALTH_KV_KEY);
+    // Absent: nothing measured. Invalid: keep what we had.
+    const snapshot = raw === null ? EMPTY_SNAPSHOT : (parseSnapshot(raw) ?? had ?? EMPTY_SNAPSHOT);
+    memo = { snapshot, readAt: now };
+  } catch {
+    memo = { snapshot: had ?? EMPTY_SNAPSHOT, readAt: now - HEALTH_MEMO_TTL_MS + KV_RETRY_MS };
+  }
+  return memo.snapshot;
+}
+
+/** Tests use this to make the next read go to KV as in a fresh isolate. */
+export function forgetHealthMemo(): void {
+  memo = undefined;
+}

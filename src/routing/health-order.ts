@@ -1,0 +1,37 @@
+import { positiveIntVar } from "../config";
+import type { EndpointHealth } from "./order-endpoints";
+
+/** When an endpoint counts as down (README: Endpoint health). */
+export type HealthThresholds = {
+  /** This isolate saw at least this many failures in a row (and the last one recently). */
+  consecutiveFailures: number;
+  /** Or its uptime over the last 5 min is below this percent… */
+  outageUptimePercent: number;
+  /** …over at least this many counted attempts (fewer say too little). */
+  minAttempts: number;
+};
+
+export type HealthVars = { HEALTH_CONSECUTIVE_FAILURES?: string; HEALTH_OUTAGE_UPTIME_PERCENT?: string; HEALTH_MIN_ATTEMPTS?: string };
+
+export function healthThresholds(vars: HealthVars): HealthThresholds {
+  return {
+    consecutiveFailures: positiveIntVar(vars.HEALTH_CONSECUTIVE_FAILURES, 3),
+    outageUptimePercent: positiveIntVar(vars.HEALTH_OUTAGE_UPTIME_PERCENT, 80),
+    minAttempts: positiveIntVar(vars.HEALTH_MIN_ATTEMPTS, 10),
+  };
+}
+
+export function isDown(h: EndpointHealth | undefined, t: HealthThresholds): boolean {
+  if (!h) return false;
+  if ((h.consecutiveFailures ?? 0) >= t.consecutiveFailures) return true;
+  return h.uptime5m != null && (h.counted5m ?? 0) >= t.minAttempts && h.uptime5m < t.outageUptimePercent;
+}
+
+/**
+ * Endpoints that look down move to the back, in their order (stable); none is removed, so when every
+ * endpoint is down they are all still tried, in the order given. Pure: health comes in through `healthOf`.
+ */
+export function demoteUnhealthy<E>(endpoints: readonly E[], healthOf: (e: E) => EndpointHealth | undefined, t: HealthThresholds): E[] {
+  const down = endpoints.map((e) => isDown(healthOf(e), t));
+  return [...endpoints.filter((_, i) => !down[i]), ...endpoints.filter((_, i) => down[i])];
+}
