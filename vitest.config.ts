@@ -22,6 +22,10 @@ export default defineConfig({
                 CARRIER_TIMEOUT_MS: "2000",
                 ADMIN_TOKEN: "test-admin-token",
                 PAYMENTS_TEST_MODE: "on",
+                // Out of reach: tests that fail carriers on purpose must not reorder other tests' carriers
+                // through this isolate's health. test/worker/health-routing.test.ts sets the real thresholds.
+                HEALTH_CONSECUTIVE_FAILURES: "1000000",
+                HEALTH_MIN_ATTEMPTS: "1000000",
                 ...carrierSecretBindings(),
               },
             },

@@ -23,6 +23,9 @@ import { candidateModels } from "../routing/candidate-models";
 import { planRoute } from "../routing/route-plan";
 import { metadataLevel } from "../routing/routing-metadata";
 import { AttemptLog } from "../carriers/attempt-log";
+import { isolateHealth } from "../health/isolate-health";
+import { routingHealth } from "../health/routing-health";
+import { healthThresholds } from "../routing/health-order";
 
 export const chatRoutes = new Hono<AppEnv>();
 
@@ -47,7 +50,8 @@ chatRoutes.post("/chat/completions", async (c) => {
     requestedModel: "",
     model: "",
     strategy: null,
-    attempts: new AttemptLog(),
+    // Every attempt also feeds this isolate's failure streaks, which the next request's routing reads.
+    attempts: new AttemptLog((a) => isolateHealth.note(a)),
     metadata: null,
     stream: false,
     app: appName(c.req.raw.headers),
@@ -89,8 +93,10 @@ chatRoutes.post("/chat/completions", async (c) => {
   const level = metadataLevel(c.req.raw.headers);
   if (typeof level === "object") throw fail(new ApiError(400, `X-OpenRouter-Metadata must be "enabled" or "disabled", not "${level.invalid}".`));
 
-  // Provider preferences filter and order each candidate's carriers; nothing left is a 404 before anything is held.
-  const plan = planRoute(candidates, (id) => catalog.endpoints(id), body.provider, { parameters: requestParameters(body) });
+  // Provider preferences filter and order each candidate's carriers, endpoints that look down last; nothing left is a 404 before anything is held.
+  // Live health: the Cron Trigger's snapshot through the isolate memo, and this isolate's failure streaks.
+  const health = await routingHealth(c.env, waitUntil);
+  const plan = planRoute(candidates, (id) => catalog.endpoints(id), body.provider, { parameters: requestParameters(body), health }, healthThresholds(c.env));
   if (plan.endpoints.length === 0) throw fail(new ApiError(404, plan.emptied[0]!.message));
   const { endpoints } = plan;
   if (level === "enabled") rc.metadata = { available: endpoints };

@@ -6,19 +6,19 @@ import { readHealth } from "./health-memo";
 import { isolateHealth } from "./isolate-health";
 import { uptimePercent, type PercentileTuple } from "./health-snapshot";
 
-export type RoutingHealth = (endpoint: PricedEndpoint, modelId: string) => EndpointHealth;
+export type RoutingHealth = (endpoint: PricedEndpoint) => EndpointHealth;
 
 /**
  * Health for routing one request: the Cron Trigger's snapshot (through the isolate memo: only a fresh
- * isolate's first read waits on KV) joined with this isolate's failure streaks. Endpoints are keyed by
- * (model id, carrier slug): the catalog has one PricedEndpoint per pair, and it carries no model id.
+ * isolate's first read waits on KV) joined with this isolate's failure streaks, by (model id, carrier slug).
  * Latency comes out in seconds (`preferred_max_latency`'s unit), throughput in tokens/s.
  */
 export async function routingHealth(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<RoutingHealth> {
   const snapshot = await readHealth(env, waitUntil);
   const memoryMs = positiveIntVar(env.HEALTH_FAILURE_MEMORY_S, 30) * 1000;
   const now = Date.now();
-  return (endpoint, modelId) => {
+  return (endpoint) => {
+    const modelId = endpoint.modelId;
     const slug = endpoint.providerEntry.slug;
     const f = snapshot.endpoints[modelId]?.[slug];
     const h: EndpointHealth = {
