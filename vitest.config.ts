@@ -25,6 +25,9 @@ export default defineConfig({
                 // Out of reach: tests that fail carriers on purpose must not reorder other tests' carriers
                 // through this isolate's health. test/worker/health-routing.test.ts sets the real thresholds.
                 HEALTH_CONSECUTIVE_FAILURES: "1000000",
+                // Cheapest first: these tests name the carrier each request reaches first. Balancing is
+                // tested with its own vars (test/worker/request-routing.test.ts) and as a pure function.
+                ROUTING_BALANCE: "off",
                 HEALTH_MIN_ATTEMPTS: "1000000",
                 ...carrierSecretBindings(),
               },

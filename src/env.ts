@@ -17,6 +17,8 @@ export interface Settings {
   CARRIER_BASE_URL_OVERRIDE?: string;
   /** Per-attempt time to the carrier's whole answer (non-stream) or its headers (stream), and the longest silence mid-stream, ms (default 60000). */
   CARRIER_TIMEOUT_MS?: string;
+  /** An integer: every request's load-balancing draw is the same (src/routing/routing-random.ts); unset = random. */
+  ROUTING_SEED?: string;
   /** Ledger timings (README: Configuration), in ms; unset = the documented defaults. */
   LEDGER_LEASE_TTL_MS?: string;
   LEDGER_HOLD_TTL_MS?: string;

@@ -26,6 +26,8 @@ import { AttemptLog } from "../carriers/attempt-log";
 import { isolateHealth } from "../health/isolate-health";
 import { routingHealth } from "../health/routing-health";
 import { healthThresholds } from "../routing/health-order";
+import { balancing, routingRandom } from "../routing/routing-random";
+import { contextTooLongMessage } from "../routing/request-fit";
 
 export const chatRoutes = new Hono<AppEnv>();
 
@@ -93,11 +95,17 @@ chatRoutes.post("/chat/completions", async (c) => {
   const level = metadataLevel(c.req.raw.headers);
   if (typeof level === "object") throw fail(new ApiError(400, `X-OpenRouter-Metadata must be "enabled" or "disabled", not "${level.invalid}".`));
 
-  // Provider preferences filter and order each candidate's carriers, endpoints that look down last; nothing left is a 404 before anything is held.
+  // Each candidate's carriers: those the request fits, balanced by price or ordered by the preferences,
+  // those that look down last. Nothing left is a 400 or 404 before anything is held.
   // Live health: the Cron Trigger's snapshot through the isolate memo, and this isolate's failure streaks.
   const health = await routingHealth(c.env, waitUntil);
-  const plan = planRoute(candidates, (id) => catalog.endpoints(id), body.provider, { parameters: requestParameters(body), health }, healthThresholds(c.env));
-  if (plan.endpoints.length === 0) throw fail(new ApiError(404, plan.emptied[0]!.message));
+  const policy = { thresholds: healthThresholds(c.env), random: balancing(c.env) ? routingRandom(c.env) : null };
+  const plan = planRoute(candidates, (id) => catalog.endpoints(id), body, { parameters: requestParameters(body), health }, policy);
+  if (plan.endpoints.length === 0) {
+    // No candidate has room for the request: the caller's to fix (400). Otherwise the preferences emptied the list (404).
+    if (plan.emptied.length === 0) throw fail(new ApiError(400, contextTooLongMessage(plan.tooLong)));
+    throw fail(new ApiError(404, plan.emptied[0]!.message));
+  }
   const { endpoints } = plan;
   if (level === "enabled") rc.metadata = { available: endpoints };
   // Free models count against the free-model rate limits; a request that may land on a priced one is paid.

@@ -1,34 +1,45 @@
 import type { PricedEndpoint } from "../catalog/catalog";
+import type { ChatRequest } from "../api/chat-request";
 import type { Candidate } from "./candidate-models";
 import { orderEndpoints, type RequestFacts } from "./order-endpoints";
-import type { ProviderPreferences } from "./provider-preferences";
 import { withShortcutSort } from "./model-shortcuts";
 import { demoteUnhealthy, type HealthThresholds } from "./health-order";
+import { fitRequest, requestNeed, type TooLong } from "./request-fit";
+import { balanceByPrice } from "./price-balance";
 
 /** A model whose endpoints the request's filters all removed, and why. */
 export type Emptied = { modelId: string; emptiedBy: string; message: string };
 
+/** How routing is set up for this deployment (env), the same for every request. */
+export type RoutePolicy = { thresholds: HealthThresholds; random: (() => number) | null };
+
+export type RoutePlan = { endpoints: PricedEndpoint[]; emptied: Emptied[]; tooLong: TooLong[] };
+
 /**
- * Every endpoint the request may be tried on, in order: each candidate model's endpoints filtered and
- * ordered by the preferences (and that model's shortcut sort), model after model. Endpoints that look
- * down (`facts.health`, `thresholds`) go to the back of their model's list, unless the caller set
- * `provider.order` (an explicit order is kept). `emptied` lists the models left without an endpoint;
- * when it holds every candidate, nothing can be tried.
+ * Every endpoint the request may be tried on, in order, model after model. For each candidate model:
+ * 1. the endpoints the request fits (context, tools/format support: `fitRequest`);
+ * 2. without `provider.order` and without a sort (the caller's or a shortcut's), load balanced by price
+ *    (`policy.random`; null = cheapest first);
+ * 3. the `provider` preferences: hard filters, sort, soft preferences, `order`, `allow_fallbacks`;
+ * 4. endpoints that look down (`facts.health`) to the back, unless the caller set `provider.order`.
+ * `tooLong` lists models without room for the request, `emptied` those the preferences emptied.
  */
-export function planRoute(
-  candidates: Candidate[],
-  endpointsOf: (modelId: string) => PricedEndpoint[],
-  prefs: ProviderPreferences | null | undefined,
-  facts: RequestFacts,
-  thresholds: HealthThresholds,
-): { endpoints: PricedEndpoint[]; emptied: Emptied[] } {
-  const demote = facts.health && !prefs?.order?.length ? facts.health : null;
-  const endpoints: PricedEndpoint[] = [];
-  const emptied: Emptied[] = [];
+export function planRoute(candidates: Candidate[], endpointsOf: (modelId: string) => PricedEndpoint[], body: ChatRequest, facts: RequestFacts, policy: RoutePolicy): RoutePlan {
+  const plan: RoutePlan = { endpoints: [], emptied: [], tooLong: [] };
+  const ordered = !!body.provider?.order?.length;
   for (const c of candidates) {
-    const routed = orderEndpoints(endpointsOf(c.modelId), withShortcutSort(prefs, c.sort), facts);
-    if ("emptiedBy" in routed) emptied.push({ modelId: c.modelId, ...routed });
-    else endpoints.push(...(demote ? demoteUnhealthy(routed.endpoints, demote, thresholds) : routed.endpoints));
+    const all = endpointsOf(c.modelId);
+    const fit = fitRequest(all, requestNeed(body, all[0]?.imageTokens ?? 0));
+    if ("tooLong" in fit) {
+      plan.tooLong.push(fit.tooLong);
+      continue;
+    }
+    const prefs = withShortcutSort(body.provider, c.sort);
+    const sorted = prefs?.sort !== undefined && prefs.sort !== null;
+    const start = policy.random && !ordered && !sorted ? balanceByPrice(fit.endpoints, policy.random) : fit.endpoints;
+    const routed = orderEndpoints(start, prefs, facts);
+    if ("emptiedBy" in routed) plan.emptied.push({ modelId: c.modelId, ...routed });
+    else plan.endpoints.push(...(facts.health && !ordered ? demoteUnhealthy(routed.endpoints, facts.health, policy.thresholds) : routed.endpoints));
   }
-  return { endpoints, emptied };
+  return plan;
 }

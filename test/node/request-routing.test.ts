@@ -1,0 +1,172 @@
+import { describe, it, expect } from "vitest";
+import { Catalog, type PricedEndpoint } from "../../src/catalog/catalog";
+import { chatRequestSchema } from "../../src/api/chat-request";
+import { contextTooLongMessage, fitRequest, requestNeed, type Need } from "../../src/routing/request-fit";
+import { balanceByPrice } from "../../src/routing/price-balance";
+import { balancing, routingRandom } from "../../src/routing/routing-random";
+import { planRoute, type RoutePolicy } from "../../src/routing/route-plan";
+import { candidateModels } from "../../src/routing/candidate-models";
+import { healthThresholds } from "../../src/routing/health-order";
+
+// Routing that knows the request (pure): context fit, tool/format support, price-weighted balancing.
+const carrier = (slug: string) => ({ slug, name: slug.toUpperCase(), base_url: `https://${slug}.example/v1`, headquarters: null, datacenters: [], privacy_policy_url: null, terms_of_service_url: null, status_page_url: null });
+const endpoint = (provider: string, price: number, context_length: number, supported_parameters?: string[]) => ({
+  provider, upstream_model: "m", input_price_per_1m: price, output_price_per_1m: price, context_length, max_completion_tokens: null, quantization: null,
+  ...(supported_parameters ? { supported_parameters } : {}),
+});
+const model = (id: string, endpoints: ReturnType<typeof endpoint>[]) => ({
+  id, canonical_slug: id, hugging_face_id: null, name: id, description: "", created: 1, context_length: 4000, input_modalities: ["text"], output_modalities: ["text"],
+  tokenizer: "x", instruct_type: null, knowledge_cutoff: null, supported_parameters: ["temperature", "tools", "tool_choice", "response_format"], endpoints,
+});
+const catalog = Catalog.parse({
+  default_model: "a/m",
+  providers: ["p1", "p2", "p3", "p4", "free1", "free2"].map(carrier),
+  models: [
+    // Prices 1, 2, 4 (USD per 1M in and out): inverse-square weights 16 : 4 : 1.
+    model("a/m", [endpoint("p1", 1, 1000), endpoint("p2", 2, 4000, ["temperature", "response_format"]), endpoint("p3", 4, 2000)]),
+    model("b/big", [endpoint("p4", 3, 100_000)]),
+    model("c/free", [endpoint("free1", 0, 1000), endpoint("free2", 0, 1000), endpoint("p1", 1, 1000)]),
+  ],
+});
+const names = (list: PricedEndpoint[]) => list.map((e) => e.provider);
+const need = (promptTokens: number, completionTokens = 0, features: string[] = []): Need => ({ promptTokens, completionTokens, features });
+
+describe("fitRequest: context", () => {
+  it.each([
+    { name: "prompt + cap within every context", n: need(500, 400), out: ["p1", "p2", "p3"] },
+    { name: "exactly the smallest context fits", n: need(600, 400), out: ["p1", "p2", "p3"] },
+    { name: "one token more drops it", n: need(601, 400), out: ["p2", "p3"] },
+    { name: "only the largest context", n: need(3000, 1000), out: ["p2"] },
+  ])("$name", ({ n, out }) => {
+    const fit = fitRequest(catalog.endpoints("a/m"), n);
+    expect("endpoints" in fit && names(fit.endpoints)).toEqual(out);
+  });
+
+  it("none fits: tooLong names the largest context and the need", () => {
+    expect(fitRequest(catalog.endpoints("a/m"), need(3000, 1001))).toEqual({ tooLong: { modelId: "a/m", contextLength: 4000, need: need(3000, 1001) } });
+  });
+
+  it("the 400 message names the sizes of every model tried", () => {
+    const message = contextTooLongMessage([
+      { modelId: "a/m", contextLength: 4000, need: need(3000, 1001) },
+      { modelId: "b/big", contextLength: 100_000, need: need(3000, 1001) },
+    ]);
+    expect(message).toBe("The request needs about 4001 tokens (3000 prompt, estimated + 1001 completion (max_tokens)), more than the largest context of a/m (4000 tokens), b/big (100000 tokens). Shorten the messages or lower max_tokens.");
+  });
+});
+
+describe("fitRequest: tools and formats", () => {
+  it.each([
+    { name: "tools skip an endpoint without them", features: ["tools"], out: ["p1", "p3"] },
+    { name: "tool_choice the same", features: ["tools", "tool_choice"], out: ["p1", "p3"] },
+    { name: "response_format is supported by all", features: ["response_format"], out: ["p1", "p2", "p3"] },
+    { name: "nothing asked: all", features: [], out: ["p1", "p2", "p3"] },
+  ])("$name", ({ features, out }) => {
+    const fit = fitRequest(catalog.endpoints("a/m"), need(10, 0, features));
+    expect("endpoints" in fit && names(fit.endpoints)).toEqual(out);
+  });
+
+  it("when no endpoint supports a feature, all that fit stay (soft)", () => {
+    const fit = fitRequest(catalog.endpoints("a/m"), need(10, 0, ["web_search_options"]));
+    expect("endpoints" in fit && names(fit.endpoints)).toEqual(["p1", "p2", "p3"]);
+  });
+
+  it("requestNeed reads the completion cap and the features from the body", () => {
+    const body = chatRequestSchema.parse({ messages: [{ role: "user", content: "x".repeat(400) }], max_completion_tokens: 50, max_tokens: 70, tools: [], response_format: { type: "json_object" } });
+    const n = requestNeed(body, 1600);
+    expect(n.completionTokens).toBe(50); // max_completion_tokens wins over the legacy max_tokens
+    expect(n.features).toEqual(["tools", "response_format"]);
+    expect(n.promptTokens).toBeGreaterThanOrEqual(100); // 400 bytes ÷ 4, plus the message overhead
+  });
+});
+
+describe("balanceByPrice", () => {
+  it("draws the first endpoint in proportion to the inverse square of its price (seeded, 10,000 draws)", () => {
+    const random = routingRandom({ ROUTING_SEED: "12345" });
+    const firsts: Record<string, number> = {};
+    const N = 10_000;
+    for (let i = 0; i < N; i++) {
+      const first = balanceByPrice(catalog.endpoints("a/m"), random)[0]!.provider;
+      firsts[first] = (firsts[first] ?? 0) + 1;
+    }
+    const weights = { p1: 16, p2: 4, p3: 1 };
+    for (const [p, w] of Object.entries(weights)) {
+      const share = w / 21;
+      const sd = Math.sqrt(N * share * (1 - share));
+      expect(Math.abs((firsts[p] ?? 0) - N * share)).toBeLessThan(4 * sd);
+    }
+  });
+
+  it("keeps every endpoint exactly once", () => {
+    const random = routingRandom({ ROUTING_SEED: "7" });
+    for (let i = 0; i < 100; i++) expect(names(balanceByPrice(catalog.endpoints("a/m"), random)).sort()).toEqual(["p1", "p2", "p3"]);
+  });
+
+  it("free endpoints lead, in random order among themselves", () => {
+    const random = routingRandom({ ROUTING_SEED: "99" });
+    const leads = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const order = names(balanceByPrice(catalog.endpoints("c/free"), random));
+      expect(order[2]).toBe("p1");
+      leads.add(order[0]!);
+    }
+    expect(leads).toEqual(new Set(["free1", "free2"]));
+  });
+
+  it.each([
+    { r: 0, first: "p1" },
+    { r: 15.99 / 21, first: "p1" },
+    { r: 16.01 / 21, first: "p2" },
+    { r: 20.01 / 21, first: "p3" },
+  ])("a draw of $r puts $first first", ({ r, first }) => {
+    expect(balanceByPrice(catalog.endpoints("a/m"), () => r)[0]!.provider).toBe(first);
+  });
+});
+
+describe("routingRandom and balancing", () => {
+  it("a seed gives the same sequence to every request; values in [0, 1)", () => {
+    const a = routingRandom({ ROUTING_SEED: "42" });
+    const b = routingRandom({ ROUTING_SEED: "42" });
+    const seqA = Array.from({ length: 50 }, a);
+    expect(Array.from({ length: 50 }, b)).toEqual(seqA);
+    expect(seqA.every((x) => x >= 0 && x < 1)).toBe(true);
+    expect(new Set(seqA).size).toBe(50);
+    expect(routingRandom({})).toBe(Math.random);
+  });
+
+  it.each([
+    { v: undefined, on: true },
+    { v: "price", on: true },
+    { v: "off", on: false },
+  ])("ROUTING_BALANCE=$v → balancing $on", ({ v, on }) => expect(balancing({ ROUTING_BALANCE: v })).toBe(on));
+});
+
+describe("planRoute", () => {
+  const lookup = { has: (id: string) => catalog.model(id) !== undefined, resolve: (id: string | undefined) => catalog.resolve(id)?.id };
+  const plan = (body: object, random: (() => number) | null = () => 0.99) => {
+    const parsed = chatRequestSchema.parse({ messages: [{ role: "user", content: "hi" }], ...body });
+    const chosen = candidateModels(parsed.model, parsed.models, lookup, "router/auto");
+    if ("unknown" in chosen) throw new Error(chosen.unknown);
+    const policy: RoutePolicy = { thresholds: healthThresholds({}), random };
+    return planRoute(chosen.candidates, (id) => catalog.endpoints(id), parsed, { parameters: [] }, policy);
+  };
+
+  it.each([
+    { name: "balanced without order or sort (a constant high draw takes the last of each remaining list)", body: { model: "a/m" }, out: ["p3", "p2", "p1"] },
+    { name: "no random source: cheapest first", body: { model: "a/m" }, random: null, out: ["p1", "p2", "p3"] },
+    { name: "provider.order turns balancing off", body: { model: "a/m", provider: { order: ["p2"] } }, out: ["p2", "p1", "p3"] },
+    { name: "provider.sort turns balancing off", body: { model: "a/m", provider: { sort: "price" } }, out: ["p1", "p2", "p3"] },
+    { name: "a :floor shortcut turns balancing off", body: { model: "a/m:floor" }, out: ["p1", "p2", "p3"] },
+    { name: "a completion cap drops the small contexts", body: { model: "a/m", max_tokens: 1500, provider: { sort: "price" } }, out: ["p2", "p3"] },
+    { name: "a model without room is skipped for the next", body: { model: "a/m", models: ["b/big"], max_tokens: 5000 }, out: ["p4"] },
+  ])("$name", ({ body, random, out }) => {
+    expect(names(plan(body, random === undefined ? () => 0.99 : random).endpoints)).toEqual(out);
+  });
+
+  it("no model has room: every candidate is in tooLong, nothing to try", () => {
+    const p = plan({ model: "a/m", models: ["b/big"], max_tokens: 200_000 });
+    expect(p.endpoints).toEqual([]);
+    expect(p.tooLong.map((t) => [t.modelId, t.contextLength])).toEqual([["a/m", 4000], ["b/big", 100_000]]);
+    expect(p.emptied).toEqual([]);
+  });
+});
