@@ -1,11 +1,12 @@
-import type { Env } from "../env";
+/** The vars routing reads (a structural type: this file is also used by pure tests outside workerd). */
+export type RoutingVars = { ROUTING_SEED?: string; ROUTING_BALANCE?: string };
 
 /**
  * The random source of one request's load balancing. With ROUTING_SEED set, a seeded generator
  * (mulberry32) started afresh for every request, so every request draws the same order: tests and
  * reproductions. Otherwise Math.random.
  */
-export function routingRandom(env: Pick<Env, "ROUTING_SEED">): () => number {
+export function routingRandom(env: RoutingVars): () => number {
   const seed = env.ROUTING_SEED?.trim();
   if (!seed) return Math.random;
   let a = Number.parseInt(seed, 10) >>> 0;
@@ -19,6 +20,6 @@ export function routingRandom(env: Pick<Env, "ROUTING_SEED">): () => number {
 }
 
 /** Whether the default order balances load by price (ROUTING_BALANCE "price", the default) or is strictly cheapest first ("off"). */
-export function balancing(env: Pick<Env, "ROUTING_BALANCE">): boolean {
+export function balancing(env: RoutingVars): boolean {
   return (env.ROUTING_BALANCE ?? "price").trim() !== "off";
 }
