@@ -1,6 +1,7 @@
 // The simulator's deterministic tokenizer and text generator.
 // One token = one word or one punctuation mark, so counts are easy to predict in tests.
 import { createHash } from "node:crypto";
+import { mulberry32 } from "../src/routing/mulberry32";
 
 const TOKEN_RE = /\w+|[^\w\s]/g;
 
@@ -86,17 +87,8 @@ export function requestSeed(model: string, messages: unknown): number {
   return digest.readUInt32BE(0);
 }
 
-/** mulberry32: tiny, fast and fully deterministic; quality is irrelevant here. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator of the simulated text (the same one seeds the router's routing draws). */
+export const prng = mulberry32;
 
 // Letters only, so each generated word is exactly one token under `tokenize`.
 const VOCABULARY = [

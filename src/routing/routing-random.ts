@@ -1,3 +1,5 @@
+import { mulberry32 } from "./mulberry32";
+
 /** The vars routing reads (a structural type: this file is also used by pure tests outside workerd). */
 export type RoutingVars = { ROUTING_SEED?: string; ROUTING_BALANCE?: string };
 
@@ -9,14 +11,7 @@ export type RoutingVars = { ROUTING_SEED?: string; ROUTING_BALANCE?: string };
 export function routingRandom(env: RoutingVars): () => number {
   const seed = env.ROUTING_SEED?.trim();
   if (!seed) return Math.random;
-  let a = Number.parseInt(seed, 10) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(Number.parseInt(seed, 10));
 }
 
 /** Whether the default order balances load by price (ROUTING_BALANCE "price", the default) or is strictly cheapest first ("off"). */
