@@ -28,6 +28,7 @@ import { routingHealth } from "../health/routing-health";
 import { healthThresholds } from "../routing/health-order";
 import { balancing, routingRandom } from "../routing/routing-random";
 import { contextTooLongMessage } from "../routing/request-fit";
+import { MAX_ID_CHARS } from "../routing/router-field-schemas";
 
 export const chatRoutes = new Hono<AppEnv>();
 
@@ -60,6 +61,7 @@ chatRoutes.post("/chat/completions", async (c) => {
     httpReferer: c.req.header("http-referer")?.slice(0, 500) ?? null,
     userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null,
     externalUser: null,
+    sessionId: null,
     startedAt,
     markSettled,
     ticket: null,
@@ -99,7 +101,11 @@ chatRoutes.post("/chat/completions", async (c) => {
   // those that look down last. Nothing left is a 400 or 404 before anything is held.
   // Live health: the Cron Trigger's snapshot through the isolate memo, and this isolate's failure streaks.
   const health = await routingHealth(c.env, waitUntil);
-  const policy = { thresholds: healthThresholds(c.env), random: balancing(c.env) ? routingRandom(c.env) : null };
+  const session = body.session_id ?? c.req.header("x-session-id");
+  if (session !== undefined && session.length > MAX_ID_CHARS) throw fail(new ApiError(400, `The x-session-id header must be at most ${MAX_ID_CHARS} characters.`));
+  rc.sessionId = session ?? null;
+  const sticky = session ? { accountId: caller.accountId, id: session } : undefined;
+  const policy = { thresholds: healthThresholds(c.env), random: balancing(c.env) ? routingRandom(c.env, sticky) : null };
   const plan = planRoute(candidates, (id) => catalog.endpoints(id), body, { parameters: requestParameters(body), health }, policy);
   if (plan.endpoints.length === 0) {
     // No candidate has room for the request: the caller's to fix (400). Otherwise the preferences emptied the list (404).

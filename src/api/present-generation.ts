@@ -47,6 +47,7 @@ export function presentGeneration(g: NewGeneration) {
     web_search_engine: null,
     is_byok: false,
     external_user: g.externalUser ?? null,
+    session_id: g.sessionId ?? null,
     api_type: "completions",
     preset_id: null,
     router: g.strategy === "auto" ? AUTO_MODEL : null,

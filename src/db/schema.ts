@@ -66,6 +66,7 @@ export const generations = sqliteTable(
     providerResponses: text("provider_responses"),
     // The routing strategy (RoutingStrategy): "direct", "fallback" (a `models` list) or "auto" (router/auto); null before routing.
     strategy: text("strategy", { enum: ["direct", "fallback", "auto"] }),
+    sessionId: text("session_id"), // the request's session_id (or x-session-id header); null when none
   },
   (t) => [index("generations_account_created").on(t.accountId, t.createdAt), index("generations_model_provider").on(t.model, t.providerName, t.createdAt)],
 );

@@ -27,6 +27,8 @@ export type RequestContext = {
   userAgent: string | null;
   /** The caller's `user` as sent (recorded as external_user; carriers get only its hash); null when none or before the body is read. */
   externalUser: string | null;
+  /** The request's session (`session_id`, else the `x-session-id` header): sticky routing and grouping; null when none. */
+  sessionId: string | null;
   startedAt: number;
   /** Resolves once the request is settled; held under waitUntil from the start so a caller leaving cannot cut settling short. */
   markSettled: () => void;

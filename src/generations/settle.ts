@@ -70,6 +70,7 @@ export function generationRecord(rc: RequestContext, o: Outcome, endedAt: number
     httpReferer: rc.httpReferer,
     userAgent: rc.userAgent,
     externalUser: rc.externalUser,
+    sessionId: rc.sessionId,
     usageSource: o.usageSource,
     insured: o.insured,
     providerResponses: attempts.length ? JSON.stringify(attempts) : null,

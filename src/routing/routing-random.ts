@@ -6,12 +6,22 @@ export type RoutingVars = { ROUTING_SEED?: string; ROUTING_BALANCE?: string };
 /**
  * The random source of one request's load balancing. With ROUTING_SEED set, a seeded generator
  * (mulberry32) started afresh for every request, so every request draws the same order: tests and
- * reproductions. Otherwise Math.random.
+ * reproductions. Otherwise, with a session (`session_id`, else the `x-session-id` header), seeded by the
+ * account and session: every request of the session draws the same order, so it stays with one carrier
+ * (its prompt cache) while the carriers and their health stay as they are. Otherwise Math.random.
  */
-export function routingRandom(env: RoutingVars): () => number {
+export function routingRandom(env: RoutingVars, session?: { accountId: string; id: string }): () => number {
   const seed = env.ROUTING_SEED?.trim();
-  if (!seed) return Math.random;
-  return mulberry32(Number.parseInt(seed, 10));
+  if (seed) return mulberry32(Number.parseInt(seed, 10));
+  if (session) return mulberry32(fnv1a(`${session.accountId}\n${session.id}`));
+  return Math.random;
+}
+
+/** FNV-1a, 32 bits: a synchronous, stable hash (WebCrypto's digests are async, and no secrecy is needed here). */
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 /** Whether the default order balances load by price (ROUTING_BALANCE "price", the default) or is strictly cheapest first ("off"). */

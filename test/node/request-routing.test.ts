@@ -134,6 +134,15 @@ describe("routingRandom and balancing", () => {
     expect(routingRandom({})).toBe(Math.random);
   });
 
+  it("a session seeds the draw: the same account and session always draw alike, other sessions differ", () => {
+    const first = (accountId: string, id: string) => balanceByPrice(catalog.endpoints("a/m"), routingRandom({}, { accountId, id }))[0]!.provider;
+    expect(Array.from({ length: 20 }, () => first("acct_1", "conv-7"))).toEqual(Array(20).fill(first("acct_1", "conv-7")));
+    const sessions = Array.from({ length: 40 }, (_, i) => first("acct_1", `conv-${i}`));
+    expect(new Set(sessions).size).toBeGreaterThan(1);
+    // ROUTING_SEED wins over the session.
+    expect(routingRandom({ ROUTING_SEED: "5" }, { accountId: "acct_1", id: "conv-7" })()).toBe(routingRandom({ ROUTING_SEED: "5" })());
+  });
+
   it.each([
     { v: undefined, on: true },
     { v: "price", on: true },

@@ -10,6 +10,7 @@ const base = (id: string, accountId: string): NewGeneration => ({
   usageSource: "carrier", insured: false, externalUser: "user-123 ü",
   providerResponses: JSON.stringify([{ model: "meta-llama/llama-3.1-8b-instruct", provider: "sim", providerName: "Sim Carrier", status: 200, at: 1_790_000_000_100, latencyMs: 12, tokensPerSecond: 60 }]),
   strategy: "direct",
+  sessionId: "conv-1",
 });
 
 describe("generation flush (records as JSON into D1)", () => {
@@ -18,11 +19,11 @@ describe("generation flush (records as JSON into D1)", () => {
     const first = base("gen-flush-a" + Math.random().toString(36).slice(2), accountId);
     const second: NewGeneration = { ...base("gen-flush-b" + Math.random().toString(36).slice(2), accountId), streamed: false, cancelled: true, usageSource: "estimate", insured: true, providerName: null, app: null, latencyMs: null, errorMessage: "x".repeat(2000), externalUser: null };
     // Fields with column defaults left out, and external_user too, as in records stored before that column existed.
-    const { cancelled: _omitted, insured: _alsoOmitted, externalUser: _older, providerResponses: _older2, strategy: _older3, ...withoutDefault } = { ...base("gen-flush-c" + Math.random().toString(36).slice(2), accountId) };
+    const { cancelled: _omitted, insured: _alsoOmitted, externalUser: _older, providerResponses: _older2, strategy: _older3, sessionId: _older4, ...withoutDefault } = { ...base("gen-flush-c" + Math.random().toString(36).slice(2), accountId) };
     await flushGenerations(env.DB, [first, second, withoutDefault].map((r) => JSON.stringify(r)));
     expect(await findGeneration(env.DB, accountId, first.id)).toEqual(first);
     expect(await findGeneration(env.DB, accountId, second.id)).toEqual(second);
-    expect(await findGeneration(env.DB, accountId, withoutDefault.id)).toEqual({ ...withoutDefault, cancelled: false, insured: false, externalUser: null, providerResponses: null, strategy: null }); // the column defaults
+    expect(await findGeneration(env.DB, accountId, withoutDefault.id)).toEqual({ ...withoutDefault, cancelled: false, insured: false, externalUser: null, providerResponses: null, strategy: null, sessionId: null }); // the column defaults
     // A late settle's record replaces the "abandoned" one.
     const replaced = { ...first, status: 500, costNano: 0, finishReason: null };
     await flushGenerations(env.DB, [JSON.stringify(replaced)]);

@@ -94,6 +94,31 @@ describe("price-weighted balancing (ROUTING_BALANCE=price)", () => {
     expect(leads.size).toBeGreaterThan(1);
   });
 
+  it("a session sticks to one carrier: every request of it is drawn the same (session_id or x-session-id); the record keeps it", async () => {
+    const a = await newAccount(10);
+    const vars = { ROUTING_BALANCE: "price" };
+    const expected = (session: string) => balanceByPrice(catalog.endpoints(LLAMA), routingRandom(vars, { accountId: a.accountId, id: session }))[0]!.provider;
+    for (const session of ["conv-1", "conv-2", "conv-3"]) {
+      for (let i = 0; i < 4; i++) {
+        const tag = uniqueTag();
+        const viaHeader = i % 2 === 1;
+        const body = { model: LLAMA, ...(viaHeader ? {} : { session_id: session }), ...user(`turn ${i} [sim tag=${tag}]`) };
+        const { res } = await chatWithVars(vars, a.key, body, viaHeader ? { "x-session-id": session } : {});
+        expect(res.status).toBe(200);
+        const { id } = (await res.json()) as Json;
+        expect((await simRequests(tag))[0]!.carrier).toBe(expected(session));
+        if (i === 0) expect((await generation(a.key, id)).session_id).toBe(session);
+      }
+    }
+  });
+
+  it("an x-session-id header over 256 characters is a 400", async () => {
+    const a = await newAccount(10);
+    const { res } = await chatWithVars({}, a.key, { model: LLAMA, ...user("hi") }, { "x-session-id": "s".repeat(257) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Json).error.message).toContain("x-session-id");
+  });
+
   it("provider.sort keeps the cheapest first whatever the draw", async () => {
     const a = await newAccount(10);
     for (let seed = 1; seed <= 6; seed++) {

@@ -6,11 +6,11 @@ import { ORIGIN } from "./helpers";
  * A chat request served with extra Worker vars (e.g. small relay limits), through the app's own fetch
  * handler; `settled()` waits for its waitUntil work (the settle) to end.
  */
-export async function chatWithVars(vars: Record<string, string>, key: string, body: unknown) {
+export async function chatWithVars(vars: Record<string, string>, key: string, body: unknown, headers: Record<string, string> = {}) {
   const ctx = createExecutionContext();
   const req = new Request(ORIGIN + "/api/v1/chat/completions", {
     method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
   });
   const res = await app.fetch(req, { ...env, ...vars }, ctx);

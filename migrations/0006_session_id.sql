@@ -1,0 +1,1 @@
+ALTER TABLE `generations` ADD `session_id` text;
