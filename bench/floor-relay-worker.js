@@ -29,8 +29,11 @@
 //                of a JS TransformStream
 //   transform    the upstream body piped through a JS TransformStream whose transform()
 //                rewrites each read's complete events at the byte level (no reader/writer pump)
-//   pull         a JS byte-less ReadableStream whose pull() reads the upstream (BYOB) and
-//                enqueues the rewritten bytes: the runtime asks for data, no writer side at all
+//   pull         a JS ReadableStream whose pull() reads the upstream (BYOB) and enqueues the
+//                rewritten bytes: the runtime asks for data, no writer side at all
+//   pull-default as pull, with a default reader
+//   pull-bytes   as pull, the ReadableStream of type "bytes"
+//   native-nowait as native-its, writes not awaited one by one (writer.ready only)
 // FLOOR_NOTES: the figures of each variant are in the README (Performance → "Floor relay variants").
 
 const DEFAULT_VARIANT = "bytes-byob";
@@ -200,10 +203,11 @@ function relay(body, variant, ours, ctx) {
       }),
     );
   }
-  if (variant === "pull") {
+  if (variant === "pull" || variant === "pull-default" || variant === "pull-bytes") {
     const rw = new ByteRewriter(ours.id, ours.model, ours.provider);
-    const source = reading(body, true);
+    const source = reading(body, variant !== "pull-default");
     return new ReadableStream({
+      ...(variant === "pull-bytes" ? { type: "bytes" } : {}),
       async pull(controller) {
         for (;;) {
           const next = await source.read();
@@ -215,12 +219,13 @@ function relay(body, variant, ours, ctx) {
       cancel: (reason) => source.cancel(reason),
     });
   }
-  const native = variant === "native-its";
+  const native = variant === "native-its" || variant === "native-nowait";
   /** @type {{ readable: ReadableStream<Uint8Array>, writable: WritableStream<Uint8Array> }} */
   // @ts-ignore IdentityTransformStream is a workerd global
   const pair = native ? new IdentityTransformStream() : new TransformStream();
   const writer = pair.writable.getWriter();
   const source = reading(body, variant === "bytes-byob" || variant === "bytes-nowait" || native);
+  const wait = variant !== "bytes-nowait" && variant !== "native-nowait";
   const pump = async () => {
     try {
       if (variant === "str-each" || variant === "str-batch") {
@@ -234,7 +239,6 @@ function relay(body, variant, ours, ctx) {
         }
       } else {
         const rw = new ByteRewriter(ours.id, ours.model, ours.provider);
-        const wait = variant !== "bytes-nowait";
         for (;;) {
           const next = await source.read();
           if (next.done) break;

@@ -207,6 +207,7 @@ export function markdown(r: Results): string {
     for (const [label, x] of [["pass-through", p.passthrough], ["router", p.router]] as const)
       rows6.push([label, `${x.ok}/${x.streams}`, f(x.events_per_stream, 1), f(x.ttfb_ms.p50), f(x.ttfb_ms.p99), f(x.chunk_latency_ms.p50), f(x.chunk_latency_ms.p99), f(x.runtime_cpu_ms_per_1k_chunks, 1)]);
     rows6.push(["**router − pass-through** (same chunk, same pair)", "", "", `**${signed(p.added_ttfb_ms.p50)}**`, signed(p.added_ttfb_ms.p99), `**${signed(p.added_chunk_ms.p50)}**`, `**${signed(p.added_chunk_ms.p99)}**`, ""]);
+    rows6.push(["router − pass-through, chunks written on schedule (no start-up backlog)", "", "", "", "", signed(p.added_chunk_on_schedule_ms.p50), signed(p.added_chunk_on_schedule_ms.p99), ""]);
     out.push(table(["target", "ok", "events/stream", "TTFB p50", "TTFB p99", "chunk p50", "chunk p99", "workerd CPU ms/1k chunks"], rows6));
     out.push(`\nChunk = arrival at the client − the pacer's write of that chunk (the whole Worker path). Carrier events per stream: ${p.carrier_events}; pairs whose sides delivered different event counts: ${p.mismatched_pairs}; carrier requests that reached the pacer after their pair's first token: ${p.late_arrivals}; other processes: ${f(p.foreign_cpu_pct, 1)} % of the CPU.`);
   }
@@ -277,7 +278,7 @@ export function markdown(r: Results): string {
   out.push(
     table(
       ["target", "value", "goal", "met"],
-      r.targets.map((t) => [t.name, t.value === null ? "–" : `${f(t.value, t.unit === "×" || t.unit === "ms" ? 2 : 1)} ${t.unit}`, `${t.op === "<=" ? "≤" : "≥"} ${t.goal} ${t.unit}`, t.met ? "yes" : "**no**"]),
+      r.targets.map((t) => [t.name, t.value === null ? "–" : `${f(t.value, t.unit === "×" || t.unit === "ms" ? 2 : 1)} ${t.unit}`, `${t.op === "<=" ? "≤" : "≥"} ${t.goal} ${t.unit}`, t.value === null ? "not measured" : t.met ? "yes" : "**no**"]),
     ),
   );
   if (r.failures.length > 0) out.push(`\nFailures: ${r.failures.join("; ")}`);
@@ -297,7 +298,7 @@ export function summaryMarkdown(summary: TargetSummary[], runs: number): string 
     `**Targets over ${runs} run${runs === 1 ? "" : "s"}** (median, and the range min – max; a target is met only when its median is)\n`,
     table(
       ["target", "median", "range", "runs", "goal", "met"],
-      summary.map((t) => [t.name, `${fmt(t.median, t.unit)} ${t.unit}`, `${fmt(t.min, t.unit)} – ${fmt(t.max, t.unit)}`, String(t.runs), `${t.op === "<=" ? "≤" : "≥"} ${Number.isFinite(t.goal) ? t.goal : "–"} ${t.unit}`, t.met ? "yes" : "**no**"]),
+      summary.map((t) => [t.name, `${fmt(t.median, t.unit)} ${t.unit}`, `${fmt(t.min, t.unit)} – ${fmt(t.max, t.unit)}`, String(t.runs), `${t.op === "<=" ? "≤" : "≥"} ${Number.isFinite(t.goal) ? t.goal : "–"} ${t.unit}`, t.median === null ? "not measured" : t.met ? "yes" : "**no**"]),
     ),
   ].join("\n");
 }

@@ -61,9 +61,9 @@ const CONCURRENCY = [1, 16, 64];
 const STREAM_CHUNKS = [200, 2000];
 const STREAM_CONCURRENCY = [1, 16];
 /** Scenario 6: paced streams, through the router and the pass-through at once. */
-const PACED = { pairs: 64, tokens: 300, tps: 50 };
+const PACED = { pairs: 64, tokens: 300, tps: 50, spreadMs: 1000 };
 /** The floor relay's ways of relaying (bench/floor-relay-worker.js), measured by `--only floor`. */
-const FLOOR_VARIANTS = ["str-each", "str-batch", "bytes", "bytes-byob", "bytes-nowait", "native-its", "transform", "pull"];
+const FLOOR_VARIANTS = ["str-each", "str-batch", "bytes", "bytes-byob", "bytes-nowait", "native-its", "native-nowait", "transform", "pull", "pull-default", "pull-bytes"];
 const OPEN_STREAMS = 500;
 const SLOW_TPS = 20; // one chunk every 50 ms
 const LEDGER_CONCURRENCY = 64;
@@ -349,8 +349,8 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
         };
         const body = (pair: number, side: "r" | "p", intervalMs: number) => chatBody({ model: MODEL, stream: true, tokens: PACED.tokens, words: "Paced stream", extra: `[pace pair=${pair} side=${side} ms=${intervalMs}]` });
         // Warm-up (not counted): 8 pairs replayed at one chunk a millisecond.
-        await pacedStreams(pacer, targets, { pairs: 8, firstPair: 1_000_000, tokens: PACED.tokens, tps: 1000, body, measure: false });
-        results.paced = await quietly("paced streams", () => pacedStreams(pacer, targets, { ...PACED, firstPair: 0, body, measure: true }));
+        await pacedStreams(pacer, targets, { pairs: 8, firstPair: 1_000_000, tokens: PACED.tokens, tps: 1000, spreadMs: 50, body });
+        results.paced = await quietly("paced streams", () => pacedStreams(pacer, targets, { ...PACED, firstPair: 0, body }));
         results.runtime_logs["router (paced)"] = { lines: router.log.lines, recent: router.log.recent };
       } finally {
         await router.stop();
