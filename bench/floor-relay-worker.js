@@ -36,7 +36,7 @@
 //   native-nowait as native-its, writes not awaited one by one (writer.ready only)
 // FLOOR_NOTES: the figures of each variant are in the README (Performance → "Floor relay variants").
 
-const DEFAULT_VARIANT = "bytes-byob";
+const DEFAULT_VARIANT = "native-its";
 const READ_BUFFER_BYTES = 64 * 1024;
 
 const encoder = new TextEncoder();

@@ -175,7 +175,7 @@ export function markdown(r: Results): string {
   const m = r.machine;
   out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.ram_gb.toFixed(0)} GB RAM, ${m.os}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), wrangler ${m.wrangler}. Mode: ${r.mode}; measured: ${r.settings.worker} (${r.settings.source}). Other processes used ${f(r.conditions.foreign_cpu_pct, 1)} % of the CPU during the run (${f(r.conditions.foreign_cpu_pct_max_run, 1)} % in the worst kept measurement; measurements repeated for that reason: ${r.conditions.repeated_runs}).`);
 
-  out.push("\n**1. Non-stream completions** (closed loop; latency in ms; errors = failed requests in the window)\n");
+  if (r.non_stream.length > 0) out.push("\n**1. Non-stream completions** (closed loop; latency in ms; errors = failed requests in the window)\n");
   const rows1: string[][] = [];
   for (const row of r.non_stream) {
     for (const kind of ["simulator", "passthrough", "router"] as const) {
@@ -185,9 +185,9 @@ export function markdown(r: Results): string {
     const c = row.router_vs_passthrough;
     if (c) rows1.push([String(row.concurrency), "**router vs pass-through**", `**×${f(c.throughput_ratio)}**`, `**${signed(c.added_p50_ms)}**`, signed(c.added_p90_ms), `**${signed(c.added_p99_ms)}**`, "", ""]);
   }
-  out.push(table(["conc.", "target", "req/s", "p50", "p90", "p99", "errors", "workerd CPU ms/req"], rows1));
+  if (rows1.length > 0) out.push(table(["conc.", "target", "req/s", "p50", "p90", "p99", "errors", "workerd CPU ms/req"], rows1));
 
-  out.push("\n**2. Streams** (closed loop; TTFB = first body byte; stream = whole stream; ms; workerd CPU per 1,000 chunks = the process's CPU per stream ÷ chunks × 1,000)\n");
+  if (r.stream.length > 0) out.push("\n**2. Streams** (closed loop; TTFB = first body byte; stream = whole stream; ms; workerd CPU per 1,000 chunks = the process's CPU per stream ÷ chunks × 1,000)\n");
   const rows2: string[][] = [];
   for (const row of r.stream) {
     for (const kind of ["simulator", "passthrough", "floor", "router"] as const) {
@@ -198,7 +198,7 @@ export function markdown(r: Results): string {
     for (const [label, c] of [["**router vs pass-through**", row.router_vs_passthrough], ["**router vs floor relay**", row.router_vs_floor]] as const)
       if (c) rows2.push([String(row.chunks), String(row.concurrency), label, `×${f(c.throughput_ratio)}`, `**${signed(c.added_ttfb_p50_ms)}**`, signed(c.added_ttfb_p99_ms), `**×${f(c.time_ratio_p50)}**`, `×${f(c.time_ratio_p99)}`, "", "", "", ""]);
   }
-  out.push(table(["chunks", "conc.", "target", "streams/s", "TTFB p50", "TTFB p99", "stream p50", "stream p99", "MB/s", "errors", "workerd CPU ms/stream", "workerd CPU ms/1k chunks"], rows2));
+  if (rows2.length > 0) out.push(table(["chunks", "conc.", "target", "streams/s", "TTFB p50", "TTFB p99", "stream p50", "stream p99", "MB/s", "errors", "workerd CPU ms/stream", "workerd CPU ms/1k chunks"], rows2));
 
   if (r.paced) {
     const p = r.paced;
@@ -292,13 +292,16 @@ export function markdown(r: Results): string {
 }
 
 /** The targets of a `--repeat` set: median and range over the runs; met only when the median is. */
-export function summaryMarkdown(summary: TargetSummary[], runs: number): string {
+export function summaryMarkdown(all: TargetSummary[], runs: number): string {
   const fmt = (v: number | null, unit: string) => (v === null ? "–" : f(v, unit === "×" || unit === "ms" ? 2 : 1));
+  const summary = all.filter((t) => t.runs > 0);
+  const missing = all.filter((t) => t.runs === 0).map((t) => t.name);
   return [
     `**Targets over ${runs} run${runs === 1 ? "" : "s"}** (median, and the range min – max; a target is met only when its median is)\n`,
     table(
       ["target", "median", "range", "runs", "goal", "met"],
-      summary.map((t) => [t.name, `${fmt(t.median, t.unit)} ${t.unit}`, `${fmt(t.min, t.unit)} – ${fmt(t.max, t.unit)}`, String(t.runs), `${t.op === "<=" ? "≤" : "≥"} ${Number.isFinite(t.goal) ? t.goal : "–"} ${t.unit}`, t.median === null ? "not measured" : t.met ? "yes" : "**no**"]),
+      summary.map((t) => [t.name, `${fmt(t.median, t.unit)} ${t.unit}`, `${fmt(t.min, t.unit)} – ${fmt(t.max, t.unit)}`, String(t.runs), `${t.op === "<=" ? "≤" : "≥"} ${Number.isFinite(t.goal) ? t.goal : "–"} ${t.unit}`, t.met ? "yes" : "**no**"]),
     ),
+    ...(missing.length > 0 ? [`\nNot measured in this set: ${missing.join("; ")}.`] : []),
   ].join("\n");
 }

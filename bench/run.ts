@@ -463,7 +463,7 @@ function readHistory(file: string): History {
 
 function setMarkdown(set: RunSet): string {
   const last = set.runs[set.runs.length - 1]!;
-  const head = set.runs.length > 1 ? `${summaryMarkdown(set.summary, set.runs.length)}\n\nThe tables below are run ${set.runs.length} of ${set.runs.length} (every run is in bench/results.json).\n\n` : "";
+  const head = set.runs.length > 1 ? `${summaryMarkdown(set.summary, set.runs.length)}\n\nThe tables below are run ${set.runs.length} of ${set.runs.length} (every run is in the results file).\n\n` : "";
   return `${head}${markdown(last)}`;
 }
 
