@@ -9,32 +9,30 @@
 //   env.MODEL          the model id written into each chunk (the router writes the requested id)
 //   env.PROVIDER       the provider name written into each chunk
 //
-// How it relays is chosen per request by the `x-floor-variant` header (the bench's `--only floor` measures
-// each one; without the header: DEFAULT_VARIANT, the fastest here). The variants, and what each gave on the
-// bench machine — 2,000-chunk streams at concurrency 1, stream p50 and workerd CPU per 1,000 chunks; single
-// short runs (`npm run bench -- --quick --only floor`, 2 s windows) on a shared 2-core machine, so read
-// them as a ranking, not as exact figures (see the README's Performance section):
-//   str-each     default reader; one TextDecoder (stream mode); events split as strings; one
-//                encode + one awaited write per event                              (see FLOOR_NOTES below)
-//   str-batch    as str-each, but every complete event of one read rewritten into one string,
-//                one encode, one awaited write per read
-//   bytes        default reader; events found and rewritten at the byte level (no decode/encode:
-//                search for `data: {"id":"`, the id's closing quote, `"model":"`; copy the
-//                pieces into one new Uint8Array); one awaited write per read
-//   bytes-byob   as bytes, with a BYOB reader that reads into a reused 64 KiB buffer (a read
-//                takes everything the carrier has sent so far: fewer, larger reads)
-//   bytes-nowait as bytes-byob, but writes are not awaited one by one (only writer.ready,
-//                the backpressure signal): the runtime queues them
-//   native-its   as bytes-byob, writing into workerd's native IdentityTransformStream instead
-//                of a JS TransformStream
-//   transform    the upstream body piped through a JS TransformStream whose transform()
-//                rewrites each read's complete events at the byte level (no reader/writer pump)
-//   pull         a JS ReadableStream whose pull() reads the upstream (BYOB) and enqueues the
-//                rewritten bytes: the runtime asks for data, no writer side at all
-//   pull-default as pull, with a default reader
-//   pull-bytes   as pull, the ReadableStream of type "bytes"
-//   native-nowait as native-its, writes not awaited one by one (writer.ready only)
-// FLOOR_NOTES: the figures of each variant are in the README (Performance → "Floor relay variants").
+// How it relays is chosen per request by the `x-floor-variant` header: `npm run bench -- --only floor`
+// measures each one, `npx tsx bench/floor-check.ts` checks that all of them answer the same bytes. Without
+// the header: DEFAULT_VARIANT, the one that cost least in those runs. What each variant gave (single short
+// runs on a shared 2-core machine, so a ranking rather than exact figures) is in the README, Performance →
+// "Floor relay variants". The variants:
+//   str-each      default reader; one TextDecoder (stream mode); events split as strings; one encode and
+//                 one awaited write per event
+//   str-batch     as str-each, but every complete event of one read rewritten into one string: one
+//                 encode, one awaited write per read
+//   bytes         default reader; events found and rewritten at the byte level (no decode or encode:
+//                 search for `data: {"id":"`, the id's closing quote, `"model":"`; the pieces copied into
+//                 one new Uint8Array per read); one awaited write per read
+//   bytes-byob    as bytes, with a BYOB reader reading into a reused 64 KiB buffer (a read takes everything
+//                 the carrier has sent so far)
+//   bytes-nowait  as bytes-byob, writes not awaited one by one (only writer.ready, the backpressure signal)
+//   native-its    as bytes-byob, writing into workerd's native IdentityTransformStream instead of a JS
+//                 TransformStream (the router's own way)
+//   native-nowait as native-its, writes not awaited one by one
+//   transform     the upstream body piped through a JS TransformStream whose transform() rewrites each
+//                 read's complete events at the byte level (no pump of our own)
+//   pull          a JS ReadableStream whose pull() reads the upstream (BYOB) and enqueues the rewritten
+//                 bytes: the runtime asks for data, no writer at all
+//   pull-default  as pull, with a default reader
+//   pull-bytes    as pull, the ReadableStream of type "bytes"
 
 const DEFAULT_VARIANT = "native-its";
 const READ_BUFFER_BYTES = 64 * 1024;

@@ -22,6 +22,7 @@ import { Cleanup, cpuSnapshot, foreignCpuPercent, memoryOf, startRuntime, startS
 import { Admin, applyMigrations, buildBundle, routerOptions, type Bundle } from "./router.ts";
 import { closedLoop, chatBody, ledgerThroughput, moduleEvalMs, openStreams, startOnce, startupSummary, type Durations, type Measured, type Target, type TargetKind } from "./scenarios.ts";
 import { compare, markdown, summarizeTargets, summaryMarkdown, targets, type Machine, type Results, type TargetSummary } from "./report.ts";
+import { FLOOR_VARIANTS } from "./floor-variants.ts";
 import { pacedStreams, startPacer, streamTemplate } from "./paced.ts";
 import { countingProbe } from "./probe.ts";
 import { cpuProfiles } from "./profile.ts";
@@ -62,8 +63,7 @@ const STREAM_CHUNKS = [200, 2000];
 const STREAM_CONCURRENCY = [1, 16];
 /** Scenario 6: paced streams, through the router and the pass-through at once. */
 const PACED = { pairs: 64, tokens: 300, tps: 50, spreadMs: 1000 };
-/** The floor relay's ways of relaying (bench/floor-relay-worker.js), measured by `--only floor`. */
-const FLOOR_VARIANTS = ["str-each", "str-batch", "bytes", "bytes-byob", "bytes-nowait", "native-its", "native-nowait", "transform", "pull", "pull-default", "pull-bytes"];
+
 const OPEN_STREAMS = 500;
 const SLOW_TPS = 20; // one chunk every 50 ms
 const LEDGER_CONCURRENCY = 64;
