@@ -190,6 +190,8 @@ export type PacedSide = {
 };
 
 export type PacedRun = {
+  /** The Worker under test (side `r`): the router, or the floor relay to see what any JS relay adds. */
+  relay: string;
   pairs: number;
   tokens: number;
   tps: number;
@@ -213,7 +215,8 @@ export type PacedRun = {
   foreign_cpu_pct: number;
 };
 
-export type PacedTargets = { router: { origin: URL; path: string; key: string; workerdPid?: number }; passthrough: { origin: URL; path: string; workerdPid?: number } };
+/** `router`: the Worker under test (side `r`, the router or the floor relay); `passthrough`: the reference (side `p`). */
+export type PacedTargets = { relay: string; router: { origin: URL; path: string; key: string; workerdPid?: number }; passthrough: { origin: URL; path: string; workerdPid?: number } };
 
 /**
  * Runs `pairs` paired streams (router and pass-through at once) against a running pacer. `body(pair, side)`
@@ -291,6 +294,7 @@ export async function pacedStreams(
     let late = 0;
     for (const x of results) late += pacer.pairs.get(x.pair)?.lateArrivals ?? 0;
     return {
+      relay: t.relay,
       pairs: opts.pairs,
       tokens: opts.tokens,
       tps: opts.tps,

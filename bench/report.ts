@@ -73,6 +73,8 @@ export type Results = {
   ledger?: { hot?: LedgerRun; spread?: LedgerRun };
   /** Scenario 6: paced streams, router and pass-through at once. */
   paced?: PacedRun;
+  /** Scenario 6 again with the floor relay in the router's place: what any JS relay adds per chunk (no target). */
+  paced_floor?: PacedRun;
   /** `--only floor`: each way of relaying the floor relay knows, beside the pass-through and the router. */
   floor_variants?: FloorVariantRow[];
   bundle?: Omit<Bundle, "dir" | "main">;
@@ -200,14 +202,15 @@ export function markdown(r: Results): string {
   }
   if (rows2.length > 0) out.push(table(["chunks", "conc.", "target", "streams/s", "TTFB p50", "TTFB p99", "stream p50", "stream p99", "MB/s", "errors", "workerd CPU ms/stream", "workerd CPU ms/1k chunks"], rows2));
 
-  if (r.paced) {
-    const p = r.paced;
-    out.push(`\n**6. Paced streams** (${p.pairs} streams of ${p.tokens} tokens at ${p.tps} tokens/s through each Worker at once, each chunk written to both by one pacer in the same tick; ms; ${f(p.wall_s, 1)} s)\n`);
+  for (const p of [r.paced, r.paced_floor]) {
+    if (!p) continue;
+    const relay = p.relay ?? "router";
+    out.push(`\n**6. Paced streams${relay === "router" ? "" : `, ${relay} in the router's place (no target)`}** (${p.pairs} streams of ${p.tokens} tokens at ${p.tps} tokens/s through each Worker at once, each chunk written to both by one pacer in the same tick; ms; ${f(p.wall_s, 1)} s)\n`);
     const rows6: string[][] = [];
-    for (const [label, x] of [["pass-through", p.passthrough], ["router", p.router]] as const)
+    for (const [label, x] of [["pass-through", p.passthrough], [relay, p.router]] as const)
       rows6.push([label, `${x.ok}/${x.streams}`, f(x.events_per_stream, 1), f(x.ttfb_ms.p50), f(x.ttfb_ms.p99), f(x.chunk_latency_ms.p50), f(x.chunk_latency_ms.p99), f(x.runtime_cpu_ms_per_1k_chunks, 1)]);
-    rows6.push(["**router − pass-through** (same chunk, same pair)", "", "", `**${signed(p.added_ttfb_ms.p50)}**`, signed(p.added_ttfb_ms.p99), `**${signed(p.added_chunk_ms.p50)}**`, `**${signed(p.added_chunk_ms.p99)}**`, ""]);
-    rows6.push(["router − pass-through, chunks written on schedule (no start-up backlog)", "", "", "", "", signed(p.added_chunk_on_schedule_ms.p50), signed(p.added_chunk_on_schedule_ms.p99), ""]);
+    rows6.push([`**${relay} − pass-through** (same chunk, same pair)`, "", "", `**${signed(p.added_ttfb_ms.p50)}**`, signed(p.added_ttfb_ms.p99), `**${signed(p.added_chunk_ms.p50)}**`, `**${signed(p.added_chunk_ms.p99)}**`, ""]);
+    rows6.push([`${relay} − pass-through, chunks written on schedule (no start-up backlog)`, "", "", "", "", signed(p.added_chunk_on_schedule_ms.p50), signed(p.added_chunk_on_schedule_ms.p99), ""]);
     out.push(table(["target", "ok", "events/stream", "TTFB p50", "TTFB p99", "chunk p50", "chunk p99", "workerd CPU ms/1k chunks"], rows6));
     out.push(`\nChunk = arrival at the client − the pacer's write of that chunk (the whole Worker path). Carrier events per stream: ${p.carrier_events}; pairs whose sides delivered different event counts: ${p.mismatched_pairs}; carrier requests that reached the pacer after their pair's first token: ${p.late_arrivals}; other processes: ${f(p.foreign_cpu_pct, 1)} % of the CPU.`);
   }

@@ -340,10 +340,12 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
       log(`scenario 6: ${PACED.pairs} paced streams (${PACED.tokens} tokens at ${PACED.tps}/s) through the router and the pass-through at once`);
       const pass = await startRuntime("passthrough (paced)", { ...passOptions(), bindings: { UPSTREAM: pacer.url, CARRIER_PATH: path } }, cleanup);
       const router = await startRuntime("router (paced)", routerOptions(bundle, { cfg, catalogPath, simulatorUrl: pacer.url, adminToken }), cleanup);
+      const floor = await startRuntime("floor (paced)", { ...floorOptions(), bindings: { UPSTREAM: pacer.url, CARRIER_PATH: path, MODEL, PROVIDER: path.split("/")[1]! } }, cleanup);
       try {
         await applyMigrations(router, workerRoot, cfg.d1Databases[0] ?? "DB");
         const account = await new Admin(router.url.origin, adminToken).accountWithKey("bench-paced@bench.invalid", CREDITS_USD);
         const targets = {
+          relay: "router",
           router: { origin: router.url, path: "/api/v1/chat/completions", key: account.key, workerdPid: router.workerdPid },
           passthrough: { origin: pass.url, path: "/api/v1/chat/completions", workerdPid: pass.workerdPid },
         };
@@ -352,8 +354,15 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
         await pacedStreams(pacer, targets, { pairs: 8, firstPair: 1_000_000, tokens: PACED.tokens, tps: 1000, spreadMs: 50, body });
         results.paced = await quietly("paced streams", () => pacedStreams(pacer, targets, { ...PACED, firstPair: 0, body }));
         results.runtime_logs["router (paced)"] = { lines: router.log.lines, recent: router.log.recent };
+        // The same with the floor relay in the router's place, after it (not at the same time: the router's
+        // pairs are measured without a third Worker on the cores): what any JS relay adds per chunk here.
+        log("scenario 6: the same with the floor relay in the router's place");
+        const floorTargets = { relay: "floor relay", router: { origin: floor.url, path: "/api/v1/chat/completions", key: "none", workerdPid: floor.workerdPid }, passthrough: targets.passthrough };
+        await pacedStreams(pacer, floorTargets, { pairs: 8, firstPair: 2_000_000, tokens: PACED.tokens, tps: 1000, spreadMs: 50, body });
+        results.paced_floor = await quietly("paced streams, floor relay", () => pacedStreams(pacer, floorTargets, { ...PACED, firstPair: 10_000, body }));
       } finally {
         await router.stop();
+        await floor.stop();
         await pass.stop();
         forgetPacer();
         await pacer.close();
@@ -385,6 +394,7 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
     results.ledger?.hot,
     results.ledger?.spread,
     results.paced,
+    results.paced_floor,
   ].map((m) => m?.foreign_cpu_pct ?? NaN);
   results.conditions.foreign_cpu_pct_max_run = Math.max(...perRun.filter(Number.isFinite));
   results.conditions.quiet_waits_s = quiet.waitedMs / 1000;
