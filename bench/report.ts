@@ -202,29 +202,6 @@ export function markdown(r: Results): string {
   }
   if (rows2.length > 0) out.push(table(["chunks", "conc.", "target", "streams/s", "TTFB p50", "TTFB p99", "stream p50", "stream p99", "MB/s", "errors", "workerd CPU ms/stream", "workerd CPU ms/1k chunks"], rows2));
 
-  for (const p of [r.paced, r.paced_floor]) {
-    if (!p) continue;
-    const relay = p.relay ?? "router";
-    out.push(`\n**6. Paced streams${relay === "router" ? "" : `, ${relay} in the router's place (no target)`}** (${p.pairs} streams of ${p.tokens} tokens at ${p.tps} tokens/s through each Worker at once, each chunk written to both by one pacer in the same tick; ms; ${f(p.wall_s, 1)} s)\n`);
-    const rows6: string[][] = [];
-    for (const [label, x] of [["pass-through", p.passthrough], [relay, p.router]] as const)
-      rows6.push([label, `${x.ok}/${x.streams}`, f(x.events_per_stream, 1), f(x.ttfb_ms.p50), f(x.ttfb_ms.p99), f(x.chunk_latency_ms.p50), f(x.chunk_latency_ms.p99), f(x.runtime_cpu_ms_per_1k_chunks, 1)]);
-    rows6.push([`**${relay} − pass-through** (same chunk, same pair)`, "", "", `**${signed(p.added_ttfb_ms.p50)}**`, signed(p.added_ttfb_ms.p99), `**${signed(p.added_chunk_ms.p50)}**`, `**${signed(p.added_chunk_ms.p99)}**`, ""]);
-    rows6.push([`${relay} − pass-through, chunks written on schedule (no start-up backlog)`, "", "", "", "", signed(p.added_chunk_on_schedule_ms.p50), signed(p.added_chunk_on_schedule_ms.p99), ""]);
-    out.push(table(["target", "ok", "events/stream", "TTFB p50", "TTFB p99", "chunk p50", "chunk p99", "workerd CPU ms/1k chunks"], rows6));
-    out.push(`\nChunk = arrival at the client − the pacer's write of that chunk (the whole Worker path). Carrier events per stream: ${p.carrier_events}; pairs whose sides delivered different event counts: ${p.mismatched_pairs}; carrier requests that reached the pacer after their pair's first token: ${p.late_arrivals}; other processes: ${f(p.foreign_cpu_pct, 1)} % of the CPU.`);
-  }
-
-  if (r.floor_variants && r.floor_variants.length > 0) {
-    out.push("\n**Floor relay variants** (2,000-chunk streams, concurrency 1; the reference Workers beside them; ms)\n");
-    out.push(
-      table(
-        ["variant", "streams", "stream p50", "stream p99", "TTFB p50", "workerd CPU ms/1k chunks", "errors"],
-        r.floor_variants.map((v) => [v.variant, String(v.measured.requests), f(v.measured.latency_ms.p50, 1), f(v.measured.latency_ms.p99, 1), f(v.measured.ttfb_ms.p50), f(((v.measured.runtime_cpu_ms_per_request ?? NaN) / v.chunks) * 1000, 1), String(v.measured.errors)]),
-      ),
-    );
-  }
-
   if (r.open_streams) {
     const o = r.open_streams;
     out.push(`\n**3. ${o.streams} slow streams open at once** (${o.chunks} chunks, one every ${o.chunk_interval_ms} ms; RSS of the workerd process)\n`);
@@ -259,6 +236,29 @@ export function markdown(r: Results): string {
     }
     out.push(table(["", "KiB", "KiB gzip", "start → ready ms", "ready → first 200 ms", "start → first 200 ms", "module eval ms (V8)", "RSS MB"], rows5));
     if (b && b.composition.length > 0) out.push(`\nBundle composition (minified bytes, from the source map): ${b.composition.map((c) => `${c.name} ${f(c.kib, 1)} KiB (${f(c.pct, 1)} %)`).join(", ")}.`);
+  }
+
+  for (const p of [r.paced, r.paced_floor]) {
+    if (!p) continue;
+    const relay = p.relay ?? "router";
+    out.push(`\n**6. Paced streams${relay === "router" ? "" : `, ${relay} in the router's place (no target)`}** (${p.pairs} streams of ${p.tokens} tokens at ${p.tps} tokens/s through each Worker at once, each chunk written to both by one pacer in the same tick; ms; ${f(p.wall_s, 1)} s)\n`);
+    const rows6: string[][] = [];
+    for (const [label, x] of [["pass-through", p.passthrough], [relay, p.router]] as const)
+      rows6.push([label, `${x.ok}/${x.streams}`, f(x.events_per_stream, 1), f(x.ttfb_ms.p50), f(x.ttfb_ms.p99), f(x.chunk_latency_ms.p50), f(x.chunk_latency_ms.p99), f(x.runtime_cpu_ms_per_1k_chunks, 1)]);
+    rows6.push([`**${relay} − pass-through** (same chunk, same pair)`, "", "", `**${signed(p.added_ttfb_ms.p50)}**`, signed(p.added_ttfb_ms.p99), `**${signed(p.added_chunk_ms.p50)}**`, `**${signed(p.added_chunk_ms.p99)}**`, ""]);
+    rows6.push([`${relay} − pass-through, chunks written on schedule (no start-up backlog)`, "", "", "", "", signed(p.added_chunk_on_schedule_ms.p50), signed(p.added_chunk_on_schedule_ms.p99), ""]);
+    out.push(table(["target", "ok", "events/stream", "TTFB p50", "TTFB p99", "chunk p50", "chunk p99", "workerd CPU ms/1k chunks"], rows6));
+    out.push(`\nChunk = arrival at the client − the pacer's write of that chunk (the whole Worker path). Carrier events per stream: ${p.carrier_events}; pairs whose sides delivered different event counts: ${p.mismatched_pairs}; carrier requests that reached the pacer after their pair's first token: ${p.late_arrivals}; other processes: ${f(p.foreign_cpu_pct, 1)} % of the CPU.`);
+  }
+
+  if (r.floor_variants && r.floor_variants.length > 0) {
+    out.push("\n**Floor relay variants** (2,000-chunk streams, concurrency 1; the reference Workers beside them; ms)\n");
+    out.push(
+      table(
+        ["variant", "streams", "stream p50", "stream p99", "TTFB p50", "workerd CPU ms/1k chunks", "errors"],
+        r.floor_variants.map((v) => [v.variant, String(v.measured.requests), f(v.measured.latency_ms.p50, 1), f(v.measured.latency_ms.p99, 1), f(v.measured.ttfb_ms.p50), f(((v.measured.runtime_cpu_ms_per_request ?? NaN) / v.chunks) * 1000, 1), String(v.measured.errors)]),
+      ),
+    );
   }
 
   const probe = r.diagnostics?.calls;
