@@ -4,9 +4,9 @@
 // at the pass-through's client.
 //
 // Why a pacer and not the simulator's `[sim tps=50]`: the simulator paces each stream with its own chain of
-// timers (a sleep of 20 ms before each token), so two streams' chunk k leave it at times that drift apart by
-// the sum of k timer delays — milliseconds after a few hundred chunks, more than the 1 ms the target is
-// about. Here one pacer (an HTTP server in the benchmark's process, on 127.0.0.1) answers both Workers'
+// timers (a sleep of 20 ms before each token), so two streams' chunk k would leave it at times that drift
+// apart by the difference of k timer delays each — not measured, but nothing keeps it below the 1 ms the
+// target is about. Here one pacer (an HTTP server in the benchmark's process, on 127.0.0.1) answers both Workers'
 // carrier requests of one pair and writes chunk k to both sockets in the same tick, on one absolute
 // schedule (no drift). The difference of the two arrivals is then what the two Worker paths add, plus the
 // client's own jitter, which both sides share. The chunks themselves are the simulator's: one 300-token
