@@ -3,6 +3,7 @@ import type { Bundle } from "./router.ts";
 import type { LedgerRun, Measured, OpenStreams, Startup } from "./scenarios.ts";
 import type { ProbeMix } from "./probe.ts";
 import type { ProfileSummary } from "./profile.ts";
+import type { PacedRun } from "./paced.ts";
 
 export type Machine = {
   cpu: string;
@@ -29,7 +30,9 @@ export type Comparison = {
   time_ratio_p99: number;
 };
 
-export type Row = { simulator?: Measured; passthrough?: Measured; router?: Measured; router_vs_passthrough?: Comparison };
+export type Row = { simulator?: Measured; passthrough?: Measured; floor?: Measured; router?: Measured; router_vs_passthrough?: Comparison; router_vs_floor?: Comparison };
+/** One floor relay variant (`x-floor-variant`), or a reference Worker, on 2,000-chunk streams at concurrency 1. */
+export type FloorVariantRow = { variant: string; chunks: number; measured: Measured };
 export type NonStreamRow = Row & { concurrency: number };
 export type StreamRow = Row & { chunks: number; concurrency: number };
 
@@ -38,6 +41,8 @@ export type TargetEntry = { name: string; value: number | null; goal: number; op
 export type Results = {
   generated_at: string;
   mode: "full" | "quick";
+  /** Which run of a `--repeat N` set this is (1-based), and N. */
+  run?: { index: number; of: number };
   machine: Machine;
   conditions: {
     load_average_before: number[];
@@ -66,6 +71,12 @@ export type Results = {
   stream: StreamRow[];
   open_streams?: { streams: number; chunk_interval_ms: number; chunks: number; passthrough?: OpenStreams; router?: OpenStreams };
   ledger?: { hot?: LedgerRun; spread?: LedgerRun };
+  /** Scenario 6: paced streams, router and pass-through at once. */
+  paced?: PacedRun;
+  /** Scenario 6 again with the floor relay in the router's place: what any JS relay adds per chunk (no target). */
+  paced_floor?: PacedRun;
+  /** `--only floor`: each way of relaying the floor relay knows, beside the pass-through and the router. */
+  floor_variants?: FloorVariantRow[];
   bundle?: Omit<Bundle, "dir" | "main">;
   startup?: { passthrough: Startup; router: Startup; router_minus_passthrough_ms: number };
   diagnostics?: { calls?: { mixes: ProbeMix[]; note: string }; cpu_profiles?: ProfileSummary[] };
@@ -96,28 +107,66 @@ function target(name: string, value: number | null | undefined, op: "<=" | ">=",
   return { name, value: v, goal, op, unit, met: v !== null && (op === "<=" ? v <= goal : v >= goal), detail };
 }
 
-/** One entry per target of issue 5 (the two-part targets are two entries each). */
+/** One entry per target of issues 5 and 12 (the two-part targets are two entries each). */
 export function targets(r: Results): TargetEntry[] {
   const ns = (c: number) => r.non_stream.find((x) => x.concurrency === c)?.router_vs_passthrough;
-  const st = r.stream.find((x) => x.chunks === 2000 && x.concurrency === 1)?.router_vs_passthrough;
+  const stRow = (chunks: number) => r.stream.find((x) => x.chunks === chunks && x.concurrency === 1);
+  const st = stRow(2000)?.router_vs_passthrough;
   const mem = r.open_streams?.router;
   const bundleKib = r.bundle ? (r.bundle.wrangler_gzip_kib ?? r.bundle.gzip_bytes / 1024) : undefined;
+  const c16 = r.non_stream.find((x) => x.concurrency === 16);
+  const cpuGap = c16?.router?.runtime_cpu_ms_per_request !== undefined && c16.passthrough?.runtime_cpu_ms_per_request !== undefined ? c16.router.runtime_cpu_ms_per_request - c16.passthrough.runtime_cpu_ms_per_request : undefined;
   return [
     target("concurrency 16: router throughput ÷ pass-through", ns(16)?.throughput_ratio, ">=", 0.8, "×", "non-stream req/s, scenario 1"),
     target("concurrency 1: added latency p50", ns(1)?.added_p50_ms, "<=", 0.5, "ms", "router p50 − pass-through p50, non-stream"),
     target("concurrency 1: added latency p99", ns(1)?.added_p99_ms, "<=", 2, "ms", "router p99 − pass-through p99, non-stream"),
-    target("2,000-chunk stream time ÷ pass-through", st?.time_ratio_p50, "<=", 1.2, "×", "whole-stream p50, concurrency 1"),
+    target("concurrency 16: router − pass-through workerd CPU per request", cpuGap, "<=", 0.3, "ms", "non-stream, scenario 1 (whole workerd process, /proc)"),
+    target("200-chunk stream time ÷ floor relay", stRow(200)?.router_vs_floor?.time_ratio_p50, "<=", 1.15, "×", "whole-stream p50, concurrency 1"),
+    target("2,000-chunk stream time ÷ floor relay", stRow(2000)?.router_vs_floor?.time_ratio_p50, "<=", 1.15, "×", "whole-stream p50, concurrency 1"),
     target("2,000-chunk stream: added time to first byte p50", st?.added_ttfb_p50_ms, "<=", 1, "ms", "router − pass-through, concurrency 1"),
+    target("paced streams: added delay per chunk p99", r.paced?.added_chunk_ms.p99, "<=", 1, "ms", "64 streams × 300 tokens at 50/s; router − pass-through arrival, same chunk"),
+    target("paced streams: added time to first byte p50", r.paced?.added_ttfb_ms.p50, "<=", 1, "ms", "router − pass-through, per pair"),
     target("500 open streams: router runtime peak RSS", mem?.peak_rss_mb, "<=", mem ? Math.round(mem.limit_mb * 10) / 10 : NaN, "MB", mem ? `goal = idle ${mem.idle_rss_mb.toFixed(1)} MB × 1.5 + 50 MB` : "not measured"),
     target("one hot account: settled debits per second", r.ledger?.hot?.settled_debits_per_s, ">=", 1000, "/s", "concurrency 64, debits visible in the ledger"),
     target("bundle gzip size", bundleKib, "<=", 150, "KiB", "wrangler deploy --dry-run, as wrangler reports it"),
   ];
 }
 
+/** A target over the runs of one `--repeat` set: met only when its median is. */
+export type TargetSummary = { name: string; unit: string; op: "<=" | ">="; goal: number; values: Array<number | null>; runs: number; median: number | null; min: number | null; max: number | null; met: boolean };
+
+export function summarizeTargets(runs: Results[]): TargetSummary[] {
+  const names: string[] = [];
+  for (const r of runs) for (const t of r.targets) if (!names.includes(t.name)) names.push(t.name);
+  return names.map((name) => {
+    const entries = runs.map((r) => r.targets.find((t) => t.name === name));
+    const first = entries.find((e) => e !== undefined)!;
+    const values = entries.map((e) => e?.value ?? null);
+    const finite = values.filter((v): v is number => v !== null).sort((a, b) => a - b);
+    // The median of an even count is the mean of the middle two.
+    const median = finite.length === 0 ? null : finite.length % 2 === 1 ? finite[(finite.length - 1) / 2]! : (finite[finite.length / 2 - 1]! + finite[finite.length / 2]!) / 2;
+    // A goal that depends on the run (the RSS goal comes from the run's idle RSS): the median of the goals.
+    const goals = entries.filter((e) => e !== undefined && Number.isFinite(e.goal)).map((e) => e!.goal).sort((a, b) => a - b);
+    const goal = goals.length === 0 ? NaN : goals[Math.floor((goals.length - 1) / 2)]!;
+    return {
+      name,
+      unit: first.unit,
+      op: first.op,
+      goal,
+      values,
+      runs: finite.length,
+      median,
+      min: finite[0] ?? null,
+      max: finite[finite.length - 1] ?? null,
+      met: median !== null && Number.isFinite(goal) && (first.op === "<=" ? median <= goal : median >= goal),
+    };
+  });
+}
+
 const f = (v: number | undefined, digits = 2) => (v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(digits));
 const int = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? "–" : Math.round(v).toLocaleString("en-US"));
 const signed = (v: number | undefined, digits = 2) => (v === undefined || !Number.isFinite(v) ? "–" : `${v >= 0 ? "+" : ""}${v.toFixed(digits)}`);
-const NAMES = { simulator: "simulator", passthrough: "pass-through", router: "router" } as const;
+const NAMES = { simulator: "simulator", passthrough: "pass-through", floor: "floor relay", router: "router" } as const;
 
 function table(head: string[], rows: string[][]): string {
   return [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
@@ -128,7 +177,7 @@ export function markdown(r: Results): string {
   const m = r.machine;
   out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.ram_gb.toFixed(0)} GB RAM, ${m.os}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), wrangler ${m.wrangler}. Mode: ${r.mode}; measured: ${r.settings.worker} (${r.settings.source}). Other processes used ${f(r.conditions.foreign_cpu_pct, 1)} % of the CPU during the run (${f(r.conditions.foreign_cpu_pct_max_run, 1)} % in the worst kept measurement; measurements repeated for that reason: ${r.conditions.repeated_runs}).`);
 
-  out.push("\n**1. Non-stream completions** (closed loop; latency in ms; errors = failed requests in the window)\n");
+  if (r.non_stream.length > 0) out.push("\n**1. Non-stream completions** (closed loop; latency in ms; errors = failed requests in the window)\n");
   const rows1: string[][] = [];
   for (const row of r.non_stream) {
     for (const kind of ["simulator", "passthrough", "router"] as const) {
@@ -138,20 +187,20 @@ export function markdown(r: Results): string {
     const c = row.router_vs_passthrough;
     if (c) rows1.push([String(row.concurrency), "**router vs pass-through**", `**×${f(c.throughput_ratio)}**`, `**${signed(c.added_p50_ms)}**`, signed(c.added_p90_ms), `**${signed(c.added_p99_ms)}**`, "", ""]);
   }
-  out.push(table(["conc.", "target", "req/s", "p50", "p90", "p99", "errors", "workerd CPU ms/req"], rows1));
+  if (rows1.length > 0) out.push(table(["conc.", "target", "req/s", "p50", "p90", "p99", "errors", "workerd CPU ms/req"], rows1));
 
-  out.push("\n**2. Streams** (closed loop; TTFB = first body byte; stream = whole stream; ms)\n");
+  if (r.stream.length > 0) out.push("\n**2. Streams** (closed loop; TTFB = first body byte; stream = whole stream; ms; workerd CPU per 1,000 chunks = the process's CPU per stream ÷ chunks × 1,000)\n");
   const rows2: string[][] = [];
   for (const row of r.stream) {
-    for (const kind of ["simulator", "passthrough", "router"] as const) {
+    for (const kind of ["simulator", "passthrough", "floor", "router"] as const) {
       const x = row[kind];
       if (x)
-        rows2.push([String(row.chunks), String(row.concurrency), NAMES[kind], f(x.rps, 1), f(x.ttfb_ms.p50), f(x.ttfb_ms.p99), f(x.latency_ms.p50, 1), f(x.latency_ms.p99, 1), f(x.bytes_per_s / 1e6, 1), String(x.errors), f(x.runtime_cpu_ms_per_request, 1)]);
+        rows2.push([String(row.chunks), String(row.concurrency), NAMES[kind], f(x.rps, 1), f(x.ttfb_ms.p50), f(x.ttfb_ms.p99), f(x.latency_ms.p50, 1), f(x.latency_ms.p99, 1), f(x.bytes_per_s / 1e6, 1), String(x.errors), f(x.runtime_cpu_ms_per_request, 1), f(((x.runtime_cpu_ms_per_request ?? NaN) / row.chunks) * 1000, 1)]);
     }
-    const c = row.router_vs_passthrough;
-    if (c) rows2.push([String(row.chunks), String(row.concurrency), "**router vs pass-through**", `×${f(c.throughput_ratio)}`, `**${signed(c.added_ttfb_p50_ms)}**`, signed(c.added_ttfb_p99_ms), `**×${f(c.time_ratio_p50)}**`, `×${f(c.time_ratio_p99)}`, "", "", ""]);
+    for (const [label, c] of [["**router vs pass-through**", row.router_vs_passthrough], ["**router vs floor relay**", row.router_vs_floor]] as const)
+      if (c) rows2.push([String(row.chunks), String(row.concurrency), label, `×${f(c.throughput_ratio)}`, `**${signed(c.added_ttfb_p50_ms)}**`, signed(c.added_ttfb_p99_ms), `**×${f(c.time_ratio_p50)}**`, `×${f(c.time_ratio_p99)}`, "", "", "", ""]);
   }
-  out.push(table(["chunks", "conc.", "target", "streams/s", "TTFB p50", "TTFB p99", "stream p50", "stream p99", "MB/s", "errors", "workerd CPU ms/stream"], rows2));
+  if (rows2.length > 0) out.push(table(["chunks", "conc.", "target", "streams/s", "TTFB p50", "TTFB p99", "stream p50", "stream p99", "MB/s", "errors", "workerd CPU ms/stream", "workerd CPU ms/1k chunks"], rows2));
 
   if (r.open_streams) {
     const o = r.open_streams;
@@ -189,6 +238,29 @@ export function markdown(r: Results): string {
     if (b && b.composition.length > 0) out.push(`\nBundle composition (minified bytes, from the source map): ${b.composition.map((c) => `${c.name} ${f(c.kib, 1)} KiB (${f(c.pct, 1)} %)`).join(", ")}.`);
   }
 
+  for (const p of [r.paced, r.paced_floor]) {
+    if (!p) continue;
+    const relay = p.relay ?? "router";
+    out.push(`\n**6. Paced streams${relay === "router" ? "" : `, ${relay} in the router's place (no target)`}** (${p.pairs} streams of ${p.tokens} tokens at ${p.tps} tokens/s through each Worker at once, each chunk written to both by one pacer in the same tick; ms; ${f(p.wall_s, 1)} s)\n`);
+    const rows6: string[][] = [];
+    for (const [label, x] of [["pass-through", p.passthrough], [relay, p.router]] as const)
+      rows6.push([label, `${x.ok}/${x.streams}`, f(x.events_per_stream, 1), f(x.ttfb_ms.p50), f(x.ttfb_ms.p99), f(x.chunk_latency_ms.p50), f(x.chunk_latency_ms.p99), f(x.runtime_cpu_ms_per_1k_chunks, 1)]);
+    rows6.push([`**${relay} − pass-through** (same chunk, same pair)`, "", "", `**${signed(p.added_ttfb_ms.p50)}**`, signed(p.added_ttfb_ms.p99), `**${signed(p.added_chunk_ms.p50)}**`, `**${signed(p.added_chunk_ms.p99)}**`, ""]);
+    rows6.push([`${relay} − pass-through, chunks written on schedule (no start-up backlog)`, "", "", "", "", signed(p.added_chunk_on_schedule_ms.p50), signed(p.added_chunk_on_schedule_ms.p99), ""]);
+    out.push(table(["target", "ok", "events/stream", "TTFB p50", "TTFB p99", "chunk p50", "chunk p99", "workerd CPU ms/1k chunks"], rows6));
+    out.push(`\nChunk = arrival at the client − the pacer's write of that chunk (the whole Worker path). Carrier events per stream: ${p.carrier_events}; pairs whose sides delivered different event counts: ${p.mismatched_pairs}; carrier requests that reached the pacer after their pair's first token: ${p.late_arrivals}; other processes: ${f(p.foreign_cpu_pct, 1)} % of the CPU.`);
+  }
+
+  if (r.floor_variants && r.floor_variants.length > 0) {
+    out.push("\n**Floor relay variants** (2,000-chunk streams, concurrency 1; the reference Workers beside them; ms)\n");
+    out.push(
+      table(
+        ["variant", "streams", "stream p50", "stream p99", "TTFB p50", "workerd CPU ms/1k chunks", "errors"],
+        r.floor_variants.map((v) => [v.variant, String(v.measured.requests), f(v.measured.latency_ms.p50, 1), f(v.measured.latency_ms.p99, 1), f(v.measured.ttfb_ms.p50), f(((v.measured.runtime_cpu_ms_per_request ?? NaN) / v.chunks) * 1000, 1), String(v.measured.errors)]),
+      ),
+    );
+  }
+
   const probe = r.diagnostics?.calls;
   if (probe && probe.mixes.length > 0) {
     out.push("\n**Probe: calls per router request** (not timed; `worker:` from the request path, `ledger:` inside the ledger Durable Object)\n");
@@ -209,7 +281,7 @@ export function markdown(r: Results): string {
   out.push(
     table(
       ["target", "value", "goal", "met"],
-      r.targets.map((t) => [t.name, t.value === null ? "–" : `${f(t.value, t.unit === "×" || t.unit === "ms" ? 2 : 1)} ${t.unit}`, `${t.op === "<=" ? "≤" : "≥"} ${t.goal} ${t.unit}`, t.met ? "yes" : "**no**"]),
+      r.targets.map((t) => [t.name, t.value === null ? "–" : `${f(t.value, t.unit === "×" || t.unit === "ms" ? 2 : 1)} ${t.unit}`, `${t.op === "<=" ? "≤" : "≥"} ${t.goal} ${t.unit}`, t.value === null ? "not measured" : t.met ? "yes" : "**no**"]),
     ),
   );
   if (r.failures.length > 0) out.push(`\nFailures: ${r.failures.join("; ")}`);
@@ -220,4 +292,19 @@ export function markdown(r: Results): string {
     for (const [name, l] of logs) if (l.lines > 0) out.push(`Last lines of ${name}: ${l.recent.slice(-3).map((line) => `\`${line.slice(0, 160)}\``).join(" ")}`);
   }
   return out.join("\n");
+}
+
+/** The targets of a `--repeat` set: median and range over the runs; met only when the median is. */
+export function summaryMarkdown(all: TargetSummary[], runs: number): string {
+  const fmt = (v: number | null, unit: string) => (v === null ? "–" : f(v, unit === "×" || unit === "ms" ? 2 : 1));
+  const summary = all.filter((t) => t.runs > 0);
+  const missing = all.filter((t) => t.runs === 0).map((t) => t.name);
+  return [
+    `**Targets over ${runs} run${runs === 1 ? "" : "s"}** (median, and the range min – max; a target is met only when its median is)\n`,
+    table(
+      ["target", "median", "range", "runs", "goal", "met"],
+      summary.map((t) => [t.name, `${fmt(t.median, t.unit)} ${t.unit}`, `${fmt(t.min, t.unit)} – ${fmt(t.max, t.unit)}`, String(t.runs), `${t.op === "<=" ? "≤" : "≥"} ${Number.isFinite(t.goal) ? t.goal : "–"} ${t.unit}`, t.met ? "yes" : "**no**"]),
+    ),
+    ...(missing.length > 0 ? [`\nNot measured in this set: ${missing.join("; ")}.`] : []),
+  ].join("\n");
 }

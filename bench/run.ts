@@ -1,10 +1,16 @@
-// `npm run bench [-- --quick] [--only 1,2,3,4,5,probe,profile] [--update-readme] [--root <checkout> --label <name> --out <file>] [--render]`
+// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,floor,probe,profile] [--repeat N] [--update-readme] [--root <checkout> --label <name> --out <file>] [--render]`
 //
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
 // simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
 // bundle, both Workers in Miniflare directly (one workerd process each), everything on 127.0.0.1 and
-// stopped by this process — also on SIGINT/SIGTERM and on errors. Prints markdown tables and writes
+// stopped by this process — also on SIGINT/SIGTERM and on errors. Prints markdown tables and appends to
 // bench/results.json (--quick: bench/out/results-quick.json, shorter runs for a smoke test).
+//
+// --repeat N (default 3 in full mode, 1 with --quick or --only) runs the scenarios N times, each run with
+// fresh Workers, and reports for each target its median and range over the runs: a target is met only when
+// its median is. The results file keeps every run: `{format, sets: [{…, summary, runs: [run, …]}]}`, one
+// set per invocation, appended (a file of the old one-run shape becomes the first set). Diagnostics that
+// are not targets (probe, profile, floor relay variants) run in the first run of a set only.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -13,9 +19,11 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { MiniflareOptions } from "miniflare";
 import { Cleanup, cpuSnapshot, foreignCpuPercent, memoryOf, startRuntime, startSimulatorProcess, type Runtime } from "./processes.ts";
-import { Admin, applyMigrations, buildBundle, routerOptions } from "./router.ts";
+import { Admin, applyMigrations, buildBundle, routerOptions, type Bundle } from "./router.ts";
 import { closedLoop, chatBody, ledgerThroughput, moduleEvalMs, openStreams, startOnce, startupSummary, type Durations, type Measured, type Target, type TargetKind } from "./scenarios.ts";
-import { compare, markdown, targets, type Machine, type Results } from "./report.ts";
+import { compare, markdown, summarizeTargets, summaryMarkdown, targets, type Machine, type Results, type TargetSummary } from "./report.ts";
+import { FLOOR_VARIANTS } from "./floor-variants.ts";
+import { pacedStreams, startPacer, streamTemplate } from "./paced.ts";
 import { countingProbe } from "./probe.ts";
 import { cpuProfiles } from "./profile.ts";
 import { readWranglerConfig } from "./wrangler-config.ts";
@@ -32,10 +40,16 @@ const { values } = parseArgs({
     out: { type: "string" },
     /** Print the tables of an existing results file (default bench/results.json) without measuring. */
     render: { type: "boolean", default: false },
+    /** How many times to run the scenarios (default 3 in full mode, 1 with --quick or --only). */
+    repeat: { type: "string" },
   },
 });
 const quick = values.quick;
-const only = new Set((values.only ?? "1,2,3,4,5,probe,profile").split(",").map((s) => s.trim()));
+const runOnly = new Set((values.only ?? "1,2,3,4,5,6,floor,probe,profile").split(",").map((s) => s.trim()));
+const repeat = values.repeat !== undefined ? Number(values.repeat) : quick || values.only !== undefined ? 1 : 3;
+if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) throw new Error(`--repeat must be a whole number from 1 to 20, not ${values.repeat}`);
+/** Not targets, and not timed as such: measured in the first run of a set only. */
+const FIRST_RUN_ONLY = new Set(["floor", "probe", "profile"]);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outDir = join(root, "bench", "out");
 const workerRoot = values.root ? resolve(values.root) : root;
@@ -47,6 +61,9 @@ const NON_STREAM_TOKENS = 16;
 const CONCURRENCY = [1, 16, 64];
 const STREAM_CHUNKS = [200, 2000];
 const STREAM_CONCURRENCY = [1, 16];
+/** Scenario 6: paced streams, through the router and the pass-through at once. */
+const PACED = { pairs: 64, tokens: 300, tps: 50, spreadMs: 1000 };
+
 const OPEN_STREAMS = 500;
 const SLOW_TPS = 20; // one chunk every 50 ms
 const LEDGER_CONCURRENCY = 64;
@@ -121,7 +138,8 @@ function carrierPath(model: string): string {
   return `/${provider}/v1/chat/completions`;
 }
 
-async function main(): Promise<Results> {
+async function main(bundle: Bundle, run: { index: number; of: number }): Promise<Results> {
+  const only = new Set([...runOnly].filter((s) => run.index === 1 || !FIRST_RUN_ONLY.has(s)));
   const started = performance.now();
   const cpuAtStart = cpuSnapshot();
   const cfg = readWranglerConfig(join(workerRoot, "wrangler.toml"));
@@ -130,6 +148,7 @@ async function main(): Promise<Results> {
   const results: Results = {
     generated_at: new Date().toISOString(),
     mode: quick ? "quick" : "full",
+    run,
     machine: machine(),
     conditions: { load_average_before: os.loadavg(), load_average_after: [], wall_s: 0, foreign_cpu_pct: NaN, foreign_cpu_pct_max_run: NaN, quiet_waits_s: 0, repeated_runs: 0 },
     settings: {
@@ -157,9 +176,6 @@ async function main(): Promise<Results> {
     }
   };
 
-  mkdirSync(outDir, { recursive: true });
-  log("bundling with wrangler deploy --dry-run");
-  const bundle = await buildBundle(root, workerRoot, join(outDir, values.root ? "bundle-other" : "bundle"));
   const { dir: _dir, main: _main, ...bundleFigures } = bundle;
   results.bundle = bundleFigures;
 
@@ -174,6 +190,12 @@ async function main(): Promise<Results> {
     compatibilityFlags: cfg.compatibilityFlags,
     bindings: { UPSTREAM: sim.url, CARRIER_PATH: path },
     port: 0,
+  });
+  const floorOptions = (): MiniflareOptions => ({
+    ...passOptions(),
+    name: "floor",
+    scriptPath: join(root, "bench", "floor-relay-worker.js"),
+    bindings: { UPSTREAM: sim.url, CARRIER_PATH: path, MODEL, PROVIDER: path.split("/")[1]! },
   });
 
   if (only.has("5")) {
@@ -194,15 +216,16 @@ async function main(): Promise<Results> {
     });
   }
 
-  const needRuntimes = ["1", "2", "3", "4"].some((s) => only.has(s));
+  const needRuntimes = ["1", "2", "3", "4", "floor"].some((s) => only.has(s));
   if (needRuntimes) {
-    log("starting the pass-through Worker and Switchyard in Miniflare");
+    log("starting the pass-through Worker, the floor relay and Switchyard in Miniflare");
     const passthrough = await startRuntime("passthrough", passOptions(), cleanup);
+    const floor = await startRuntime("floor", floorOptions(), cleanup);
     const state = mkdtempSync(join(os.tmpdir(), "switchyard-bench-"));
     const removeState = () => rmSync(state, { recursive: true, force: true });
     cleanup.add("router state", async () => removeState(), removeState);
     const router = await startRuntime("router", routerOptions(bundle, { cfg, catalogPath, simulatorUrl: sim.url, adminToken, persistDir: state }), cleanup);
-    const runtimes: Runtime[] = [passthrough, router];
+    const runtimes: Runtime[] = [passthrough, floor, router];
     await applyMigrations(router, workerRoot, cfg.d1Databases[0] ?? "DB");
     const admin = new Admin(router.url.origin, adminToken);
     const main = await admin.accountWithKey("bench-main@bench.invalid", CREDITS_USD);
@@ -210,6 +233,7 @@ async function main(): Promise<Results> {
     const targetsByKind: Record<TargetKind, Target> = {
       simulator: { kind: "simulator", origin: new URL(sim.url), path },
       passthrough: { kind: "passthrough", origin: passthrough.url, path: "/api/v1/chat/completions", workerdPid: passthrough.workerdPid },
+      floor: { kind: "floor", origin: floor.url, path: "/api/v1/chat/completions", workerdPid: floor.workerdPid },
       router: { kind: "router", origin: router.url, path: "/api/v1/chat/completions", workerdPid: router.workerdPid },
     };
     const kinds: TargetKind[] = ["simulator", "passthrough", "router"];
@@ -237,7 +261,7 @@ async function main(): Promise<Results> {
           const body = chatBody({ model: MODEL, stream: true, tokens: chunks });
           for (const concurrency of STREAM_CONCURRENCY) {
             const row: Results["stream"][number] = { chunks, concurrency };
-            for (const kind of kinds) {
+            for (const kind of ["simulator", "passthrough", "floor", "router"] as const) {
               log(`scenario 2: ${chunks}-chunk streams, concurrency ${concurrency}, ${kind}`);
               row[kind] = await quietly(`${kind} ${chunks} chunks c${concurrency}`, () =>
                 closedLoop(targetsByKind[kind], { concurrency, warmupMs: Math.min(D.warmupMs, 1000), durationMs: D.streamMs, stream: true, key: main.key, body, simulatorPid: sim.pid }),
@@ -245,6 +269,7 @@ async function main(): Promise<Results> {
               reportErrors(kind, row[kind]);
             }
             row.router_vs_passthrough = compare(row.passthrough, row.router);
+            row.router_vs_floor = compare(row.floor, row.router);
             results.stream.push(row);
           }
         }
@@ -277,12 +302,72 @@ async function main(): Promise<Results> {
       });
     }
 
+    if (only.has("floor")) {
+      await attempt("floor relay variants", async () => {
+        const chunks = 2000;
+        const body = chatBody({ model: MODEL, stream: true, tokens: chunks });
+        results.floor_variants = [];
+        const measure = (label: string, target: Target) =>
+          quietly(`floor ${label}`, () => closedLoop(target, { concurrency: 1, warmupMs: Math.min(D.warmupMs, 1000), durationMs: D.streamMs, stream: true, key: main.key, body, simulatorPid: sim.pid }));
+        for (const kind of ["passthrough", "router"] as const) {
+          log(`floor relay variants: reference, ${kind}`);
+          results.floor_variants.push({ variant: `(${kind === "passthrough" ? "pass-through" : "router"})`, chunks, measured: await measure(kind, targetsByKind[kind]) });
+        }
+        for (const variant of FLOOR_VARIANTS) {
+          log(`floor relay variants: ${variant}`);
+          const m = await measure(variant, { ...targetsByKind.floor, headers: { "x-floor-variant": variant } });
+          reportErrors(variant, m);
+          results.floor_variants.push({ variant, chunks, measured: m });
+        }
+      });
+    }
+
     for (const r of runtimes) results.runtime_logs[r.name] = { lines: r.log.lines, recent: r.log.recent };
     results.runtime_memory = Object.fromEntries(
       runtimes.map((r) => [r.name, { start_rss_mb: (idleAtStart[r.name] ?? NaN) / 1024, end_rss_mb: (r.workerdPid ? memoryOf(r.workerdPid)?.rssKb ?? NaN : NaN) / 1024 }]),
     );
     await router.stop();
+    await floor.stop();
     await passthrough.stop();
+  }
+
+  if (only.has("6")) {
+    await attempt("scenario 6 (paced streams)", async () => {
+      // Both Workers' carrier is the pacer (bench/paced.ts), which replays one simulator stream to both sides of a pair in the same tick.
+      const templateBody = chatBody({ model: MODEL, stream: true, tokens: PACED.tokens });
+      const pacer = await startPacer(await streamTemplate(sim.url, path, templateBody));
+      const forgetPacer = cleanup.add("pacer", () => pacer.close());
+      log(`scenario 6: ${PACED.pairs} paced streams (${PACED.tokens} tokens at ${PACED.tps}/s) through the router and the pass-through at once`);
+      const pass = await startRuntime("passthrough (paced)", { ...passOptions(), bindings: { UPSTREAM: pacer.url, CARRIER_PATH: path } }, cleanup);
+      const router = await startRuntime("router (paced)", routerOptions(bundle, { cfg, catalogPath, simulatorUrl: pacer.url, adminToken }), cleanup);
+      const floor = await startRuntime("floor (paced)", { ...floorOptions(), bindings: { UPSTREAM: pacer.url, CARRIER_PATH: path, MODEL, PROVIDER: path.split("/")[1]! } }, cleanup);
+      try {
+        await applyMigrations(router, workerRoot, cfg.d1Databases[0] ?? "DB");
+        const account = await new Admin(router.url.origin, adminToken).accountWithKey("bench-paced@bench.invalid", CREDITS_USD);
+        const targets = {
+          relay: "router",
+          router: { origin: router.url, path: "/api/v1/chat/completions", key: account.key, workerdPid: router.workerdPid },
+          passthrough: { origin: pass.url, path: "/api/v1/chat/completions", workerdPid: pass.workerdPid },
+        };
+        const body = (pair: number, side: "r" | "p", intervalMs: number) => chatBody({ model: MODEL, stream: true, tokens: PACED.tokens, words: "Paced stream", extra: `[pace pair=${pair} side=${side} ms=${intervalMs}]` });
+        // Warm-up (not counted): 8 pairs replayed at one chunk a millisecond.
+        await pacedStreams(pacer, targets, { pairs: 8, firstPair: 1_000_000, tokens: PACED.tokens, tps: 1000, spreadMs: 50, body });
+        results.paced = await quietly("paced streams", () => pacedStreams(pacer, targets, { ...PACED, firstPair: 0, body }));
+        results.runtime_logs["router (paced)"] = { lines: router.log.lines, recent: router.log.recent };
+        // The same with the floor relay in the router's place, after it (not at the same time: the router's
+        // pairs are measured without a third Worker on the cores): what any JS relay adds per chunk here.
+        log("scenario 6: the same with the floor relay in the router's place");
+        const floorTargets = { relay: "floor relay", router: { origin: floor.url, path: "/api/v1/chat/completions", key: "none", workerdPid: floor.workerdPid }, passthrough: targets.passthrough };
+        await pacedStreams(pacer, floorTargets, { pairs: 8, firstPair: 2_000_000, tokens: PACED.tokens, tps: 1000, spreadMs: 50, body });
+        results.paced_floor = await quietly("paced streams, floor relay", () => pacedStreams(pacer, floorTargets, { ...PACED, firstPair: 10_000, body }));
+      } finally {
+        await router.stop();
+        await floor.stop();
+        await pass.stop();
+        forgetPacer();
+        await pacer.close();
+      }
+    });
   }
 
   if (only.has("probe")) {
@@ -308,6 +393,8 @@ async function main(): Promise<Results> {
     results.open_streams?.router,
     results.ledger?.hot,
     results.ledger?.spread,
+    results.paced,
+    results.paced_floor,
   ].map((m) => m?.foreign_cpu_pct ?? NaN);
   results.conditions.foreign_cpu_pct_max_run = Math.max(...perRun.filter(Number.isFinite));
   results.conditions.quiet_waits_s = quiet.waitedMs / 1000;
@@ -370,23 +457,57 @@ function updateReadme(table: string): void {
   log("README.md: Performance table updated");
 }
 
+/** The results file: every set of runs, oldest first. */
+type History = { format: "switchyard-bench-history/1"; note: string; sets: RunSet[] };
+type RunSet = { started_at: string; mode: Results["mode"]; repeat: number; args: string[]; source: string; summary: TargetSummary[]; runs: Results[] };
+
+const HISTORY_NOTE = "One set per `npm run bench` invocation, oldest first; each set has its runs (every figure) and, per target, the median and range over them (met only when the median is). `npm run bench -- --render` prints the latest set.";
+
+function readHistory(file: string): History {
+  if (!existsSync(file)) return { format: "switchyard-bench-history/1", note: HISTORY_NOTE, sets: [] };
+  const data = JSON.parse(readFileSync(file, "utf8")) as History | Results;
+  if ("sets" in data) return data;
+  // The one-run shape of earlier versions becomes a set of one run.
+  return { format: "switchyard-bench-history/1", note: HISTORY_NOTE, sets: [{ started_at: data.generated_at, mode: data.mode, repeat: 1, args: [], source: data.settings.source, summary: summarizeTargets([data]), runs: [data] }] };
+}
+
+function setMarkdown(set: RunSet): string {
+  const last = set.runs[set.runs.length - 1]!;
+  const head = set.runs.length > 1 ? `${summaryMarkdown(set.summary, set.runs.length)}\n\nThe tables below are run ${set.runs.length} of ${set.runs.length} (every run is in the results file).\n\n` : "";
+  return `${head}${markdown(last)}`;
+}
+
 let exitCode = 0;
 if (values.render) {
-  const results = JSON.parse(readFileSync(values.out ? resolve(values.out) : join(root, "bench", "results.json"), "utf8")) as Results;
-  const table = markdown(results);
+  const history = readHistory(values.out ? resolve(values.out) : join(root, "bench", "results.json"));
+  const set = history.sets[history.sets.length - 1];
+  if (!set) throw new Error("the results file has no runs");
+  const table = setMarkdown(set);
   console.log(table);
   if (values["update-readme"]) updateReadme(table);
   process.exit(0);
 }
 try {
-  const results = await main();
-  const table = markdown(results);
+  mkdirSync(outDir, { recursive: true });
+  log("bundling with wrangler deploy --dry-run");
+  const bundle = await buildBundle(root, workerRoot, join(outDir, values.root ? "bundle-other" : "bundle"));
   const file = values.out ? resolve(values.out) : values.root ? join(outDir, "results-other.json") : quick ? join(outDir, "results-quick.json") : join(root, "bench", "results.json");
-  writeFileSync(file, JSON.stringify(results, null, 2) + "\n");
+  const history = readHistory(file);
+  const set: RunSet = { started_at: new Date().toISOString(), mode: quick ? "quick" : "full", repeat, args: process.argv.slice(2), source: sourceState(), summary: [], runs: [] };
+  history.sets.push(set);
+  for (let index = 1; index <= repeat && !stopping; index++) {
+    if (repeat > 1) log(`run ${index} of ${repeat}`);
+    const results = await main(bundle, { index, of: repeat });
+    set.runs.push(results);
+    set.summary = summarizeTargets(set.runs);
+    // Written after every run: an interrupted set keeps the runs it finished.
+    writeFileSync(file, JSON.stringify(history, null, 2) + "\n");
+    if (results.failures.length > 0) exitCode = 1;
+  }
+  const table = setMarkdown(set);
   console.log(table);
-  log(`results written to ${file.startsWith(root) ? file.slice(root.length) : file} (${results.conditions.wall_s.toFixed(0)} s)`);
+  log(`results appended to ${file.startsWith(root) ? file.slice(root.length) : file} (set ${history.sets.length}, ${set.runs.length} run${set.runs.length === 1 ? "" : "s"})`);
   if (values["update-readme"] && !values.root) updateReadme(table);
-  if (results.failures.length > 0) exitCode = 1;
 } catch (err) {
   console.error(err);
   exitCode = 1;

@@ -11,9 +11,10 @@ import type { MiniflareOptions } from "miniflare";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Who a scenario runs against: the simulator directly, the pass-through Worker, or Switchyard. */
-export type TargetKind = "simulator" | "passthrough" | "router";
-export type Target = { kind: TargetKind; origin: URL; path: string; workerdPid?: number };
+/** Who a scenario runs against: the simulator directly, the pass-through Worker, the floor relay (streams), or Switchyard. */
+export type TargetKind = "simulator" | "passthrough" | "floor" | "router";
+/** `headers`: extra request headers (the floor relay's `x-floor-variant`). */
+export type Target = { kind: TargetKind; origin: URL; path: string; workerdPid?: number; headers?: Record<string, string> };
 
 export type Durations = {
   warmupMs: number;
@@ -25,10 +26,10 @@ export type Durations = {
   startupReps: number;
 };
 
-export type Body = { model: string; stream: boolean; tokens: number; tps?: number; words?: string };
+export type Body = { model: string; stream: boolean; tokens: number; tps?: number; words?: string; extra?: string };
 
 export function chatBody(b: Body): Buffer {
-  const directives = `[sim tokens=${b.tokens}]${b.tps ? ` [sim tps=${b.tps}]` : ""}`;
+  const directives = `[sim tokens=${b.tokens}]${b.tps ? ` [sim tps=${b.tps}]` : ""}${b.extra ? ` ${b.extra}` : ""}`;
   const request: Record<string, unknown> = {
     model: b.model,
     messages: [{ role: "user", content: `${b.words ?? "Benchmark request"} ${directives}` }],
@@ -39,7 +40,7 @@ export function chatBody(b: Body): Buffer {
 }
 
 export function chatRequest(target: Target, key: string, body: Buffer): RequestSpec {
-  return { path: target.path, headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body };
+  return { path: target.path, headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...target.headers }, body };
 }
 
 /** CPU time (user + system) of a process so far, ms; NaN when unreadable. */
