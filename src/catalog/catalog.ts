@@ -71,9 +71,4 @@ export class Catalog {
   endpoints(modelId: string): PricedEndpoint[] {
     return this.endpointsById.get(modelId) ?? [];
   }
-
-  /** Free when every endpoint charges 0 in and out. */
-  isFree(modelId: string): boolean {
-    return this.endpoints(modelId).every((e) => e.inputNano === 0 && e.outputNano === 0);
-  }
 }

@@ -85,7 +85,7 @@ export const catalogSchema = z
       ids.add(m.id);
       for (const e of m.endpoints) {
         if (!providers.has(e.provider)) ctx.addIssue({ code: "custom", message: `${m.id}: unknown provider ${e.provider}` });
-        // A `:free` variant is free at every carrier: it is billed nothing and rate-limited as free (Catalog.isFree).
+        // A `:free` variant is free at every carrier: it is billed nothing and rate-limited as free (a request whose every candidate endpoint is priced 0).
         if (m.id.endsWith(":free") && (e.input_price_per_1m !== 0 || e.output_price_per_1m !== 0))
           ctx.addIssue({ code: "custom", message: `${m.id}: a :free model must be priced 0 at ${e.provider}` });
       }

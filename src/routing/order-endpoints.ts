@@ -16,7 +16,7 @@ export interface RequestFacts {
   /** The parameter names the request uses (`requestParameters`), for `require_parameters`. */
   parameters: string[];
   /**
-   * Live health of an endpoint of the requested model (`routingHealth`, bound to the model id). Without
+   * Live health of an endpoint of the requested model (`routingHealth`: the snapshot and this isolate's streaks, by model and carrier). Without
    * it, throughput/latency sorting and the preferred_* cutoffs leave the order as it is.
    */
   health?: (endpoint: PricedEndpoint) => EndpointHealth | undefined;
