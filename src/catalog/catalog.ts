@@ -67,7 +67,7 @@ export class Catalog {
     return this.providerBySlug.get(slug);
   }
 
-  /** The model's endpoints, cheapest first: the order the router tries them in. */
+  /** The model's endpoints, cheapest first (the order balancing draws from; with ROUTING_BALANCE=off, the order tried). */
   endpoints(modelId: string): PricedEndpoint[] {
     return this.endpointsById.get(modelId) ?? [];
   }

@@ -28,7 +28,7 @@ type Filter = { name: string; keep: (e: PricedEndpoint) => boolean; why: string 
 
 /**
  * The model's endpoints, filtered and ordered by the request's `provider` preferences.
- * `endpoints` come cheapest first (the catalog's order), which stays the default. Hard filters run in
+ * `endpoints` come in the default order (balanced by price, or cheapest first), which stays unless a preference changes it. Hard filters run in
  * the contract's field order; the first that leaves nothing is named.
  */
 export function orderEndpoints(endpoints: PricedEndpoint[], prefs: ProviderPreferences | null | undefined, facts: RequestFacts): Routed {
