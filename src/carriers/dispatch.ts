@@ -37,9 +37,8 @@ export async function dispatch<T>(
       call = await callCarrier(env, endpoint, bodyFor(endpoint), clientSignal);
     } catch (err) {
       if (clientSignal?.aborted) throw err;
-      const timeout = err instanceof CarrierTimeout;
-      log.fail(endpoint, timeout ? TIMEOUT_STATUS : UNREACHABLE_STATUS, at);
-      failures.push({ provider, kind: "failed", status: null, reason: timeout ? err.message : "the carrier could not be reached" });
+      log.fail(endpoint, noAnswerStatus(err), at);
+      failures.push({ provider, kind: "failed", status: null, reason: err instanceof CarrierTimeout ? err.message : "the carrier could not be reached" });
       continue;
     }
     if (call === "not_configured") {
@@ -61,13 +60,17 @@ export async function dispatch<T>(
     } catch (err) {
       call.abort();
       if (clientSignal?.aborted) throw err;
-      const timeout = err instanceof CarrierTimeout;
-      log.fail(endpoint, timeout ? TIMEOUT_STATUS : UNREACHABLE_STATUS, at);
-      const reason = err instanceof UnusableAnswer || timeout ? err.message : "the connection failed while reading the answer";
+      log.fail(endpoint, noAnswerStatus(err), at);
+      const reason = err instanceof UnusableAnswer || err instanceof CarrierTimeout ? err.message : "the connection failed while reading the answer";
       failures.push({ provider, kind: "failed", status: call.response.status, reason });
     } finally {
       call.answered();
     }
   }
   throw exhaustedError(failures, label);
+}
+
+/** The status an attempt that ended without a usable answer is recorded with (endpoint health counts it as down). */
+function noAnswerStatus(err: unknown): number {
+  return err instanceof CarrierTimeout ? TIMEOUT_STATUS : UNREACHABLE_STATUS;
 }
