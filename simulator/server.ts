@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleepTimer } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -43,6 +44,8 @@ export interface RequestRecord {
   outcome: Outcome;
   /** Body writes: SSE events (including [DONE]) for streams, 1 for any other body. */
   chunks_sent: number;
+  /** The TCP connection it came on, numbered from 1 in the order accepted: equal numbers = a reused connection. */
+  connection: number;
 }
 
 const MAX_RECORDS = 10_000;
@@ -180,6 +183,8 @@ interface Context {
   catalog: CatalogFacts;
   profiles: Profiles;
   outages: Outages;
+  /** Each accepted socket's number. */
+  connections: WeakMap<Socket, number>;
 }
 
 /** One in-flight chat completion: what was asked and how to answer it. */
@@ -330,6 +335,7 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
     headers: { authorization: req.headers.authorization !== undefined },
     outcome: "pending",
     chunks_sent: 0,
+    connection: ctx.connections.get(req.socket) ?? 0,
   };
   if (typeof raw === "string") {
     ctx.log.add(record);
@@ -476,6 +482,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     catalog,
     profiles: new Profiles(mode, tps, catalog.carriers),
     outages: new Outages(),
+    connections: new WeakMap(),
   };
   const server = createServer((req, res) => {
     route(req, res, ctx).catch((err: unknown) => {
@@ -484,6 +491,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       else res.destroy();
     });
   });
+  let accepted = 0;
+  server.on("connection", (socket) => ctx.connections.set(socket, ++accepted));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port ?? 0, host, () => {

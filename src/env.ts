@@ -38,6 +38,8 @@ export interface Settings {
   RELAY_MAX_STREAM_BYTES?: string;
   /** Longest a stream may run from the request's arrival, in ms (default 25 minutes). */
   RELAY_MAX_STREAM_MS?: string;
+  /** How long, in ms, a carrier's body may take to end after its [DONE] (default 1000): then its connection is reused; past it, cut off. */
+  RELAY_AFTER_DONE_MS?: string;
   /** Free-model rate limits per account (README: Rate limits): requests a minute (default 20), a UTC day below and from the bought threshold (50, 1000), the threshold in whole USD of credits granted (10). */
   FREE_REQUESTS_PER_MINUTE?: string;
   FREE_REQUESTS_PER_DAY?: string;

@@ -11,6 +11,7 @@ import { charge } from "./charge";
 import { relayLimits } from "./relay-limits";
 import { textPieces } from "./text-pieces";
 import { answerMetadata } from "../generations/answer-metadata";
+import { drainBody } from "../http/drain-body";
 
 const encoder = new TextEncoder();
 const DONE = "data: [DONE]\n\n";
@@ -101,8 +102,9 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
     let sawDone = false;
     let closed = false;
     let received = 0;
+    let finishing: Promise<void> | null = null;
     // All events of one carrier read go to the caller in one write; nothing after the carrier's [DONE].
-    const handle = async (events: SseEvent[]): Promise<void> => {
+    const rewriteAll = (events: SseEvent[]): string => {
       let out = "";
       for (const event of events) {
         if (event.data === "[DONE]") {
@@ -116,7 +118,12 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         }
         out += rewritten;
       }
-      for (const piece of out ? textPieces(out, WRITE_PIECE) : []) await write(encoder.encode(piece));
+      return out;
+    };
+    // Usually one write per read; a huge event in bounded pieces.
+    const writeText = async (out: string): Promise<void> => {
+      if (out.length <= WRITE_PIECE) return write(encoder.encode(out));
+      for (const piece of textPieces(out, WRITE_PIECE)) await write(encoder.encode(piece));
     };
     try {
       for (;;) {
@@ -129,7 +136,8 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         }
         lastChunkAt = Date.now();
         if (next.done) {
-          await handle(parser.end());
+          const out = rewriteAll(parser.end());
+          if (out) await writeText(out);
           if (!failure && !sawDone && chunks.finishReason === null) failure = { status: 502, message: `Carrier ${provider} ended the stream before finishing.` };
           break;
         }
@@ -138,7 +146,8 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
           failure = { status: 502, message: `Carrier ${provider}'s stream exceeded RELAY_MAX_STREAM_BYTES (${limits.maxStreamBytes} bytes).` };
           break;
         }
-        await handle(parser.push(next.value));
+        const out = rewriteAll(parser.push(next.value));
+        if (out) await writeText(out);
         if (failure || sawDone) break;
         if (parser.overflow) {
           failure = { status: 502, message: `Carrier ${provider} sent a stream event larger than RELAY_MAX_EVENT_BYTES (${limits.maxEventBytes} bytes).` };
@@ -146,8 +155,8 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         }
         buffer = next.value.buffer as ArrayBuffer; // the read transferred it: take it back
       }
-      // Whatever the carrier does next (a carrier may keep its connection open after [DONE]), we are done with it.
-      if (sawDone || failure) stopCarrier();
+      if (failure) stopCarrier();
+      else if (sawDone) finishing = finishCarrier();
       await write(encoder.encode(metadataChunk() + (failure ? errorChunk(failure) : "") + DONE)); // a fresh buffer: written buffers may be transferred
       await writer.close();
       closed = true;
@@ -157,13 +166,21 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
       if (watchdog !== undefined) clearTimeout(watchdog);
       clearTimeout(deadline);
       clientSignal.removeEventListener("abort", callerGone);
-      if (cancelled || failure || sawDone) stopCarrier();
+      if (cancelled || failure) stopCarrier();
       if (!closed) writer.abort().catch(() => {});
     }
     function stopCarrier() {
       reader.cancel().catch(() => {});
       call.abort();
     }
+    // After [DONE] nothing more is relayed. A carrier that then ends its body (the usual case) keeps its
+    // connection for the next request; one that lingers or keeps sending is cut off (bounded in time and bytes).
+    async function finishCarrier() {
+      reader.releaseLock();
+      if (!(await drainBody(call.response.body!, limits.maxEventBytes, limits.afterDoneMs))) call.abort();
+    }
+    // Settled once the carrier is done with too (at once, unless it lingers): its connection is back in the pool by then.
+    await finishing;
     return streamOutcome(failure as ChunkFailure | null);
   };
 

@@ -644,11 +644,36 @@ describe("resets, hangs and the request log", () => {
     expect(text).not.toContain("sk-secret-123");
     const { requests } = JSON.parse(text) as { requests: RequestRecord[] };
     expect(requests).toEqual([
-      { tag: "log1", carrier: "groq", body, headers: { authorization: true }, outcome: "completed", chunks_sent: 1 },
+      { tag: "log1", carrier: "groq", body, headers: { authorization: true }, outcome: "completed", chunks_sent: 1, connection: expect.any(Number) },
       expect.objectContaining({ carrier: "cerebras", body: { ...body, stream: true }, headers: { authorization: false }, outcome: "completed" }),
     ]);
     expect(requests[1]!.chunks_sent).toBeGreaterThan(3);
     expect(await records("no-such-tag", { waitMs: 1 })).toEqual([]);
+  });
+
+  it("numbers the connection each request came on: a kept-alive connection keeps its number, a new one gets the next", async () => {
+    const { request, Agent } = await import("node:http");
+    const post = (tag: string, agent: InstanceType<typeof Agent> | false) =>
+      new Promise<void>((resolve, reject) => {
+        const payload = JSON.stringify(userBody(`[sim tag=${tag}]`));
+        const url = new URL(`${sim.url}/groq/v1/chat/completions`);
+        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json" } }, (res) => {
+          res.resume();
+          res.on("end", resolve);
+        });
+        req.on("error", reject);
+        req.end(payload);
+      });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const tag = `conn-${Date.now()}`;
+    await post(`${tag}-a`, agent);
+    await post(`${tag}-b`, agent);
+    await post(`${tag}-c`, false);
+    agent.destroy();
+    const [a, b, c] = await Promise.all(["a", "b", "c"].map(async (x) => (await records(`${tag}-${x}`))[0]!.connection));
+    expect(a).toBeGreaterThan(0);
+    expect(b).toBe(a);
+    expect(c).toBeGreaterThan(a!);
   });
 
   it("records a client that gives up during delay_ms as aborted", async () => {

@@ -72,6 +72,20 @@ describe("a bounded relay", () => {
     expect(nano(t.total_usage)).toBe(costNano(usage.prompt_tokens, 4, FIRST));
   });
 
+  it("keeps the carrier's connection when its body ends after [DONE]: streams one after another share one connection", async () => {
+    const a = await newAccount(10);
+    const tags = [1, 2, 3].map((i) => `${uniqueTag()}-${i}`);
+    for (const tag of tags) {
+      const res = await chat(a.key, { model: LLAMA, stream: true, ...user(`x [sim tokens=400 tag=${tag}]`) });
+      expect((await readSse(res)).at(-1)).toBe("[DONE]");
+      // Settled once the router is done with the carrier: its connection is free for the next request by then.
+      await generation(a.key, res.headers.get("x-generation-id")!);
+    }
+    const records = (await Promise.all(tags.map((t) => simRequests(t)))).map((r) => r[0]!);
+    expect(records.map((r) => r.outcome)).toEqual(["completed", "completed", "completed"]);
+    expect(new Set(records.map((r) => r.connection)).size).toBe(1);
+  });
+
   it("never sends a duplicate key: a carrier's own provider field is replaced by ours", async () => {
     const a = await newAccount(10);
     const res = await chat(a.key, { model: LLAMA, stream: true, ...user("x [sim tokens=6 provider_field]") });
