@@ -13,7 +13,7 @@ import { chatBody, chatRequest, type Target } from "./scenarios.ts";
 import type { WranglerConfig } from "./wrangler-config.ts";
 
 type CallFrame = { functionName: string; url: string; lineNumber: number; columnNumber: number };
-type ProfileNode = { id: number; callFrame: CallFrame };
+type ProfileNode = { id: number; callFrame: CallFrame; children?: number[] };
 type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
 
 export type ProfileShare = { name: string; pct: number };
@@ -27,6 +27,8 @@ export type ProfileSummary = {
   by_source: ProfileShare[];
   /** The hottest functions by self time: `source:line  code`. */
   top_functions: ProfileShare[];
+  /** Runtime built-ins (fetch, exec, getReader, …) by self time, each with the function of ours that called it. */
+  top_builtins_by_caller: ProfileShare[];
 };
 
 const IDLE = new Set(["(idle)", "(program)"]);
@@ -74,6 +76,9 @@ function summarize(name: string, profile: Profile, mapper: Mapper, requests: num
   profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
   const bySource = new Map<string, number>();
   const byFn = new Map<string, number>();
+  const byBuiltinCaller = new Map<string, number>();
+  const parentOf = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
   let busy = 0;
   for (const [id, us] of selfUs) {
     const node = byNode.get(id);
@@ -82,6 +87,20 @@ function summarize(name: string, profile: Profile, mapper: Mapper, requests: num
     busy += us;
     bySource.set(source, (bySource.get(source) ?? 0) + us);
     byFn.set(fn, (byFn.get(fn) ?? 0) + us);
+    if (source === "(runtime built-ins)") {
+      // The nearest caller that is not itself a built-in.
+      let up = parentOf.get(id);
+      let caller = "(none)";
+      for (let hops = 0; up !== undefined && hops < 20; hops++, up = parentOf.get(up)) {
+        const placed = mapper.place(byNode.get(up)!.callFrame);
+        if (placed.source !== "(runtime built-ins)") {
+          caller = placed.fn;
+          break;
+        }
+      }
+      const key = `${fn} ← ${caller}`;
+      byBuiltinCaller.set(key, (byBuiltinCaller.get(key) ?? 0) + us);
+    }
   }
   const shares = (m: Map<string, number>, n: number) =>
     [...m]
@@ -95,6 +114,7 @@ function summarize(name: string, profile: Profile, mapper: Mapper, requests: num
     busy_ms_per_request: requests > 0 ? Math.round((busy / 1000 / requests) * 1000) / 1000 : NaN,
     by_source: shares(bySource, 15),
     top_functions: shares(byFn, 15),
+    top_builtins_by_caller: shares(byBuiltinCaller, 15),
   };
 }
 

@@ -275,6 +275,9 @@ export function markdown(r: Results): string {
       return [a ? `${a.name}` : "", a ? `${f(a.pct, 1)} %` : "", b ? `\`${b.name.replaceAll("|", "\\|").replaceAll("`", "'")}\`` : "", b ? `${f(b.pct, 1)} %` : ""];
     });
     out.push(table(["source", "self", "hottest functions (self time)", "self"], rows));
+    const builtins = p.top_builtins_by_caller ?? []; // absent in runs recorded before it was added
+    if (builtins.length > 0)
+      out.push(`\nRuntime built-ins by the function of ours that called them:\n\n${table(["built-in ← caller", "self"], builtins.slice(0, 10).map((x) => [`\`${x.name.replaceAll("|", "\\|").replaceAll("`", "'")}\``, `${f(x.pct, 1)} %`]))}`);
   }
 
   out.push("\n**Targets**\n");

@@ -12,6 +12,9 @@ export const DEFAULT_DRAIN_MAX_MS = 10_000;
  * locked) is left alone.
  */
 export async function drainBody(body: ReadableStream<Uint8Array>, maxBytes: number, maxMs: number): Promise<boolean> {
+  // The common case (a handler read the body with text()/json(), which keeps it locked), without the
+  // exception getReader() would throw: an exception costs more than the rest of this middleware.
+  if (body.locked) return false;
   let reader: ReadableStreamDefaultReader<Uint8Array>;
   try {
     reader = body.getReader();
