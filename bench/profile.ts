@@ -146,6 +146,8 @@ export async function cpuProfiles(
     for (const mix of [
       { name: "non-stream, concurrency 16", stream: false, tokens: 16, concurrency: 16 },
       { name: "2,000-chunk streams, concurrency 1", stream: true, tokens: 2000, concurrency: 1 },
+      // Short streams show the work done once per stream (key, admission, settle, record), which long ones hide.
+      { name: "200-chunk streams, concurrency 1", stream: true, tokens: 200, concurrency: 1 },
     ]) {
       const body = chatBody({ model, stream: mix.stream, tokens: mix.tokens, words: "Profile" });
       const load = (ms: number) =>
