@@ -51,11 +51,15 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
   };
   clientSignal.addEventListener("abort", callerGone, { once: true });
   writer.closed.catch(callerGone);
+  // Every write to the caller goes through here: `writeSince` lets the watchdog see a write never drained.
+  // A plain promise chain, not an async function: this runs once per carrier read.
   let writeSince: number | null = null;
-  const write = async (bytes: Uint8Array) => {
-    writeSince = Date.now();
-    await writer.write(bytes);
+  const wrote = () => {
     writeSince = null;
+  };
+  const write = (bytes: Uint8Array, now = Date.now()): Promise<void> => {
+    writeSince = now;
+    return writer.write(bytes).then(wrote);
   };
 
   // One watchdog timer, re-armed lazily: a carrier silent too long, or a caller not reading too long.
@@ -120,9 +124,9 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
       }
       return out;
     };
-    // Usually one write per read; a huge event in bounded pieces.
-    const writeText = async (out: string): Promise<void> => {
-      if (out.length <= WRITE_PIECE) return write(encoder.encode(out));
+    // Usually one write per read (stamped with the read's time); a huge event in bounded pieces.
+    const writeText = (out: string): Promise<void> => (out.length <= WRITE_PIECE ? write(encoder.encode(out), lastChunkAt) : writePieces(out));
+    const writePieces = async (out: string): Promise<void> => {
       for (const piece of textPieces(out, WRITE_PIECE)) await write(encoder.encode(piece));
     };
     try {
