@@ -3,8 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleepTimer } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { errorJson, isRecord, readBody, sendJson, type Json } from "./http";
