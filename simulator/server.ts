@@ -45,6 +45,18 @@ export interface RequestRecord {
   chunks_sent: number;
   /** The TCP connection it came on, numbered from 1 in the order accepted: equal numbers = a reused connection. */
   connection: number;
+  /**
+   * When the request arrived, and when the first byte of its answer (stream or whole) was handed to the socket
+   * (null before that, and for error answers): ms on the machine's monotonic clock (`process.hrtime`), so a
+   * client's own `process.hrtime` times compare with them (the bench splits time to first byte with these).
+   */
+  received_mono_ms: number;
+  first_write_mono_ms: number | null;
+}
+
+/** The machine's monotonic clock in ms: the same clock in every process, unlike `performance.now()`. */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
 }
 
 const MAX_RECORDS = 10_000;
@@ -237,6 +249,7 @@ async function answerJson(x: Exchange): Promise<void> {
   if (resetAfter !== undefined) {
     // Promise the full length, deliver half, then drop the connection.
     x.res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
+    x.record.first_write_mono_ms = monotonicMs();
     const written = await write(x.res, text.slice(0, Math.floor(text.length / 2)), x.signal);
     if (written) x.record.chunks_sent = 1;
     x.log.settle(x.record, "reset");
@@ -244,6 +257,7 @@ async function answerJson(x: Exchange): Promise<void> {
     return;
   }
   x.record.chunks_sent = 1;
+  x.record.first_write_mono_ms = monotonicMs();
   x.log.settle(x.record, "completed");
   sendJson(x.res, 200, text);
 }
@@ -296,6 +310,7 @@ async function answerStream(x: Exchange, includeUsage: boolean, tps: number | un
         owedMs = 0;
       }
     }
+    if (i === 0) x.record.first_write_mono_ms = monotonicMs();
     if (garbage && i > 0 && !(await write(x.res, JUNK[i % JUNK.length]!, x.signal))) return;
     if (!(await write(x.res, `data: ${event.data}\n\n`, x.signal))) return;
     x.record.chunks_sent++;
@@ -325,6 +340,7 @@ function failOutage(req: IncomingMessage, res: ServerResponse, record: RequestRe
 }
 
 async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrier: string, ctx: Context): Promise<void> {
+  const receivedMonoMs = monotonicMs();
   ctx.profiles.touch(carrier);
   const raw = await readBody(req);
   const record: RequestRecord = {
@@ -335,6 +351,8 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
     outcome: "pending",
     chunks_sent: 0,
     connection: ctx.connections.get(req.socket) ?? 0,
+    received_mono_ms: receivedMonoMs,
+    first_write_mono_ms: null,
   };
   if (typeof raw === "string") {
     ctx.log.add(record);

@@ -644,7 +644,7 @@ describe("resets, hangs and the request log", () => {
     expect(text).not.toContain("sk-secret-123");
     const { requests } = JSON.parse(text) as { requests: RequestRecord[] };
     expect(requests).toEqual([
-      { tag: "log1", carrier: "groq", body, headers: { authorization: true }, outcome: "completed", chunks_sent: 1, connection: expect.any(Number) },
+      { tag: "log1", carrier: "groq", body, headers: { authorization: true }, outcome: "completed", chunks_sent: 1, connection: expect.any(Number), received_mono_ms: expect.any(Number), first_write_mono_ms: expect.any(Number) },
       expect.objectContaining({ carrier: "cerebras", body: { ...body, stream: true }, headers: { authorization: false }, outcome: "completed" }),
     ]);
     expect(requests[1]!.chunks_sent).toBeGreaterThan(3);
@@ -674,6 +674,38 @@ describe("resets, hangs and the request log", () => {
     expect(a).toBeGreaterThan(0);
     expect(b).toBe(a);
     expect(c).toBeGreaterThan(a!);
+  });
+
+  it("times each request on the machine's monotonic clock: arrival, then its answer's first byte, before the client has it", async () => {
+    const { request } = await import("node:http");
+    const now = () => Number(process.hrtime.bigint()) / 1e6;
+    // A stream whose carrier waits 30 ms before its first byte, a whole answer, and an error answer (no first byte of an answer).
+    const timed = (tag: string, extra: Record<string, unknown>) =>
+      new Promise<{ sent: number; first: number }>((resolve, reject) => {
+        const payload = JSON.stringify(userBody(`[sim tag=${tag}]`, extra));
+        const url = new URL(`${sim.url}/groq/v1/chat/completions`);
+        const sent = now();
+        let first = NaN;
+        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+          res.on("data", () => (first = Number.isNaN(first) ? now() : first));
+          res.on("end", () => resolve({ sent, first }));
+        });
+        req.on("error", reject);
+        req.end(payload);
+      });
+    const tag = `mono-${Date.now()}`;
+    const stream = await timed(`${tag}-s`, { stream: true, messages: [{ role: "user", content: `[sim tag=${tag}-s delay_ms=30]` }] });
+    const whole = await timed(`${tag}-w`, {});
+    await timed(`${tag}-e`, { messages: [{ role: "user", content: `[sim tag=${tag}-e status=503]` }] });
+    const [s, w, e] = await Promise.all(["s", "w", "e"].map(async (x) => (await records(`${tag}-${x}`))[0]!));
+    for (const [rec, client] of [[s!, stream], [w!, whole]] as const) {
+      expect(rec.received_mono_ms).toBeGreaterThanOrEqual(client.sent);
+      expect(rec.first_write_mono_ms).toBeGreaterThanOrEqual(rec.received_mono_ms);
+      expect(rec.first_write_mono_ms).toBeLessThanOrEqual(client.first);
+    }
+    expect(s!.first_write_mono_ms! - s!.received_mono_ms).toBeGreaterThanOrEqual(30);
+    expect(e!.received_mono_ms).toBeGreaterThanOrEqual(whole.first);
+    expect(e!.first_write_mono_ms).toBeNull();
   });
 
   it("records a client that gives up during delay_ms as aborted", async () => {
