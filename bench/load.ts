@@ -78,7 +78,8 @@ export function keepAliveAgent(sockets: number): http.Agent {
   return new http.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets, scheduling: "fifo" });
 }
 
-type Sent = Omit<Completion, "phase" | "worker"> & { endNs: bigint };
+/** `startNs`, `endNs`: process.hrtime (the machine's monotonic clock) when it was sent and when it ended. */
+type Sent = Omit<Completion, "phase" | "worker"> & { startNs: bigint; endNs: bigint };
 
 /** One request on `agent`; never rejects. */
 export function send(agent: http.Agent, origin: URL, spec: RequestSpec, opts: { stream: boolean; keepBody?: boolean; timeoutMs: number }): Promise<Sent> {
@@ -102,7 +103,7 @@ export function send(agent: http.Agent, origin: URL, spec: RequestSpec, opts: { 
         if (!tail.trimEnd().endsWith("data: [DONE]")) error = "no [DONE]";
         else if (tail.includes('"finish_reason":"error"') || tail.includes('{"error":')) error = "error chunk";
       }
-      resolve({ ok: !error, status, error, ttfbMs: firstNs ? ms(start, firstNs) : NaN, totalMs: ms(start, end), bytes, body, endNs: end });
+      resolve({ ok: !error, status, error, ttfbMs: firstNs ? ms(start, firstNs) : NaN, totalMs: ms(start, end), bytes, body, startNs: start, endNs: end });
     };
     const headers: Record<string, string | number> = { ...spec.headers };
     if (spec.body) headers["content-length"] = spec.body.length;
@@ -152,7 +153,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     while (nowNs() < measureEnd) {
       const r = await send(agent, o.origin, o.request(w), { stream: o.stream, keepBody: o.keepBody, timeoutMs: o.timeoutMs });
       const phase: Phase = r.endNs < measureStart ? "warmup" : r.endNs <= measureEnd ? "measure" : "late";
-      const { endNs: _, ...rest } = r;
+      const { startNs: _s, endNs: _e, ...rest } = r;
       o.onCompletion?.({ ...rest, phase, worker: w });
       if (!r.ok) {
         kinds[r.error!] = (kinds[r.error!] ?? 0) + 1;

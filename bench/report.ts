@@ -4,6 +4,7 @@ import type { LedgerRun, Measured, OpenStreams, Startup } from "./scenarios.ts";
 import type { ProbeMix } from "./probe.ts";
 import type { ProfileSummary } from "./profile.ts";
 import type { PacedRun } from "./paced.ts";
+import type { TtfbSplitRow } from "./ttfb-split.ts";
 
 export type Machine = {
   cpu: string;
@@ -79,7 +80,7 @@ export type Results = {
   floor_variants?: FloorVariantRow[];
   bundle?: Omit<Bundle, "dir" | "main">;
   startup?: { passthrough: Startup; router: Startup; router_minus_passthrough_ms: number };
-  diagnostics?: { calls?: { mixes: ProbeMix[]; note: string }; cpu_profiles?: ProfileSummary[] };
+  diagnostics?: { calls?: { mixes: ProbeMix[]; note: string }; cpu_profiles?: ProfileSummary[]; ttfb_split?: TtfbSplitRow[] };
   /** workerd output (the router's console.error lands here): line count and the last lines. */
   runtime_logs: Record<string, { lines: number; recent: string[] }>;
   /** RSS of each workerd right after start and at the end of the load scenarios. */
@@ -259,6 +260,24 @@ export function markdown(r: Results): string {
         r.floor_variants.map((v) => [v.variant, String(v.measured.requests), f(v.measured.latency_ms.p50, 1), f(v.measured.latency_ms.p99, 1), f(v.measured.ttfb_ms.p50), f(((v.measured.runtime_cpu_ms_per_request ?? NaN) / v.chunks) * 1000, 1), String(v.measured.errors)]),
       ),
     );
+  }
+
+  const split = r.diagnostics?.ttfb_split ?? [];
+  if (split.length > 0) {
+    out.push("\n**Time to first byte, split at the carrier** (streams at concurrency 1; p50 of each part, ms; the carrier's own stamps on the machine's monotonic clock)\n");
+    const rowsT: string[][] = [];
+    for (const row of split) {
+      const when = row.pause_ms > 0 ? `${row.pause_ms} ms apart` : "back to back";
+      for (const [kind, name] of [["passthrough", "pass-through"], ["floor", "floor relay"], ["router", "router"]] as const) {
+        const x = row[kind];
+        if (x) rowsT.push([String(row.chunks), when, name, String(x.requests), f(x.ttfb_ms), f(x.before_carrier_ms), f(x.carrier_ms), f(x.after_carrier_ms)]);
+      }
+      const p = row.passthrough;
+      const x = row.router;
+      if (p && x) rowsT.push([String(row.chunks), when, "**router − pass-through**", "", `**${signed(x.ttfb_ms - p.ttfb_ms)}**`, signed(x.before_carrier_ms - p.before_carrier_ms), signed(x.carrier_ms - p.carrier_ms), signed(x.after_carrier_ms - p.after_carrier_ms)]);
+    }
+    out.push(table(["chunks", "requests sent", "Worker", "streams", "TTFB", "before the carrier", "carrier", "after the carrier"], rowsT));
+    out.push("\nBefore the carrier: the client sent → the carrier has read the request (the Worker's work before its fetch). Carrier: its own time to the first byte. After the carrier: its first byte → the client's (headers, first read, rewrite, write). Medians of parts need not add up to the median TTFB.");
   }
 
   const probe = r.diagnostics?.calls;

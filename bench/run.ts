@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,floor,probe,profile] [--repeat N] [--update-readme] [--root <checkout> --label <name> --out <file>] [--render]`
+// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,floor,ttfb,probe,profile] [--repeat N] [--update-readme] [--root <checkout> --label <name> --out <file>] [--render]`
 //
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
 // simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
@@ -24,6 +24,7 @@ import { closedLoop, chatBody, ledgerThroughput, moduleEvalMs, openStreams, star
 import { compare, markdown, summarizeTargets, summaryMarkdown, targets, type Machine, type Results, type TargetSummary } from "./report.ts";
 import { FLOOR_VARIANTS } from "./floor-variants.ts";
 import { pacedStreams, startPacer, streamTemplate } from "./paced.ts";
+import { ttfbSplit } from "./ttfb-split.ts";
 import { countingProbe } from "./probe.ts";
 import { cpuProfiles } from "./profile.ts";
 import { readWranglerConfig } from "./wrangler-config.ts";
@@ -45,11 +46,11 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick;
-const runOnly = new Set((values.only ?? "1,2,3,4,5,6,floor,probe,profile").split(",").map((s) => s.trim()));
+const runOnly = new Set((values.only ?? "1,2,3,4,5,6,floor,ttfb,probe,profile").split(",").map((s) => s.trim()));
 const repeat = values.repeat !== undefined ? Number(values.repeat) : quick || values.only !== undefined ? 1 : 3;
 if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) throw new Error(`--repeat must be a whole number from 1 to 20, not ${values.repeat}`);
 /** Not targets, and not timed as such: measured in the first run of a set only. */
-const FIRST_RUN_ONLY = new Set(["floor", "probe", "profile"]);
+const FIRST_RUN_ONLY = new Set(["floor", "ttfb", "probe", "profile"]);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outDir = join(root, "bench", "out");
 const workerRoot = values.root ? resolve(values.root) : root;
@@ -216,7 +217,7 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
     });
   }
 
-  const needRuntimes = ["1", "2", "3", "4", "floor"].some((s) => only.has(s));
+  const needRuntimes = ["1", "2", "3", "4", "floor", "ttfb"].some((s) => only.has(s));
   if (needRuntimes) {
     log("starting the pass-through Worker, the floor relay and Switchyard in Miniflare");
     const passthrough = await startRuntime("passthrough", passOptions(), cleanup);
@@ -319,6 +320,14 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
           reportErrors(variant, m);
           results.floor_variants.push({ variant, chunks, measured: m });
         }
+      });
+    }
+
+    if (only.has("ttfb")) {
+      await attempt("diagnostics (time to first byte, split)", async () => {
+        log("diagnostics: time to first byte split at the carrier, 200- and 2,000-chunk streams, concurrency 1");
+        const targets = (["passthrough", "floor", "router"] as const).map((k) => targetsByKind[k]);
+        (results.diagnostics ??= {}).ttfb_split = await ttfbSplit(sim.url, targets, { model: MODEL, key: main.key, chunks: STREAM_CHUNKS });
       });
     }
 

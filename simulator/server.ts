@@ -46,7 +46,7 @@ export interface RequestRecord {
   /** The TCP connection it came on, numbered from 1 in the order accepted: equal numbers = a reused connection. */
   connection: number;
   /**
-   * When the request arrived, and when the first byte of its answer (stream or whole) was handed to the socket
+   * When the request had arrived (its body read), and when the first byte of its answer (stream or whole) was handed to the socket
    * (null before that, and for error answers): ms on the machine's monotonic clock (`process.hrtime`), so a
    * client's own `process.hrtime` times compare with them (the bench splits time to first byte with these).
    */
@@ -340,9 +340,9 @@ function failOutage(req: IncomingMessage, res: ServerResponse, record: RequestRe
 }
 
 async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrier: string, ctx: Context): Promise<void> {
-  const receivedMonoMs = monotonicMs();
   ctx.profiles.touch(carrier);
   const raw = await readBody(req);
+  const receivedMonoMs = monotonicMs();
   const record: RequestRecord = {
     tag: null,
     carrier,
