@@ -13,7 +13,7 @@ async function checkKey(env: Env, header: string | undefined): Promise<KeyCheck>
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
   if (!match) return { error: "Missing API key: send the header `Authorization: Bearer <key>`." };
   const presented = match[1]!;
-  const key = looksLikeApiKey(presented) ? await cachedKey(await hashApiKey(presented), (hash) => findKeyByHash(env.DB, hash)) : undefined;
+  const key = looksLikeApiKey(presented) ? await cachedKey(hashApiKey(presented), (hash) => findKeyByHash(env.DB, hash)) : undefined;
   if (!key) return { error: "Invalid API key." };
   if (key.disabled) return { error: "This API key is disabled." };
   // Compared at every request: the key cache keeps the row, not the verdict.

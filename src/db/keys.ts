@@ -19,7 +19,7 @@ export type KeySettings = Partial<Pick<ApiKey, "limitNano" | "limitReset" | "inc
 async function newKey(accountId: string, name: string, settings: KeySettings, creationToken: string | null): Promise<CreatedKey> {
   const key = generateApiKey();
   const record: ApiKey = {
-    hash: await hashApiKey(key),
+    hash: hashApiKey(key),
     accountId,
     name,
     label: maskApiKey(key),

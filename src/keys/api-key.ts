@@ -1,3 +1,5 @@
+import { sha256Hex } from "./sha256";
+
 /** API keys: `sk-sy-v1-` + 64 hex characters. Only the SHA-256 hash is ever stored. */
 export const KEY_PREFIX = "sk-sy-v1-";
 const KEY_PATTERN = /^sk-sy-v1-[0-9a-f]{64}$/;
@@ -11,8 +13,9 @@ export function looksLikeApiKey(key: string): boolean {
   return KEY_PATTERN.test(key);
 }
 
-export async function hashApiKey(key: string): Promise<string> {
-  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key))));
+/** SHA-256 of the key, hex: what is stored and looked up. Synchronous (src/keys/sha256.ts): it runs on every request. */
+export function hashApiKey(key: string): string {
+  return sha256Hex(key);
 }
 
 /** The label shown for a key: its prefix, the first 3 secret characters and the last 3. */
