@@ -8,7 +8,7 @@
 // carrier record is found. Back to back (as in scenario 2, where the previous stream's settle overlaps the next
 // request), and with a pause between requests.
 import { setTimeout as sleep } from "node:timers/promises";
-import { keepAliveAgent, send } from "./load.ts";
+import { keepAliveAgent, send, stats } from "./load.ts";
 import { chatBody, chatRequest, type Target, type TargetKind } from "./scenarios.ts";
 
 export type TtfbParts = { requests: number; ttfb_ms: number; before_carrier_ms: number; carrier_ms: number; after_carrier_ms: number };
@@ -22,10 +22,7 @@ const PER_ROUND = 10;
 /** The pause that lets the previous stream's drain and settle finish before the next request. */
 const PAUSE_MS = 50;
 
-const median = (values: number[]) => {
-  const s = values.slice().sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.floor((s.length - 1) / 2)]!;
-};
+const median = (values: number[]) => stats(values).p50;
 
 export async function ttfbSplit(simulatorUrl: string, targets: Target[], o: { model: string; key: string; chunks: number[] }): Promise<TtfbSplitRow[]> {
   const rows: TtfbSplitRow[] = [];

@@ -55,7 +55,7 @@ export interface RequestRecord {
 }
 
 /** The machine's monotonic clock in ms: the same clock in every process, unlike `performance.now()`. */
-export function monotonicMs(): number {
+function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 

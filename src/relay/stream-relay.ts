@@ -26,9 +26,9 @@ class RelayLimitExceeded extends Error {}
  * Relays a carrier's SSE stream to the caller as it arrives, rewriting every chunk's id, model and
  * provider, adding `cost` to the usage chunk, and ending with `data: [DONE]`. A carrier failure after
  * the first byte, or a stream past a relay limit, ends the stream with an error chunk
- * (`finish_reason: "error"`), never a clean end. The carrier's `[DONE]` ends the relay (the carrier's
- * connection is closed, whatever it does next). When the caller goes away the upstream request is
- * aborted. The outcome is settled exactly once.
+ * (`finish_reason: "error"`), never a clean end. The carrier's `[DONE]` ends the caller's stream at once;
+ * the carrier's body may then end within RELAY_AFTER_DONE_MS (its connection is reused), else it is cut
+ * off. When the caller goes away the upstream request is aborted. The outcome is settled exactly once.
  */
 export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: PricedEndpoint, call: CarrierCall, clientSignal: AbortSignal): ReadableStream<Uint8Array> {
   // workerd's native byte pipe: each write crosses into the runtime once, no JS stream machinery per chunk.
