@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import * as z from "zod";
 import type { AppEnv } from "../env";
 import { ledgerFor } from "../ledger/ledger";
+import { keyUsageNow, totalsNow } from "../ledger/usage-now";
 import { accountLedger } from "../ledger/isolate-ledgers";
 import { nanoToUsd } from "../catalog/money";
 import { isoOrNull, limitFields, usageFields } from "../keys/present-key";
@@ -18,8 +19,7 @@ const KEY_RATE_LIMIT = { requests: -1, interval: "10s", note: "This field is dep
 
 accountRoutes.get("/key", async (c) => {
   const { key, accountId } = c.get("caller");
-  const ledger = ledgerFor(c.env, accountId);
-  const [usage, totals] = await Promise.all([ledger.keyUsage(key.hash), ledger.totals()]);
+  const [usage, totals] = await Promise.all([keyUsageNow(c.env, accountId, key.hash), totalsNow(c.env, accountId)]);
   return c.json({
     data: {
       label: key.label,
@@ -40,7 +40,7 @@ accountRoutes.get("/key", async (c) => {
 });
 
 accountRoutes.get("/credits", async (c) => {
-  const totals = await ledgerFor(c.env, c.get("caller").accountId).totals();
+  const totals = await totalsNow(c.env, c.get("caller").accountId);
   return c.json({ data: { total_credits: nanoToUsd(totals.creditsNano), total_usage: nanoToUsd(totals.usageNano) } });
 });
 

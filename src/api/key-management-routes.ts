@@ -3,7 +3,7 @@ import type { AppEnv } from "../env";
 import type { ApiKey } from "../db/schema";
 import type { KeyUsage } from "../ledger/ledger-object";
 import { MAX_KEYS_PER_ACCOUNT, countAccountKeys, createKey, deleteApiKey, findApiKey, listApiKeys, updateApiKey, type KeyChanges } from "../db/keys";
-import { ledgerFor } from "../ledger/ledger";
+import { keysUsageNow } from "../ledger/usage-now";
 import { presentManagedKey } from "../keys/present-key";
 import { workspaceId } from "../keys/workspace-id";
 import { createKeyBody, keyHash, listKeysQuery, parseInput, readKeyBody, updateKeyBody } from "./key-management-input";
@@ -25,7 +25,7 @@ const accountOf = (c: Context<AppEnv>) => c.get("caller").accountId;
 async function present(c: Context<AppEnv>, keys: ApiKey[]) {
   const accountId = accountOf(c);
   const none: Record<string, KeyUsage> = {};
-  const [usage, workspace] = await Promise.all([keys.length ? ledgerFor(c.env, accountId).keysUsage(keys.map((k) => k.hash)) : none, workspaceId(accountId)]);
+  const [usage, workspace] = await Promise.all([keys.length ? keysUsageNow(c.env, accountId, keys.map((k) => k.hash)) : none, workspaceId(accountId)]);
   return keys.map((k) => presentManagedKey(k, usage[k.hash]!, workspace));
 }
 

@@ -153,6 +153,11 @@ export class AccountLedger {
     return this.batcher.pending(genId)?.record;
   }
 
+  /** Costs of this account's settles still waiting here to be sent (one key's, or all): see usage-now.ts. */
+  unsentCostNano(keyHash?: string): number {
+    return this.batcher.gatheringCostNano(keyHash);
+  }
+
   /** Nothing held, running or unsent here: the object may be dropped. */
   get idle(): boolean {
     return this.slices.size === 0 && this.running.size === 0 && !this.leasing && this.batcher.idle;

@@ -14,7 +14,7 @@ export type LedgerTimings = {
   renewEveryMs: number;
   /** How long an isolate keeps retrying a settle batch before it hands it to the settle queue (inside waitUntil's 30 s). */
   settleRetryBudgetMs: number;
-  /** At most one settle batch per account and isolate per window; the first settle after a quiet window goes at once. */
+  /** A settle batch (per account and isolate) is sent this long after the settle that opened it. */
   settleWindowMs: number;
 };
 

@@ -15,7 +15,7 @@ export type BatcherDeps = {
   ledger: () => LedgerApi;
   queue: SettleQueueSender;
   clock: Clock;
-  /** At most one batch per window; a settle after a quiet window goes at once. */
+  /** A batch is sent this long after the settle that opened it. */
   windowMs: number;
   /** How long a batch is retried before it goes to the queue. */
   retryBudgetMs: number;
@@ -26,16 +26,16 @@ export type BatcherDeps = {
 
 /**
  * Gathers one account's settles in an isolate into batches: one ledger RPC and one storage commit per
- * batch, its dominant cost. The settle that opens a batch sends it when its window ends, under its own
- * waitUntil; settles arriving meanwhile join and end at once (a request cannot wait on another
- * request's I/O in workerd). Whoever touches the batch once its time has come sends it, so a batch
+ * batch, its dominant cost. A batch always waits its window, also after a quiet spell: sent at once, its
+ * RPC and commit would land on the start of the isolate's next request (README, Performance). The settle
+ * that opens a batch sends it when its window ends, under its own waitUntil; settles arriving meanwhile
+ * join and end at once (a request cannot wait on another request's I/O in workerd). Whoever touches the batch once its time has come sends it, so a batch
  * whose opener died during its wait is never left open. A batch is retried with backoff for the
  * retry budget, then handed to the settle queue; only if that fails too is it lost, and logged with
  * its generation ids and amounts.
  */
 export class SettleBatcher {
   private gathering: Batch | undefined;
-  private lastSentAt = Number.NEGATIVE_INFINITY;
   /** Settles not yet stored in the ledger or the queue, by generation id (`/generation` finds them here). */
   private readonly unsent = new Map<string, SettleRequest>();
 
@@ -46,7 +46,7 @@ export class SettleBatcher {
     const now = this.d.clock.now();
     let batch = this.gathering;
     const opener = batch === undefined;
-    if (!batch) batch = this.gathering = { items: [], slices: new Map(), sendAt: Math.max(now, this.lastSentAt + this.d.windowMs) };
+    if (!batch) batch = this.gathering = { items: [], slices: new Map(), sendAt: now + this.d.windowMs };
     if (item) {
       batch.items.push(item);
       this.unsent.set(item.genId, item);
@@ -76,6 +76,13 @@ export class SettleBatcher {
     return sum;
   }
 
+  /** Σ cost of the settles waiting in the gathering batch (one key's, or all): not sent, so in no ledger read yet. */
+  gatheringCostNano(keyHash?: string): number {
+    let sum = 0;
+    for (const i of this.gathering?.items ?? []) if (keyHash === undefined || i.keyHash === keyHash) sum += i.costNano;
+    return sum;
+  }
+
   /** Nothing gathering or unsent. */
   get idle(): boolean {
     return this.gathering === undefined && this.unsent.size === 0;
@@ -83,7 +90,6 @@ export class SettleBatcher {
 
   private take(batch: Batch): Promise<void> {
     if (this.gathering === batch) this.gathering = undefined;
-    this.lastSentAt = this.d.clock.now();
     return this.send(batch.items, [...batch.slices.values()]);
   }
 

@@ -160,7 +160,9 @@ describe("apiKeys: the key management operations, with a management key", () => 
     expect(cost).toBeGreaterThan(0);
     await waitForGeneration(f, account.key, result.id); // recorded on the account that owns the management key
     spent.set(result.id, cost);
+    // Read right after the record is found: the settle may still wait in the isolate's batch, and counts already.
     expect((await sdk.credits.getCredits()).data.totalUsage).toBeCloseTo(before + cost, 9);
+    expect((await client(created.key).apiKeys.getCurrentKeyMetadata()).data.usage).toBeCloseTo(cost, 9);
     const got = (await manager.apiKeys.get({ hash })).data;
     expect(got).toMatchObject({ hash, usage: cost, usageMonthly: cost });
     expect(got.limitRemaining).toBeCloseTo(1.5 - cost, 9);

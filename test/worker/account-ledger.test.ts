@@ -72,22 +72,28 @@ function setup() {
 const ids = (l: FakeLedger) => l.batches.map((b) => b.items);
 
 describe("settle batches", () => {
-  it("the first settle after a quiet window goes at once; the next ones gather for one window", async () => {
+  it("a batch is sent one window after the settle that opened it, also after a quiet spell; settles meanwhile join it", async () => {
     const { clock, ledger, account, t0 } = setup();
-    await account.settle(null, item("g1"), clock.waitUntil);
-    expect(ids(ledger)).toEqual([["g1"]]);
-    const opened = account.settle(null, item("g2"), clock.waitUntil);
+    const opened = account.settle(null, item("g1"), clock.waitUntil);
     await clock.advance(5);
-    await account.settle(null, item("g3"), clock.waitUntil); // joins and ends at once
-    expect(ids(ledger)).toEqual([["g1"]]);
+    await account.settle(null, item("g2"), clock.waitUntil); // joins and ends at once
+    expect(ids(ledger)).toEqual([]); // nothing goes at once: the ledger's commit stays off the isolate's next request
     await clock.advance(15);
     await opened;
-    expect(ledger.batches.map((b) => [b.at - t0, b.items])).toEqual([[0, ["g1"]], [20, ["g2", "g3"]]]);
+    await clock.advance(1_000); // quiet
+    const next = account.settle(null, item("g3"), clock.waitUntil);
+    await clock.advance(19);
+    expect(ids(ledger)).toEqual([["g1", "g2"]]);
+    await clock.advance(1);
+    await next;
+    expect(ledger.batches.map((b) => [b.at - t0, b.items])).toEqual([[20, ["g1", "g2"]], [1_040, ["g3"]]]);
   });
 
   it("a batch whose opener died during its wait is sent by the next settle, and by an admission, never left open", async () => {
     const { clock, ledger, account } = setup();
-    await account.settle(null, item("g1"), clock.waitUntil);
+    const first = account.settle(null, item("g1"), clock.waitUntil);
+    await clock.advance(20);
+    await first;
     void account.settle(null, item("g2"), clock.waitUntil); // opens a batch, its timer sends it in 20 ms
     void account.settle(null, item("g3"), clock.waitUntil); // joins it
     clock.kill(); // the opening request died: its timer never fires
@@ -159,7 +165,7 @@ describe("slices and renewals", () => {
     const gaps = ledger.renews.slice(1).map((r, i) => r.at - ledger.renews[i]!.at);
     expect(gaps.length).toBeGreaterThanOrEqual(5);
     expect(Math.max(...gaps)).toBeLessThanOrEqual(every + 1_000);
-    await account.settle(a.ticket, item("g1", 90), clock.waitUntil);
+    clock.waitUntil(account.settle(a.ticket, item("g1", 90), clock.waitUntil));
     const renewsAtSettle = ledger.renews.length;
     await clock.advance(300_000);
     expect(ledger.renews.length).toBe(renewsAtSettle);
@@ -174,7 +180,10 @@ describe("slices and renewals", () => {
     expect(ledger.leases).toEqual([]);
     await clock.advance(61_000);
     expect(ledger.renews.map((r) => r.holds)).toEqual([["g1"], ["g1"]]);
-    await account.settle(a.ticket, item("g1"), clock.waitUntil);
+    const settled = account.settle(a.ticket, item("g1"), clock.waitUntil);
+    await clock.advance(20);
+    await settled;
+    expect(ids(ledger)).toEqual([["g1"]]);
   });
 
   it("the last settle of a retired slice releases it with its admitted count; an idle slice is released after a second", async () => {
@@ -219,7 +228,9 @@ describe("slices and renewals", () => {
     const running = await account.admit(paid("g1", 300), clock.waitUntil); // no limit yet: from a slice
     const done = await account.admit(paid("g2", 300), clock.waitUntil);
     if (!running.ok || !done.ok) throw new Error("not admitted");
-    await account.settle(done.ticket, item("g2", 250), clock.waitUntil); // goes at once
+    const sent = account.settle(done.ticket, item("g2", 250), clock.waitUntil);
+    await clock.advance(20);
+    await sent;
     clock.waitUntil(account.settle(null, { ...item("g3", 40) }, clock.waitUntil)); // waits for the window
     await account.admit(paid("g4", 100, 1_000), clock.waitUntil); // the key now has a limit: the ledger is asked
     expect(ledger.admits.at(-1)).toMatchObject({ genId: "g4", limitNano: 1_000, unseenNano: 300 + 40 });

@@ -8,7 +8,7 @@ import { randomToken } from "../http/encoding";
 import { pageMeta, render, renderError } from "../layout/render";
 import { usd } from "../layout/format";
 import { csrfToken } from "../auth/csrf-token";
-import { ledgerFor } from "../../ledger/ledger";
+import { totalsNow } from "../../ledger/usage-now";
 import { logError } from "../../log-error";
 import { paymentProvider } from "../../payments/payment-provider";
 import { recentPayments } from "../../payments/payments-store";
@@ -29,7 +29,7 @@ const PAYMENT_ID = /^pay_[A-Za-z0-9_-]{43}$/;
 
 async function creditsPage(c: Context<ConsoleEnv>, status: ContentfulStatusCode, extra: { form?: AddCreditsState; notice?: string }) {
   const s = c.var.session!;
-  const [totals, payments] = await Promise.all([ledgerFor(c.env, s.accountId).totals(), recentPayments(c.env.DB, s.accountId)]);
+  const [totals, payments] = await Promise.all([totalsNow(c.env, s.accountId), recentPayments(c.env.DB, s.accountId)]);
   return render(
     c,
     <CreditsPage

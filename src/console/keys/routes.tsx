@@ -19,7 +19,7 @@ import {
   type KeySettings,
 } from "../../db/keys";
 import { randomToken } from "../http/encoding";
-import { ledgerFor } from "../../ledger/ledger";
+import { keysUsageNow } from "../../ledger/usage-now";
 import { DeleteKeyPage, KeysPage, type CreatedKey, type CreateKeyState } from "./page";
 import { NewManagementKeyPage } from "./management-keys";
 import { EditKeyPage } from "./edit-page";
@@ -46,7 +46,7 @@ const keyNotFound = (c: Context<ConsoleEnv>) => renderError(c, 404, "Key not fou
 async function keysPage(c: Context<ConsoleEnv>, status: 200 | 400, extra: { created?: CreatedKey; form?: CreateKeyState; notice?: string }) {
   const s = account(c);
   const keys = await listAccountKeys(c.env.DB, s.accountId);
-  const usage = keys.length ? await ledgerFor(c.env, s.accountId).keysUsage(keys.map((k) => k.hash)) : {};
+  const usage = keys.length ? await keysUsageNow(c.env, s.accountId, keys.map((k) => k.hash)) : {};
   const rows = keys.map((key) => ({ key, usage: usage[key.hash]! }));
   return render(
     c,
