@@ -30,9 +30,9 @@ export type BatcherDeps = {
  * one at low traffic, and its RPC and commit stay off the start of the isolate's next request. The settle
  * that opens a batch sends it when its window ends, under its own waitUntil; settles arriving meanwhile
  * join and end at once (a request cannot wait on another request's I/O in workerd). Whoever touches the
- * batch once its time has come sends it, so a batch whose opener died during its wait is never left open. A batch is retried with backoff for the
- * retry budget, then handed to the settle queue; only if that fails too is it lost, and logged with
- * its generation ids and amounts.
+ * batch once its time has come sends it, so a batch whose opener died during its wait is never left open.
+ * A batch is retried with backoff for the retry budget, then handed to the settle queue; only if that
+ * fails too is it lost, and logged with its generation ids and amounts.
  */
 export class SettleBatcher {
   private gathering: Batch | undefined;
