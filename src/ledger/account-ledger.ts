@@ -153,8 +153,8 @@ export class AccountLedger {
     return this.batcher.pending(genId)?.record;
   }
 
-  /** Costs of this account's settles still waiting here to be sent (one key's, or all): see usage-now.ts. */
-  unsentCostNano(keyHash?: string): number {
+  /** Costs of this account's settles still gathering here, not yet sent (one key's, or all): see usage-now.ts. */
+  gatheringCostNano(keyHash?: string): number {
     return this.batcher.gatheringCostNano(keyHash);
   }
 

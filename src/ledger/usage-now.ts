@@ -9,19 +9,19 @@ import { accountLedger } from "./isolate-ledgers";
 
 export async function totalsNow(env: Env, accountId: string): Promise<Totals> {
   const totals = await ledgerFor(env, accountId).totals();
-  return { ...totals, usageNano: totals.usageNano + accountLedger(env, accountId).unsentCostNano() };
+  return { ...totals, usageNano: totals.usageNano + accountLedger(env, accountId).gatheringCostNano() };
 }
 
 export async function keyUsageNow(env: Env, accountId: string, keyHash: string): Promise<KeyUsage> {
   const usage = await ledgerFor(env, accountId).keyUsage(keyHash);
-  return plus(usage, accountLedger(env, accountId).unsentCostNano(keyHash));
+  return plus(usage, accountLedger(env, accountId).gatheringCostNano(keyHash));
 }
 
 /** `keyUsageNow` of many keys in one ledger call. */
 export async function keysUsageNow(env: Env, accountId: string, keyHashes: string[]): Promise<Record<string, KeyUsage>> {
   const usage = await ledgerFor(env, accountId).keysUsage(keyHashes);
   const account = accountLedger(env, accountId);
-  return Object.fromEntries(Object.entries(usage).map(([hash, u]) => [hash, plus(u, account.unsentCostNano(hash))]));
+  return Object.fromEntries(Object.entries(usage).map(([hash, u]) => [hash, plus(u, account.gatheringCostNano(hash))]));
 }
 
 /** A settle not yet sent is from now: it counts in every window. */
