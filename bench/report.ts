@@ -66,6 +66,10 @@ export type Results = {
     carrier_path: string;
     non_stream_tokens: number;
     durations: Record<string, number>;
+    /** The router's variables set with --var (absent in runs from before the option). */
+    var_overrides?: Record<string, string>;
+    /** The bench process's nice value with --client-priority, else null (absent in runs from before the option). */
+    client_nice?: number | null;
     accounts: string;
   };
   non_stream: NonStreamRow[];
@@ -169,6 +173,12 @@ const int = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ?
 const signed = (v: number | undefined, digits = 2) => (v === undefined || !Number.isFinite(v) ? "–" : `${v >= 0 ? "+" : ""}${v.toFixed(digits)}`);
 const NAMES = { simulator: "simulator", passthrough: "pass-through", floor: "floor relay", router: "router" } as const;
 
+/** What a run changed from the defaults: the router's variables (--var) and the bench's priority (--client-priority). */
+function settingsNote(s: Results["settings"]): string {
+  const vars = Object.entries(s.var_overrides ?? {}).map(([k, v]) => `${k}=${v}`);
+  return (vars.length > 0 ? `; router variables ${vars.join(" ")}` : "") + (s.client_nice != null ? `; bench process at nice ${s.client_nice}` : "");
+}
+
 function table(head: string[], rows: string[][]): string {
   return [`| ${head.join(" | ")} |`, `|${head.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 }
@@ -176,7 +186,7 @@ function table(head: string[], rows: string[][]): string {
 export function markdown(r: Results): string {
   const out: string[] = [];
   const m = r.machine;
-  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.ram_gb.toFixed(0)} GB RAM, ${m.os}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), wrangler ${m.wrangler}. Mode: ${r.mode}; measured: ${r.settings.worker} (${r.settings.source}). Other processes used ${f(r.conditions.foreign_cpu_pct, 1)} % of the CPU during the run (${f(r.conditions.foreign_cpu_pct_max_run, 1)} % in the worst kept measurement; measurements repeated for that reason: ${r.conditions.repeated_runs}).`);
+  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.ram_gb.toFixed(0)} GB RAM, ${m.os}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), wrangler ${m.wrangler}. Mode: ${r.mode}; measured: ${r.settings.worker} (${r.settings.source})${settingsNote(r.settings)}. Other processes used ${f(r.conditions.foreign_cpu_pct, 1)} % of the CPU during the run (${f(r.conditions.foreign_cpu_pct_max_run, 1)} % in the worst kept measurement; measurements repeated for that reason: ${r.conditions.repeated_runs}).`);
 
   if (r.non_stream.length > 0) out.push("\n**1. Non-stream completions** (closed loop; latency in ms; errors = failed requests in the window)\n");
   const rows1: string[][] = [];

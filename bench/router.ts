@@ -126,9 +126,10 @@ export function routerOptions(bundle: Bundle, s: RouterSettings): MiniflareOptio
     queueProducers: s.cfg.queueProducers,
     queueConsumers: s.cfg.queueConsumers,
     bindings: {
+      CARRIER_TIMEOUT_MS: "30000",
+      ...s.cfg.vars, // wrangler.toml's [vars] and --var: may override the timeout, never what the bench wires up
       CARRIER_BASE_URL_OVERRIDE: s.simulatorUrl,
       ADMIN_TOKEN: s.adminToken,
-      CARRIER_TIMEOUT_MS: "30000",
       ...carrierSecretBindings(pathToFileURL(s.catalogPath)),
     },
     ...(s.persistDir ? { defaultPersistRoot: s.persistDir } : {}),

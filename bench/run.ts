@@ -18,7 +18,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { MiniflareOptions } from "miniflare";
-import { Cleanup, cpuSnapshot, foreignCpuPercent, memoryOf, startRuntime, startSimulatorProcess, type Runtime } from "./processes.ts";
+import { Cleanup, cpuSnapshot, foreignCpuPercent, memoryOf, raiseOwnPriority, startRuntime, startSimulatorProcess, type Runtime } from "./processes.ts";
 import { Admin, applyMigrations, buildBundle, routerOptions, type Bundle } from "./router.ts";
 import { closedLoop, chatBody, ledgerThroughput, moduleEvalMs, openStreams, startOnce, startupSummary, type Durations, type Measured, type Target, type TargetKind } from "./scenarios.ts";
 import { compare, markdown, summarizeTargets, summaryMarkdown, targets, type Machine, type Results, type TargetSummary } from "./report.ts";
@@ -43,12 +43,28 @@ const { values } = parseArgs({
     render: { type: "boolean", default: false },
     /** How many times to run the scenarios (default 3 in full mode, 1 with --quick or --only). */
     repeat: { type: "string" },
+    /** A Worker variable for the router, NAME=VALUE (repeatable): on top of wrangler.toml's [vars]. */
+    var: { type: "string", multiple: true },
+    /** Run the bench process at this nice value (e.g. -10), the measured processes at the bench's own: root only. */
+    "client-priority": { type: "string" },
   },
 });
 const quick = values.quick;
 const runOnly = new Set((values.only ?? "1,2,3,4,5,6,floor,ttfb,probe,profile").split(",").map((s) => s.trim()));
 const repeat = values.repeat !== undefined ? Number(values.repeat) : quick || values.only !== undefined ? 1 : 3;
 if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) throw new Error(`--repeat must be a whole number from 1 to 20, not ${values.repeat}`);
+/** What the bench itself wires up: not to be overridden by --var. */
+const BENCH_VARS = new Set(["CARRIER_BASE_URL_OVERRIDE", "ADMIN_TOKEN"]);
+const varOverrides: Record<string, string> = {};
+for (const spec of values.var ?? []) {
+  const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(spec);
+  if (!m) throw new Error(`--var takes NAME=VALUE with an upper-case NAME (e.g. SETTLE_WINDOW_MS=50), not "${spec}"`);
+  if (BENCH_VARS.has(m[1]!) || m[1]!.startsWith("CARRIER_KEY_")) throw new Error(`--var cannot set ${m[1]}: the bench sets it`);
+  varOverrides[m[1]!] = m[2]!;
+}
+const clientNice = values["client-priority"] === undefined ? undefined : Number(values["client-priority"]);
+if (clientNice !== undefined && (!Number.isInteger(clientNice) || clientNice < -20 || clientNice > 19))
+  throw new Error(`--client-priority must be a nice value, a whole number from -20 to 19, not ${values["client-priority"]}`);
 /** Not targets, and not timed as such: measured in the first run of a set only. */
 const FIRST_RUN_ONLY = new Set(["floor", "ttfb", "probe", "profile"]);
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -143,7 +159,8 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
   const only = new Set([...runOnly].filter((s) => run.index === 1 || !FIRST_RUN_ONLY.has(s)));
   const started = performance.now();
   const cpuAtStart = cpuSnapshot();
-  const cfg = readWranglerConfig(join(workerRoot, "wrangler.toml"));
+  const toml = readWranglerConfig(join(workerRoot, "wrangler.toml"));
+  const cfg = { ...toml, vars: { ...toml.vars, ...varOverrides } };
   const catalogPath = join(workerRoot, "catalog.json");
   const path = carrierPath(MODEL);
   const results: Results = {
@@ -159,6 +176,8 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
       carrier_path: path,
       non_stream_tokens: NON_STREAM_TOKENS,
       durations: { ...D },
+      var_overrides: { ...varOverrides },
+      client_nice: clientNice ?? null,
       accounts: "scenarios 1–3: one account and key; scenario 4: a fresh hot account, and 64 fresh accounts (one key each); $1,000,000 of credits each",
     },
     non_stream: [],
@@ -498,6 +517,8 @@ if (values.render) {
 }
 try {
   mkdirSync(outDir, { recursive: true });
+  if (clientNice !== undefined) log(`bench process at nice ${clientNice}; what it starts at nice ${raiseOwnPriority(clientNice).own}`);
+  if (Object.keys(varOverrides).length > 0) log(`router variables from --var: ${Object.entries(varOverrides).map(([k, v]) => `${k}=${v}`).join(" ")}`);
   log("bundling with wrangler deploy --dry-run");
   const bundle = await buildBundle(root, workerRoot, join(outDir, values.root ? "bundle-other" : "bundle"));
   const file = values.out ? resolve(values.out) : values.root ? join(outDir, "results-other.json") : quick ? join(outDir, "results-quick.json") : join(root, "bench", "results.json");

@@ -1,5 +1,5 @@
 // The few wrangler.toml settings the benchmark needs to run the bundle in Miniflare the way wrangler would:
-// compatibility date and flags, and the D1, KV, Durable Object and queue bindings. A small reader for the TOML
+// compatibility date and flags, the D1, KV, Durable Object and queue bindings, and the [vars]. A small reader for the TOML
 // subset wrangler.toml uses (tables, arrays of tables, strings, booleans, numbers, one-line or multi-line arrays).
 import { readFileSync } from "node:fs";
 
@@ -14,6 +14,8 @@ export type WranglerConfig = {
   queueProducers: Record<string, string>;
   /** queues this Worker consumes */
   queueConsumers: string[];
+  /** `[vars]`, as the Worker sees them (strings); `npm run bench -- --var NAME=VALUE` adds to or overrides them */
+  vars: Record<string, string>;
 };
 
 type Value = string | number | boolean | Value[];
@@ -110,5 +112,6 @@ export function readWranglerConfig(path: string): WranglerConfig {
       (arrays.get("queues.producers") ?? []).flatMap((t) => (str(t.binding) && str(t.queue) ? [[str(t.binding)!, str(t.queue)!]] : [])),
     ),
     queueConsumers: (arrays.get("queues.consumers") ?? []).map((t) => str(t.queue)).filter((q): q is string => q !== undefined),
+    vars: Object.fromEntries(Object.entries(tables.get("vars") ?? {}).map(([k, v]) => [k, String(v)])),
   };
 }
