@@ -3,7 +3,7 @@ import type { AppEnv } from "../env";
 import { ApiError } from "./errors";
 import { readChatRequest } from "./chat-request";
 import { loadCatalog } from "../catalog/load";
-import { AUTO_MODEL } from "../catalog/catalog";
+import { AUTO_MODEL, type PricedEndpoint } from "../catalog/catalog";
 import { accountLedger } from "../ledger/isolate-ledgers";
 import { holdNano } from "../ledger/hold";
 import { dispatch, UnusableAnswer } from "../carriers/dispatch";
@@ -142,7 +142,7 @@ chatRoutes.post("/chat/completions", async (c) => {
   // Hashed once per request (WebCrypto is async), before any attempt is built.
   const userHash = body.user === undefined ? null : await hashedUser(caller.accountId, body.user);
   // The answer and the record name the model that served, as the caller sent its id.
-  const servedBy = (e: { modelId: string }) => (rc.model = candidates.find((x) => x.modelId === e.modelId)!.answerAs);
+  const servedBy = (e: PricedEndpoint) => (rc.model = plan.candidateOf.get(e)!.answerAs);
   const label = candidates.length > 1 ? candidates.map((x) => x.answerAs).join(", ") : rc.model;
   try {
     if (rc.stream) {

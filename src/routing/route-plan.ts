@@ -13,7 +13,13 @@ export type Emptied = { modelId: string; emptiedBy: string; message: string };
 /** How routing is set up for this deployment (env), the same for every request. */
 export type RoutePolicy = { thresholds: HealthThresholds; random: (() => number) | null };
 
-export type RoutePlan = { endpoints: PricedEndpoint[]; emptied: Emptied[]; tooLong: TooLong[] };
+export type RoutePlan = {
+  endpoints: PricedEndpoint[];
+  /** The candidate each endpoint is tried for (the first that listed it): the one the answer names when it serves. */
+  candidateOf: Map<PricedEndpoint, Candidate>;
+  emptied: Emptied[];
+  tooLong: TooLong[];
+};
 
 /**
  * Every endpoint the request may be tried on, in order, model after model. For each candidate model:
@@ -22,10 +28,12 @@ export type RoutePlan = { endpoints: PricedEndpoint[]; emptied: Emptied[]; tooLo
  *    (`policy.random`; null = cheapest first);
  * 3. the `provider` preferences: hard filters, sort, soft preferences, `order`, `allow_fallbacks`;
  * 4. endpoints that look down (`facts.health`) to the back, unless the caller set `provider.order`.
- * `tooLong` lists models without room for the request, `emptied` those the preferences emptied.
+ * An endpoint an earlier candidate already lists (the same model under another sort: `m:floor` then `m`)
+ * is tried once, for that earlier candidate. `tooLong` lists models without room for the request,
+ * `emptied` those the preferences emptied.
  */
 export function planRoute(candidates: Candidate[], endpointsOf: (modelId: string) => PricedEndpoint[], body: ChatRequest, facts: RequestFacts, policy: RoutePolicy): RoutePlan {
-  const plan: RoutePlan = { endpoints: [], emptied: [], tooLong: [] };
+  const plan: RoutePlan = { endpoints: [], candidateOf: new Map(), emptied: [], tooLong: [] };
   const ordered = !!body.provider?.order?.length;
   for (const c of candidates) {
     const all = endpointsOf(c.modelId);
@@ -39,7 +47,12 @@ export function planRoute(candidates: Candidate[], endpointsOf: (modelId: string
     const start = policy.random && !ordered && !sorted ? balanceByPrice(fit.endpoints, policy.random) : fit.endpoints;
     const routed = orderEndpoints(start, prefs, facts);
     if ("emptiedBy" in routed) plan.emptied.push({ modelId: c.modelId, ...routed });
-    else plan.endpoints.push(...(facts.health && !ordered ? demoteUnhealthy(routed.endpoints, facts.health, policy.thresholds) : routed.endpoints));
+    else
+      for (const e of facts.health && !ordered ? demoteUnhealthy(routed.endpoints, facts.health, policy.thresholds) : routed.endpoints) {
+        if (plan.candidateOf.has(e)) continue;
+        plan.candidateOf.set(e, c);
+        plan.endpoints.push(e);
+      }
   }
   return plan;
 }

@@ -172,6 +172,12 @@ describe("planRoute", () => {
     expect(names(plan(body, random === undefined ? () => 0.99 : random).endpoints)).toEqual(out);
   });
 
+  it("the same model under two sorts: each endpoint once, for the first candidate that lists it", () => {
+    const p = plan({ model: "a/m:floor", models: ["a/m", "b/big"] });
+    expect(names(p.endpoints)).toEqual(["p1", "p2", "p3", "p4"]);
+    expect(p.endpoints.map((e) => p.candidateOf.get(e)!.answerAs)).toEqual(["a/m:floor", "a/m:floor", "a/m:floor", "b/big"]);
+  });
+
   it("no model has room: every candidate is in tooLong, nothing to try", () => {
     const p = plan({ model: "a/m", models: ["b/big"], max_tokens: 200_000 });
     expect(p.endpoints).toEqual([]);

@@ -73,6 +73,20 @@ describe("models: fallbacks across models", () => {
     expect(record.routing_strategy).toBe("fallback");
   });
 
+  it("the same model twice under different sorts: every carrier tried once, the record names the candidate that served", async () => {
+    const { a, res, tag } = await ask({ model: `${A}:floor`, models: [A] }, outage(A1!.provider, A2!.provider));
+    expect(res.status).toBe(503);
+    expect((await simRequests(tag)).map((r) => r.carrier)).toEqual([A1!.provider, A2!.provider]);
+    const record = await generation(a.key, res.headers.get("x-generation-id")!);
+    expect((record.provider_responses as Json[]).map((x) => x.provider_name)).toEqual([A1!.providerEntry.name, A2!.providerEntry.name]);
+    // Listed the other way round, the served answer names the id the first candidate was sent as.
+    const served = await ask({ model: A, models: [`${A}:floor`] }, outage(A1!.provider));
+    const body = (await served.res.json()) as Json;
+    expect(body.model).toBe(A);
+    expect((await simRequests(served.tag)).map((r) => r.carrier)).toEqual([A1!.provider, A2!.provider]);
+    expect((await generation(served.a.key, body.id)).model).toBe(A);
+  });
+
   it("when every model fails the caller gets the carriers' error, nothing is charged and the record lists every attempt", async () => {
     const { a, res } = await ask({ model: A, models: [B], route: "fallback", provider: { only: [A1!.provider, B1!.provider] } }, outage(A1!.provider, B1!.provider));
     expect(res.status).toBe(503);
