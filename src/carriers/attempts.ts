@@ -1,22 +1,33 @@
 import { ApiError } from "../api/errors";
 import { readBodyLimited } from "../http/read-limited";
+import { REJECTIONS } from "./carrier-attempt";
 
 /** Why one carrier attempt did not produce a completion. */
 export type AttemptFailure = {
   provider: string;
-  /** rate_limited: 429; unavailable: 503 or not configured; failed: any other error or no answer. */
-  kind: "rate_limited" | "unavailable" | "failed";
+  /**
+   * rate_limited: 429; unavailable: 503 or not configured; rejected: the carrier judged the request
+   * invalid (400, 413, 422: the caller's to fix, unless another carrier takes it); failed: the carrier's
+   * fault (any other status, no answer, an unusable answer).
+   */
+  kind: "rate_limited" | "unavailable" | "rejected" | "failed";
   status: number | null;
   reason: string;
 };
 
 /**
- * The caller's error once every carrier failed: 502 with the last carrier's reason when any carrier
- * erred, else 429 when one rate-limited, else 503 (no carrier could serve; nothing is charged).
+ * The caller's error once no carrier served:
+ * - a carrier rejected the request as invalid (400, 413, 422): that status with the carrier's reason
+ *   (the last rejection), so a client does not retry a request that cannot succeed;
+ * - else 502 with the last carrier's reason when any carrier failed;
+ * - else 429 when one rate-limited, else 503 (no carrier could serve).
+ * Nothing is charged.
  */
 export function exhaustedError(failures: AttemptFailure[], modelId: string): CarriersExhausted {
-  const failed = failures.filter((f) => f.kind === "failed").at(-1);
   const metadata = { attempts: failures.map((f) => ({ provider: f.provider, status: f.status, reason: f.reason })) };
+  const rejected = failures.filter((f) => f.kind === "rejected").at(-1);
+  if (rejected) return new CarriersExhausted(rejected.status as RejectionStatus, `Carrier ${rejected.provider} rejected the request: ${rejected.reason}`, metadata, rejected.provider);
+  const failed = failures.filter((f) => f.kind === "failed").at(-1);
   const last = failures.at(-1)?.provider ?? null;
   if (failed) return new CarriersExhausted(502, `Carrier ${failed.provider} failed: ${failed.reason}`, metadata, failed.provider);
   if (failures.some((f) => f.kind === "rate_limited"))
@@ -24,10 +35,12 @@ export function exhaustedError(failures: AttemptFailure[], modelId: string): Car
   return new CarriersExhausted(503, `No carrier can serve ${modelId} right now. Nothing was charged.`, metadata, last);
 }
 
+type RejectionStatus = 400 | 413 | 422;
+
 /** Every carrier failed; `provider` is the one the record names (the one whose reason is reported). */
 export class CarriersExhausted extends ApiError {
   constructor(
-    status: 429 | 502 | 503,
+    status: RejectionStatus | 429 | 502 | 503,
     message: string,
     metadata: Record<string, unknown>,
     readonly provider: string | null,
@@ -36,11 +49,12 @@ export class CarriersExhausted extends ApiError {
   }
 }
 
-/** Classifies a carrier's non-2xx answer; `retry` says whether the next carrier may be tried. */
-export function classifyStatus(provider: string, status: number, reason: string): { failure: AttemptFailure; retry: boolean } {
-  if (status === 429) return { failure: { provider, kind: "rate_limited", status, reason }, retry: true };
-  if (status === 503) return { failure: { provider, kind: "unavailable", status, reason }, retry: true };
-  return { failure: { provider, kind: "failed", status, reason }, retry: status >= 500 };
+/** Classifies a carrier's non-2xx answer. Every kind moves on to the next carrier: a rejection may be that carrier's alone. */
+export function classifyStatus(provider: string, status: number, reason: string): AttemptFailure {
+  if (status === 429) return { provider, kind: "rate_limited", status, reason };
+  if (status === 503) return { provider, kind: "unavailable", status, reason };
+  if (REJECTIONS.has(status)) return { provider, kind: "rejected", status, reason };
+  return { provider, kind: "failed", status, reason };
 }
 
 /** The carrier's own error message from its body (OpenAI shape or plain text), kept short. */

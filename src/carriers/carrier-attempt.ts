@@ -23,6 +23,22 @@ export type CarrierAttempt = {
 export const UNREACHABLE_STATUS = 502;
 export const TIMEOUT_STATUS = 504;
 
+/** Statuses with which a carrier says the request itself is invalid; any other 4xx but 429 is the carrier's fault. */
+export const REJECTIONS = new Set([400, 413, 422]);
+
+/**
+ * Whether an attempt's status means the carrier failed (endpoint health counts it as down): a 5xx
+ * (502 unreachable, 504 timeout included), or a 4xx that is the carrier's own — a revoked key (401), an
+ * empty account at the carrier (402), a refusal (403), a retired model (404) — anything but a rejection
+ * of the request (400, 413, 422) or a rate limit (429).
+ */
+export function isCarrierFault(status: number): boolean {
+  return status >= 500 || (status >= 400 && status !== 429 && !REJECTIONS.has(status));
+}
+
+/** The same rule as SQL over an attempt's `status` column (the health fold). */
+export const CARRIER_FAULT_SQL = `(status >= 500 OR (status >= 400 AND status NOT IN (429, ${[...REJECTIONS].join(", ")})))`;
+
 /** A record's provider_responses column, parsed; [] when no carrier was tried. */
 export function parseAttempts(json: string | null | undefined): CarrierAttempt[] {
   return json ? (JSON.parse(json) as CarrierAttempt[]) : [];

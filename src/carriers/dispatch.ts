@@ -12,10 +12,11 @@ export type Served<T> = { endpoint: PricedEndpoint; call: CarrierCall; value: T;
 
 /**
  * Tries the endpoints in order (a model's carriers, then the next fallback model's) until one answers
- * usably. Falls back on 429, 5xx, timeout, network error or an unusable answer; a 4xx the carrier
- * refuses the request with (a prompt too long for it, a parameter it rejects) ends that model's turn,
- * and the next model is tried. Nothing has reached the caller while this runs. Every attempt goes to
- * `log`. Throws the caller's ApiError (429/502/503) when none is left; `label` names what was asked for.
+ * usably. Any error answer moves on: 429, 5xx, timeout, network error, an unusable answer, a carrier's
+ * own 4xx (401, 402, 403, 404…), and a rejection of the request (400, 413, 422), which may be that
+ * carrier's alone (a parameter it does not take, a shorter context). Nothing has reached the caller
+ * while this runs. Every attempt goes to `log`. Throws the caller's ApiError (`exhaustedError`) when
+ * none is left; `label` names what was asked for.
  */
 export async function dispatch<T>(
   env: Env,
@@ -27,9 +28,7 @@ export async function dispatch<T>(
   clientSignal?: AbortSignal,
 ): Promise<Served<T>> {
   const failures: AttemptFailure[] = [];
-  let refusedBy: string | null = null; // a model whose carrier refused the request: its other carriers would too
   for (const endpoint of endpoints) {
-    if (endpoint.modelId === refusedBy) continue;
     const provider = endpoint.providerEntry.name;
     const at = Date.now();
     let call: CarrierCall | "not_configured";
@@ -48,10 +47,8 @@ export async function dispatch<T>(
     }
     try {
       if (!call.response.ok) {
-        const { failure, retry } = classifyStatus(provider, call.response.status, await carrierReason(call.response));
+        failures.push(classifyStatus(provider, call.response.status, await carrierReason(call.response)));
         log.fail(endpoint, call.response.status, at);
-        failures.push(failure);
-        if (!retry) refusedBy = endpoint.modelId;
         continue;
       }
       const value = await accept(call, endpoint);

@@ -2,10 +2,11 @@
  * The `endpoint_attempts` table (src/db/schema.ts): filled from flushed generation records
  * (src/db/generations.ts), folded and pruned by the Cron Trigger (src/health/health-snapshot.ts).
  */
+import { CARRIER_FAULT_SQL } from "../carriers/carrier-attempt";
 
-/** An attempt is up unless the carrier failed (5xx, 502 unreachable, 504 timeout); 429 counts neither way. */
+/** An attempt is up unless the carrier failed (`isCarrierFault`: 5xx, 502 unreachable, 504 timeout, its own 401/402/403/404…); 429 counts neither way. */
 const COUNTED = "status <> 429";
-const UP = "status < 500";
+const UP = `NOT ${CARRIER_FAULT_SQL}`;
 /** Served: only these have a time to first token (and maybe a throughput). */
 const SERVED = "status BETWEEN 200 AND 299";
 export const PERCENTILES = [50, 75, 90, 99] as const;

@@ -1,4 +1,5 @@
 import type { CarrierAttempt } from "../carriers/carrier-attempt";
+import { isCarrierFault } from "../carriers/carrier-attempt";
 
 /** Endpoints with a failure streak an isolate keeps at most; the one failing longest ago is dropped first. */
 const MAX_ENDPOINTS = 1000;
@@ -8,9 +9,10 @@ type Streak = { failures: number; lastFailureAt: number };
 /**
  * The isolate's own, immediate view of endpoint health: consecutive failures per (model, carrier
  * slug), from every attempt dispatch makes. It acts at once, where the Cron Trigger's snapshot is a
- * minute or more behind. A 5xx (including 502 unreachable and 504 timeout) is a failure; a 429 neither
- * counts nor resets; anything else (the carrier answered) ends the streak. Only endpoints on a streak
- * are kept, at most MAX_ENDPOINTS.
+ * minute or more behind. A carrier fault (`isCarrierFault`: a 5xx, 502 unreachable and 504 timeout
+ * included, or the carrier's own 401/402/403/404…) is a failure; a 429 neither counts nor resets;
+ * anything else (the carrier answered, or judged the request invalid) ends the streak. Only endpoints on
+ * a streak are kept, at most MAX_ENDPOINTS.
  */
 export class IsolateHealth {
   /** Insertion order = order of the last failure, oldest first (a failure re-inserts its key). */
@@ -21,7 +23,7 @@ export class IsolateHealth {
   note(attempt: CarrierAttempt): void {
     if (attempt.status === 429) return;
     const key = keyOf(attempt.model, attempt.provider);
-    if (attempt.status < 500) {
+    if (!isCarrierFault(attempt.status)) {
       this.streaks.delete(key);
       return;
     }

@@ -70,6 +70,15 @@ describe("IsolateHealth", () => {
     expect(h.size).toBe(0); // only streaks are kept
   });
 
+  it("counts the carrier's own 4xx (401, 402, 403, 404) as failures; a rejection of the request (422) ends the streak", () => {
+    const h = new IsolateHealth();
+    const streak = (now: number) => h.consecutiveFailures("m/a", "groq", now, MEMORY);
+    for (const [i, status] of [401, 402, 403, 404].entries()) h.note(a(status, i * 1000));
+    expect(streak(4000)).toBe(4);
+    h.note(a(422, 5000));
+    expect(streak(5100)).toBe(0);
+  });
+
   it("keeps endpoints apart by model and carrier", () => {
     const h = new IsolateHealth();
     h.note(a(500, 0, "groq", "m/a"));

@@ -138,18 +138,64 @@ describe("errors of POST /chat/completions", () => {
     expect(((await res.json()) as Json).provider).toBe(third!.providerEntry.name);
   });
 
-  it("a carrier's 4xx other than 429 is not retried: 502 with its reason", async () => {
+  for (const status of [401, 402, 403, 404]) {
+    it(`a carrier's own ${status} (its key, its account, its model) moves on to the next carrier and is recorded`, async () => {
+      const a = await newAccount(10);
+      const [first, second] = catalog.endpoints(LLAMA);
+      const tag = uniqueTag();
+      const res = await chat(a.key, { model: LLAMA, ...user(`x [sim carrier=${first!.provider} status=${status}] [sim tag=${tag}]`) });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Json;
+      expect(body.provider).toBe(second!.providerEntry.name);
+      expect((await simRequests(tag)).map((r) => r.carrier)).toEqual([first!.provider, second!.provider]);
+      const record = await generation(a.key, body.id);
+      expect((record.provider_responses as Json[]).map((x) => [x.provider_name, x.status])).toEqual([
+        [first!.providerEntry.name, status],
+        [second!.providerEntry.name, 200],
+      ]);
+    });
+  }
+
+  it("a carrier's 400 may be its own: the next carrier is tried and serves", async () => {
     const a = await newAccount(10);
+    const [first, second] = catalog.endpoints(LLAMA);
     const tag = uniqueTag();
-    const body = await expectError(await chat(a.key, { model: LLAMA, ...user(`x [sim status=400 tag=${tag}]`) }), 502, /simulated 400/);
-    expect(body.error.message).toMatch(catalog.endpoints(LLAMA)[0]!.providerEntry.name);
-    expect(await simRequests(tag)).toHaveLength(1);
+    const res = await chat(a.key, { model: LLAMA, ...user(`x [sim carrier=${first!.provider} status=400] [sim tag=${tag}]`) });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Json).provider).toBe(second!.providerEntry.name);
+    expect((await simRequests(tag)).map((r) => r.carrier)).toEqual([first!.provider, second!.provider]);
+  });
+
+  for (const status of [400, 413, 422]) {
+    it(`every carrier rejecting the request with ${status}: the caller gets ${status} with the carrier's reason, nothing charged`, async () => {
+      const a = await newAccount(10);
+      const tag = uniqueTag();
+      const res = await chat(a.key, { model: LLAMA, ...user(`x [sim status=${status} tag=${tag}]`) });
+      const body = await expectError(res, status, new RegExp(`rejected the request: HTTP ${status}: simulated ${status}`));
+      expect((await simRequests(tag)).map((r) => r.carrier)).toEqual(catalog.endpoints(LLAMA).map((e) => e.provider));
+      expect(body.error.metadata.attempts.map((x: Json) => x.status)).toEqual([status, status, status]);
+      expect((await settled(a.accountId)).total_usage).toBe(0);
+      const record = await generation(a.key, res.headers.get("x-generation-id")!);
+      expect([record.status, record.total_cost]).toEqual([status, 0]);
+    });
+  }
+
+  it("a rejection outranks carriers that failed: one 400 and two 500s answer 400", async () => {
+    const a = await newAccount(10);
+    const [first, second, third] = catalog.endpoints(LLAMA);
+    const res = await chat(a.key, { model: LLAMA, ...user(`x [sim carrier=${first!.provider} status=500] [sim carrier=${second!.provider} status=400] [sim carrier=${third!.provider} status=502]`) });
+    const body = await expectError(res, 400, new RegExp(`Carrier ${second!.providerEntry.name} rejected the request`));
+    expect(body.error.metadata.attempts.map((x: Json) => x.status)).toEqual([500, 400, 502]);
+    const record = await generation(a.key, res.headers.get("x-generation-id")!);
+    expect(record.status).toBe(400);
+    expect(record.total_cost).toBe(0);
   });
 
   for (const [fault, status, pattern] of [
     ["status=503", 503, /No carrier can serve/],
     ["status=429", 429, /rate-limiting/],
     ["status=500", 502, /simulated 500/],
+    ["status=401", 502, /simulated 401/],
     ["malformed", 502, /malformed JSON/],
   ] as const) {
     it(`every carrier failing with ${fault} gives ${status}, charges nothing and records the failure`, async () => {

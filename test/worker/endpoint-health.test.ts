@@ -109,6 +109,11 @@ describe("the Cron Trigger's fold", () => {
       { model, provider: "p1", at: at(24 * 60 * MIN + 30 * MIN), status: 500, latencyMs: 11 }, // outside the day, inside the prune margin
       { model, provider: "p1", at: at(2 * 24 * 60 * MIN), status: 200, latencyMs: 12 }, // pruned
       { model, provider: "p2", at: at(MIN), status: 502, latencyMs: 13 },
+      // The carrier's own 4xx (its key revoked, its account empty, the model retired) is its failure: down.
+      { model, provider: "p3", at: at(MIN), status: 401, latencyMs: 14 },
+      { model, provider: "p3", at: at(MIN), status: 402, latencyMs: 15 },
+      { model, provider: "p3", at: at(MIN), status: 404, latencyMs: 16 },
+      { model, provider: "p3", at: at(MIN), status: 422, latencyMs: 17 }, // it judged the request invalid: up
     );
     await insertAttempts(rows);
 
@@ -123,6 +128,7 @@ describe("the Cron Trigger's fold", () => {
     expect(snapshot.endpoints[model]).toEqual({
       p1: { up: [11, 11, 12], counted: [13, 14, 16], latencyMs: [500, 800, 900, 1000], tokensPerSecond: [40, 60, 70, 70] },
       p2: { up: [0, 0, 0], counted: [1, 1, 1] },
+      p3: { up: [1, 1, 1], counted: [4, 4, 4] },
     });
     const left = await env.DB.prepare("SELECT latency_ms FROM endpoint_attempts WHERE model = ? ORDER BY latency_ms").bind(model).all<{ latency_ms: number }>();
     expect(left.results.map((r) => r.latency_ms)).not.toContain(12);

@@ -56,11 +56,15 @@ describe("models: fallbacks across models", () => {
     expect((await simRequests(tag)).map((r) => r.carrier)).toEqual([A1!.provider, A2!.provider, B1!.provider]);
   });
 
-  it("a carrier refusing the request (4xx) moves on to the next model, not to the same model's other carriers", async () => {
-    const { res, tag } = await ask({ models: [A, B] }, `[sim carrier=${A1!.provider} status=400]`);
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as Json).model).toBe(B);
-    expect((await simRequests(tag)).map((r) => r.carrier)).toEqual([A1!.provider, B1!.provider]);
+  it("a carrier refusing the request (4xx) moves on to the same model's next carrier, then to the next model", async () => {
+    const first = await ask({ models: [A, B] }, `[sim carrier=${A1!.provider} status=400]`);
+    expect(first.res.status).toBe(200);
+    expect(((await first.res.json()) as Json).model).toBe(A);
+    expect((await simRequests(first.tag)).map((r) => r.carrier)).toEqual([A1!.provider, A2!.provider]);
+    const both = await ask({ models: [A, B] }, `[sim carrier=${A1!.provider} status=400] [sim carrier=${A2!.provider} status=422]`);
+    expect(both.res.status).toBe(200);
+    expect(((await both.res.json()) as Json).model).toBe(B);
+    expect((await simRequests(both.tag)).map((r) => r.carrier)).toEqual([A1!.provider, A2!.provider, B1!.provider]);
   });
 
   it("the first model that serves ends the chain; its id is echoed as sent", async () => {
