@@ -8,7 +8,7 @@ import type { SseEvent } from "./sse-parser";
 type Chunk = Record<string, unknown> & { choices?: unknown; usage?: unknown; error?: unknown };
 export type ChunkFailure = { status: number; message: string };
 
-const FINISH = /"finish_reason":"([^"\\]*)"/;
+const FINISH = /"finish_reason":"([^"\\]*)"/g;
 
 /**
  * Rewrites one carrier stream's chunks for the caller (generation id, requested model, carrier name;
@@ -21,7 +21,11 @@ const FINISH = /"finish_reason":"([^"\\]*)"/;
 export class ChunkRewriter {
   upstreamId: string | null = null;
   usage: CarrierUsage | undefined;
+  /** What the last usage chunk told the caller it costs (insurance applied): the charge, whatever happens next. */
+  shown: { costNano: number; insured: boolean } | undefined;
   finishReason: string | null = null;
+  /** Choices that sent a finish reason: the answer is whole once every choice has. */
+  finished = 0;
   /** What was delivered, for the estimate when the carrier reports no usage. */
   readonly output = new OutputMeter();
   firstTokenAt: number | null = null;
@@ -45,8 +49,11 @@ export class ChunkRewriter {
         const before = this.output.delivered();
         this.output.addJson(rest, bytes - data.length);
         this.markFirstToken(before);
-        const finish = FINISH.exec(rest);
-        if (finish) this.finishReason = finish[1]!;
+        FINISH.lastIndex = 0;
+        for (let m = FINISH.exec(rest); m !== null; m = FINISH.exec(rest)) {
+          this.finishReason = m[1]!;
+          this.finished++;
+        }
         return `data: ${this.ourHead}${rest}\n\n`;
       }
     }
@@ -78,14 +85,18 @@ export class ChunkRewriter {
           this.output.addParsed(delta as Record<string, unknown>);
           this.markFirstToken(before);
         }
-        if (typeof finish_reason === "string") this.finishReason = finish_reason;
+        if (typeof finish_reason === "string") {
+          this.finishReason = finish_reason;
+          this.finished++;
+        }
       }
     }
     const reported = readUsage(chunk.usage);
     if (reported) {
       this.usage = reported;
       // The finish chunk comes before usage: the cost shown is the one charged, insurance included.
-      chunk.usage = { ...(chunk.usage as object), cost: nanoToUsd(charge(reported, this.endpoint, this.finishReason, false).costNano) };
+      this.shown = charge(reported, this.endpoint, this.finishReason, false);
+      chunk.usage = { ...(chunk.usage as object), cost: nanoToUsd(this.shown.costNano) };
     }
     return `data: ${JSON.stringify(chunk)}\n\n`;
   }

@@ -26,7 +26,8 @@ class RelayLimitExceeded extends Error {}
  * Relays a carrier's SSE stream to the caller as it arrives, rewriting every chunk's id, model and
  * provider, adding `cost` to the usage chunk, and ending with `data: [DONE]`. A carrier failure after
  * the first byte, or a stream past a relay limit, ends the stream with an error chunk
- * (`finish_reason: "error"`), never a clean end. The carrier's `[DONE]` ends the caller's stream at once;
+ * (`finish_reason: "error"`), never a clean end — unless every choice had finished: the caller has the
+ * whole answer, so its stream ends normally and the record keeps the late error. The carrier's `[DONE]` ends the caller's stream at once;
  * the carrier's body may then end within RELAY_AFTER_DONE_MS (its connection is reused), else it is cut
  * off. When the caller goes away the upstream request is aborted. The outcome is settled exactly once.
  */
@@ -38,6 +39,8 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
   const created = Math.floor(rc.startedAt / 1000);
   const limits = relayLimits(rc.env);
   const chunks = new ChunkRewriter(rc.genId, rc.model, provider, endpoint);
+  /** Choices the carrier streams (`n`): the answer is whole once each has finished. */
+  const choices = choiceCount(body);
   let lastChunkAt = Date.now();
   let cancelled = false;
   // The caller going away must stop the carrier at once and end the relay, however it shows: the
@@ -103,6 +106,8 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
     let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
     const parser = new SseParser(limits.maxEventBytes);
     let failure: ChunkFailure | null = null;
+    /** A failure after every choice finished: the caller has the whole answer, so its stream ends normally. */
+    let late: ChunkFailure | null = null;
     let sawDone = false;
     let closed = false;
     let received = 0;
@@ -159,7 +164,11 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         }
         buffer = next.value.buffer as ArrayBuffer; // the read transferred it: take it back
       }
-      if (failure) stopCarrier();
+      if (failure && chunks.finished >= choices) {
+        late = failure;
+        failure = null;
+      }
+      if (failure || late) stopCarrier();
       else if (sawDone) finishing = finishCarrier();
       await write(encoder.encode(metadataChunk() + (failure ? errorChunk(failure) : "") + DONE)); // a fresh buffer: written buffers may be transferred
       await writer.close();
@@ -170,7 +179,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
       if (watchdog !== undefined) clearTimeout(watchdog);
       clearTimeout(deadline);
       clientSignal.removeEventListener("abort", callerGone);
-      if (cancelled || failure) stopCarrier();
+      if (cancelled || failure || late) stopCarrier();
       if (!closed) writer.abort().catch(() => {});
     }
     function stopCarrier() {
@@ -185,18 +194,20 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
     }
     // Settled once the carrier is done with too (at once, unless it lingers): its connection is back in the pool by then.
     await finishing;
-    return streamOutcome(failure as ChunkFailure | null);
+    return streamOutcome(failure as ChunkFailure | null, late as ChunkFailure | null);
   };
 
-  // With the carrier's usage we charge what it reports; without it (failure, disconnect, no usage) our estimate
-  // of what was delivered. Zero-completion insurance: an error, or no completion and no finish reason, costs nothing.
-  const streamOutcome = (failure: ChunkFailure | null): Outcome => {
+  // The cost a usage chunk showed the caller is the charge, whatever came after it. Otherwise: with the
+  // carrier's usage we charge what it reports; without it (failure, disconnect, no usage) our estimate of
+  // what was delivered. Zero-completion insurance: an error before the answer was whole, or no completion
+  // and no finish reason, costs nothing.
+  const streamOutcome = (failure: ChunkFailure | null, late: ChunkFailure | null): Outcome => {
     const tokens = chunks.usage ?? {
       promptTokens: estimatePromptTokens(body, endpoint.imageTokens),
       completionTokens: chunks.output.completionTokens(endpoint.imageTokens),
       reasoningTokens: chunks.output.reasoningTokens(endpoint.imageTokens),
     };
-    const { costNano, insured } = charge(tokens, endpoint, chunks.finishReason, failure !== null);
+    const { costNano, insured } = chunks.shown ?? charge(tokens, endpoint, chunks.finishReason, failure !== null);
     return {
       provider,
       status: failure ? failure.status : cancelled ? 499 : 200,
@@ -205,7 +216,13 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
       reasoningTokens: tokens.reasoningTokens,
       costNano,
       finishReason: failure ? "error" : chunks.finishReason,
-      errorMessage: failure ? failure.message : cancelled ? "The caller disconnected mid-stream." : null,
+      errorMessage: failure
+        ? failure.message
+        : late
+          ? `${late.message} This was after the answer was complete: the caller's stream ended normally.`
+          : cancelled
+            ? "The caller disconnected mid-stream."
+            : null,
       firstTokenAt: chunks.firstTokenAt,
       upstreamId: chunks.upstreamId,
       cancelled,
@@ -223,4 +240,10 @@ function readFailure(reason: unknown, provider: string): string {
   if (reason instanceof RelayLimitExceeded) return reason.message;
   if (reason instanceof CarrierTimeout) return `Carrier ${provider} stopped sending (timeout).`;
   return `The connection to carrier ${provider} was lost mid-stream.`;
+}
+
+/** How many choices the request asks for (`n`, default 1). */
+function choiceCount(body: ChatRequest): number {
+  const n = (body as { n?: unknown }).n;
+  return typeof n === "number" && Number.isInteger(n) && n > 1 ? n : 1;
 }

@@ -141,3 +141,36 @@ describe("zero-completion insurance", () => {
     expect(usageNano).toBe(0);
   });
 });
+
+describe("a carrier that drops after the answer was delivered whole", () => {
+  it("after its usage chunk: the stream ends cleanly, the cost shown is the cost charged, the record notes the late error", async () => {
+    const { events, g, usageNano } = await streamed({ model: LLAMA, ...user("x [sim tokens=3 reset_after=6]") });
+    expect(events.at(-1)).toBe("[DONE]");
+    expect(events.some((e) => e !== "[DONE]" && e.error)).toBe(false);
+    const shown = events.filter((e): e is Json => e !== "[DONE]" && e.usage).at(-1)!.usage;
+    expect(shown.completion_tokens).toBe(3);
+    expect(shown.cost).toBeGreaterThan(0);
+    expect(usageNano).toBe(nano(shown.cost));
+    expect(g).toMatchObject({ status: 200, finish_reason: "stop", tokens_completion: 3, usage_source: "carrier", insured: false });
+    expect(nano(g.total_cost)).toBe(usageNano);
+    expect(g.error_message).toMatch(/after the answer was complete/);
+  });
+
+  it("after its finish chunk, before usage: the stream ends cleanly and the estimate of what was delivered is charged", async () => {
+    const { events, g, usageNano } = await streamed({ model: LLAMA, ...user("x [sim tokens=3 reset_after=5]") });
+    expect(events.at(-1)).toBe("[DONE]");
+    expect(events.some((e) => e !== "[DONE]" && e.error)).toBe(false);
+    expect(g).toMatchObject({ status: 200, finish_reason: "stop", usage_source: "estimate", insured: false });
+    expect(g.tokens_completion).toBe(completionEstimate(deltas(events)));
+    expect(g.error_message).toMatch(/after the answer was complete/);
+    expect(usageNano).toBe(costNano(g.tokens_prompt, g.tokens_completion, catalog.endpoints(LLAMA)[0]!));
+    expect(usageNano).toBeGreaterThan(0);
+  });
+
+  it("before its finish chunk it is still a failure: an error chunk, nothing charged", async () => {
+    const { events, g, usageNano } = await streamed({ model: LLAMA, ...user("x [sim tokens=3 reset_after=4]") });
+    expect((events.at(-2) as Json).error.code).toBe(502);
+    expect(g).toMatchObject({ status: 502, finish_reason: "error", total_cost: 0, insured: true });
+    expect(usageNano).toBe(0);
+  });
+});
