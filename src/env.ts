@@ -24,6 +24,7 @@ export interface Settings {
   LEDGER_HOLD_TTL_MS?: string;
   SETTLE_RETRY_BUDGET_MS?: string;
   SETTLE_WINDOW_MS?: string;
+  SETTLE_ATTEMPT_TIMEOUT_MS?: string;
   /** Most bytes of an unread request body (e.g. an oversized one) read and discarded before answering (default 64 MiB); README: Configuration. */
   BODY_DRAIN_MAX_BYTES?: string;
   /** Longest time spent draining an unread request body before answering, ms (default 10000). */

@@ -74,6 +74,7 @@ export class AccountLedger {
       clock: d.clock,
       windowMs: d.timings.settleWindowMs,
       retryBudgetMs: d.timings.settleRetryBudgetMs,
+      attemptTimeoutMs: d.timings.settleAttemptTimeoutMs,
       onEnd: (slices, end) => this.batchEnded(slices, end),
       log: d.log,
     });

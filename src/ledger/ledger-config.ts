@@ -16,14 +16,17 @@ export type LedgerTimings = {
   settleRetryBudgetMs: number;
   /** A settle batch (per account and isolate) is sent this long after the settle that opened it. */
   settleWindowMs: number;
+  /** One settle RPC not answered within this long is given up and retried (idempotent): a hung call cannot hold a batch. */
+  settleAttemptTimeoutMs: number;
 };
 
 export const DEFAULT_LEASE_TTL_MS = 2 * 60_000;
 export const DEFAULT_HOLD_TTL_MS = 30 * 60_000;
 export const DEFAULT_SETTLE_RETRY_BUDGET_MS = 25_000;
 export const DEFAULT_SETTLE_WINDOW_MS = 20;
+export const DEFAULT_SETTLE_ATTEMPT_TIMEOUT_MS = 5_000;
 
-export function ledgerTimings(env: Pick<Env, "LEDGER_LEASE_TTL_MS" | "LEDGER_HOLD_TTL_MS" | "SETTLE_RETRY_BUDGET_MS" | "SETTLE_WINDOW_MS">): LedgerTimings {
+export function ledgerTimings(env: Pick<Env, "LEDGER_LEASE_TTL_MS" | "LEDGER_HOLD_TTL_MS" | "SETTLE_RETRY_BUDGET_MS" | "SETTLE_WINDOW_MS" | "SETTLE_ATTEMPT_TIMEOUT_MS">): LedgerTimings {
   const leaseTtlMs = positiveIntVar(env.LEDGER_LEASE_TTL_MS, DEFAULT_LEASE_TTL_MS);
   return {
     leaseTtlMs,
@@ -31,5 +34,6 @@ export function ledgerTimings(env: Pick<Env, "LEDGER_LEASE_TTL_MS" | "LEDGER_HOL
     renewEveryMs: leaseTtlMs / 4,
     settleRetryBudgetMs: positiveIntVar(env.SETTLE_RETRY_BUDGET_MS, DEFAULT_SETTLE_RETRY_BUDGET_MS),
     settleWindowMs: positiveIntVar(env.SETTLE_WINDOW_MS, DEFAULT_SETTLE_WINDOW_MS),
+    settleAttemptTimeoutMs: positiveIntVar(env.SETTLE_ATTEMPT_TIMEOUT_MS, DEFAULT_SETTLE_ATTEMPT_TIMEOUT_MS),
   };
 }

@@ -19,6 +19,8 @@ export type BatcherDeps = {
   windowMs: number;
   /** How long a batch is retried before it goes to the queue. */
   retryBudgetMs: number;
+  /** One attempt not answered within this long is given up (and retried). */
+  attemptTimeoutMs: number;
   /** Told when a batch's slice reports have been stored (or handed to the queue). */
   onEnd: (slices: SliceReport[], end: BatchEnd) => void;
   log: (message: string, detail: string) => void;
@@ -31,8 +33,10 @@ export type BatcherDeps = {
  * that opens a batch sends it when its window ends, under its own waitUntil; settles arriving meanwhile
  * join and end at once (a request cannot wait on another request's I/O in workerd). Whoever touches the
  * batch once its time has come sends it, so a batch whose opener died during its wait is never left open.
- * A batch is retried with backoff for the retry budget, then handed to the settle queue; only if that
- * fails too is it lost, and logged with its generation ids and amounts.
+ * A batch is retried with backoff for the retry budget — an attempt the ledger does not answer within
+ * `attemptTimeoutMs` counts as failed (logged; `settleBatch` is idempotent, so one that lands late
+ * applies once) — then handed to the settle queue; only if that fails too is it lost, and logged with
+ * its generation ids and amounts.
  */
 export class SettleBatcher {
   private gathering: Batch | undefined;
@@ -97,11 +101,13 @@ export class SettleBatcher {
     const deadline = this.d.clock.now() + this.d.retryBudgetMs;
     let end: BatchEnd = "lost";
     for (let delay = FIRST_RETRY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_MS)) {
+      const limit = Math.max(1, Math.min(this.d.attemptTimeoutMs, deadline - this.d.clock.now()));
       try {
-        await this.d.ledger().settleBatch(items, slices);
+        await within(this.d.ledger().settleBatch(items, slices), limit, this.d.clock);
         end = "stored";
         break;
-      } catch {
+      } catch (err) {
+        if (err instanceof AttemptTimeout) this.d.log(`ledger did not answer a settle batch within ${limit} ms: retrying`, settleSummary(this.d.accountId, items));
         if (this.d.clock.now() + delay > deadline) break;
         await sleep(this.d.clock, delay);
       }
@@ -126,4 +132,23 @@ function mergeReport(into: Map<string, SliceReport>, r: SliceReport): void {
   const admitted = Math.max(prev?.admitted ?? 0, r.admitted);
   const release = (prev?.release ?? false) || (r.release ?? false);
   into.set(r.leaseId, release ? { leaseId: r.leaseId, admitted, release } : { leaseId: r.leaseId, admitted });
+}
+
+class AttemptTimeout extends Error {}
+
+/** `p`, or an AttemptTimeout once `ms` pass first (the call itself is left to land or not: settles are idempotent). */
+function within<T>(p: Promise<T>, ms: number, clock: Clock): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const cancel = clock.setTimer(ms, () => reject(new AttemptTimeout()));
+    p.then(
+      (v) => {
+        cancel();
+        resolve(v);
+      },
+      (err: unknown) => {
+        cancel();
+        reject(err);
+      },
+    );
+  });
 }

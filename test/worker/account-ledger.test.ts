@@ -5,7 +5,7 @@ import type { LedgerApi } from "../../src/ledger/ledger-api";
 import { ledgerTimings } from "../../src/ledger/ledger-config";
 import type { AdmitRequest, LeaseRequest, LedgerObject, RenewRequest, SettleRequest, SliceReport } from "../../src/ledger/ledger-object";
 import type { NewGeneration } from "../../src/db/schema";
-import { FakeClock } from "./fake-clock";
+import { FakeClock, never } from "./fake-clock";
 
 // The isolate's side of an account's ledger, alone: a fake clock, a fake ledger and a fake queue.
 
@@ -25,6 +25,8 @@ class FakeLedger implements LedgerApi {
   gone: string[] = [];
   /** The ledger cannot be reached while this says so. */
   down: (at: number) => boolean = () => false;
+  /** A settle RPC sent while this says so never answers (and is not applied). */
+  hang: (at: number) => boolean = () => false;
   constructor(private readonly clock: FakeClock) {}
   async admit(req: AdmitRequest) {
     this.admits.push(req);
@@ -38,12 +40,13 @@ class FakeLedger implements LedgerApi {
     this.renews.push({ at: this.clock.now(), ...req });
     return { gone: this.gone };
   }
-  async settleBatch(items: SettleRequest[], slices: SliceReport[]) {
+  settleBatch(items: SettleRequest[], slices: SliceReport[]): Promise<number> {
     const at = this.clock.now();
     this.attempts.push(at);
-    if (this.down(at)) throw new Error("Durable Object reset because its code was updated.");
+    if (this.hang(at)) return never;
+    if (this.down(at)) return Promise.reject(new Error("Durable Object reset because its code was updated."));
     this.batches.push({ at, items: items.map((i) => i.genId), slices });
-    return items.length;
+    return Promise.resolve(items.length);
   }
 }
 
@@ -138,6 +141,31 @@ describe("settle batches", () => {
     expect(queued[0]).toEqual({ accountId: "acct", items: [{ ...item("g1", 123), leaseId: "lease-1" }], slices: [{ leaseId: "lease-1", admitted: 1 }] });
     expect(queued[1]).toEqual({ accountId: "acct", items: [], slices: [{ leaseId: "lease-1", admitted: 1, release: true }] }); // the idle slice's release
     expect(logs.join("\n")).toContain('"gen":"g1","cost_nano":123');
+    expect(account.unsentRecord("g1")).toBeUndefined();
+  });
+
+  it("a settle RPC that never answers is given up after SETTLE_ATTEMPT_TIMEOUT_MS and retried; the batch is stored, and logged", async () => {
+    const { clock, ledger, account, queued, logs, t0 } = setup();
+    const timeout = ledgerTimings({}).settleAttemptTimeoutMs;
+    ledger.hang = (at) => at < t0 + 2 * timeout; // the first attempts hang (say, a Durable Object stuck mid-restart)
+    const p = account.settle(null, item("g1", 77), clock.waitUntil);
+    await clock.advance(4 * timeout);
+    await p;
+    expect(ids(ledger)).toEqual([["g1"]]);
+    expect(ledger.attempts.filter((at) => at < t0 + 2 * timeout).length).toBeGreaterThanOrEqual(2);
+    expect(queued).toEqual([]);
+    expect(account.unsentRecord("g1")).toBeUndefined();
+    expect(logs.join("\n")).toMatch(new RegExp(`did not answer a settle batch within ${timeout} ms.*"gen":"g1","cost_nano":77`));
+  });
+
+  it("a settle RPC that always hangs goes to the settle queue within the retry budget", async () => {
+    const { clock, ledger, account, queued, t0 } = setup();
+    ledger.hang = () => true;
+    const p = account.settle(null, item("g1", 77), clock.waitUntil);
+    await clock.advance(60_000);
+    await p;
+    expect(queued.map((q) => q.items.map((i) => i.genId))).toEqual([["g1"]]);
+    expect(ledger.attempts.at(-1)! - t0).toBeLessThanOrEqual(ledgerTimings({}).settleRetryBudgetMs);
     expect(account.unsentRecord("g1")).toBeUndefined();
   });
 

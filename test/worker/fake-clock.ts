@@ -2,6 +2,9 @@ import type { Clock, WaitUntil } from "../../src/ledger/ledger-api";
 
 type Timer = { at: number; seq: number; fn: () => void; cancelled: boolean };
 
+/** A call that never answers (a hung RPC): returned by a fake, it is not counted as I/O, so `drain` does not wait for it. */
+export const never: Promise<never> = new Promise<never>(() => {});
+
 /**
  * A clock whose time moves only when the test says so. Timers fire in time order as it advances;
  * `kill` drops pending timers, as a request that died takes its timers with it. Calls to a ledger
@@ -42,12 +45,16 @@ export class FakeClock implements Clock {
       get: (target, prop) => {
         const value: unknown = Reflect.get(target, prop);
         if (typeof value !== "function") return value;
-        return (...args: unknown[]) => this.track(Promise.resolve(Reflect.apply(value, target, args)));
+        return (...args: unknown[]) => {
+          const result: unknown = Reflect.apply(value, target, args);
+          return this.track(result === never ? never : Promise.resolve(result));
+        };
       },
     });
   }
 
   private track<T>(p: Promise<T>): Promise<T> {
+    if (p === never) return p;
     this.io++;
     const done = () => {
       if (--this.io === 0) this.ioIdle?.();
