@@ -2,7 +2,7 @@ import type { NewGeneration } from "../db/schema";
 import type { AdmitRequest, AdmitResult, SettleRequest, SliceReport } from "./ledger-object";
 import type { LedgerTimings } from "./ledger-config";
 import { sleep, type WaitUntil } from "./ledger-api";
-import { SettleBatcher, type BatchEnd, type BatcherDeps } from "./settle-batcher";
+import { SettleBatcher, type BatchEnd, type BatcherDeps, type Carried } from "./settle-batcher";
 import { Slice } from "./slice";
 
 /** A slice admits for this long, then is retired (a fresh lease follows). */
@@ -90,17 +90,22 @@ export class AccountLedger {
     }
     let admitted: AdmitResult;
     try {
-      admitted = await this.d.ledger().admit({
-        genId: req.genId,
-        keyHash: req.keyHash,
-        limitNano: req.limitNano,
-        limitReset: req.limitReset ?? null,
-        holdNano: req.holdNano,
-        paid: req.paid,
-        abandoned: req.abandoned(),
-        ...(req.limitNano !== null ? { unseenNano: this.unseenNano(req.keyHash) } : {}),
-        ...(req.free ? { free: req.free } : {}),
-      });
+      admitted = await this.withBatch(
+        (settle) =>
+          this.d.ledger().admit({
+            genId: req.genId,
+            keyHash: req.keyHash,
+            limitNano: req.limitNano,
+            limitReset: req.limitReset ?? null,
+            holdNano: req.holdNano,
+            paid: req.paid,
+            abandoned: req.abandoned(),
+            ...(req.limitNano !== null ? { unseenNano: this.unseenNano(req.keyHash, settle?.items) } : {}),
+            ...(req.free ? { free: req.free } : {}),
+            ...(settle ? { settle } : {}),
+          }),
+        waitUntil,
+      );
     } catch (err) {
       // A free model risks no money: it runs even when the ledger cannot be reached (uncounted by the rate limits, logged).
       if (req.paid) throw err;
@@ -143,10 +148,33 @@ export class AccountLedger {
    * (admitted before the key had a limit) and costs of its settles not yet stored. A key newly given a
    * limit is held to it at once here, slices and batches included.
    */
-  private unseenNano(keyHash: string): number {
+  private unseenNano(keyHash: string, carried: SettleRequest[] = []): number {
     let sum = this.batcher.unsentCostNano(keyHash);
+    for (const i of carried) if (i.keyHash === keyHash) sum -= i.costNano; // the same call applies them
     for (const t of this.running) if (t.slice && t.keyHash === keyHash) sum += t.holdNano;
     return sum;
+  }
+
+  /**
+   * Makes a ledger call with the gathering settle batch riding on it (`SettleBatcher.takeAlong`): the
+   * ledger applies the batch first, so it decides knowing every request that ended here. Should the call
+   * fail, or not answer within the settle attempt timeout, the batch is sent on its own.
+   */
+  private async withBatch<T>(call: (settle: { items: SettleRequest[]; slices: SliceReport[] } | undefined) => Promise<T>, waitUntil: WaitUntil): Promise<T> {
+    const carried: Carried | null = this.batcher.takeAlong();
+    if (!carried) return call(undefined);
+    const stop = this.d.clock.setTimer(this.d.timings.settleAttemptTimeoutMs, () => carried.failed(waitUntil));
+    try {
+      const result = await call({ items: carried.items, slices: carried.slices });
+      carried.stored();
+      this.acknowledge(carried.slices);
+      return result;
+    } catch (err) {
+      carried.failed(waitUntil);
+      throw err;
+    } finally {
+      stop();
+    }
   }
 
   /** A settle of this account that this isolate has not yet stored in the ledger. */
@@ -179,10 +207,14 @@ export class AccountLedger {
       return slice;
     }
     if (this.leasing) return null;
+    // Too little left for this hold: retired, so its rest returns to the balance with its release, which
+    // rides on the lease below with the settles still gathering here. Otherwise an idle slice would keep
+    // money the ledger needs for this very lease.
+    if (this.current) this.retire(this.current, waitUntil);
     this.leasing = true;
     try {
       const leaseId = this.d.newLeaseId();
-      const granted = await this.d.ledger().lease({ leaseId, holdNano, wantNano: SLICE_HOLDS * holdNano });
+      const granted = await this.withBatch((settle) => this.d.ledger().lease({ leaseId, holdNano, wantNano: SLICE_HOLDS * holdNano, ...(settle ? { settle } : {}) }), waitUntil);
       if (!granted.ok) return "balance";
       const fresh = new Slice(leaseId, granted.grantNano, this.d.clock.now(), this.d.clock.now() + SLICE_USE_MS);
       this.slices.set(leaseId, fresh);

@@ -41,7 +41,12 @@ export type AdmitRequest = {
   unseenNano?: number;
   /** Set for a free model's request: it is counted against the account's free-model rate limits. */
   free?: FreeLimits;
+  /** The asking isolate's settles still gathering, applied first (`settleBatch`): the admission sees the requests that ended. */
+  settle?: CarriedSettles;
 };
+
+/** A settle batch riding on an admission or a lease. */
+export type CarriedSettles = { items: SettleRequest[]; slices: SliceReport[] };
 export type AdmitResult = { ok: true } | { ok: false; reason: "balance" | "key_limit" } | ({ ok: false; reason: "rate_limit" } & FreeLimitHit);
 
 export type SettleRequest = {
@@ -70,6 +75,8 @@ export type LeaseRequest = {
   holdNano: number;
   /** How much the isolate would like to spend locally. */
   wantNano: number;
+  /** The isolate's settles still gathering, and the release of the slice this one replaces: applied first. */
+  settle?: CarriedSettles;
 };
 export type LeaseResult = { ok: true; grantNano: number } | { ok: false; reason: "balance" };
 
@@ -122,6 +129,7 @@ export class LedgerObject extends DurableObject<Env> {
   }
 
   admit(req: AdmitRequest): AdmitResult {
+    if (req.settle) this.settleBatch(req.settle.items, req.settle.slices);
     if (req.limitNano !== null) {
       // Holds and unseen costs count against the current window: they will settle into it (or a later one).
       const from = windowStart(req.limitReset ?? null, this.clock());
@@ -180,6 +188,7 @@ export class LedgerObject extends DurableObject<Env> {
    * nothing when nothing is available: its admissions are still counted.
    */
   lease(req: LeaseRequest): LeaseResult {
+    if (req.settle) this.settleBatch(req.settle.items, req.settle.slices);
     const available = this.available();
     if (req.holdNano > 0 && available <= 0) return { ok: false, reason: "balance" };
     // At most half of what is available, so other isolates of the account still find money.

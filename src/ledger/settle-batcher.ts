@@ -10,6 +10,16 @@ const MAX_RETRY_MS = 4000;
 type Batch = { items: SettleRequest[]; slices: Map<string, SliceReport>; sendAt: number };
 export type BatchEnd = "stored" | "queued" | "lost";
 
+/** A batch riding on another ledger call (`takeAlong`): that call applies it first. */
+export type Carried = {
+  items: SettleRequest[];
+  slices: SliceReport[];
+  /** The call returned: the ledger has the batch. */
+  stored(): void;
+  /** The call failed or did not answer in time: the batch is sent on its own, retries and queue included. */
+  failed(waitUntil: WaitUntil): void;
+};
+
 export type BatcherDeps = {
   accountId: string;
   ledger: () => LedgerApi;
@@ -68,6 +78,31 @@ export class SettleBatcher {
     if (b && this.d.clock.now() >= b.sendAt) waitUntil(this.take(b));
   }
 
+  /**
+   * Hands the gathering batch to a ledger call this isolate is about to make anyway (an admission, a
+   * lease), which applies it before it decides: the ledger then sees the requests that ended here (their
+   * holds gone, their slices released), and the batch costs no RPC of its own. Null when nothing gathers.
+   */
+  takeAlong(): Carried | null {
+    const b = this.gathering;
+    if (!b) return null;
+    this.gathering = undefined; // its opener, waking, finds it gone
+    const slices = [...b.slices.values()];
+    let open = true;
+    return {
+      items: b.items,
+      slices,
+      stored: () => {
+        if (open) this.ended(b.items, slices, "stored");
+        open = false;
+      },
+      failed: (waitUntil) => {
+        if (open) waitUntil(this.send(b.items, slices));
+        open = false;
+      },
+    };
+  }
+
   /** A settle this isolate has not yet stored anywhere. */
   pending(genId: string): SettleRequest | undefined {
     return this.unsent.get(genId);
@@ -121,6 +156,10 @@ export class SettleBatcher {
         this.d.log("ledger and settle queue unreachable: settles NOT stored", settleSummary(this.d.accountId, items));
       }
     }
+    this.ended(items, slices, end);
+  }
+
+  private ended(items: SettleRequest[], slices: SliceReport[], end: BatchEnd): void {
     for (const i of items) if (this.unsent.get(i.genId) === i) this.unsent.delete(i.genId);
     this.d.onEnd(slices, end);
   }

@@ -28,13 +28,21 @@ class FakeLedger implements LedgerApi {
   /** A settle RPC sent while this says so never answers (and is not applied). */
   hang: (at: number) => boolean = () => false;
   constructor(private readonly clock: FakeClock) {}
+  /** Admissions and leases fail while this says so. */
+  callsDown: (at: number) => boolean = () => false;
+  /** What a lease grants (default: all that is asked). */
+  grant: (req: LeaseRequest) => number = (req) => req.wantNano;
   async admit(req: AdmitRequest) {
     this.admits.push(req);
+    if (this.callsDown(this.clock.now())) throw new Error("Network connection lost.");
+    if (req.settle) this.batches.push({ at: this.clock.now(), items: req.settle.items.map((i) => i.genId), slices: req.settle.slices });
     return { ok: true as const };
   }
   async lease(req: LeaseRequest) {
     this.leases.push(req);
-    return { ok: true as const, grantNano: req.wantNano };
+    if (this.callsDown(this.clock.now())) throw new Error("Network connection lost.");
+    if (req.settle) this.batches.push({ at: this.clock.now(), items: req.settle.items.map((i) => i.genId), slices: req.settle.slices });
+    return { ok: true as const, grantNano: this.grant(req) };
   }
   async renew(req: RenewRequest) {
     this.renews.push({ at: this.clock.now(), ...req });
@@ -169,6 +177,28 @@ describe("settle batches", () => {
     expect(account.unsentRecord("g1")).toBeUndefined();
   });
 
+  it("settles still gathering ride on the next admission the ledger is asked for, applied first; nothing is sent twice", async () => {
+    const { clock, ledger, account } = setup();
+    clock.waitUntil(account.settle(null, item("g1"), clock.waitUntil));
+    clock.waitUntil(account.settle(null, item("g2"), clock.waitUntil));
+    await account.admit(paid("g3", 100, 5_000), clock.waitUntil); // a key with a limit: the ledger is asked
+    expect(ledger.admits[0]!.settle!.items.map((i) => i.genId)).toEqual(["g1", "g2"]);
+    await clock.advance(1_000); // the batch's window passes: its opener finds it gone
+    expect(ledger.attempts).toEqual([]);
+    expect(ids(ledger)).toEqual([["g1", "g2"]]);
+    expect(account.unsentRecord("g1")).toBeUndefined();
+  });
+
+  it("a carried batch whose call fails is sent on its own, retries included", async () => {
+    const { clock, ledger, account, t0 } = setup();
+    ledger.callsDown = (at) => at === t0;
+    clock.waitUntil(account.settle(null, item("g1"), clock.waitUntil));
+    await expect(account.admit(paid("g2", 100, 5_000), clock.waitUntil)).rejects.toThrow();
+    await clock.advance(100);
+    expect(ledger.attempts.length).toBe(1);
+    expect(ids(ledger)).toEqual([["g1"]]);
+  });
+
   it("when the queue fails too, the generation ids and amounts are logged", async () => {
     const { clock, ledger, account, logs, queueDown } = setup();
     ledger.down = () => true;
@@ -261,10 +291,24 @@ describe("slices and renewals", () => {
     await sent;
     clock.waitUntil(account.settle(null, { ...item("g3", 40) }, clock.waitUntil)); // waits for the window
     await account.admit(paid("g4", 100, 1_000), clock.waitUntil); // the key now has a limit: the ledger is asked
-    expect(ledger.admits.at(-1)).toMatchObject({ genId: "g4", limitNano: 1_000, unseenNano: 300 + 40 });
+    // g3's settle rides on that call (applied first), so only g1's hold is unseen.
+    expect(ledger.admits.at(-1)).toMatchObject({ genId: "g4", limitNano: 1_000, unseenNano: 300 });
+    expect(ledger.admits.at(-1)!.settle!.items.map((i) => i.genId)).toEqual(["g3"]);
     await clock.advance(100);
     await account.admit(paid("g5", 100, 1_000), clock.waitUntil);
     expect(ledger.admits.at(-1)).toMatchObject({ genId: "g5", unseenNano: 300 });
+  });
+
+  it("a slice with too little left for the next hold is retired first: its release rides on the lease that replaces it", async () => {
+    const { clock, ledger, account } = setup();
+    ledger.grant = (req) => req.holdNano; // a nearly empty account: one hold's worth
+    const a = await account.admit(paid("g1", 100), clock.waitUntil);
+    if (!a.ok) throw new Error("not admitted");
+    clock.waitUntil(account.settle(a.ticket, item("g1", 10), clock.waitUntil));
+    const b = await account.admit(paid("g2", 100), clock.waitUntil); // 90 left in lease-1: not enough
+    expect(b.ok).toBe(true);
+    expect(ledger.leases.map((l) => l.leaseId)).toEqual(["lease-1", "lease-2"]);
+    expect(ledger.leases[1]!.settle).toEqual({ items: [{ ...item("g1", 10), leaseId: "lease-1" }], slices: [{ leaseId: "lease-1", admitted: 1, release: true }] });
   });
 
   it("a slice the ledger no longer has admits nothing more", async () => {
