@@ -3,7 +3,7 @@ import type { AppEnv } from "../env";
 import { ApiError } from "./errors";
 import { readChatRequest } from "./chat-request";
 import { loadCatalog } from "../catalog/load";
-import { AUTO_MODEL, type PricedEndpoint } from "../catalog/catalog";
+import { AUTO_MODEL, isFree, type PricedEndpoint } from "../catalog/catalog";
 import { accountLedger } from "../ledger/isolate-ledgers";
 import { holdNano } from "../ledger/hold";
 import { dispatch, UnusableAnswer } from "../carriers/dispatch";
@@ -65,6 +65,7 @@ chatRoutes.post("/chat/completions", async (c) => {
     startedAt,
     markSettled,
     ticket: null,
+    served: null,
   };
   // On every answer, errors included, so a client can look up what was recorded for any request.
   c.header("x-generation-id", rc.genId);
@@ -112,20 +113,19 @@ chatRoutes.post("/chat/completions", async (c) => {
     if (plan.emptied.length === 0) throw fail(new ApiError(400, contextTooLongMessage(plan.tooLong)));
     throw fail(new ApiError(404, plan.emptied[0]!.message));
   }
-  const { endpoints } = plan;
-  if (level === "enabled") rc.metadata = { available: endpoints };
-  // Free models count against the free-model rate limits; a request that may land on a priced one is paid.
-  const paid = endpoints.some((e) => e.inputNano > 0 || e.outputNano > 0);
+  // A priced endpoint makes the request paid (balance, hold); a free one makes it count against the
+  // free-model rate limits, in the same ledger call. With both, the ledger says which may serve it.
+  const paid = plan.endpoints.some((e) => !isFree(e));
+  const free = plan.endpoints.some(isFree);
   const admitted = await accountLedger(c.env, caller.accountId).admit(
     {
       genId: rc.genId,
       keyHash: caller.key.hash,
       limitNano: caller.key.limitNano,
       limitReset: caller.key.limitReset,
-      holdNano: paid ? holdNano(body, bytes, endpoints) : 0,
+      holdNano: paid ? holdNano(body, bytes, plan.endpoints) : 0,
       paid,
-      // Free models count against the account's free-model rate limits, in the same ledger call.
-      ...(paid ? {} : { free: freeLimits(c.env) }),
+      ...(free ? { free: freeLimits(c.env) } : {}),
       abandoned: () => generationRecord(rc, failedOutcome(500, "The request ended without settling (the Worker was stopped); nothing was charged."), startedAt),
     },
     waitUntil,
@@ -137,12 +137,18 @@ chatRoutes.post("/chat/completions", async (c) => {
     throw fail(paymentRequired(admitted.reason, caller.key, modelId, origin));
   }
   rc.ticket = admitted.ticket;
+  // No free slot left: only the priced endpoints; no money: only the free ones.
+  const endpoints = admitted.route === undefined ? plan.endpoints : plan.endpoints.filter((e) => isFree(e) === (admitted.route === "free_only"));
+  if (level === "enabled") rc.metadata = { available: endpoints };
 
   const clientSignal = c.req.raw.signal;
   // Hashed once per request (WebCrypto is async), before any attempt is built.
   const userHash = body.user === undefined ? null : await hashedUser(caller.accountId, body.user);
   // The answer and the record name the model that served, as the caller sent its id.
-  const servedBy = (e: PricedEndpoint) => (rc.model = plan.candidateOf.get(e)!.answerAs);
+  const servedBy = (e: PricedEndpoint) => {
+    rc.served = e;
+    rc.model = plan.candidateOf.get(e)!.answerAs;
+  };
   const label = candidates.length > 1 ? candidates.map((x) => x.answerAs).join(", ") : rc.model;
   try {
     if (rc.stream) {

@@ -18,6 +18,11 @@ export interface PricedEndpoint extends EndpointEntry {
   supportedParameters: string[];
 }
 
+/** An endpoint that charges nothing: its requests count against the free-model rate limits. */
+export function isFree(e: Pick<PricedEndpoint, "inputNano" | "outputNano">): boolean {
+  return e.inputNano === 0 && e.outputNano === 0;
+}
+
 /** Parameters that only mean something when the endpoint returns reasoning. */
 const REASONING_PARAMETERS = new Set(["reasoning", "include_reasoning", "reasoning_effort"]);
 

@@ -34,6 +34,8 @@ export type RequestContext = {
   markSettled: () => void;
   /** What backs the request once admitted (its slice or its own hold); null before admission or when refused. */
   ticket: Ticket | null;
+  /** The endpoint that served; null until one did. */
+  served: PricedEndpoint | null;
 };
 
 export function newGenerationId(): string {

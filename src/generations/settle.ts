@@ -2,6 +2,7 @@ import type { RequestContext } from "./request-context";
 import type { NewGeneration } from "../db/schema";
 import { accountLedger } from "../ledger/isolate-ledgers";
 import type { CarrierAttempt } from "../carriers/carrier-attempt";
+import { isFree } from "../catalog/catalog";
 
 /** How one request ended: what is debited and recorded. */
 export type Outcome = {
@@ -90,7 +91,7 @@ export function settle(rc: RequestContext, outcome: Outcome): Promise<void> {
   rc.attempts.settled(attempts);
   const { accountId, key } = rc.caller;
   const p = accountLedger(rc.env, accountId)
-    .settle(rc.ticket, { genId: rc.genId, keyHash: key.hash, costNano: outcome.costNano, record }, rc.waitUntil)
+    .settle(rc.ticket, { genId: rc.genId, keyHash: key.hash, costNano: outcome.costNano, record, servedPriced: rc.served !== null && !isFree(rc.served) }, rc.waitUntil)
     .catch(() => {}) // logged where the batch failed
     .finally(rc.markSettled);
   rc.waitUntil(p);

@@ -1,5 +1,5 @@
 import type { NewGeneration } from "../db/schema";
-import type { AdmitRequest, AdmitResult, SettleRequest, SliceReport } from "./ledger-object";
+import type { AdmitRequest, AdmitResult, AdmitRoute, SettleRequest, SliceReport } from "./ledger-object";
 import type { LedgerTimings } from "./ledger-config";
 import { sleep, type WaitUntil } from "./ledger-api";
 import { SettleBatcher, type BatchEnd, type BatcherDeps, type Carried } from "./settle-batcher";
@@ -29,13 +29,18 @@ export class Ticket {
     /** The slice it was admitted from; null when the ledger admitted it on a hold of its own. */
     readonly slice: Slice | null,
     now: number,
+    /** Its admission counted a free-model slot (given back should a priced endpoint serve it). */
+    readonly freeSlot = false,
   ) {
     this.renewedAt = now;
   }
 }
 
-export type Admission = { ok: true; ticket: Ticket } | Exclude<AdmitResult, { ok: true }>;
-export type SettleInput = Omit<SettleRequest, "leaseId">;
+export type Admission = { ok: true; ticket: Ticket; route?: AdmitRoute } | Exclude<AdmitResult, { ok: true }>;
+export type SettleInput = Omit<SettleRequest, "leaseId" | "releaseFreeSlot"> & {
+  /** Whether a priced endpoint served the request (a free slot its admission counted is then given back). */
+  servedPriced?: boolean;
+};
 
 export type AccountLedgerDeps = Pick<BatcherDeps, "accountId" | "ledger" | "queue" | "clock" | "log"> & {
   timings: LedgerTimings;
@@ -83,7 +88,7 @@ export class AccountLedger {
   /** May this request run? Holds its worst case until it settles. */
   async admit(req: AdmitInput, waitUntil: WaitUntil): Promise<Admission> {
     this.batcher.flushIfDue(waitUntil);
-    if (req.paid && req.limitNano === null) {
+    if (req.paid && req.limitNano === null && !req.free) {
       const sliced = await this.admitFromSlice(req.holdNano, waitUntil);
       if (sliced === "balance") return { ok: false, reason: "balance" };
       if (sliced) return { ok: true, ticket: this.track(new Ticket(req.genId, req.keyHash, req.holdNano, sliced, this.d.clock.now()), waitUntil) };
@@ -107,14 +112,15 @@ export class AccountLedger {
         waitUntil,
       );
     } catch (err) {
-      // A free model risks no money: it runs even when the ledger cannot be reached (uncounted by the rate limits, logged).
-      if (req.paid) throw err;
+      // A free endpoint risks no money: it runs even when the ledger cannot be reached (uncounted by the rate limits, logged).
+      if (!req.free) throw err;
       this.d.log("ledger unreachable: a free request admitted uncounted", JSON.stringify({ account: this.d.accountId, gen: req.genId }));
-      return { ok: true, ticket: new Ticket(req.genId, req.keyHash, 0, null, this.d.clock.now()) };
+      return { ok: true, ticket: new Ticket(req.genId, req.keyHash, 0, null, this.d.clock.now()), ...(req.paid ? { route: "free_only" as const } : {}) };
     }
     if (!admitted.ok) return admitted;
-    const ticket = this.track(new Ticket(req.genId, req.keyHash, req.holdNano, null, this.d.clock.now()), waitUntil);
-    return { ok: true, ticket };
+    const { route } = admitted;
+    const ticket = new Ticket(req.genId, req.keyHash, route === "free_only" ? 0 : req.holdNano, null, this.d.clock.now(), req.free !== undefined && route !== "paid_only");
+    return { ok: true, ticket: this.track(ticket, waitUntil), ...(route ? { route } : {}) };
   }
 
   /**
@@ -122,17 +128,18 @@ export class AccountLedger {
    * request that was never admitted (refused, or failed before admission): only its record is stored.
    * Returns when this request's part is done (put it under waitUntil).
    */
-  settle(ticket: Ticket | null, item: SettleInput, waitUntil: WaitUntil): Promise<void> {
+  settle(ticket: Ticket | null, input: SettleInput, waitUntil: WaitUntil): Promise<void> {
     if (ticket?.done) return Promise.resolve();
     const reports: SliceReport[] = [];
-    let settle: SettleRequest = item;
+    const { servedPriced, ...item } = input;
+    let settle: SettleRequest = ticket?.freeSlot && servedPriced ? { ...item, releaseFreeSlot: true } : item;
     if (ticket) {
       ticket.done = true;
       ticket.stopHeartbeat?.();
       this.running.delete(ticket);
       const slice = ticket.slice;
       if (slice) {
-        settle = { ...item, leaseId: slice.leaseId };
+        settle = { ...settle, leaseId: slice.leaseId };
         slice.finish(ticket.holdNano, item.costNano, this.d.clock.now());
         const release = slice.inflight === 0 && slice.retired;
         reports.push(slice.report(release));

@@ -39,7 +39,10 @@ export type AdmitRequest = {
    * against the key's limit.
    */
   unseenNano?: number;
-  /** Set for a free model's request: it is counted against the account's free-model rate limits. */
+  /**
+   * Set when the request's plan has a free endpoint: it is counted against the account's free-model
+   * rate limits (a plan mixing free and priced endpoints too; README: Rate limits on free models).
+   */
   free?: FreeLimits;
   /** The asking isolate's settles still gathering, applied first (`settleBatch`): the admission sees the requests that ended. */
   settle?: CarriedSettles;
@@ -47,7 +50,16 @@ export type AdmitRequest = {
 
 /** A settle batch riding on an admission or a lease. */
 export type CarriedSettles = { items: SettleRequest[]; slices: SliceReport[] };
-export type AdmitResult = { ok: true } | { ok: false; reason: "balance" | "key_limit" } | ({ ok: false; reason: "rate_limit" } & FreeLimitHit);
+/**
+ * Which of the plan's endpoints the request may use (absent = all): `free_only` when the priced ones
+ * cannot be paid for (the balance is spent) but a free slot was counted; `paid_only` when the free-model
+ * limit is reached but the balance pays for the priced ones.
+ */
+export type AdmitRoute = "free_only" | "paid_only";
+export type AdmitResult =
+  | { ok: true; route?: AdmitRoute }
+  | { ok: false; reason: "balance" | "key_limit" }
+  | ({ ok: false; reason: "rate_limit" } & FreeLimitHit);
 
 export type SettleRequest = {
   genId: string;
@@ -58,6 +70,8 @@ export type SettleRequest = {
   record: NewGeneration;
   /** The slice (lease) the request was admitted from (its cost leaves the slice), or none (its own hold, if any). */
   leaseId?: string;
+  /** Its admission counted a free-model slot, but a priced endpoint served it: the slot is given back. */
+  releaseFreeSlot?: boolean;
 };
 
 /** What an isolate tells the ledger about one of its slices. */
@@ -136,24 +150,28 @@ export class LedgerObject extends DurableObject<Env> {
       const used = this.keyUsageNano(req.keyHash, from) + this.one("SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds WHERE key_hash = ?", req.keyHash) + (req.unseenNano ?? 0);
       if (used >= req.limitNano) return { ok: false, reason: "key_limit" };
     }
-    if (req.paid && this.available() <= 0) return { ok: false, reason: "balance" };
     const now = this.clock();
+    const canPay = req.paid && this.available() > 0;
+    let route: AdmitRoute | undefined;
     if (req.free) {
-      const hit = this.countFree(req.free, now);
-      if (hit) return { ok: false, reason: "rate_limit", ...hit };
-    }
+      // A plan with a free endpoint takes a free slot; without one left, only its priced endpoints may serve.
+      const hit = this.countFree(req.free, now, req.genId);
+      if (hit && !canPay) return { ok: false, reason: "rate_limit", ...hit };
+      if (hit) route = "paid_only";
+      else if (req.paid && !canPay) route = "free_only";
+    } else if (req.paid && !canPay) return { ok: false, reason: "balance" };
     // Every admitted request has a row, free ones too: should it die, its record says so.
     this.sql.exec(
       "INSERT OR IGNORE INTO holds (gen_id, key_hash, amount_nano, created_at, renewed_at, record) VALUES (?, ?, ?, ?, ?, ?)",
       req.genId,
       req.keyHash,
-      req.holdNano,
+      route === "free_only" ? 0 : req.holdNano,
       now,
       now,
       JSON.stringify(req.abandoned),
     );
     this.scheduleAlarm(this.timings.holdTtlMs);
-    return { ok: true };
+    return route ? { ok: true, route } : { ok: true };
   }
 
   /**
@@ -161,7 +179,7 @@ export class LedgerObject extends DurableObject<Env> {
    * not counted): a sliding minute (the oldest of the last minute's admissions frees the next slot) and
    * the UTC day, whose limit depends on the credits ever granted to the account.
    */
-  private countFree(limits: FreeLimits, now: number): FreeLimitHit | null {
+  private countFree(limits: FreeLimits, now: number, genId: string): FreeLimitHit | null {
     const hit = (window: FreeLimitHit["window"], limit: number, resetAt: number): FreeLimitHit => ({ window, limit, resetAt, retryAfterS: Math.max(1, Math.ceil((resetAt - now) / 1000)) });
     this.sql.exec("DELETE FROM free_minute WHERE at <= ?", now - 60_000);
     const inMinute = this.one("SELECT COUNT(*) AS v FROM free_minute");
@@ -175,10 +193,16 @@ export class LedgerObject extends DurableObject<Env> {
     const perDay = this.one("SELECT credits_nano AS v FROM account WHERE id = 1") >= limits.boughtNano ? limits.perDayBought : limits.perDay;
     const today = this.sql.exec<{ count: number }>("SELECT count FROM free_days WHERE day = ?", day).toArray()[0]?.count ?? 0;
     if (today >= perDay) return hit("day", perDay, windowEnd("daily", now)!);
-    this.sql.exec("INSERT INTO free_minute (at) VALUES (?)", now);
+    this.sql.exec("INSERT INTO free_minute (at, gen_id) VALUES (?, ?)", now, genId);
     this.sql.exec("INSERT INTO free_days (day, count) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET count = count + 1", day);
     this.sql.exec("DELETE FROM free_days WHERE day < ?", utcDay(now - RETENTION_MS));
     return null;
+  }
+
+  /** Gives back the free slot a request's admission counted (a priced endpoint served it): its minute row and its day's count. */
+  private releaseFree(genId: string, admittedAt: number): void {
+    this.sql.exec("DELETE FROM free_minute WHERE gen_id = ?", genId);
+    this.sql.exec("UPDATE free_days SET count = count - 1 WHERE day = ? AND count > 0", utcDay(admittedAt));
   }
 
   /**
@@ -230,11 +254,16 @@ export class LedgerObject extends DurableObject<Env> {
     let applied = 0;
     this.ctx.storage.transactionSync(() => {
       const now = this.clock();
+      // When each request giving back a free slot was admitted (its hold row, read before it goes).
+      const admittedAt = new Map<string, number>();
+      for (const i of items)
+        if (i.releaseFreeSlot) admittedAt.set(i.genId, this.sql.exec<{ at: number }>("SELECT created_at AS at FROM holds WHERE gen_id = ?", i.genId).toArray()[0]?.at ?? i.record.createdAt);
       // A request admitted on its own hold releases it, applied or not (a retry finds it gone).
       this.execChunked("DELETE FROM holds WHERE gen_id IN ($)", items.filter((i) => !i.leaseId).map((i) => [i.genId]));
       const fresh = this.insertDebits(items, now);
       const settled = items.filter((i) => fresh.delete(i.genId)); // once each, even if listed twice
       applied = settled.length;
+      for (const i of settled) if (i.releaseFreeSlot) this.releaseFree(i.genId, admittedAt.get(i.genId)!);
       const usage = sumBy(settled, (i) => i.keyHash);
       const total = [...usage.values()].reduce((a, b) => a + b, 0);
       if (total > 0) this.sql.exec("UPDATE account SET usage_nano = usage_nano + ? WHERE id = 1", total);

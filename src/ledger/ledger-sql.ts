@@ -75,6 +75,9 @@ const STEPS = [
     day TEXT PRIMARY KEY,
     count INTEGER NOT NULL
   );`,
+  // The request each free admission counted, so a request that a priced endpoint served in the end gives its slot back.
+  `ALTER TABLE free_minute ADD COLUMN gen_id TEXT;
+  CREATE INDEX free_minute_gen ON free_minute (gen_id);`,
 ];
 
 export function migrateLedger(sql: SqlStorage): void {

@@ -281,6 +281,24 @@ describe("slices and renewals", () => {
     await expect(failing.account.admit(paid("p1", 100, 1_000), failing.clock.waitUntil)).rejects.toThrow("unreachable");
   });
 
+  it("a plan mixing free and priced endpoints asks the ledger; served by a priced endpoint, its settle gives the free slot back", async () => {
+    const { clock, ledger, account } = setup();
+    const limits = { perMinute: 20, perDay: 50, perDayBought: 1000, boughtNano: 10e9 };
+    const mixed = (genId: string): AdmitInput => ({ ...paid(genId), free: limits });
+    const a = await account.admit(mixed("m1"), clock.waitUntil);
+    const b = await account.admit(mixed("m2"), clock.waitUntil);
+    if (!a.ok || !b.ok) throw new Error("not admitted");
+    expect(ledger.leases).toEqual([]);
+    expect(ledger.admits.map((r) => [r.genId, r.paid, r.free])).toEqual([["m1", true, limits], ["m2", true, limits]]);
+    clock.waitUntil(account.settle(a.ticket, { ...item("m1"), servedPriced: true }, clock.waitUntil));
+    clock.waitUntil(account.settle(b.ticket, { ...item("m2"), servedPriced: false }, clock.waitUntil));
+    await account.admit(mixed("m3"), clock.waitUntil); // carries both settles
+    expect(ledger.admits.at(-1)!.settle!.items.map((i) => [i.genId, i.releaseFreeSlot ?? false])).toEqual([["m1", true], ["m2", false]]);
+    // The ledger unreachable: the free endpoints may still serve (no money at risk), uncounted.
+    ledger.callsDown = () => true;
+    expect(await account.admit(mixed("m4"), clock.waitUntil)).toMatchObject({ ok: true, route: "free_only" });
+  });
+
   it("a key newly given a limit is held to it with what this isolate has of it that the ledger cannot see yet", async () => {
     const { clock, ledger, account } = setup();
     const running = await account.admit(paid("g1", 300), clock.waitUntil); // no limit yet: from a slice

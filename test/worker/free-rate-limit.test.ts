@@ -3,12 +3,13 @@ import { env, runInDurableObject } from "cloudflare:test";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
 import type { FreeLimits } from "../../src/ledger/free-limits";
 import type { NewGeneration } from "../../src/db/schema";
-import { admin, chat, generation, newAccount, user } from "./helpers";
+import { admin, chat, generation, newAccount, settled, user } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
 import { chatWithVars } from "./with-vars";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 
+const catalog = Catalog.parse(catalogJson);
 const FREE = "openai/gpt-oss-20b:free";
 const PAID = "meta-llama/llama-3.1-8b-instruct";
 const record = (id: string): NewGeneration => ({
@@ -67,6 +68,35 @@ describe("free-model rate limits, counted by the account's ledger", () => {
       expect(ledger.admit({ genId: `p${++n}`, keyHash: "k", limitNano: null, holdNano: 0, paid: true, abandoned: record(`p${n}`) })).toEqual(grantedUsd > 0 ? { ok: true } : { ok: false, reason: "balance" });
       clock.set("2026-11-24T00:00:00Z");
       for (let i = 0; i < perDay; i++) expect(admitFree(ledger, small)).toEqual({ ok: true });
+      expect(admitFree(ledger, small)).toMatchObject({ ok: false, window: "day" });
+    });
+  });
+
+  it("a plan mixing free and priced endpoints: a free slot while one is left, else only the priced ones if the balance pays, else 429", async () => {
+    const one: FreeLimits = { perMinute: 1, perDay: 1000, perDayBought: 1000, boughtNano: 10e9 };
+    const mixed = (ledger: LedgerObject, genId: string) => ledger.admit({ genId, keyHash: "k", limitNano: null, holdNano: 500, paid: true, free: one, abandoned: record(genId) });
+    await withLedger(1, (ledger) => {
+      expect(mixed(ledger, "m1")).toEqual({ ok: true }); // a slot counted, the hold kept for the priced ones
+      expect(ledger.totals().heldNano).toBe(500);
+      expect(mixed(ledger, "m2")).toEqual({ ok: true, route: "paid_only" });
+    });
+    await withLedger(0, (ledger) => {
+      expect(mixed(ledger, "m1")).toEqual({ ok: true, route: "free_only" }); // nothing to pay with: no hold
+      expect(ledger.totals().heldNano).toBe(0);
+      expect(mixed(ledger, "m2")).toMatchObject({ ok: false, reason: "rate_limit", window: "minute" });
+    });
+  });
+
+  it("a settle that gives a free slot back frees it in the minute and the day, once however often it is retried", async () => {
+    const small: FreeLimits = { perMinute: 1000, perDay: 2, perDayBought: 2, boughtNano: 10e9 };
+    await withLedger(1, (ledger) => {
+      expect(ledger.admit({ genId: "m1", keyHash: "k", limitNano: null, holdNano: 500, paid: true, free: small, abandoned: record("m1") })).toEqual({ ok: true });
+      expect(admitFree(ledger, small)).toEqual({ ok: true }); // the day is now full
+      expect(admitFree(ledger, small)).toMatchObject({ ok: false, window: "day" });
+      const served = { genId: "m1", keyHash: "k", costNano: 40, record: record("m1"), releaseFreeSlot: true };
+      ledger.settleBatch([served]);
+      ledger.settleBatch([served]); // a retry gives nothing back twice
+      expect(admitFree(ledger, small)).toEqual({ ok: true });
       expect(admitFree(ledger, small)).toMatchObject({ ok: false, window: "day" });
     });
   });
@@ -155,6 +185,61 @@ describe("free-model rate limits over HTTP", () => {
     expect((await send()).status).toBe(429);
     moveClock(midnight);
     expect((await send()).status).toBe(200);
+  });
+
+  it("a paid fallback cannot opt out: a free model served in a mixed plan counts; past the limit the paid fallback serves it, charged", async () => {
+    const a = await newAccount(1);
+    const t0 = Date.parse("2026-11-23T10:00:00Z");
+    await pinClock(a.accountId, t0);
+    const mixed = { model: FREE, models: [PAID] };
+    const served: string[] = [];
+    let charged = 0;
+    for (let i = 0; i < 26; i++) {
+      const res = await chat(a.key, { ...mixed, ...user(`mixed ${i} [sim tokens=2]`) });
+      const body = (await res.json()) as { model: string; usage: { cost: number } };
+      expect(res.status, `request ${i}`).toBe(200);
+      served.push(body.model);
+      charged += body.usage.cost;
+    }
+    expect(served).toEqual([...Array(20).fill(FREE), ...Array(6).fill(PAID)]);
+    expect(charged).toBeGreaterThan(0);
+    const refused = await chat(a.key, { model: FREE, ...user("plain free") });
+    expect(refused.status).toBe(429);
+    const usage = (await settled(a.accountId)).total_usage;
+    expect(Math.round(usage * 1e9)).toBe(Math.round(charged * 1e9));
+  });
+
+  it("a mixed plan whose free carrier fails and a priced one serves gives its free slot back", async () => {
+    const vars = { FREE_REQUESTS_PER_MINUTE: "2" };
+    const a = await newAccount(1);
+    await pinClock(a.accountId, Date.parse("2026-11-23T10:00:00Z"));
+    const send = async (body: object) => {
+      const { res, settled: done } = await chatWithVars(vars, a.key, body);
+      const json = (await res.json()) as { model?: string };
+      await done();
+      return { status: res.status, model: json.model };
+    };
+    const freeCarrier = catalog.endpoints(FREE)[0]!.provider;
+    for (let i = 0; i < 3; i++)
+      expect(await send({ model: FREE, models: [PAID], ...user(`x ${i} [sim carrier=${freeCarrier} status=503] [sim tokens=2]`) })).toEqual({ status: 200, model: PAID });
+    // Three served by the paid fallback: none took a slot, so two plain free requests still fit in the minute.
+    expect((await send({ model: FREE, ...user("a [sim tokens=2]") })).status).toBe(200);
+    expect((await send({ model: FREE, ...user("b [sim tokens=2]") })).status).toBe(200);
+    expect((await send({ model: FREE, ...user("c") })).status).toBe(429);
+  });
+
+  it("an empty balance: a mixed plan is served by its free model; once the free limit is reached it gets 429, never 402", async () => {
+    const vars = { FREE_REQUESTS_PER_MINUTE: "1" };
+    const a = await newAccount(0);
+    await pinClock(a.accountId, Date.parse("2026-11-23T10:00:00Z"));
+    const first = await chatWithVars(vars, a.key, { model: PAID, models: [FREE], ...user("x [sim tokens=2]") });
+    expect(first.res.status).toBe(200);
+    expect(((await first.res.json()) as { model: string }).model).toBe(FREE);
+    await first.settled();
+    const second = await chatWithVars(vars, a.key, { model: PAID, models: [FREE], ...user("x [sim tokens=2]") });
+    expect(second.res.status).toBe(429);
+    await second.settled();
+    expect((await chat(a.key, { model: PAID, ...user("x") })).status).toBe(402);
   });
 
   it("a catalog whose :free model has a price is refused, so every :free model is billed and limited as free", () => {
