@@ -27,7 +27,7 @@ import { isolateHealth } from "../health/isolate-health";
 import { routingHealth } from "../health/routing-health";
 import { healthThresholds } from "../routing/health-order";
 import { balancing, routingRandom } from "../routing/routing-random";
-import { contextTooLongMessage } from "../routing/request-fit";
+import { contextTooLongMessage, unsupportedPartsMessage } from "../routing/request-fit";
 import { MAX_ID_CHARS } from "../routing/router-field-schemas";
 
 export const chatRoutes = new Hono<AppEnv>();
@@ -109,9 +109,10 @@ chatRoutes.post("/chat/completions", async (c) => {
   const policy = { thresholds: healthThresholds(c.env), random: balancing(c.env) ? routingRandom(c.env, sticky) : null };
   const plan = planRoute(candidates, (id) => catalog.endpoints(id), body, { parameters: requestParameters(body), health }, policy);
   if (plan.endpoints.length === 0) {
-    // No candidate has room for the request: the caller's to fix (400). Otherwise the preferences emptied the list (404).
-    if (plan.emptied.length === 0) throw fail(new ApiError(400, contextTooLongMessage(plan.tooLong)));
-    throw fail(new ApiError(404, plan.emptied[0]!.message));
+    // The preferences emptied the list (404); otherwise no candidate takes the request's media or has room for it: the caller's to fix (400).
+    if (plan.emptied.length) throw fail(new ApiError(404, plan.emptied[0]!.message));
+    if (plan.tooLong.length) throw fail(new ApiError(400, contextTooLongMessage(plan.tooLong)));
+    throw fail(new ApiError(400, unsupportedPartsMessage(plan.unsupported)));
   }
   // A priced endpoint makes the request paid (balance, hold); a free one makes it count against the
   // free-model rate limits, in the same ledger call. With both, the ledger says which may serve it.

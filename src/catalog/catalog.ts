@@ -1,9 +1,8 @@
 import { catalogSchema, type CatalogFile, type EndpointEntry, type ModelEntry, type ProviderEntry } from "./schema";
 import { perMillionToNanoPerToken } from "./money";
+import { DEFAULT_PART_TOKENS, type PartTokens } from "./modalities";
 
 export const AUTO_MODEL = "router/auto";
-/** Tokens an image part counts for when the model's catalog entry does not set `image_tokens`. */
-export const DEFAULT_IMAGE_TOKENS = 1600;
 
 /** A model endpoint with its prices resolved to integer nano-USD per token. */
 export interface PricedEndpoint extends EndpointEntry {
@@ -12,8 +11,10 @@ export interface PricedEndpoint extends EndpointEntry {
   inputNano: number;
   outputNano: number;
   providerEntry: ProviderEntry;
-  /** The model's per-image allowance in tokens (`image_tokens`, else DEFAULT_IMAGE_TOKENS). */
-  imageTokens: number;
+  /** The model's allowance per media part in tokens (`image_tokens`, `file_tokens`, …, else DEFAULT_PART_TOKENS). */
+  partTokens: PartTokens;
+  /** The model's input modalities: a part of another kind is refused (400). */
+  inputModalities: readonly string[];
   /** The endpoint's `supported_parameters`, else the model's (reasoning ones only where it reasons). */
   supportedParameters: string[];
 }
@@ -40,13 +41,20 @@ export class Catalog {
     for (const p of file.providers) this.providerBySlug.set(p.slug, p);
     for (const m of file.models) {
       this.byId.set(m.id, m);
+      const partTokens: PartTokens = {
+        image: m.image_tokens ?? DEFAULT_PART_TOKENS,
+        file: m.file_tokens ?? DEFAULT_PART_TOKENS,
+        audio: m.audio_tokens ?? DEFAULT_PART_TOKENS,
+        video: m.video_tokens ?? DEFAULT_PART_TOKENS,
+      };
       const priced = m.endpoints.map((e) => ({
         ...e,
         modelId: m.id,
         inputNano: perMillionToNanoPerToken(e.input_price_per_1m)!,
         outputNano: perMillionToNanoPerToken(e.output_price_per_1m)!,
         providerEntry: this.providerBySlug.get(e.provider)!,
-        imageTokens: m.image_tokens ?? DEFAULT_IMAGE_TOKENS,
+        partTokens,
+        inputModalities: m.input_modalities,
         supportedParameters: e.supported_parameters ?? (e.supports_reasoning ? m.supported_parameters : m.supported_parameters.filter((p) => !REASONING_PARAMETERS.has(p))),
       }));
       // Cheapest first (input + output price per token); ties keep catalog order.

@@ -44,6 +44,12 @@ export const endpointSchema = z.object({
   max_completion_tokens: z.int().positive().nullable(),
   quantization: z.string().nullable(),
   supports_reasoning: z.boolean().default(false),
+  /**
+   * The carrier's `max_tokens` / `max_completion_tokens` caps only the visible completion: reasoning is
+   * billed on top of it, bounded by the request's reasoning budget (`reasoning.max_tokens`). The hold
+   * then covers cap + budget (the whole context without a budget).
+   */
+  reasoning_beyond_cap: z.boolean().default(false),
   /** The parameters this carrier honours (`provider.require_parameters`); default: the model's. */
   supported_parameters: z.array(z.string()).optional(),
 });
@@ -67,6 +73,10 @@ export const modelSchema = z.object({
   knowledge_cutoff: z.iso.date().nullable(),
   /** Tokens one image part is counted as (hold and estimate) when a carrier reports no usage; default 1,600. */
   image_tokens: z.int().positive().optional(),
+  /** The same for one `file` part, one `input_audio` part, one `video_url` part; required when `input_modalities` lists file, audio or video. */
+  file_tokens: z.int().positive().optional(),
+  audio_tokens: z.int().positive().optional(),
+  video_tokens: z.int().positive().optional(),
   endpoints: z.array(endpointSchema).min(1),
 });
 
@@ -82,6 +92,10 @@ export const catalogSchema = z
     const ids = new Set<string>();
     for (const m of cat.models) {
       if (ids.has(m.id)) ctx.addIssue({ code: "custom", message: `duplicate model ${m.id}` });
+      // A part a carrier bills must be held for: a model taking files, audio or video says how many tokens one part may cost.
+      for (const kind of ["file", "audio", "video"] as const)
+        if (m.input_modalities.includes(kind) && m[`${kind}_tokens`] === undefined)
+          ctx.addIssue({ code: "custom", message: `${m.id}: input_modalities lists ${kind}, so ${kind}_tokens (the tokens one ${kind} part may be billed as) is required` });
       ids.add(m.id);
       for (const e of m.endpoints) {
         if (!providers.has(e.provider)) ctx.addIssue({ code: "custom", message: `${m.id}: unknown provider ${e.provider}` });

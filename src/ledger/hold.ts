@@ -1,20 +1,30 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import type { ChatRequest } from "../api/chat-request";
-import { countImages } from "../api/image-parts";
+import { billedChoices, completionCap, countParts, reasoningBudget } from "../api/billed-fields";
+import { partTokensOf } from "../catalog/modalities";
 
 /**
- * The worst-case cost of a request, held from admission to settle. A token is at least one byte,
- * so the body's byte length bounds the prompt's text; an image part is a few bytes of URL but is
- * billed as hundreds of tokens, so each adds the model's per-image allowance. The completion is
- * bounded by the caller's max tokens, else the endpoint's max completion tokens, else its context.
- * Priced at the dearest endpoint, since fallback may land there.
+ * The worst-case cost of a request, held from admission to settle: the most any of its endpoints may
+ * bill, priced at the dearest (fallback may land there).
+ * - prompt: a token is at least one byte, so the body's byte length bounds the text; each media part
+ *   (image, file, audio, video) is a few bytes of URL but billed as many tokens: the model's allowance;
+ * - completion, per choice: the larger of `max_completion_tokens` and `max_tokens` (a carrier may read
+ *   either), else the endpoint's max completion tokens, else its context; where the endpoint bills
+ *   reasoning beyond that cap (`reasoning_beyond_cap`), plus the reasoning budget (without one, the
+ *   context); never more than the context;
+ * - choices: `n`, or `best_of` when larger (every candidate is billed).
  */
 export function holdNano(body: ChatRequest, bodyBytes: number, endpoints: PricedEndpoint[]): number {
-  const images = countImages(body);
+  const parts = countParts(body);
+  const cap = completionCap(body);
+  const budget = reasoningBudget(body);
+  const choices = billedChoices(body);
   let hold = 0;
   for (const e of endpoints) {
-    const completionCap = body.max_completion_tokens ?? body.max_tokens ?? e.max_completion_tokens ?? e.context_length;
-    hold = Math.max(hold, (bodyBytes + images * e.imageTokens) * e.inputNano + Math.min(completionCap, e.context_length) * e.outputNano);
+    let completion = cap ?? e.max_completion_tokens ?? e.context_length;
+    if (e.reasoning_beyond_cap) completion = budget === null ? e.context_length : completion + budget;
+    const prompt = bodyBytes + partTokensOf(parts, e.partTokens);
+    hold = Math.max(hold, prompt * e.inputNano + choices * Math.min(completion, e.context_length) * e.outputNano);
   }
   return hold;
 }

@@ -88,9 +88,9 @@ function estimateUsage(body: ChatRequest, endpoint: PricedEndpoint, choices: unk
   const output = new OutputMeter();
   for (const choice of choices) if (isObject(choice) && isObject(choice.message)) output.addParsed(choice.message);
   return {
-    promptTokens: estimatePromptTokens(body, endpoint.imageTokens),
-    completionTokens: output.completionTokens(endpoint.imageTokens),
-    reasoningTokens: output.reasoningTokens(endpoint.imageTokens),
+    promptTokens: estimatePromptTokens(body, endpoint.partTokens),
+    completionTokens: output.completionTokens(endpoint.partTokens.image),
+    reasoningTokens: output.reasoningTokens(endpoint.partTokens.image),
   };
 }
 

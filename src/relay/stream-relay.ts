@@ -7,6 +7,7 @@ import type { ChatRequest } from "../api/chat-request";
 import { SseParser, type SseEvent } from "./sse-parser";
 import { ChunkRewriter, type ChunkFailure } from "./chunk-rewriter";
 import { estimatePromptTokens } from "./token-estimate";
+import { returnedChoices } from "../api/billed-fields";
 import { charge } from "./charge";
 import { relayLimits } from "./relay-limits";
 import { textPieces } from "./text-pieces";
@@ -40,7 +41,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
   const limits = relayLimits(rc.env);
   const chunks = new ChunkRewriter(rc.genId, rc.model, provider, endpoint);
   /** Choices the carrier streams (`n`): the answer is whole once each has finished. */
-  const choices = choiceCount(body);
+  const choices = returnedChoices(body);
   let lastChunkAt = Date.now();
   let cancelled = false;
   // The caller going away must stop the carrier at once and end the relay, however it shows: the
@@ -203,9 +204,9 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
   // and no finish reason, costs nothing.
   const streamOutcome = (failure: ChunkFailure | null, late: ChunkFailure | null): Outcome => {
     const tokens = chunks.usage ?? {
-      promptTokens: estimatePromptTokens(body, endpoint.imageTokens),
-      completionTokens: chunks.output.completionTokens(endpoint.imageTokens),
-      reasoningTokens: chunks.output.reasoningTokens(endpoint.imageTokens),
+      promptTokens: estimatePromptTokens(body, endpoint.partTokens),
+      completionTokens: chunks.output.completionTokens(endpoint.partTokens.image),
+      reasoningTokens: chunks.output.reasoningTokens(endpoint.partTokens.image),
     };
     const { costNano, insured } = chunks.shown ?? charge(tokens, endpoint, chunks.finishReason, failure !== null);
     return {
@@ -240,10 +241,4 @@ function readFailure(reason: unknown, provider: string): string {
   if (reason instanceof RelayLimitExceeded) return reason.message;
   if (reason instanceof CarrierTimeout) return `Carrier ${provider} stopped sending (timeout).`;
   return `The connection to carrier ${provider} was lost mid-stream.`;
-}
-
-/** How many choices the request asks for (`n`, default 1). */
-function choiceCount(body: ChatRequest): number {
-  const n = (body as { n?: unknown }).n;
-  return typeof n === "number" && Number.isInteger(n) && n > 1 ? n : 1;
 }

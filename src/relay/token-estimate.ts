@@ -1,5 +1,6 @@
 import type { ChatRequest } from "../api/chat-request";
-import { countImages } from "../api/image-parts";
+import { countParts } from "../api/billed-fields";
+import { partTokensOf, type PartTokens } from "../catalog/modalities";
 
 /**
  * The one token estimate, used only when a carrier reports no usage (a stream it failed, a caller
@@ -9,7 +10,8 @@ import { countImages } from "../api/image-parts";
  *   model's image allowance. Output bytes are the UTF-8 bytes of every generated text field as sent
  *   (JSON-escaped: `\n` counts 2): content, reasoning / reasoning_content / reasoning_details (the same
  *   text, counted once), refusal, tool-call names and arguments, audio transcripts.
- * - prompt ≈ ⌈request text bytes ÷ 4⌉ + 4 per message + images × the allowance, where the text is every
+ * - prompt ≈ ⌈request text bytes ÷ 4⌉ + 4 per message + each media part (image, file, audio, video) × the
+ *   model's allowance for its kind, where the text is every
  *   message's content (text parts, tool results), earlier tool calls, and the JSON of `tools`,
  *   `tool_choice`, `response_format` (and the legacy `functions`/`function_call`).
  */
@@ -139,8 +141,8 @@ function sent(v: unknown): number {
   return typeof v === "string" && v !== "" ? utf8Bytes(JSON.stringify(v)) - 2 : 0;
 }
 
-/** The prompt estimate; `imageTokens` is the model's per-image allowance. */
-export function estimatePromptTokens(body: ChatRequest, imageTokens: number): number {
+/** The prompt estimate; `partTokens` are the model's per-part allowances. */
+export function estimatePromptTokens(body: ChatRequest, partTokens: PartTokens): number {
   let bytes = 0;
   for (const m of body.messages) {
     if (typeof m.content === "string") bytes += utf8Bytes(m.content);
@@ -153,7 +155,7 @@ export function estimatePromptTokens(body: ChatRequest, imageTokens: number): nu
     const v = (body as Obj)[field];
     if (v !== undefined && v !== null) bytes += typeof v === "string" ? utf8Bytes(v) : utf8Bytes(JSON.stringify(v));
   }
-  return Math.ceil(bytes / BYTES_PER_TOKEN) + body.messages.length * MESSAGE_OVERHEAD_TOKENS + countImages(body) * imageTokens;
+  return Math.ceil(bytes / BYTES_PER_TOKEN) + body.messages.length * MESSAGE_OVERHEAD_TOKENS + partTokensOf(countParts(body), partTokens);
 }
 
 function text(v: unknown): number {

@@ -4,7 +4,7 @@ import type { Candidate } from "./candidate-models";
 import { orderEndpoints, type RequestFacts } from "./order-endpoints";
 import { withShortcutSort } from "./model-shortcuts";
 import { demoteUnhealthy, type HealthThresholds } from "./health-order";
-import { fitRequest, requestNeed, type TooLong } from "./request-fit";
+import { fitRequest, requestNeed, type TooLong, type Unsupported } from "./request-fit";
 import { balanceByPrice } from "./price-balance";
 
 /** A model whose endpoints the request's filters all removed, and why. */
@@ -15,6 +15,8 @@ export type RoutePolicy = { thresholds: HealthThresholds; random: (() => number)
 
 export type RoutePlan = {
   endpoints: PricedEndpoint[];
+  /** Models that do not take a kind of part the request carries. */
+  unsupported: Unsupported[];
   /** The candidate each endpoint is tried for (the first that listed it): the one the answer names when it serves. */
   candidateOf: Map<PricedEndpoint, Candidate>;
   emptied: Emptied[];
@@ -23,21 +25,26 @@ export type RoutePlan = {
 
 /**
  * Every endpoint the request may be tried on, in order, model after model. For each candidate model:
- * 1. the endpoints the request fits (context, tools/format support: `fitRequest`);
+ * 1. the endpoints the request fits (the model takes its media parts, context, tools/format support: `fitRequest`);
  * 2. without `provider.order` and without a sort (the caller's or a shortcut's), load balanced by price
  *    (`policy.random`; null = cheapest first);
  * 3. the `provider` preferences: hard filters, sort, soft preferences, `order`, `allow_fallbacks`;
  * 4. endpoints that look down (`facts.health`) to the back, unless the caller set `provider.order`.
  * An endpoint an earlier candidate already lists (the same model under another sort: `m:floor` then `m`)
- * is tried once, for that earlier candidate. `tooLong` lists models without room for the request,
+ * is tried once, for that earlier candidate. `unsupported` lists models that do not take a kind of media part the request carries, `tooLong` models without room for it,
  * `emptied` those the preferences emptied.
  */
 export function planRoute(candidates: Candidate[], endpointsOf: (modelId: string) => PricedEndpoint[], body: ChatRequest, facts: RequestFacts, policy: RoutePolicy): RoutePlan {
-  const plan: RoutePlan = { endpoints: [], candidateOf: new Map(), emptied: [], tooLong: [] };
+  const plan: RoutePlan = { endpoints: [], unsupported: [], candidateOf: new Map(), emptied: [], tooLong: [] };
   const ordered = !!body.provider?.order?.length;
   for (const c of candidates) {
     const all = endpointsOf(c.modelId);
-    const fit = fitRequest(all, requestNeed(body, all[0]?.imageTokens ?? 0));
+    if (all.length === 0) continue;
+    const fit = fitRequest(all, requestNeed(body, all[0]!.partTokens));
+    if ("unsupported" in fit) {
+      plan.unsupported.push(fit.unsupported);
+      continue;
+    }
     if ("tooLong" in fit) {
       plan.tooLong.push(fit.tooLong);
       continue;

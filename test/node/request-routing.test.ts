@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { Catalog, type PricedEndpoint } from "../../src/catalog/catalog";
 import { chatRequestSchema } from "../../src/api/chat-request";
-import { contextTooLongMessage, fitRequest, requestNeed, type Need } from "../../src/routing/request-fit";
+import { contextTooLongMessage, fitRequest, requestNeed, unsupportedPartsMessage, type Need } from "../../src/routing/request-fit";
 import { balanceByPrice } from "../../src/routing/price-balance";
 import { balancing, routingRandom } from "../../src/routing/routing-random";
 import { planRoute, type RoutePolicy } from "../../src/routing/route-plan";
@@ -29,7 +29,9 @@ const catalog = Catalog.parse({
   ],
 });
 const names = (list: PricedEndpoint[]) => list.map((e) => e.provider);
-const need = (promptTokens: number, completionTokens = 0, features: string[] = []): Need => ({ promptTokens, completionTokens, features });
+const noParts = { image: 0, file: 0, audio: 0, video: 0 };
+const need = (promptTokens: number, completionTokens = 0, features: string[] = [], parts = noParts): Need => ({ parts, promptTokens, completionTokens, features });
+const allowances = { image: 1600, file: 1600, audio: 1600, video: 1600 };
 
 describe("fitRequest: context", () => {
   it.each([
@@ -73,10 +75,37 @@ describe("fitRequest: tools and formats", () => {
 
   it("requestNeed reads the completion cap and the features from the body", () => {
     const body = chatRequestSchema.parse({ messages: [{ role: "user", content: "x".repeat(400) }], max_completion_tokens: 50, max_tokens: 70, tools: [], response_format: { type: "json_object" } });
-    const n = requestNeed(body, 1600);
-    expect(n.completionTokens).toBe(50); // max_completion_tokens wins over the legacy max_tokens
+    const n = requestNeed(body, allowances);
+    expect(n.completionTokens).toBe(70); // the larger of the two caps: a carrier may read either
     expect(n.features).toEqual(["tools", "response_format"]);
     expect(n.promptTokens).toBeGreaterThanOrEqual(100); // 400 bytes ÷ 4, plus the message overhead
+  });
+});
+
+describe("fitRequest: media parts and the model's input modalities", () => {
+  it.each([
+    { name: "an image part to a text-only model", parts: { ...noParts, image: 1 }, modality: "image" },
+    { name: "audio", parts: { ...noParts, audio: 2 }, modality: "audio" },
+    { name: "a file", parts: { ...noParts, file: 1 }, modality: "file" },
+    { name: "a video", parts: { ...noParts, video: 1 }, modality: "video" },
+  ])("$name: the model does not fit", ({ parts, modality }) => {
+    expect(fitRequest(catalog.endpoints("a/m"), need(10, 0, [], parts))).toEqual({ unsupported: { modelId: "a/m", modality, count: parts[modality as keyof typeof parts], modalities: ["text"] } });
+  });
+
+  it("requestNeed counts each part type by its modality", () => {
+    const body = chatRequestSchema.parse({
+      messages: [
+        { role: "user", content: [{ type: "text", text: "x" }, { type: "image_url", image_url: { url: "u" } }, { type: "input_audio", input_audio: { data: "AA", format: "wav" } }] },
+        { role: "user", content: [{ type: "file", file: { file_data: "u" } }, { type: "video_url", video_url: { url: "u" } }, { type: "input_video", video_url: { url: "u" } }, { type: "input_image" }] },
+      ],
+    });
+    expect(requestNeed(body, allowances).parts).toEqual({ image: 2, file: 1, audio: 1, video: 2 });
+  });
+
+  it("the 400 message names the parts, the model and its modalities", () => {
+    expect(unsupportedPartsMessage([{ modelId: "a/m", modality: "audio", count: 2, modalities: ["text"] }])).toBe(
+      "The request carries 2 audio parts (input_audio), but a/m (input modalities: text) does not take audio input. Send it to a model whose input_modalities include audio (GET /api/v1/models), or remove those parts.",
+    );
   });
 });
 

@@ -40,3 +40,99 @@ describe("the hold counts image parts", () => {
     expect(hold(body)).toBe(Math.max(...catalog.endpoints(MISTRAL).map((e) => bytes * e.inputNano + 5 * e.outputNano)));
   });
 });
+
+// A catalog of one model whose two endpoints differ in what they bill: allowances for every media kind,
+// one endpoint billing reasoning beyond the cap.
+const wide = Catalog.parse({
+  ...catalogJson,
+  models: [
+    ...catalogJson.models,
+    {
+      ...catalogJson.models.find((m) => m.id === GEMMA)!,
+      id: "test/wide",
+      input_modalities: ["text", "image", "file", "audio", "video"],
+      image_tokens: 100,
+      file_tokens: 3000,
+      audio_tokens: 700,
+      video_tokens: 9000,
+      endpoints: [
+        { provider: "deepinfra", upstream_model: "wide", input_price_per_1m: 1, output_price_per_1m: 2, context_length: 100_000, max_completion_tokens: 8000, quantization: null },
+        { provider: "nebius", upstream_model: "wide-r", input_price_per_1m: 1, output_price_per_1m: 2, context_length: 100_000, max_completion_tokens: 8000, quantization: null, supports_reasoning: true, reasoning_beyond_cap: true },
+      ],
+    },
+  ],
+});
+const [plain, beyond] = wide.endpoints("test/wide");
+const bytesOf = (body: object) => new TextEncoder().encode(JSON.stringify(body)).byteLength;
+const holdAt = (body: object, endpoints = [plain!]) => holdNano(chatRequestSchema.parse(body), bytesOf(body), endpoints);
+const price = (body: object, completion: number, extraPrompt = 0) => (bytesOf(body) + extraPrompt) * 1000 + completion * 2000;
+
+describe("the hold covers the most a carrier may bill", () => {
+  it.each([
+    { name: "n choices: n × the cap", body: { n: 8, max_tokens: 50 }, completion: 8 * 50 },
+    { name: "best_of larger than n: every candidate is billed", body: { n: 2, best_of: 5, max_tokens: 50 }, completion: 5 * 50 },
+    { name: "both caps: the larger (a carrier may read only max_tokens)", body: { max_completion_tokens: 10, max_tokens: 200 }, completion: 200 },
+    { name: "both caps, the other way round", body: { max_completion_tokens: 300, max_tokens: 20 }, completion: 300 },
+    { name: "no cap: the endpoint's max completion tokens", body: {}, completion: 8000 },
+    { name: "no cap, n = 3", body: { n: 3 }, completion: 3 * 8000 },
+    { name: "a reasoning budget where reasoning stays within the cap changes nothing", body: { max_tokens: 100, reasoning: { max_tokens: 5000 } }, completion: 100 },
+  ])("$name", ({ body, completion }) => {
+    const b = { model: "test/wide", ...user("hi"), ...body };
+    expect(holdAt(b)).toBe(price(b, completion));
+  });
+
+  it.each([
+    { name: "cap + the reasoning budget", body: { max_tokens: 100, reasoning: { max_tokens: 5000 } }, completion: 5100 },
+    { name: "no budget: the whole context", body: { max_tokens: 100 }, completion: 100_000 },
+    { name: "cap + budget, never beyond the context", body: { max_tokens: 90_000, reasoning: { max_tokens: 50_000 } }, completion: 100_000 },
+    { name: "per choice", body: { n: 2, max_tokens: 100, reasoning: { max_tokens: 400 } }, completion: 2 * 500 },
+  ])("an endpoint billing reasoning beyond the cap: $name", ({ body, completion }) => {
+    const b = { model: "test/wide", ...user("hi"), ...body };
+    expect(holdAt(b, [beyond!])).toBe(price(b, completion));
+    expect(holdAt(b, [plain!, beyond!])).toBe(price(b, completion)); // the dearest endpoint sets the hold
+  });
+
+  it("each media part at its kind's allowance: image, file, audio, video", () => {
+    const parts = [
+      { type: "image_url", image_url: { url: "https://example.test/a.png" } },
+      { type: "file", file: { file_data: "https://example.test/a.pdf", filename: "a.pdf" } },
+      { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } },
+      { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } },
+      { type: "video_url", video_url: { url: "https://example.test/a.mp4" } },
+    ];
+    const b = { model: "test/wide", max_tokens: 10, messages: [{ role: "user", content: [{ type: "text", text: "what is in these?" }, ...parts] }] };
+    expect(holdAt(b)).toBe(price(b, 10, 100 + 3000 + 2 * 700 + 9000));
+  });
+
+  it("a catalog model taking audio must say what one audio part may cost", () => {
+    const bad = structuredClone(catalogJson) as { models: Array<{ id: string; input_modalities: string[] }> };
+    bad.models.find((m) => m.id === GEMMA)!.input_modalities.push("audio");
+    expect(() => Catalog.parse(bad)).toThrow(/input_modalities lists audio, so audio_tokens/);
+  });
+});
+
+describe("media parts a model does not take are refused before anything is held", () => {
+  it.each([
+    ["input_audio", { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } }, "audio"],
+    ["file", { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "a.pdf" } }, "file"],
+    ["video_url", { type: "video_url", video_url: { url: "https://example.test/a.mp4" } }, "video"],
+    ["image_url to a text-only model", { type: "image_url", image_url: { url: "https://example.test/a.png" } }, "image"],
+  ] as const)("%s: 400 naming the modality and the model's input modalities; nothing charged", async (_name, part, modality) => {
+    const a = await newAccount(10);
+    const model = "meta-llama/llama-3.1-8b-instruct";
+    const res = await chat(a.key, { model, messages: [{ role: "user", content: [{ type: "text", text: "hi" }, part] }] });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { message: string } };
+    expect(body.error.message).toContain(`does not take ${modality} input`);
+    expect(body.error.message).toContain(`${model} (input modalities: text)`);
+    expect((await settled(a.accountId)).total_usage).toBe(0);
+  });
+
+  it("a fallback model that takes the part serves it", async () => {
+    const a = await newAccount(10);
+    const image = { type: "image_url", image_url: { url: "https://example.test/a.png" } };
+    const res = await chat(a.key, { model: "meta-llama/llama-3.1-8b-instruct", models: [GEMMA], messages: [{ role: "user", content: [{ type: "text", text: "hi [sim tokens=2]" }, image] }] });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { model: string }).model).toBe(GEMMA);
+  });
+});
