@@ -38,6 +38,8 @@ export interface Directives {
   noFinish: boolean;
   /** `[sim outage requests=N status=S]`: arm an outage of the carrier being played. */
   outage?: { requests: number; status: number };
+  /** `cap_field=…`: the only completion cap field this carrier reads (default: max_completion_tokens, else max_tokens). */
+  capField?: "max_tokens" | "max_completion_tokens";
 }
 
 const DIRECTIVE_RE = /\[sim\b([^\]]*)\]/g;
@@ -123,6 +125,9 @@ function applyWord(d: Directives, key: string, value: string | undefined): void 
       break;
     case "tag":
       if (value.length > 0) d.tag = value;
+      break;
+    case "cap_field":
+      if (value === "max_tokens" || value === "max_completion_tokens") d.capField = value;
       break;
   }
 }

@@ -11,7 +11,7 @@ import { listOutages, listProfiles, resetProfile, setOutage, setProfile } from "
 import { lastUserText, parseDirectives, type Directives } from "./directives";
 import { Outages } from "./outages";
 import { Profiles, type ProfileMode } from "./profiles";
-import { countRequestTokens, DEFAULT_IMAGE_TOKENS, planCompletion, type CompletionPlan } from "./tokens";
+import { countRequestTokens, planCompletion, type CompletionPlan, type PartAllowances } from "./tokens";
 
 export interface SimulatorOptions {
   /** 0 (the default) picks an ephemeral port. */
@@ -120,13 +120,17 @@ interface CatalogFacts {
   carriers: Set<string>;
   /** Upstream models with `supports_reasoning: true`. */
   reasoning: Set<string>;
-  /** Tokens one image part costs: the model's `image_tokens`. */
-  imageTokens: Map<string, number>;
+  /** Endpoints (`carrier\nupstream model`) with `reasoning_beyond_cap: true`: reasoning is billed on top of the cap. */
+  reasoningBeyondCap: Set<string>;
+  /** Tokens one media part costs: the model's `image_tokens`, `file_tokens`, `audio_tokens`, `video_tokens`. */
+  partTokens: Map<string, Partial<PartAllowances>>;
 }
+
+const ALLOWANCE_FIELDS = { image: "image_tokens", file: "file_tokens", audio: "audio_tokens", video: "video_tokens" } as const;
 
 /** The catalog's facts about upstream models; none if it is unreadable. */
 function loadCatalogFacts(path: string): CatalogFacts {
-  const facts: CatalogFacts = { carriers: new Set(), reasoning: new Set(), imageTokens: new Map() };
+  const facts: CatalogFacts = { carriers: new Set(), reasoning: new Set(), reasoningBeyondCap: new Set(), partTokens: new Map() };
   let catalog: unknown;
   try {
     catalog = JSON.parse(readFileSync(path, "utf8"));
@@ -136,12 +140,17 @@ function loadCatalogFacts(path: string): CatalogFacts {
   const models = isRecord(catalog) && Array.isArray(catalog.models) ? (catalog.models as unknown[]) : [];
   for (const m of models) {
     const endpoints = isRecord(m) && Array.isArray(m.endpoints) ? (m.endpoints as unknown[]) : [];
-    const imageTokens = isRecord(m) ? nonNegativeInt(m.image_tokens) : undefined;
+    const allowances: Partial<PartAllowances> = {};
+    for (const [kind, field] of Object.entries(ALLOWANCE_FIELDS)) {
+      const n = isRecord(m) ? nonNegativeInt(m[field]) : undefined;
+      if (n !== undefined) allowances[kind as keyof PartAllowances] = n;
+    }
     for (const e of endpoints) {
       if (isRecord(e) && typeof e.provider === "string") facts.carriers.add(e.provider);
       if (!isRecord(e) || typeof e.upstream_model !== "string") continue;
       if (e.supports_reasoning === true) facts.reasoning.add(e.upstream_model);
-      if (imageTokens !== undefined) facts.imageTokens.set(e.upstream_model, imageTokens);
+      if (e.reasoning_beyond_cap === true && typeof e.provider === "string") facts.reasoningBeyondCap.add(`${e.provider}\n${e.upstream_model}`);
+      facts.partTokens.set(e.upstream_model, allowances);
     }
   }
   return facts;
@@ -189,6 +198,10 @@ function nonNegativeInt(v: unknown): number | undefined {
   return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
 }
 
+function positiveInt(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isInteger(v) && v >= 1 ? v : undefined;
+}
+
 interface Context {
   log: RequestLog;
   catalog: CatalogFacts;
@@ -208,7 +221,10 @@ interface Exchange {
   id: string;
   created: number;
   model: string;
-  plan: CompletionPlan;
+  /** The choices answered (`n`), index 0 first. */
+  plans: CompletionPlan[];
+  /** Every completion generated and billed: the answered ones, then the rest of `best_of`. */
+  billed: CompletionPlan[];
   reasoningModel: boolean;
   carrier: string;
 }
@@ -224,23 +240,28 @@ function reasoningKey(x: Exchange): string {
   return x.directives.reasoningContent ? "reasoning_content" : "reasoning";
 }
 
+/** Usage over every completion generated (all `best_of` candidates are billed). */
 function usageOf(x: Exchange): Json {
-  const usage: Json = {
-    prompt_tokens: x.plan.promptTokens,
-    completion_tokens: x.plan.completionTokens,
-    total_tokens: x.plan.promptTokens + x.plan.completionTokens,
-  };
-  if (x.reasoningModel) usage.completion_tokens_details = { reasoning_tokens: x.plan.reasoning.length };
+  const promptTokens = x.plans[0]!.promptTokens;
+  const completionTokens = x.billed.reduce((sum, p) => sum + p.completionTokens, 0);
+  const usage: Json = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  if (x.reasoningModel) usage.completion_tokens_details = { reasoning_tokens: x.billed.reduce((sum, p) => sum + p.reasoning.length, 0) };
   return usage;
 }
 
+function callId(x: Exchange, index: number): string {
+  return `call_${x.id.slice(-8)}${index ? `_${index}` : ""}`;
+}
+
 async function answerJson(x: Exchange): Promise<void> {
-  const { toolCall } = x.plan;
-  const message: Json = { role: "assistant", content: toolCall ? null : x.plan.content.join("") };
-  if (x.reasoningModel) message[reasoningKey(x)] = x.plan.reasoning.join("");
-  if (toolCall) message.tool_calls = [{ id: `call_${x.id.slice(-8)}`, type: "function", function: { name: toolCall.name, arguments: toolCall.arguments.join("") } }];
-  const finishReason = x.directives.noFinish ? null : x.plan.finishReason;
-  const completion: Json = { ...head(x, "chat.completion"), choices: [{ index: 0, message, finish_reason: finishReason }] };
+  const choices = x.plans.map((plan, index) => {
+    const { toolCall } = plan;
+    const message: Json = { role: "assistant", content: toolCall ? null : plan.content.join("") };
+    if (x.reasoningModel) message[reasoningKey(x)] = plan.reasoning.join("");
+    if (toolCall) message.tool_calls = [{ id: callId(x, index), type: "function", function: { name: toolCall.name, arguments: toolCall.arguments.join("") } }];
+    return { index, message, finish_reason: x.directives.noFinish ? null : plan.finishReason };
+  });
+  const completion: Json = { ...head(x, "chat.completion"), choices };
   if (!x.directives.noUsage) completion.usage = usageOf(x);
   const full = JSON.stringify(completion);
   // Cutting the JSON in half always loses the closing brace: guaranteed invalid.
@@ -268,24 +289,28 @@ interface StreamEvent {
   token: boolean;
 }
 
+/** The stream: each choice in turn (role chunk, token chunks, finish chunk, all with its `index`), then usage and [DONE]. */
 function streamEvents(x: Exchange, includeUsage: boolean): StreamEvent[] {
   const chunk = (choices: unknown[], extra?: Json): StreamEvent => ({
     data: JSON.stringify({ ...head(x, "chat.completion.chunk"), choices, ...extra }),
     token: false,
   });
-  const delta = (d: Json): StreamEvent => ({ ...chunk([{ index: 0, delta: d, finish_reason: null }]), token: true });
-  const tokens = [...x.plan.reasoning.map((w) => delta({ [reasoningKey(x)]: w })), ...x.plan.content.map((w) => delta({ content: w }))];
-  const { toolCall } = x.plan;
-  if (toolCall) {
-    // OpenAI's shape: the first delta names the call, the next ones carry argument fragments.
-    tokens.push(delta({ tool_calls: [{ index: 0, id: `call_${x.id.slice(-8)}`, type: "function", function: { name: toolCall.name, arguments: "" } }] }));
-    for (const fragment of toolCall.arguments) tokens.push(delta({ tool_calls: [{ index: 0, function: { arguments: fragment } }] }));
+  const events: StreamEvent[] = [];
+  for (const [index, plan] of x.plans.entries()) {
+    const delta = (d: Json): StreamEvent => ({ ...chunk([{ index, delta: d, finish_reason: null }]), token: true });
+    const tokens = [...plan.reasoning.map((w) => delta({ [reasoningKey(x)]: w })), ...plan.content.map((w) => delta({ content: w }))];
+    const { toolCall } = plan;
+    if (toolCall) {
+      // OpenAI's shape: the first delta names the call, the next ones carry argument fragments.
+      tokens.push(delta({ tool_calls: [{ index: 0, id: callId(x, index), type: "function", function: { name: toolCall.name, arguments: "" } }] }));
+      for (const fragment of toolCall.arguments) tokens.push(delta({ tool_calls: [{ index: 0, function: { arguments: fragment } }] }));
+    }
+    if (x.directives.malformed && index === 0) {
+      tokens.splice(Math.floor(tokens.length / 2), 0, { data: `{"id":"${x.id}","choices":[{"delta": not json`, token: false });
+    }
+    events.push(chunk([{ index, delta: { role: "assistant", content: "" }, finish_reason: null }]), ...tokens);
+    if (!x.directives.noFinish) events.push(chunk([{ index, delta: {}, finish_reason: plan.finishReason }]));
   }
-  if (x.directives.malformed) {
-    tokens.splice(Math.floor(tokens.length / 2), 0, { data: `{"id":"${x.id}","choices":[{"delta": not json`, token: false });
-  }
-  const events = [chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]), ...tokens];
-  if (!x.directives.noFinish) events.push(chunk([{ index: 0, delta: {}, finish_reason: x.plan.finishReason }]));
   if (includeUsage && !x.directives.noUsage) events.push(chunk([], { usage: usageOf(x) }));
   events.push({ data: "[DONE]", token: false });
   return events;
@@ -417,6 +442,28 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
 
   const model = typeof body.model === "string" ? body.model : "unknown";
   const reasoningModel = isReasoningModel(model, ctx.catalog.reasoning);
+  // `n` choices answered; `best_of` (when larger) candidates generated and billed.
+  const answered = positiveInt(body.n) ?? 1;
+  const generated = Math.max(answered, positiveInt(body.best_of) ?? 1);
+  const cap = (field: "max_tokens" | "max_completion_tokens") => nonNegativeInt(body[field]);
+  const maxTokens = directives.capField ? cap(directives.capField) : (cap("max_completion_tokens") ?? cap("max_tokens"));
+  const budget = isRecord(body.reasoning) ? positiveInt(body.reasoning.max_tokens) : undefined;
+  const promptTokens = countRequestTokens(body, ctx.catalog.partTokens.get(model) ?? {});
+  const billed = Array.from({ length: generated }, (_, choice) =>
+    planCompletion({
+      model,
+      messages,
+      promptTokens,
+      toolName: directives.toolCall ? (firstToolName(body.tools) ?? "lookup") : undefined,
+      maxTokens,
+      tokens: directives.tokens,
+      big: directives.big,
+      reasoning: reasoningModel,
+      choice,
+      reasoningBeyondCap: ctx.catalog.reasoningBeyondCap.has(`${carrier}\n${model}`),
+      reasoningBudget: budget,
+    }),
+  );
   const exchange: Exchange = {
     res,
     record,
@@ -428,23 +475,15 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
     model,
     reasoningModel,
     carrier,
-    plan: planCompletion({
-      model,
-      messages,
-      promptTokens: countRequestTokens(body, ctx.catalog.imageTokens.get(model) ?? DEFAULT_IMAGE_TOKENS),
-      toolName: directives.toolCall ? (firstToolName(body.tools) ?? "lookup") : undefined,
-      maxTokens: nonNegativeInt(body.max_completion_tokens) ?? nonNegativeInt(body.max_tokens),
-      tokens: directives.tokens,
-      big: directives.big,
-      reasoning: reasoningModel,
-    }),
+    plans: billed.slice(0, answered),
+    billed,
   };
   if (body.stream === true) {
     const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
     await answerStream(exchange, includeUsage, directives.tps ?? profile.tps ?? undefined);
   } else {
     // A profiled carrier takes its generation time before a whole answer too (tps= paces streams only).
-    const generationMs = profile.source !== "off" && profile.tps !== null ? (exchange.plan.completionTokens * 1000) / profile.tps : 0;
+    const generationMs = profile.source !== "off" && profile.tps !== null ? (billed.reduce((sum, p) => sum + p.completionTokens, 0) * 1000) / profile.tps : 0;
     if (generationMs >= 1 && !(await sleep(generationMs, abort.signal))) return;
     await answerJson(exchange);
   }

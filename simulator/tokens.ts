@@ -31,17 +31,28 @@ export function contentText(content: unknown): string {
 /** Tokens every message costs on top of its content, like real chat templates. */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
 
-/** Tokens one image part costs when the catalog does not say (the router's documented default). */
-export const DEFAULT_IMAGE_TOKENS = 1600;
+/** Tokens one media part costs when the catalog does not say (the router's documented default). */
+export const DEFAULT_PART_TOKENS = 1600;
+
+/** Tokens one part of each media kind costs: the catalog model's `image_tokens`, `file_tokens`, `audio_tokens`, `video_tokens`. */
+export type PartAllowances = { image: number; file: number; audio: number; video: number };
+
+/** The contract's media content part types (ChatContentItems) and the kind each is billed as. */
+const PART_KINDS: Readonly<Record<string, keyof PartAllowances>> = { image_url: "image", file: "file", input_audio: "audio", video_url: "video", input_video: "video" };
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Image parts (`type: "image_url"`) of a message `content`. */
-export function countImages(content: unknown): number {
+/** Tokens of a message `content`'s media parts: each at its kind's allowance (1,600 where none is given). */
+function partTokens(content: unknown, allowances: Partial<PartAllowances>): number {
   if (!Array.isArray(content)) return 0;
-  return (content as unknown[]).filter((p) => isObject(p) && p.type === "image_url").length;
+  let total = 0;
+  for (const p of content as unknown[]) {
+    const kind = isObject(p) && typeof p.type === "string" ? PART_KINDS[p.type] : undefined;
+    if (kind) total += allowances[kind] ?? DEFAULT_PART_TOKENS;
+  }
+  return total;
 }
 
 /** Tokens of an assistant message's earlier tool calls: each call's name and arguments. */
@@ -59,21 +70,21 @@ function toolCallTokens(calls: unknown): number {
 
 /**
  * Prompt tokens of a `messages` array: each message's text (tool results included), its earlier
- * tool calls and `imageTokens` per image part, plus a fixed overhead per message.
+ * tool calls and each media part at its kind's allowance, plus a fixed overhead per message.
  */
-export function countPromptTokens(messages: readonly unknown[], imageTokens = DEFAULT_IMAGE_TOKENS): number {
+export function countPromptTokens(messages: readonly unknown[], allowances: Partial<PartAllowances> = {}): number {
   let total = 0;
   for (const m of messages) {
     const content = isObject(m) ? m.content : undefined;
-    total += countTokens(contentText(content)) + countImages(content) * imageTokens + MESSAGE_OVERHEAD_TOKENS;
+    total += countTokens(contentText(content)) + partTokens(content, allowances) + MESSAGE_OVERHEAD_TOKENS;
     if (isObject(m)) total += toolCallTokens(m.tool_calls);
   }
   return total;
 }
 
 /** Prompt tokens of a whole request: its messages, plus the JSON of `tools`, an object `tool_choice` and `response_format`. */
-export function countRequestTokens(body: Record<string, unknown>, imageTokens = DEFAULT_IMAGE_TOKENS): number {
-  let total = Array.isArray(body.messages) ? countPromptTokens(body.messages as unknown[], imageTokens) : 0;
+export function countRequestTokens(body: Record<string, unknown>, allowances: Partial<PartAllowances> = {}): number {
+  let total = Array.isArray(body.messages) ? countPromptTokens(body.messages as unknown[], allowances) : 0;
   for (const field of ["tools", "tool_choice", "response_format"] as const) {
     const value = body[field];
     if (value !== undefined && value !== null && typeof value !== "string") total += countTokens(JSON.stringify(value));
@@ -122,6 +133,12 @@ export interface CompletionInput {
   reasoning: boolean;
   /** Answer with a call of this tool instead of content. */
   toolName?: string;
+  /** Which choice this is (`n`, `best_of`): 0 is the request's own seed, each other index a seed of its own. */
+  choice?: number;
+  /** The carrier bills reasoning on top of the cap: the cap bounds the content only, and reasoning is the request's budget when it gives one. */
+  reasoningBeyondCap?: boolean;
+  /** The request's `reasoning.max_tokens`. */
+  reasoningBudget?: number;
 }
 
 export interface CompletionPlan {
@@ -139,12 +156,14 @@ export interface CompletionPlan {
 
 /** What the simulated model answers: fully determined by the request and its directives. */
 export function planCompletion(input: CompletionInput): CompletionPlan {
-  const seed = requestSeed(input.model, input.messages);
+  const seed = (requestSeed(input.model, input.messages) + (input.choice ?? 0) * 0x9e3779b9) >>> 0;
   const wanted = input.tokens ?? 8 + (seed % 25);
   const n = input.maxTokens === undefined ? wanted : Math.min(wanted, input.maxTokens);
   const next = prng(seed);
-  const reasoning = generateWords(next, input.reasoning ? Math.ceil(n / 4) : 0);
-  const content = generateWords(next, n - reasoning.length);
+  const beyond = input.reasoningBeyondCap === true;
+  // Within the cap, reasoning takes a quarter of it; beyond the cap, the whole budget (the worst case), else a quarter on top.
+  const reasoning = generateWords(next, !input.reasoning ? 0 : beyond ? (input.reasoningBudget ?? Math.ceil(n / 4)) : Math.ceil(n / 4));
+  const content = generateWords(next, beyond ? n : n - reasoning.length);
   if (input.big !== undefined) padContent(content, input.big);
   const finishReason = wanted > n ? "length" : "stop";
   if (input.toolName !== undefined) {

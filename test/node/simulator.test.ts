@@ -62,8 +62,12 @@ beforeAll(async () => {
       {
         id: "acme/r1",
         image_tokens: 300,
+        file_tokens: 2000,
+        audio_tokens: 700,
+        video_tokens: 9000,
         endpoints: [
           { provider: "acme", upstream_model: REASONING_UPSTREAM, supports_reasoning: true },
+          { provider: "beyond", upstream_model: REASONING_UPSTREAM, supports_reasoning: true, reasoning_beyond_cap: true },
           { provider: "other", upstream_model: PLAIN },
         ],
       },
@@ -148,7 +152,7 @@ describe("tokens", () => {
     expect(countPromptTokens([{ role: "user", content: "Hi!" }, { role: "user", content: parts }, { role: "assistant", content: null }])).toBe(
       2 + 4 + 3 + 1600 + 4 + 0 + 4,
     );
-    expect(countPromptTokens([{ role: "user", content: parts }], 250)).toBe(3 + 250 + 4);
+    expect(countPromptTokens([{ role: "user", content: parts }], { image: 250 })).toBe(3 + 250 + 4);
   });
 
   it("counts tool results, earlier tool calls, tools, an object tool_choice and response_format", () => {
@@ -178,7 +182,7 @@ describe("directives", () => {
 
   it("parses every flag and key=value", () => {
     const d = parseDirectives(
-      "x [sim hang no_usage malformed garbage linger provider_field reasoning_content tool_call no_finish] y [sim status=503 reset_after=2 delay_ms=10 tokens=7 tps=2.5 big=100 tag=t-1]",
+      "x [sim hang no_usage malformed garbage linger provider_field reasoning_content tool_call no_finish] y [sim status=503 reset_after=2 delay_ms=10 tokens=7 tps=2.5 big=100 tag=t-1 cap_field=max_tokens]",
       "a",
     );
     expect(d).toEqual({
@@ -198,6 +202,7 @@ describe("directives", () => {
       tps: 2.5,
       big: 100,
       tag: "t-1",
+      capField: "max_tokens",
     });
   });
 
@@ -433,6 +438,73 @@ describe("reasoning_content, tool calls, the carrier's provider field and images
     expect((await chatJson("acme", { model: REASONING_UPSTREAM, messages })).usage!.prompt_tokens).toBe(text + 300);
     expect((await chatJson("acme", { model: PLAIN, messages })).usage!.prompt_tokens).toBe(text + 300); // another endpoint of the same model
     expect((await chatJson("other", { model: "not-in-the-catalog", messages })).usage!.prompt_tokens).toBe(text + 1600);
+  });
+});
+
+describe("a carrier double for everything a carrier bills", () => {
+  it("n choices: each its own words, each capped, usage summed over them", async () => {
+    const json = await chatJson("groq", userBody("several [sim tokens=5]", { n: 3 }));
+    expect(json.choices.map((c) => c.index)).toEqual([0, 1, 2]);
+    expect(json.choices.map((c) => words(c.message.content).length)).toEqual([5, 5, 5]);
+    expect(new Set(json.choices.map((c) => c.message.content)).size).toBe(3);
+    expect(json.usage!.completion_tokens).toBe(15);
+    // Choice 0 is the answer the request gets without n.
+    expect(json.choices[0]!.message.content).toBe((await chatJson("groq", userBody("several [sim tokens=5]"))).choices[0]!.message.content);
+    expect((await chatJson("groq", userBody("capped [sim tokens=20]", { n: 2, max_tokens: 4 }))).usage!.completion_tokens).toBe(8);
+  });
+
+  it("best_of: bills every candidate, answers n", async () => {
+    const json = await chatJson("groq", userBody("best [sim tokens=4]", { n: 1, best_of: 5 }));
+    expect(json.choices).toHaveLength(1);
+    expect(json.usage!.completion_tokens).toBe(20);
+  });
+
+  it("streams n choices one after another, each with its index, role and finish chunk; one usage chunk", async () => {
+    const { chunks } = await chatStream("groq", userBody("stream several [sim tokens=3]", { n: 2, stream_options: { include_usage: true } }));
+    const perChoice = (i: number) => chunks.filter((c) => c.choices[0]?.index === i);
+    for (const i of [0, 1]) {
+      const mine = perChoice(i);
+      expect(mine[0]!.choices[0]!.delta).toEqual({ role: "assistant", content: "" });
+      expect(mine.filter((c) => c.choices[0]!.delta.content).length).toBe(3);
+      expect(mine.at(-1)!.choices[0]!.finish_reason).toBe("stop");
+    }
+    expect(chunks.findIndex((c) => c.choices[0]?.index === 1)).toBeGreaterThan(chunks.findLastIndex((c) => c.choices[0]?.index === 0));
+    expect(chunks.filter((c) => c.usage)).toHaveLength(1);
+    expect(chunks.at(-1)!.usage!.completion_tokens).toBe(6);
+  });
+
+  it("cap_field=max_tokens reads only max_tokens, cap_field=max_completion_tokens only that one", async () => {
+    const both = { max_tokens: 12, max_completion_tokens: 3 };
+    expect((await chatJson("groq", userBody("[sim tokens=20]", both))).usage!.completion_tokens).toBe(3); // default: max_completion_tokens first
+    expect((await chatJson("groq", userBody("[sim tokens=20 cap_field=max_tokens]", both))).usage!.completion_tokens).toBe(12);
+    expect((await chatJson("groq", userBody("[sim tokens=20 cap_field=max_completion_tokens]", { max_tokens: 2, max_completion_tokens: 9 }))).usage!.completion_tokens).toBe(9);
+    expect((await chatJson("groq", userBody("[sim tokens=20 cap_field=max_completion_tokens]", { max_tokens: 2 }))).usage!.completion_tokens).toBe(20); // reads no cap at all
+  });
+
+  it("reasoning_beyond_cap: the cap bounds the content; the reasoning budget is billed on top", async () => {
+    const body = { ...userBody("think [sim tokens=30]"), model: REASONING_UPSTREAM, max_tokens: 10, reasoning: { max_tokens: 50 } };
+    const beyond = await chatJson("beyond", body);
+    expect(words(beyond.choices[0]!.message.content)).toHaveLength(10);
+    expect(words(beyond.choices[0]!.message.reasoning ?? "")).toHaveLength(50);
+    expect(beyond.usage).toMatchObject({ completion_tokens: 60, completion_tokens_details: { reasoning_tokens: 50 } });
+    // Without a budget: a quarter of the content, still on top of the cap.
+    expect((await chatJson("beyond", { ...body, reasoning: undefined })).usage!.completion_tokens).toBe(10 + 3);
+    // The same upstream model at a carrier without the flag keeps reasoning within the cap.
+    expect((await chatJson("acme", body)).usage!.completion_tokens).toBe(10);
+  });
+
+  it("counts file, input_audio, video_url and input_video parts at the model's allowances, else 1,600", async () => {
+    const parts = [
+      { type: "text", text: "What is this?" },
+      { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0=", filename: "a.pdf" } },
+      { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } },
+      { type: "video_url", video_url: { url: "https://example.test/a.mp4" } },
+      { type: "input_video", video_url: { url: "https://example.test/b.mp4" } },
+    ];
+    const messages = [{ role: "user", content: parts }];
+    const text = countTokens("What is this?") + 4;
+    expect((await chatJson("acme", { model: PLAIN, messages })).usage!.prompt_tokens).toBe(text + 2000 + 700 + 2 * 9000);
+    expect((await chatJson("other", { model: "not-in-the-catalog", messages })).usage!.prompt_tokens).toBe(text + 4 * 1600);
   });
 });
 
