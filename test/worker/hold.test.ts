@@ -1,5 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { chat, newAccount, settled, user } from "./helpers";
+import { readSse } from "./sse";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 import { holdNano } from "../../src/ledger/hold";
@@ -134,5 +135,41 @@ describe("media parts a model does not take are refused before anything is held"
     const res = await chat(a.key, { model: "meta-llama/llama-3.1-8b-instruct", models: [GEMMA], messages: [{ role: "user", content: [{ type: "text", text: "hi [sim tokens=2]" }, image] }] });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { model: string }).model).toBe(GEMMA);
+  });
+});
+
+describe("against a carrier that bills every field it is given (the simulator)", () => {
+  const LLAMA = "meta-llama/llama-3.1-8b-instruct";
+  // Streamed, unpaced: a whole answer of thousands of tokens takes the carrier no time (its non-stream pace would).
+  const charged = async (body: Record<string, unknown>) => {
+    const a = await newAccount(10);
+    const res = await chat(a.key, { ...body, stream: true });
+    expect(res.status).toBe(200);
+    const usage = (await readSse(res)).filter((e): e is Record<string, any> => e !== "[DONE]" && e.usage).at(-1)!.usage as { cost: number; completion_tokens: number };
+    const t = await settled(a.accountId);
+    expect(Math.round(t.total_usage * 1e9)).toBe(Math.round(usage.cost * 1e9));
+    return { nano: Math.round(usage.cost * 1e9), completion: usage.completion_tokens };
+  };
+
+  it.each([
+    { name: "n = 8", body: { n: 8, max_tokens: 50 }, directive: "[sim tokens=50]", completion: 400 },
+    { name: "best_of = 6 (every candidate billed)", body: { n: 1, best_of: 6, max_tokens: 300 }, directive: "[sim tokens=300]", completion: 1800 },
+    { name: "both caps, to a carrier that reads only max_tokens", body: { max_tokens: 2000, max_completion_tokens: 10 }, directive: "[sim tokens=2000 cap_field=max_tokens]", completion: 2000 },
+  ])("$name: the hold is at least what the carrier billed", async ({ body, directive, completion }) => {
+    const b = { model: LLAMA, ...body, ...user(`count [sim tps=1000000] ${directive}`) };
+    const bill = await charged(b);
+    expect(bill.completion).toBe(completion);
+    expect(hold(b)).toBeGreaterThanOrEqual(bill.nano);
+  });
+
+  it("the overdraft bound holds with n: $0.000001 of credit, 8 choices billed, the balance stays above minus one hold", async () => {
+    const a = await newAccount(0.000001);
+    const body = { model: LLAMA, n: 8, max_tokens: 100, ...user("many [sim tokens=100]") };
+    const res = await chat(a.key, body);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { usage: { completion_tokens: number } }).usage.completion_tokens).toBe(800);
+    const t = await settled(a.accountId);
+    expect(t.balance).toBeLessThan(0); // the one request past the balance that the bound allows
+    expect(Math.round(t.balance * 1e9)).toBeGreaterThanOrEqual(-hold(body));
   });
 });

@@ -167,6 +167,18 @@ describe("a carrier that drops after the answer was delivered whole", () => {
     expect(usageNano).toBeGreaterThan(0);
   });
 
+  it("with n = 2, a drop after the first choice finished is still a failure: the second was not whole", async () => {
+    // Events: choice 0 (role, 3 tokens, finish) = 5, choice 1 (role, 3 tokens, finish) = 5, usage, [DONE].
+    const { events, g, usageNano } = await streamed({ model: LLAMA, n: 2, ...user("x [sim tokens=3 reset_after=7]") });
+    expect((events.at(-2) as Json).error.code).toBe(502);
+    expect(g).toMatchObject({ status: 502, total_cost: 0, insured: true });
+    expect(usageNano).toBe(0);
+    const whole = await streamed({ model: LLAMA, n: 2, ...user("x [sim tokens=3 reset_after=10]") });
+    expect(whole.events.some((e) => e !== "[DONE]" && e.error)).toBe(false);
+    expect(whole.g).toMatchObject({ status: 200, finish_reason: "stop", usage_source: "estimate", insured: false });
+    expect(whole.usageNano).toBeGreaterThan(0);
+  });
+
   it("before its finish chunk it is still a failure: an error chunk, nothing charged", async () => {
     const { events, g, usageNano } = await streamed({ model: LLAMA, ...user("x [sim tokens=3 reset_after=4]") });
     expect((events.at(-2) as Json).error.code).toBe(502);
