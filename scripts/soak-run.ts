@@ -57,8 +57,14 @@ const FAULTS = [
   "[sim malformed]",
   "[sim no_usage]",
   "[sim garbage]",
+  "[sim carrier=deepinfra status=401]", // a carrier's revoked key: the next carrier serves
+  "[sim status=400]", // every carrier rejects the request: the caller gets 400
 ];
-const MODELS = ["meta-llama/llama-3.1-8b-instruct", "meta-llama/llama-3.1-8b-instruct", "openai/gpt-oss-20b", "openai/gpt-oss-20b:free", "mistralai/mistral-nemo"];
+/** Statuses a fault may give the caller beyond ALLOWED. */
+const FAULT_STATUS: Record<string, number> = { "[sim status=400]": 400 };
+const MODELS = ["meta-llama/llama-3.1-8b-instruct", "meta-llama/llama-3.1-8b-instruct", "openai/gpt-oss-20b", "openai/gpt-oss-20b:free", "mistralai/mistral-nemo", "free+paid"];
+/** "free+paid": a free model with a paid fallback, which must count against the free-model limits and be charged when the paid one serves. */
+const MIXED = { model: "openai/gpt-oss-20b:free", models: ["meta-llama/llama-3.1-8b-instruct"] };
 /**
  * What the answer is made of: plain content; reasoning streamed as `reasoning_content` (vLLM/DeepSeek)
  * before the content; or a streamed tool call (name, then argument fragments). Disconnects happen in
@@ -116,14 +122,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     const shape = SHAPES[Math.floor(rand() * SHAPES.length)]!;
     report.shapes[shape.name] = (report.shapes[shape.name] ?? 0) + 1;
     const pace = disconnect ? (stream ? "[sim tokens=50 tps=200]" : "[sim delay_ms=300]") : `[sim tokens=${1 + Math.floor(rand() * 30)}]`;
+    // Fields that multiply or extend what a carrier bills: several choices, or two caps of which the carrier reads the larger.
+    const billing = rand();
+    const billed = billing < 0.1 ? { n: 2 + Math.floor(rand() * 2) } : billing < 0.2 ? { max_completion_tokens: 8 } : {};
+    const capField = "max_completion_tokens" in billed ? "[sim cap_field=max_tokens]" : "";
+    const model = shape.model(rand);
     const body = {
-      model: shape.model(rand),
+      ...(model === "free+paid" ? MIXED : { model }),
       stream,
       max_tokens: 64,
-      messages: [{ role: "user", content: `soak ${next} ${pace} ${shape.directive} ${fault}` }],
+      ...billed,
+      messages: [{ role: "user", content: `soak ${next} ${pace} ${capField} ${shape.directive} ${fault}` }],
       ...shape.extra,
     };
-    track.what = `${stream ? "S" : "N"} ${disconnect ? "disc " : ""}${shape.name} ${body.model} ${pace} ${fault}`;
+    track.what = `${stream ? "S" : "N"} ${disconnect ? "disc " : ""}${shape.name} ${model} ${JSON.stringify(billed)} ${pace} ${fault}`;
     const ac = new AbortController();
     const timeout = setTimeout(() => ac.abort(), 30_000);
     account.sent++;
@@ -143,7 +155,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         kinds.set(gid, track.what);
         track.what += ` ${gid}`;
       }
-      if (!ALLOWED.has(res.status)) report.unexpected.push(`${res.status} ${(await res.text()).slice(0, 200)}`);
+      if (!ALLOWED.has(res.status) && FAULT_STATUS[fault] !== res.status) report.unexpected.push(`${res.status} ${(await res.text()).slice(0, 200)}`);
       if (res.status === 200 && stream) {
         const reader = res.body!.getReader();
         if (disconnect) {

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { ApiError } from "./errors";
 import { invalidInput, readJsonObject } from "./json-body";
 import { routerFieldsShape } from "../routing/router-field-schemas";
+import { standardParametersShape } from "./standard-parameters";
 import { providerPreferences } from "../routing/provider-preferences";
 
 /** Largest request body accepted, in bytes (413 above it). */
@@ -18,8 +19,9 @@ const message = z
   .loose();
 
 /**
- * The fields the router reads, its own routing fields included (never sent upstream: src/routing/router-fields.ts);
- * every other field passes to the carrier unchanged.
+ * The fields the router reads, its own routing fields included (never sent upstream: src/routing/router-fields.ts),
+ * and the type checks of the standard parameters (src/api/standard-parameters.ts); every field but the
+ * router's passes to the carrier unchanged.
  */
 export const chatRequestSchema = z
   .object({
@@ -28,6 +30,7 @@ export const chatRequestSchema = z
     stream: z.boolean().optional(),
     max_tokens: z.int().positive().nullish(),
     max_completion_tokens: z.int().positive().nullish(),
+    ...standardParametersShape,
     ...routerFieldsShape,
     provider: providerPreferences,
   })
