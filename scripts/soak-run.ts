@@ -179,7 +179,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         await Promise.race([res.arrayBuffer(), left]);
       } else await res.arrayBuffer();
     } catch (err) {
-      if (!disconnect) report.unexpected.push(`client error: ${err instanceof Error ? err.message : String(err)}`);
+      // What failed and where (undici puts the socket's own error in `cause`), so a transport error is diagnosable.
+      const cause = err instanceof Error && err.cause instanceof Error ? ` (${(err.cause as Error & { code?: string }).code ?? ""} ${err.cause.message})` : "";
+      if (!disconnect) report.unexpected.push(`client error: ${err instanceof Error ? err.message : String(err)}${cause} — ${track.what} at ${track.phase}`);
       else report.by_status.disconnected = (report.by_status.disconnected ?? 0) + 1;
     } finally {
       clearTimeout(timeout);

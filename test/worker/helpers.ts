@@ -47,6 +47,20 @@ export async function settled(accountId: string, timeoutMs = 5000): Promise<Tota
   }
 }
 
+/**
+ * Waits (bounded) until the ledger has stored `count` settles of the account (their records are in its
+ * outbox or in D1): its usage is then exact, even while an idle slice is still held (released after 1 s).
+ */
+export async function debited(accountId: string, count = 1, timeoutMs = 5000): Promise<Totals> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const audit = await admin<{ records: number; records_pending: number }>(`/accounts/${accountId}/audit`);
+    if (audit.records + audit.records_pending >= count) return admin<Totals>(`/accounts/${accountId}`);
+    if (Date.now() > deadline) throw new Error(`account ${accountId}: ${audit.records + audit.records_pending} of ${count} settles stored after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** Waits (bounded) until a generation record is visible to its owner, and returns it. */
 export async function generation(key: string, id: string, timeoutMs = 5000): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { chat, newAccount, settled, generation, user } from "./helpers";
+import { chat, debited, newAccount, settled, generation, user } from "./helpers";
 import { readSse } from "./sse";
 import { completionEstimate, deltas, promptEstimate } from "./estimate-oracle";
 import catalogJson from "../../catalog.json";
@@ -16,13 +16,13 @@ type Json = Record<string, any>;
 const nano = (usd: number) => Math.round(usd * 1e9);
 const TOOLS = [{ type: "function", function: { name: "get_weather", description: "Current weather in a city", parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } } }];
 
-/** Sends a stream, reads it whole, waits for the settle; returns the events, the record and the account's usage. */
+/** Sends a stream, reads it whole, waits until the ledger has its settle; returns the events, the record and the account's usage. */
 async function streamed(body: Json) {
   const a = await newAccount(10);
   const res = await chat(a.key, { ...body, stream: true });
   expect(res.status).toBe(200);
   const events = await readSse(res);
-  const t = await settled(a.accountId);
+  const t = await debited(a.accountId);
   const g = (await generation(a.key, res.headers.get("x-generation-id")!)) as Json;
   return { events, g, usageNano: nano(t.total_usage) };
 }
