@@ -37,6 +37,9 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/worker/**/*.test.ts"],
+          // A bound on a test, not a wait: tests that time out a carrier (CARRIER_TIMEOUT_MS 2 s) or wait for an
+          // idle slice's release (1 s) take 3–4 s on a quiet machine, so 5 s leaves no room on a busy one.
+          testTimeout: 15_000,
           setupFiles: ["./test/worker/apply-migrations.ts"],
           globalSetup: ["./test/global-simulator.ts"],
         },
