@@ -7,7 +7,7 @@ import type { ChatRequest } from "../api/chat-request";
 import { SseParser, type SseEvent } from "./sse-parser";
 import { ChunkRewriter, type ChunkFailure } from "./chunk-rewriter";
 import { estimatePromptTokens } from "./token-estimate";
-import { returnedChoices } from "../api/billed-fields";
+import { returnedChoices } from "../routing/billed-fields";
 import { charge } from "./charge";
 import { relayLimits } from "./relay-limits";
 import { textPieces } from "./text-pieces";
