@@ -8,7 +8,7 @@ import { keepAliveAgent, send } from "./load.ts";
 import { startRuntime, type Cleanup } from "./processes.ts";
 import { Admin, applyMigrations, routerOptions, type Bundle } from "./router.ts";
 import { chatBody, chatRequest, type Target } from "./scenarios.ts";
-import type { WranglerConfig } from "./wrangler-config.ts";
+import type { WranglerConfig } from "../scripts/wrangler-config.ts";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

@@ -10,7 +10,7 @@ import { runLoad } from "./load.ts";
 import { freePort, startRuntime, type Cleanup } from "./processes.ts";
 import { Admin, applyMigrations, routerOptions, type Bundle } from "./router.ts";
 import { chatBody, chatRequest, type Target } from "./scenarios.ts";
-import type { WranglerConfig } from "./wrangler-config.ts";
+import type { WranglerConfig } from "../scripts/wrangler-config.ts";
 
 type CallFrame = { functionName: string; url: string; lineNumber: number; columnNumber: number };
 type ProfileNode = { id: number; callFrame: CallFrame; children?: number[] };

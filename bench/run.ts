@@ -27,7 +27,7 @@ import { pacedStreams, startPacer, streamTemplate } from "./paced.ts";
 import { ttfbSplit } from "./ttfb-split.ts";
 import { countingProbe } from "./probe.ts";
 import { cpuProfiles } from "./profile.ts";
-import { readWranglerConfig } from "./wrangler-config.ts";
+import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 
 const { values } = parseArgs({
   options: {

@@ -1,8 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type AddressInfo } from "node:net";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { Miniflare } from "miniflare";
 import { startSimulator, type Simulator } from "../simulator/server.ts";
 import { carrierSecretBindings } from "./carrier-secrets.ts";
+import { applyMigrations, buildWorker, workerOptions } from "./worker-bundle.ts";
+import { readWranglerConfig } from "./wrangler-config.ts";
 
 /** Local development only: the admin token of `npm start` (a deploy sets its own secret). */
 export const DEV_ADMIN_TOKEN = "dev-admin-token";
@@ -17,6 +22,12 @@ export type LocalServiceOptions = {
   vars?: Record<string, string>;
   /** How often to run the Worker's Cron Trigger (wrangler dev does not on its own), ms; 0 = never. Default 60000, as deployed. */
   cronEveryMs?: number;
+  /**
+   * `wrangler-dev` (default): as `npm start` runs it. `bundle`: the `wrangler deploy --dry-run` bundle in
+   * Miniflare, no dev proxy (scripts/worker-bundle.ts) — for load: under a loaded machine wrangler dev's
+   * proxy answers 503 "Your worker restarted mid-request" to requests in flight that the Worker never saw.
+   */
+  runtime?: "wrangler-dev" | "bundle";
 };
 
 /** The schedule of wrangler.toml's `[triggers] crons`. */
@@ -29,6 +40,7 @@ const offline = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER
  * on 127.0.0.1 with local D1, KV and Durable Objects, every carrier pointed at the simulator.
  */
 export async function startLocalService(opts: LocalServiceOptions = {}): Promise<LocalService> {
+  if (opts.runtime === "bundle") return startBundleService(opts);
   const port = opts.port ?? 8787;
   const persist = opts.persistTo ?? ".wrangler/state";
   const simulator = await startSimulator({ port: opts.simulatorPort ?? 0 });
@@ -60,9 +72,56 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   return { url, simulator, stop };
 }
 
-/** Runs the Worker's Cron Trigger once, through `wrangler dev --test-scheduled` (local only; bounded in time). */
-export async function runCron(url: string): Promise<void> {
-  const res = await fetch(`${url}/__scheduled?cron=${encodeURIComponent(CRON)}`, { signal: AbortSignal.timeout(30_000) });
+/** The same service from the deploy bundle in Miniflare (one workerd process, no wrangler dev proxy in front). */
+async function startBundleService(opts: LocalServiceOptions): Promise<LocalService> {
+  const port = opts.port ?? 8787;
+  const persist = opts.persistTo ?? ".wrangler/state";
+  const simulator = await startSimulator({ port: opts.simulatorPort ?? 0 });
+  let mf: Miniflare | undefined;
+  let url = "";
+  let cron: ReturnType<typeof setInterval> | undefined;
+  const stop = async () => {
+    clearInterval(cron);
+    await mf?.dispose();
+    await simulator.close();
+  };
+  try {
+    const root = process.cwd();
+    const built = await buildWorker(root, root, join(persist, "bundle"));
+    const cfg = readWranglerConfig(join(root, "wrangler.toml"));
+    const options = workerOptions(built, {
+      cfg,
+      catalogPath: join(root, "catalog.json"),
+      simulatorUrl: simulator.url,
+      adminToken: DEV_ADMIN_TOKEN,
+      vars: { PAYMENTS_TEST_MODE: "on", ...opts.vars },
+      persistDir: persist,
+      port,
+    });
+    const quiet = opts.quiet === true;
+    const stdio = (out: Readable, err: Readable) => {
+      if (quiet) out.resume(), err.resume();
+      else out.pipe(process.stdout), err.pipe(process.stderr);
+    };
+    // unsafeTriggerHandlers: /cdn-cgi/handler/scheduled runs the Cron Trigger, as wrangler dev's --test-scheduled does.
+    mf = new Miniflare({ ...options, host: "127.0.0.1", unsafeTriggerHandlers: true, handleRuntimeStdio: stdio });
+    url = (await mf.ready).origin;
+    await applyMigrations(mf, root, cfg.d1Databases[0] ?? "DB");
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const every = opts.cronEveryMs ?? 60_000;
+  if (every > 0) {
+    cron = setInterval(() => void runCron(url, "/cdn-cgi/handler/scheduled").catch(() => {}), every);
+    cron.unref();
+  }
+  return { url, simulator, stop };
+}
+
+/** Runs the Worker's Cron Trigger once, through `wrangler dev --test-scheduled` (or Miniflare's trigger route; local only; bounded in time). */
+export async function runCron(url: string, path = "/__scheduled"): Promise<void> {
+  const res = await fetch(`${url}${path}?cron=${encodeURIComponent(CRON)}`, { signal: AbortSignal.timeout(30_000) });
   await res.body?.cancel();
   if (!res.ok) throw new Error(`the scheduled handler answered ${res.status}`);
 }

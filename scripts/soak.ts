@@ -1,5 +1,5 @@
 // `npm run soak [-- --requests N --concurrency C --seconds S --url URL]`: mixed load against 127.0.0.1.
-// Without --url it starts its own service (simulator + wrangler dev, as `npm start`) and stops it after.
+// Without --url it starts its own service (the simulator and the deploy bundle in Miniflare: scripts/worker-bundle.ts) and stops it after.
 import { parseArgs } from "node:util";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +18,7 @@ const { values } = parseArgs({
 });
 
 const state = values.url ? undefined : mkdtempSync(join(tmpdir(), "switchyard-soak-"));
-const service = state ? await startLocalService({ port: await freePort(), persistTo: state, quiet: !process.env.SOAK_VERBOSE, vars: { CARRIER_TIMEOUT_MS: "1000" } }) : undefined;
+const service = state ? await startLocalService({ port: await freePort(), persistTo: state, quiet: !process.env.SOAK_VERBOSE, vars: { CARRIER_TIMEOUT_MS: "1000" }, runtime: "bundle" }) : undefined;
 const url = values.url ?? service!.url;
 const stop = async () => {
   await service?.stop();

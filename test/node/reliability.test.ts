@@ -10,8 +10,10 @@ import { Catalog } from "../../src/catalog/catalog";
 import { holdNano } from "../../src/ledger/hold";
 import { chatRequestSchema } from "../../src/api/chat-request";
 
-// Over real HTTP, against the service as `npm start` runs it (workerd behind wrangler dev):
-// disconnects, concurrency on one and on many accounts, and the 1,000-request soak.
+// Over real HTTP, against the Worker as deployed (the `wrangler deploy --dry-run` bundle in Miniflare, with
+// local D1, KV and Durable Objects; no wrangler dev proxy, which under a loaded machine answers 503
+// "Your worker restarted mid-request" to POSTs it had in flight): disconnects, concurrency on one and on
+// many accounts, and the 1,000-request soak.
 let service: LocalService;
 let admin: AdminClient;
 let state: string;
@@ -20,7 +22,7 @@ const LLAMA = "meta-llama/llama-3.1-8b-instruct";
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "switchyard-reliability-"));
-  service = await startLocalService({ port: await freePort(), persistTo: state, quiet: true, vars: { CARRIER_TIMEOUT_MS: "1000" } });
+  service = await startLocalService({ port: await freePort(), persistTo: state, quiet: true, vars: { CARRIER_TIMEOUT_MS: "1000" }, runtime: "bundle" });
   admin = new AdminClient(service.url, DEV_ADMIN_TOKEN);
 });
 afterAll(async () => {

@@ -1,4 +1,4 @@
-// The few wrangler.toml settings the benchmark needs to run the bundle in Miniflare the way wrangler would:
+// The few wrangler.toml settings needed to run the bundle in Miniflare the way wrangler would:
 // compatibility date and flags, the D1, KV, Durable Object and queue bindings, and the [vars]. A small reader for the TOML
 // subset wrangler.toml uses (tables, arrays of tables, strings, booleans, numbers, one-line or multi-line arrays).
 import { readFileSync } from "node:fs";
