@@ -1,18 +1,17 @@
 import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { carrierSecret } from "./carrier-secret";
-import { positiveIntVar } from "../config";
+import { settings } from "../settings";
 import { carrierView } from "../routing/router-fields";
 
-export const DEFAULT_CARRIER_TIMEOUT_MS = 60_000;
-
 export function carrierTimeoutMs(env: Env): number {
-  return positiveIntVar(env.CARRIER_TIMEOUT_MS, DEFAULT_CARRIER_TIMEOUT_MS);
+  return settings(env).CARRIER_TIMEOUT_MS;
 }
 
 /** The carrier's chat completions URL; locally every carrier is played by the simulator. */
 export function carrierUrl(env: Env, endpoint: PricedEndpoint): string {
-  const base = env.CARRIER_BASE_URL_OVERRIDE ? `${env.CARRIER_BASE_URL_OVERRIDE.replace(/\/$/, "")}/${endpoint.provider}/v1` : endpoint.providerEntry.base_url;
+  const override = settings(env).CARRIER_BASE_URL_OVERRIDE;
+  const base = override ? `${override.replace(/\/$/, "")}/${endpoint.provider}/v1` : endpoint.providerEntry.base_url;
   return `${base.replace(/\/$/, "")}/chat/completions`;
 }
 

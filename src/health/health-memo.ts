@@ -1,9 +1,7 @@
 import type { Env } from "../env";
-import { positiveIntVar } from "../config";
+import { settings } from "../settings";
 import { EMPTY_SNAPSHOT, HEALTH_KV_KEY, parseSnapshot, type HealthSnapshot } from "./health-snapshot";
 
-/** How long an isolate serves its snapshot before it re-reads KV (in the background); HEALTH_MEMO_MS. */
-export const HEALTH_MEMO_TTL_MS = 30_000;
 /** After a failed KV read, how soon the isolate tries again (serving what it has meanwhile). */
 const KV_RETRY_MS = 5_000;
 
@@ -21,7 +19,7 @@ let memo: { snapshot: HealthSnapshot; readAt: number } | undefined;
 export async function readHealth(env: Env, waitUntil: WaitUntil): Promise<HealthSnapshot> {
   const now = Date.now();
   if (!memo) return reread(env, now, undefined);
-  if (now - memo.readAt >= positiveIntVar(env.HEALTH_MEMO_MS, HEALTH_MEMO_TTL_MS)) {
+  if (now - memo.readAt >= settings(env).HEALTH_MEMO_MS) {
     memo.readAt = now; // claims the re-read: concurrent requests of this isolate do not start another
     waitUntil(reread(env, now, memo.snapshot));
   }
@@ -35,7 +33,7 @@ async function reread(env: Env, now: number, had: HealthSnapshot | undefined): P
     const snapshot = raw === null ? EMPTY_SNAPSHOT : (parseSnapshot(raw) ?? had ?? EMPTY_SNAPSHOT);
     memo = { snapshot, readAt: now };
   } catch {
-    memo = { snapshot: had ?? EMPTY_SNAPSHOT, readAt: now - positiveIntVar(env.HEALTH_MEMO_MS, HEALTH_MEMO_TTL_MS) + KV_RETRY_MS };
+    memo = { snapshot: had ?? EMPTY_SNAPSHOT, readAt: now - settings(env).HEALTH_MEMO_MS + KV_RETRY_MS };
   }
   return memo.snapshot;
 }

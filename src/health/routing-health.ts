@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import type { EndpointHealth, Percentiles } from "../routing/order-endpoints";
-import { positiveIntVar } from "../config";
+import { settings } from "../settings";
 import { readHealth } from "./health-memo";
 import { isolateHealth } from "./isolate-health";
 import { uptimePercent, type PercentileTuple } from "./health-snapshot";
@@ -15,7 +15,7 @@ export type RoutingHealth = (endpoint: PricedEndpoint) => EndpointHealth;
  */
 export async function routingHealth(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<RoutingHealth> {
   const snapshot = await readHealth(env, waitUntil);
-  const memoryMs = positiveIntVar(env.HEALTH_FAILURE_MEMORY_S, 30) * 1000;
+  const memoryMs = settings(env).HEALTH_FAILURE_MEMORY_S * 1000;
   const now = Date.now();
   return (endpoint) => {
     const modelId = endpoint.modelId;

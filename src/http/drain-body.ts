@@ -1,10 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { Env } from "../env";
-import { positiveIntVar } from "../config";
-
-/** Defaults of BODY_DRAIN_MAX_BYTES and BODY_DRAIN_MAX_MS (README: Configuration). */
-export const DEFAULT_DRAIN_MAX_BYTES = 64 * 1024 * 1024;
-export const DEFAULT_DRAIN_MAX_MS = 10_000;
+import { settings } from "../settings";
 
 /**
  * Reads and discards what is left of a body, at most `maxBytes` for at most `maxMs`, then cancels the
@@ -52,11 +48,11 @@ export const drainUnreadBody = createMiddleware<{ Bindings: Env }>(async (c, nex
   const body = c.req.raw.body; // before next(): a middleware may replace c.req.raw
   await next();
   if (!body) return;
-  const maxBytes = positiveIntVar(c.env.BODY_DRAIN_MAX_BYTES, DEFAULT_DRAIN_MAX_BYTES);
+  const { BODY_DRAIN_MAX_BYTES: maxBytes, BODY_DRAIN_MAX_MS: maxMs } = settings(c.env);
   const declared = Number(c.req.header("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) {
     await body.cancel().catch(() => {});
     return;
   }
-  await drainBody(body, maxBytes, positiveIntVar(c.env.BODY_DRAIN_MAX_MS, DEFAULT_DRAIN_MAX_MS));
+  await drainBody(body, maxBytes, maxMs);
 });

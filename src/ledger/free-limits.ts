@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { positiveIntVar } from "../config";
+import { settings } from "../settings";
 import { NANO_PER_USD } from "../catalog/money";
 
 /**
@@ -19,10 +19,11 @@ export type FreeLimits = {
 export type FreeLimitHit = { window: "minute" | "day"; limit: number; resetAt: number; retryAfterS: number };
 
 export function freeLimits(env: Env): FreeLimits {
+  const s = settings(env);
   return {
-    perMinute: positiveIntVar(env.FREE_REQUESTS_PER_MINUTE, 20),
-    perDay: positiveIntVar(env.FREE_REQUESTS_PER_DAY, 50),
-    perDayBought: positiveIntVar(env.FREE_REQUESTS_PER_DAY_BOUGHT, 1000),
-    boughtNano: positiveIntVar(env.FREE_BOUGHT_THRESHOLD_USD, 10) * NANO_PER_USD,
+    perMinute: s.FREE_REQUESTS_PER_MINUTE,
+    perDay: s.FREE_REQUESTS_PER_DAY,
+    perDayBought: s.FREE_REQUESTS_PER_DAY_BOUGHT,
+    boughtNano: s.FREE_BOUGHT_THRESHOLD_USD * NANO_PER_USD,
   };
 }

@@ -1,5 +1,4 @@
-import type { Env } from "../env";
-import { positiveIntVar } from "../config";
+import { settings, type SettingsSource } from "../settings";
 
 /**
  * The ledger's timings, shared by the account's Durable Object and the isolates that talk to it.
@@ -20,20 +19,16 @@ export type LedgerTimings = {
   settleAttemptTimeoutMs: number;
 };
 
-export const DEFAULT_LEASE_TTL_MS = 2 * 60_000;
-export const DEFAULT_HOLD_TTL_MS = 30 * 60_000;
-export const DEFAULT_SETTLE_RETRY_BUDGET_MS = 25_000;
-export const DEFAULT_SETTLE_WINDOW_MS = 20;
-export const DEFAULT_SETTLE_ATTEMPT_TIMEOUT_MS = 5_000;
-
-export function ledgerTimings(env: Pick<Env, "LEDGER_LEASE_TTL_MS" | "LEDGER_HOLD_TTL_MS" | "SETTLE_RETRY_BUDGET_MS" | "SETTLE_WINDOW_MS" | "SETTLE_ATTEMPT_TIMEOUT_MS">): LedgerTimings {
-  const leaseTtlMs = positiveIntVar(env.LEDGER_LEASE_TTL_MS, DEFAULT_LEASE_TTL_MS);
+/** The ledger's timings from the settings (src/settings.ts); the hold TTL is never shorter than the lease TTL. */
+export function ledgerTimings(env: SettingsSource): LedgerTimings {
+  const s = settings(env);
+  const leaseTtlMs = s.LEDGER_LEASE_TTL_MS;
   return {
     leaseTtlMs,
-    holdTtlMs: Math.max(leaseTtlMs, positiveIntVar(env.LEDGER_HOLD_TTL_MS, DEFAULT_HOLD_TTL_MS)),
+    holdTtlMs: Math.max(leaseTtlMs, s.LEDGER_HOLD_TTL_MS),
     renewEveryMs: leaseTtlMs / 4,
-    settleRetryBudgetMs: positiveIntVar(env.SETTLE_RETRY_BUDGET_MS, DEFAULT_SETTLE_RETRY_BUDGET_MS),
-    settleWindowMs: positiveIntVar(env.SETTLE_WINDOW_MS, DEFAULT_SETTLE_WINDOW_MS),
-    settleAttemptTimeoutMs: positiveIntVar(env.SETTLE_ATTEMPT_TIMEOUT_MS, DEFAULT_SETTLE_ATTEMPT_TIMEOUT_MS),
+    settleRetryBudgetMs: s.SETTLE_RETRY_BUDGET_MS,
+    settleWindowMs: s.SETTLE_WINDOW_MS,
+    settleAttemptTimeoutMs: s.SETTLE_ATTEMPT_TIMEOUT_MS,
   };
 }

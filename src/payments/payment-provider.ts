@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import { settings } from "../settings";
 import { testCardProvider } from "./test-card-provider";
 
 /**
@@ -49,5 +50,5 @@ export type ChargeResult = { ok: true; reference: string } | { ok: false; messag
 export type ChargeRecord = { paymentId: string; accountId: string; amountNano: number; reference: string };
 
 export function paymentProvider(env: Env): PaymentProvider | null {
-  return env.PAYMENTS_TEST_MODE === "on" ? testCardProvider(env.DB) : null;
+  return settings(env).PAYMENTS_TEST_MODE ? testCardProvider(env.DB) : null;
 }

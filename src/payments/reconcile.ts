@@ -1,14 +1,11 @@
 import type { Env } from "../env";
 import type { Payment } from "../db/schema";
-import { positiveIntVar } from "../config";
 import { logError } from "../log-error";
+import { settings } from "../settings";
 import { paymentProvider, type PaymentProvider } from "./payment-provider";
 import { grantCharged, ledgerGrant, type PaymentDeps } from "./payment-flow";
 import { recordAbandoned, recordCharged, unfinishedPayments } from "./payments-store";
 
-/** Defaults of PAYMENT_ABANDON_AFTER_MS and PAYMENTS_RECONCILE_BATCH (README: Configuration). */
-export const DEFAULT_ABANDON_AFTER_MS = 15 * 60_000;
-export const DEFAULT_RECONCILE_BATCH = 100;
 
 export type ReconcileDeps = Pick<PaymentDeps, "d1" | "grant"> & {
   /** The processors connected now: pending payments of others wait (they cannot be looked up). */
@@ -60,8 +57,8 @@ export function reconcileFromEnv(env: Env, scope: { accountId?: string } = {}): 
     { d1: env.DB, grant: ledgerGrant(env), providers: provider ? [provider] : [] },
     {
       ...scope,
-      limit: positiveIntVar(env.PAYMENTS_RECONCILE_BATCH, DEFAULT_RECONCILE_BATCH),
-      abandonAfterMs: positiveIntVar(env.PAYMENT_ABANDON_AFTER_MS, DEFAULT_ABANDON_AFTER_MS),
+      limit: settings(env).PAYMENTS_RECONCILE_BATCH,
+      abandonAfterMs: settings(env).PAYMENT_ABANDON_AFTER_MS,
       now: Date.now(),
     },
   );

@@ -1,24 +1,16 @@
 import type { Env } from "../env";
-import { positiveIntVar } from "../config";
+import { SETTINGS, settings } from "../settings";
 
-/** Largest single stream event relayed, in bytes (RELAY_MAX_EVENT_BYTES): like a non-stream answer. */
-export const DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024;
-/** Most bytes one carrier stream may send (RELAY_MAX_STREAM_BYTES). */
-export const DEFAULT_MAX_STREAM_BYTES = 256 * 1024 * 1024;
-/** Longest a stream may run from the request's arrival (RELAY_MAX_STREAM_MS). */
-export const DEFAULT_MAX_STREAM_MS = 25 * 60_000;
-
-/** How long, after a carrier's [DONE], its body may take to end (RELAY_AFTER_DONE_MS) before it is cut off. */
-export const DEFAULT_AFTER_DONE_MS = 1_000;
+/** The defaults (src/settings.ts): a single event like a non-stream answer, 8 MiB; a stream 256 MiB and 25 minutes; 1 s after [DONE]. */
+export const DEFAULT_MAX_EVENT_BYTES = SETTINGS.RELAY_MAX_EVENT_BYTES.fallback;
+export const DEFAULT_MAX_STREAM_BYTES = SETTINGS.RELAY_MAX_STREAM_BYTES.fallback;
+export const DEFAULT_MAX_STREAM_MS = SETTINGS.RELAY_MAX_STREAM_MS.fallback;
+export const DEFAULT_AFTER_DONE_MS = SETTINGS.RELAY_AFTER_DONE_MS.fallback;
 
 export type RelayLimits = { maxEventBytes: number; maxStreamBytes: number; maxStreamMs: number; afterDoneMs: number };
 
 /** The relay's limits from the Worker's vars; an unset or invalid value takes its default. */
 export function relayLimits(env: Env): RelayLimits {
-  return {
-    maxEventBytes: positiveIntVar(env.RELAY_MAX_EVENT_BYTES, DEFAULT_MAX_EVENT_BYTES),
-    maxStreamBytes: positiveIntVar(env.RELAY_MAX_STREAM_BYTES, DEFAULT_MAX_STREAM_BYTES),
-    maxStreamMs: positiveIntVar(env.RELAY_MAX_STREAM_MS, DEFAULT_MAX_STREAM_MS),
-    afterDoneMs: positiveIntVar(env.RELAY_AFTER_DONE_MS, DEFAULT_AFTER_DONE_MS),
-  };
+  const s = settings(env);
+  return { maxEventBytes: s.RELAY_MAX_EVENT_BYTES, maxStreamBytes: s.RELAY_MAX_STREAM_BYTES, maxStreamMs: s.RELAY_MAX_STREAM_MS, afterDoneMs: s.RELAY_AFTER_DONE_MS };
 }

@@ -1,4 +1,4 @@
-import { positiveIntVar } from "../config";
+import { settings, type SettingsSource } from "../settings";
 import type { EndpointHealth } from "./order-endpoints";
 
 /** When an endpoint counts as down (README: Endpoint health). */
@@ -11,14 +11,9 @@ export type HealthThresholds = {
   minAttempts: number;
 };
 
-export type HealthVars = { HEALTH_CONSECUTIVE_FAILURES?: string; HEALTH_OUTAGE_UPTIME_PERCENT?: string; HEALTH_MIN_ATTEMPTS?: string };
-
-export function healthThresholds(vars: HealthVars): HealthThresholds {
-  return {
-    consecutiveFailures: positiveIntVar(vars.HEALTH_CONSECUTIVE_FAILURES, 3),
-    outageUptimePercent: positiveIntVar(vars.HEALTH_OUTAGE_UPTIME_PERCENT, 80),
-    minAttempts: positiveIntVar(vars.HEALTH_MIN_ATTEMPTS, 10),
-  };
+export function healthThresholds(env: SettingsSource): HealthThresholds {
+  const s = settings(env);
+  return { consecutiveFailures: s.HEALTH_CONSECUTIVE_FAILURES, outageUptimePercent: s.HEALTH_OUTAGE_UPTIME_PERCENT, minAttempts: s.HEALTH_MIN_ATTEMPTS };
 }
 
 export function isDown(h: EndpointHealth | undefined, t: HealthThresholds): boolean {

@@ -1,7 +1,5 @@
 import { mulberry32 } from "./mulberry32";
-
-/** The vars routing reads (a structural type: this file is also used by pure tests outside workerd). */
-export type RoutingVars = { ROUTING_SEED?: string; ROUTING_BALANCE?: string };
+import { settings, type SettingsSource } from "../settings";
 
 /**
  * The random source of one request's load balancing. With ROUTING_SEED set, a seeded generator
@@ -10,9 +8,9 @@ export type RoutingVars = { ROUTING_SEED?: string; ROUTING_BALANCE?: string };
  * account and session: every request of the session draws the same order, so it stays with one carrier
  * (its prompt cache) while the carriers and their health stay as they are. Otherwise Math.random.
  */
-export function routingRandom(env: RoutingVars, session?: { accountId: string; id: string }): () => number {
-  const seed = env.ROUTING_SEED?.trim();
-  if (seed) return mulberry32(Number.parseInt(seed, 10));
+export function routingRandom(env: SettingsSource, session?: { accountId: string; id: string }): () => number {
+  const seed = settings(env).ROUTING_SEED;
+  if (seed !== null) return mulberry32(seed);
   if (session) return mulberry32(fnv1a(`${session.accountId}\n${session.id}`));
   return Math.random;
 }
@@ -25,6 +23,6 @@ function fnv1a(text: string): number {
 }
 
 /** Whether the default order balances load by price (ROUTING_BALANCE "price", the default) or is strictly cheapest first ("off"). */
-export function balancing(env: RoutingVars): boolean {
-  return (env.ROUTING_BALANCE ?? "price").trim() !== "off";
+export function balancing(env: SettingsSource): boolean {
+  return settings(env).ROUTING_BALANCE;
 }

@@ -1,10 +1,10 @@
 import type { D1Migration } from "cloudflare:test";
-import type { Settings } from "../../src/env";
+import type { SettingVars } from "../../src/env";
 
 // The bindings come from worker-configuration.d.ts (`wrangler types`); tests add their settings and migrations.
 declare global {
   namespace Cloudflare {
-    interface Env extends Settings {
+    interface Env extends SettingVars {
       TEST_MIGRATIONS: D1Migration[];
     }
   }
