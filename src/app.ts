@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
-import { ApiError, errorBody } from "./api/errors";
+import { ApiError } from "./request/errors";
+import { errorBody } from "./api/error-body";
 import { requireKey, requireManagementKey } from "./api/auth";
 import { apiCors } from "./api/cors";
 import { accountRoutes } from "./api/account-routes";

@@ -1,4 +1,5 @@
 import { logEvent } from "./log-error";
+import { isolate } from "./isolate";
 
 /**
  * Every setting of the Worker — its vars and secrets, not its bindings — in one table: kind, default,
@@ -104,10 +105,12 @@ export type Settings = { readonly [K in SettingName]: (typeof SETTINGS)[K]["fall
 /** What settings are read from: the Worker's env (or, in pure tests, any object with some of the variables). */
 export type SettingsSource = Partial<Record<SettingName, string>> | object;
 
-const parsed = new WeakMap<object, Settings>();
+/** Parsed settings by env object (an isolate sees one env; tests make others). */
+const parsedSettings = isolate.slot("settings", () => new WeakMap<object, Settings>());
 
 /** The Worker's settings, parsed once per env object. */
 export function settings(env: SettingsSource): Settings {
+  const parsed = parsedSettings.get();
   const known = parsed.get(env);
   if (known) return known;
   const out: Record<string, unknown> = {};

@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
-import { ApiError } from "../api/errors";
+import { ApiError } from "../request/errors";
 import { constantTimeEqual } from "../keys/constant-time";
 import { settings } from "../settings";
 

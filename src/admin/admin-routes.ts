@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import * as z from "zod";
 import type { AppEnv } from "../env";
-import { ApiError } from "../api/errors";
+import { ApiError } from "../request/errors";
 import { requireAdmin } from "./admin-auth";
 import { db } from "../db/client";
 import { accounts, type ApiKey } from "../db/schema";

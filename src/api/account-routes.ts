@@ -9,7 +9,7 @@ import { isoOrNull, limitFields, usageFields } from "../keys/present-key";
 import { findGeneration } from "../db/generations";
 import { presentGeneration } from "./present-generation";
 import { findAcrossStages } from "../generations/find-record";
-import { ApiError } from "./errors";
+import { ApiError } from "../request/errors";
 
 /** GET /key, /credits and /generation: the authenticated caller's own key, money and records. */
 export const accountRoutes = new Hono<AppEnv>();

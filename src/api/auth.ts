@@ -4,7 +4,7 @@ import type { ApiKey } from "../db/schema";
 import { findKeyByHash } from "../db/keys";
 import { hashApiKey, looksLikeApiKey } from "../keys/api-key";
 import { cachedKey } from "../keys/key-cache";
-import { ApiError } from "./errors";
+import { ApiError } from "../request/errors";
 
 type KeyCheck = { key: ApiKey } | { error: string };
 

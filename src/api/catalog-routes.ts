@@ -1,7 +1,8 @@
 import { Hono, type Context } from "hono";
 import * as z from "zod";
 import type { AppEnv } from "../env";
-import { ApiError } from "./errors";
+import { isolate } from "../isolate";
+import { ApiError } from "../request/errors";
 import { loadCatalog } from "../catalog/load";
 import type { Catalog } from "../catalog/catalog";
 import { presentEndpoints, presentModel, presentModelList, presentProviders, type PresentedModel } from "../catalog/present";
@@ -20,9 +21,10 @@ interface Presented {
   fullList: string;
   providers: string;
 }
-const presentedCache = new WeakMap<Catalog, Presented>();
+const presentedCatalogs = isolate.slot("presented catalogs", () => new WeakMap<Catalog, Presented>());
 
 function presented(catalog: Catalog): Presented {
+  const presentedCache = presentedCatalogs.get();
   let p = presentedCache.get(catalog);
   if (!p) {
     const models = catalog.models.map((m) => presentModel(catalog, m));

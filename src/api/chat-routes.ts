@@ -1,11 +1,15 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
-import { ApiError } from "./errors";
-import { readChatRequest } from "./chat-request";
+import { ApiError } from "../request/errors";
+import { parseChatRequest } from "../request/chat-request";
+import { readJsonObject } from "../request/json-body";
+
+/** Largest request body accepted, in bytes (413 above it). */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
 import { loadCatalog } from "../catalog/load";
 import { AUTO_MODEL, isFree, type PricedEndpoint } from "../catalog/catalog";
 import { accountLedger } from "../ledger/isolate-ledgers";
-import { holdNano } from "../ledger/hold";
+import { holdNano } from "../request/hold";
 import { dispatch, UnusableAnswer } from "../carriers/dispatch";
 import { carrierBodies } from "../carriers/carrier-call";
 import { CarriersExhausted } from "../carriers/attempts";
@@ -28,7 +32,7 @@ import { routingHealth } from "../health/routing-health";
 import { healthThresholds } from "../routing/health-order";
 import { balancing, routingRandom } from "../routing/routing-random";
 import { contextTooLongMessage, unsupportedPartsMessage } from "../routing/request-fit";
-import { MAX_ID_CHARS } from "../routing/router-field-schemas";
+import { MAX_ID_CHARS } from "../request/router-field-schemas";
 
 export const chatRoutes = new Hono<AppEnv>();
 
@@ -54,7 +58,7 @@ chatRoutes.post("/chat/completions", async (c) => {
     model: "",
     strategy: null,
     // Every attempt also feeds this isolate's failure streaks, which the next request's routing reads.
-    attempts: new AttemptLog((a) => isolateHealth.note(a)),
+    attempts: new AttemptLog((a) => isolateHealth().note(a)),
     metadata: null,
     stream: false,
     app: appName(c.req.raw.headers),
@@ -78,9 +82,10 @@ chatRoutes.post("/chat/completions", async (c) => {
   if (caller.key.isManagement)
     throw fail(new ApiError(403, "This is a management key: it manages API keys through /api/v1/keys and cannot run completions. Use an API key for completions."));
 
-  let parsed: Awaited<ReturnType<typeof readChatRequest>>;
+  let parsed: { body: ReturnType<typeof parseChatRequest>; bytes: number };
   try {
-    parsed = await readChatRequest(c.req.raw);
+    const { json, bytes } = await readJsonObject(c.req.raw, MAX_BODY_BYTES);
+    parsed = { body: parseChatRequest(json), bytes };
   } catch (err) {
     throw fail(err instanceof ApiError ? err : new ApiError(400, "The request body could not be read."));
   }

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { nanoToUsd, usdToNano } from "../catalog/money";
 import { LIMIT_RESETS, MAX_KEY_LIMIT_USD } from "../keys/key-budget";
-import { invalidInput, readJsonObject } from "./json-body";
+import { invalidInput, readJsonObject } from "../request/json-body";
 
 /**
  * The inputs of the key management API (`/keys`), validated with zod. Objects are strict: a field the

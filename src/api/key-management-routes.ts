@@ -7,7 +7,7 @@ import { keysUsageNow } from "../ledger/usage-now";
 import { presentManagedKey } from "../keys/present-key";
 import { workspaceId } from "../keys/workspace-id";
 import { createKeyBody, keyHash, listKeysQuery, parseInput, readKeyBody, updateKeyBody } from "./key-management-input";
-import { ApiError } from "./errors";
+import { ApiError } from "../request/errors";
 
 /**
  * The key management API (`/keys`, `/keys/{hash}`), for management keys only (`requireManagementKey`).

@@ -1,7 +1,7 @@
 import type { ApiKey } from "../db/schema";
 import { nanoToUsdString } from "../catalog/money";
-import { windowEnd } from "../ledger/usage-windows";
-import { ApiError } from "./errors";
+import { windowEnd } from "../keys/usage-windows";
+import { ApiError } from "../request/errors";
 
 /**
  * The 402 for a refused admission. `metadata.limit_source` tells a key's budget (`key_limit`: raise the

@@ -1,7 +1,7 @@
 import type { NewGeneration } from "../db/schema";
 import { nanoToUsd } from "../catalog/money";
 import { AUTO_MODEL } from "../catalog/catalog";
-import { parseAttempts } from "../carriers/carrier-attempt";
+import { parseAttempts } from "../db/carrier-attempt";
 
 /** A stored generation in the shape of the specification (2.3) and the contract's GenerationResponse. */
 export function presentGeneration(g: NewGeneration) {

@@ -1,5 +1,5 @@
 import type { FreeLimitHit } from "../ledger/free-limits";
-import { ApiError } from "./errors";
+import { ApiError } from "../request/errors";
 
 /**
  * The 429 for a free-model request over the account's rate limit, as OpenRouter answers it:

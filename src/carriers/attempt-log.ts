@@ -1,5 +1,5 @@
 import type { PricedEndpoint } from "../catalog/catalog";
-import type { CarrierAttempt } from "./carrier-attempt";
+import type { CarrierAttempt } from "../db/carrier-attempt";
 
 /** How the served attempt ended, as far as its health figures go. */
 export type ServedEnd = { status: number; firstTokenAt: number | null; completionTokens: number; endedAt: number; streamed: boolean };

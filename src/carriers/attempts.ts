@@ -1,6 +1,6 @@
-import { ApiError } from "../api/errors";
+import { ApiError } from "../request/errors";
 import { readBodyLimited } from "../http/read-limited";
-import { REJECTIONS } from "./carrier-attempt";
+import { REJECTIONS } from "../db/carrier-attempt";
 
 /** Why one carrier attempt did not produce a completion. */
 export type AttemptFailure = {

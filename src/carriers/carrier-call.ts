@@ -2,7 +2,7 @@ import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { carrierSecret } from "./carrier-secret";
 import { settings } from "../settings";
-import { carrierView } from "../routing/router-fields";
+import { carrierView } from "../request/router-fields";
 
 export function carrierTimeoutMs(env: Env): number {
   return settings(env).CARRIER_TIMEOUT_MS;

@@ -3,7 +3,7 @@ import type { PricedEndpoint } from "../catalog/catalog";
 import { callCarrier, CarrierTimeout, type CarrierCall } from "./carrier-call";
 import { carrierReason, classifyStatus, exhaustedError, type AttemptFailure } from "./attempts";
 import type { AttemptLog } from "./attempt-log";
-import { TIMEOUT_STATUS, UNREACHABLE_STATUS } from "./carrier-attempt";
+import { TIMEOUT_STATUS, UNREACHABLE_STATUS } from "../db/carrier-attempt";
 
 /** Thrown by an `accept` step when a 2xx answer is still unusable (malformed, oversized, not a stream). */
 export class UnusableAnswer extends Error {}

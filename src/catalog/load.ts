@@ -1,6 +1,7 @@
 import bundled from "../../catalog.json";
 import { Catalog } from "./catalog";
 import type { Env } from "../env";
+import { isolate } from "../isolate";
 
 /** KV key holding the live catalog JSON (same shape as catalog.json). */
 export const CATALOG_KV_KEY = "catalog:v1";
@@ -9,12 +10,16 @@ const MEMO_TTL_MS = 60_000;
 /** After a failed KV read, how soon the isolate tries KV again (serving what it has meanwhile). */
 const KV_RETRY_MS = 5_000;
 
-/** The catalog served now; `raw` is the KV text it came from (null: the bundled copy); `at` when KV was last asked. */
-let memo: { catalog: Catalog; raw: string | null; at: number } | undefined;
-let bundledCatalog: Catalog | undefined;
+type Memo = {
+  /** The catalog served now; `raw` is the KV text it came from (null: the bundled copy); `at` when KV was last asked. */
+  served?: { catalog: Catalog; raw: string | null; at: number };
+  bundled?: Catalog;
+};
+const catalogMemo = isolate.slot<Memo>("catalog memo", () => ({}));
 
 function fallback(): Catalog {
-  return (bundledCatalog ??= Catalog.parse(bundled));
+  const m = catalogMemo.get();
+  return (m.bundled ??= Catalog.parse(bundled));
 }
 
 /**
@@ -24,6 +29,8 @@ function fallback(): Catalog {
  * can never put the bundled prices over the live ones.
  */
 export async function loadCatalog(env: Env, waitUntil?: (p: Promise<unknown>) => void): Promise<Catalog> {
+  const state = catalogMemo.get();
+  let memo = state.served;
   const now = Date.now();
   if (memo && now - memo.at < MEMO_TTL_MS) return memo.catalog;
   let raw: string | null;
@@ -31,13 +38,13 @@ export async function loadCatalog(env: Env, waitUntil?: (p: Promise<unknown>) =>
     raw = await env.CATALOG.get(CATALOG_KV_KEY);
   } catch {
     // KV unavailable: what we have stays, and KV is asked again in a few seconds.
-    memo = { catalog: memo?.catalog ?? fallback(), raw: memo?.raw ?? null, at: now - MEMO_TTL_MS + KV_RETRY_MS };
+    memo = state.served = { catalog: memo?.catalog ?? fallback(), raw: memo?.raw ?? null, at: now - MEMO_TTL_MS + KV_RETRY_MS };
     return memo.catalog;
   }
   if (raw === null) {
     // No catalog in KV yet: the bundled one is served and seeds it.
     waitUntil?.(env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(bundled)).catch(() => {}));
-    memo = { catalog: fallback(), raw: null, at: now };
+    memo = state.served = { catalog: fallback(), raw: null, at: now };
     return memo.catalog;
   }
   if (memo && raw === memo.raw) {
@@ -50,11 +57,11 @@ export async function loadCatalog(env: Env, waitUntil?: (p: Promise<unknown>) =>
   } catch {
     catalog = undefined; // invalid: never served
   }
-  memo = catalog ? { catalog, raw, at: now } : { catalog: memo?.catalog ?? fallback(), raw: memo?.raw ?? null, at: now };
+  memo = state.served = catalog ? { catalog, raw, at: now } : { catalog: memo?.catalog ?? fallback(), raw: memo?.raw ?? null, at: now };
   return memo.catalog;
 }
 
 /** Tests and admin use this to make the next request re-read KV. */
 export function forgetCatalogMemo(): void {
-  memo = undefined;
+  catalogMemo.reset();
 }

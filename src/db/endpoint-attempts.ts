@@ -2,7 +2,7 @@
  * The `endpoint_attempts` table (src/db/schema.ts): filled from flushed generation records
  * (src/db/generations.ts), folded and pruned by the Cron Trigger (src/health/health-snapshot.ts).
  */
-import { CARRIER_FAULT_SQL } from "../carriers/carrier-attempt";
+import { CARRIER_FAULT_SQL } from "./carrier-attempt";
 
 /** An attempt is up unless the carrier failed (`isCarrierFault`: 5xx, 502 unreachable, 504 timeout, its own 401/402/403/404…); 429 counts neither way. */
 const COUNTED = "status <> 429";

@@ -1,7 +1,7 @@
 import type { RequestContext } from "./request-context";
 import type { NewGeneration } from "../db/schema";
 import { accountLedger } from "../ledger/isolate-ledgers";
-import type { CarrierAttempt } from "../carriers/carrier-attempt";
+import type { CarrierAttempt } from "../db/carrier-attempt";
 import { isFree } from "../catalog/catalog";
 
 /** How one request ended: what is debited and recorded. */

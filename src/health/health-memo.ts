@@ -1,5 +1,6 @@
 import type { Env } from "../env";
 import { settings } from "../settings";
+import { isolate } from "../isolate";
 import { EMPTY_SNAPSHOT, HEALTH_KV_KEY, parseSnapshot, type HealthSnapshot } from "./health-snapshot";
 
 /** After a failed KV read, how soon the isolate tries again (serving what it has meanwhile). */
@@ -8,7 +9,7 @@ const KV_RETRY_MS = 5_000;
 type WaitUntil = (p: Promise<unknown>) => void;
 
 /** The snapshot served now, and when KV was last asked (or a re-read was started). */
-let memo: { snapshot: HealthSnapshot; readAt: number } | undefined;
+const healthMemo = isolate.slot<{ served?: { snapshot: HealthSnapshot; readAt: number } }>("health snapshot memo", () => ({}));
 
 /**
  * The endpoint health snapshot, stale-while-revalidate. Only the first read in a fresh isolate waits,
@@ -18,6 +19,7 @@ let memo: { snapshot: HealthSnapshot; readAt: number } | undefined;
  */
 export async function readHealth(env: Env, waitUntil: WaitUntil): Promise<HealthSnapshot> {
   const now = Date.now();
+  const memo = healthMemo.get().served;
   if (!memo) return reread(env, now, undefined);
   if (now - memo.readAt >= settings(env).HEALTH_MEMO_MS) {
     memo.readAt = now; // claims the re-read: concurrent requests of this isolate do not start another
@@ -31,14 +33,13 @@ async function reread(env: Env, now: number, had: HealthSnapshot | undefined): P
     const raw = await env.CATALOG.get(HEALTH_KV_KEY);
     // Absent: nothing measured. Invalid: keep what we had.
     const snapshot = raw === null ? EMPTY_SNAPSHOT : (parseSnapshot(raw) ?? had ?? EMPTY_SNAPSHOT);
-    memo = { snapshot, readAt: now };
+    return (healthMemo.get().served = { snapshot, readAt: now }).snapshot;
   } catch {
-    memo = { snapshot: had ?? EMPTY_SNAPSHOT, readAt: now - settings(env).HEALTH_MEMO_MS + KV_RETRY_MS };
+    return (healthMemo.get().served = { snapshot: had ?? EMPTY_SNAPSHOT, readAt: now - settings(env).HEALTH_MEMO_MS + KV_RETRY_MS }).snapshot;
   }
-  return memo.snapshot;
 }
 
 /** Tests use this to make the next read go to KV as in a fresh isolate. */
 export function forgetHealthMemo(): void {
-  memo = undefined;
+  healthMemo.reset();
 }

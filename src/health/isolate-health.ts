@@ -1,5 +1,6 @@
-import type { CarrierAttempt } from "../carriers/carrier-attempt";
-import { isCarrierFault } from "../carriers/carrier-attempt";
+import type { CarrierAttempt } from "../db/carrier-attempt";
+import { isCarrierFault } from "../db/carrier-attempt";
+import { isolate } from "../isolate";
 
 /** Endpoints with a failure streak an isolate keeps at most; the one failing longest ago is dropped first. */
 const MAX_ENDPOINTS = 1000;
@@ -52,5 +53,6 @@ function keyOf(model: string, provider: string): string {
   return `${model}\n${provider}`;
 }
 
-/** The one instance of this isolate: dispatch notes every attempt, routing reads it. */
-export const isolateHealth = new IsolateHealth();
+/** This isolate's streaks: dispatch notes every attempt, routing reads them. */
+const streaks = isolate.slot("failure streaks", () => new IsolateHealth());
+export const isolateHealth = (): IsolateHealth => streaks.get();

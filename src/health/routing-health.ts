@@ -24,7 +24,7 @@ export async function routingHealth(env: Env, waitUntil: (p: Promise<unknown>) =
     const h: EndpointHealth = {
       uptime5m: uptimePercent(f, 0),
       counted5m: f?.counted[0] ?? 0,
-      consecutiveFailures: isolateHealth.consecutiveFailures(modelId, slug, now, memoryMs),
+      consecutiveFailures: isolateHealth().consecutiveFailures(modelId, slug, now, memoryMs),
     };
     if (f?.latencyMs) h.latency = percentiles(f.latencyMs, 1 / 1000);
     if (f?.tokensPerSecond) h.throughput = percentiles(f.tokensPerSecond, 1);

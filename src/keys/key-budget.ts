@@ -1,6 +1,6 @@
 import type { ApiKey } from "../db/schema";
 import type { KeyUsage } from "../ledger/ledger-object";
-import type { LimitReset } from "../ledger/usage-windows";
+import type { LimitReset } from "./usage-windows";
 
 export type { LimitReset };
 /** The largest credit limit a key may be given, in USD (through /keys and the console). */

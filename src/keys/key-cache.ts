@@ -1,4 +1,5 @@
 import type { ApiKey } from "../db/schema";
+import { isolate } from "../isolate";
 
 /**
  * Keys recently read from D1, per isolate, so most requests authenticate without a query.
@@ -9,9 +10,10 @@ import type { ApiKey } from "../db/schema";
 export const KEY_CACHE_TTL_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 
-const cache = new Map<string, { key: ApiKey; until: number }>();
+const keyCache = isolate.slot("key cache", () => new Map<string, { key: ApiKey; until: number }>());
 
 export async function cachedKey(hash: string, load: (hash: string) => Promise<ApiKey | undefined>): Promise<ApiKey | undefined> {
+  const cache = keyCache.get();
   const now = Date.now();
   const hit = cache.get(hash);
   if (hit && hit.until > now) return hit.key;
@@ -24,5 +26,5 @@ export async function cachedKey(hash: string, load: (hash: string) => Promise<Ap
 }
 
 export function forgetKey(hash: string): void {
-  cache.delete(hash);
+  keyCache.get().delete(hash);
 }

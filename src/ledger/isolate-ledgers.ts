@@ -6,6 +6,7 @@ import { ledgerTimings } from "./ledger-config";
 import { ledgerFor } from "./ledger";
 import { queueSender } from "./settle-queue";
 import { logEvent } from "../log-error";
+import { isolate } from "../isolate";
 
 /** Accounts kept per isolate; idle ones are dropped first when there are more. */
 const MAX_ACCOUNTS = 10_000;
@@ -38,9 +39,9 @@ class IsolateLedgers {
   }
 }
 
-export const isolateLedgers = new IsolateLedgers();
+const isolateLedgers = isolate.slot("ledger clients", () => new IsolateLedgers());
 
 /** The isolate's side of the account's ledger: admission, slices, batched settles. */
 export function accountLedger(env: Env, accountId: string): AccountLedger {
-  return isolateLedgers.account(env, accountId);
+  return isolateLedgers.get().account(env, accountId);
 }

@@ -4,7 +4,7 @@ import type { NewGeneration } from "../db/schema";
 import { flushGenerations } from "../db/generations";
 import { migrateLedger } from "./ledger-sql";
 import { ledgerTimings, type LedgerTimings } from "./ledger-config";
-import { utcDay, windowEnd, windowStart, windowStarts, type LimitReset } from "./usage-windows";
+import { utcDay, windowEnd, windowStart, windowStarts, type LimitReset } from "../keys/usage-windows";
 import type { FreeLimitHit, FreeLimits } from "./free-limits";
 
 /** How soon after a settle the outbox is copied to D1: batches of hundreds (one D1 commit each); `/generation` reads the outbox meanwhile. */

@@ -1,8 +1,8 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import { nanoToUsd } from "../catalog/money";
 import { readUsage, type CarrierUsage } from "./usage";
-import { OutputMeter } from "./token-estimate";
-import { charge } from "./charge";
+import { OutputMeter } from "../request/token-estimate";
+import { charge } from "../request/charge";
 import type { SseEvent } from "./sse-parser";
 
 type Chunk = Record<string, unknown> & { choices?: unknown; usage?: unknown; error?: unknown };

@@ -7,9 +7,9 @@ import type { RequestContext } from "../generations/request-context";
 import type { Outcome } from "../generations/settle";
 import { nanoToUsd } from "../catalog/money";
 import { readUsage } from "./usage";
-import { estimatePromptTokens, OutputMeter } from "./token-estimate";
-import { charge } from "./charge";
-import type { ChatRequest } from "../api/chat-request";
+import { estimatePromptTokens, OutputMeter } from "../request/token-estimate";
+import { charge } from "../request/charge";
+import type { ChatRequest } from "../request/chat-request";
 import { answerMetadata } from "../generations/answer-metadata";
 
 /** Largest non-stream carrier answer accepted, in bytes. */

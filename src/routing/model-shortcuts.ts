@@ -1,4 +1,4 @@
-import type { ProviderPreferences } from "./provider-preferences";
+import type { ProviderPreferences } from "../request/provider-preferences";
 
 /** Suffixes that ask for a sort on any catalog model id (OpenRouter's shortcuts). */
 const SHORTCUTS = { ":nitro": "throughput", ":floor": "price" } as const;

@@ -1,5 +1,5 @@
 import type { PricedEndpoint } from "../catalog/catalog";
-import type { Cutoff, ProviderPreferences } from "./provider-preferences";
+import type { Cutoff, ProviderPreferences } from "../request/provider-preferences";
 
 /** Measured figures of one endpoint (p50…p99) over the last 30 min. */
 export type Percentiles = { p50?: number; p75?: number; p90?: number; p99?: number };

@@ -1,7 +1,7 @@
 import type { PricedEndpoint } from "../catalog/catalog";
-import type { ChatRequest } from "../api/chat-request";
-import { estimatePromptTokens } from "../relay/token-estimate";
-import { completionCap, countParts } from "./billed-fields";
+import type { ChatRequest } from "../request/chat-request";
+import { estimatePromptTokens } from "../request/token-estimate";
+import { completionCap, countParts } from "../request/billed-fields";
 import { MEDIA_MODALITIES, PART_MODALITY, type MediaModality, type PartCounts, type PartTokens } from "../catalog/modalities";
 
 /** Request fields an endpoint must support to serve the request as asked: tool use and output formats. */

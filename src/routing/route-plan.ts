@@ -1,5 +1,5 @@
 import type { PricedEndpoint } from "../catalog/catalog";
-import type { ChatRequest } from "../api/chat-request";
+import type { ChatRequest } from "../request/chat-request";
 import type { Candidate } from "./candidate-models";
 import { orderEndpoints, type RequestFacts } from "./order-endpoints";
 import { withShortcutSort } from "./model-shortcuts";

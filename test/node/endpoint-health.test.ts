@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import { demoteUnhealthy, healthThresholds, isDown } from "../../src/routing/health-order.ts";
 import type { EndpointHealth } from "../../src/routing/order-endpoints.ts";
 import { IsolateHealth } from "../../src/health/isolate-health.ts";
-import type { CarrierAttempt } from "../../src/carriers/carrier-attempt.ts";
+import type { CarrierAttempt } from "../../src/db/carrier-attempt.ts";
 
 // Pure: outage ordering and the isolate's failure streaks, without a runtime.
 

@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { Catalog, type PricedEndpoint } from "../../src/catalog/catalog";
 import { orderEndpoints, type EndpointHealth, type RequestFacts } from "../../src/routing/order-endpoints";
-import { providerPreferences } from "../../src/routing/provider-preferences";
+import { providerPreferences } from "../../src/request/provider-preferences";
 import { requestParameters } from "../../src/routing/request-parameters";
 
 // A small catalog: three carriers of one model, cheapest first: cheap (0.1+0.2), mid (0.2+0.3), dear (1+1).

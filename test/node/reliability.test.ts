@@ -7,8 +7,8 @@ import { AdminClient } from "../../scripts/admin-client.ts";
 import { runSoak, type AccountAudit } from "../../scripts/soak-run.ts";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
-import { holdNano } from "../../src/ledger/hold";
-import { chatRequestSchema } from "../../src/api/chat-request";
+import { holdNano } from "../../src/request/hold";
+import { chatRequestSchema } from "../../src/request/chat-request";
 
 // Over real HTTP, against the Worker as deployed (the `wrangler deploy --dry-run` bundle in Miniflare, with
 // local D1, KV and Durable Objects; no wrangler dev proxy, which under a loaded machine answers 503

@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { Catalog, type PricedEndpoint } from "../../src/catalog/catalog";
-import { chatRequestSchema } from "../../src/api/chat-request";
+import { chatRequestSchema } from "../../src/request/chat-request";
 import { contextTooLongMessage, fitRequest, requestNeed, unsupportedPartsMessage, type Need } from "../../src/routing/request-fit";
 import { balanceByPrice } from "../../src/routing/price-balance";
 import { balancing, routingRandom } from "../../src/routing/routing-random";

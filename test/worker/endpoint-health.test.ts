@@ -4,7 +4,7 @@ import { app } from "../../src/app";
 import worker from "../../src/index";
 import { flushGenerations } from "../../src/db/generations";
 import type { NewGeneration } from "../../src/db/schema";
-import type { CarrierAttempt } from "../../src/carriers/carrier-attempt";
+import type { CarrierAttempt } from "../../src/db/carrier-attempt";
 import { HEALTH_KV_KEY, refreshHealth, type HealthSnapshot } from "../../src/health/health-snapshot";
 import { forgetHealthMemo, readHealth } from "../../src/health/health-memo";
 import { newAccount } from "./helpers";

@@ -3,8 +3,8 @@ import { chat, newAccount, settled, user } from "./helpers";
 import { readSse } from "./sse";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
-import { holdNano } from "../../src/ledger/hold";
-import { chatRequestSchema } from "../../src/api/chat-request";
+import { holdNano } from "../../src/request/hold";
+import { chatRequestSchema } from "../../src/request/chat-request";
 
 const catalog = Catalog.parse(catalogJson);
 const GEMMA = "google/gemma-3-27b-it"; // image_tokens: 256

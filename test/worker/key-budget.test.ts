@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
-import type { LimitReset } from "../../src/ledger/usage-windows";
+import type { LimitReset } from "../../src/keys/usage-windows";
 import type { NewGeneration } from "../../src/db/schema";
 import { chat, get, newAccount, settled, user } from "./helpers";
 

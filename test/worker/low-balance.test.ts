@@ -3,8 +3,8 @@ import { chat, newAccount, settled, user } from "./helpers";
 import { chatWithVars } from "./with-vars";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
-import { holdNano } from "../../src/ledger/hold";
-import { chatRequestSchema } from "../../src/api/chat-request";
+import { holdNano } from "../../src/request/hold";
+import { chatRequestSchema } from "../../src/request/chat-request";
 
 // A positive balance admits, however small against one request's hold; a key's budget counts no hold of
 // a request that has ended. Both used to be refused because the ledger still saw money an idle slice or

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { windowEnd, windowStart, windowStarts } from "../../src/ledger/usage-windows";
+import { windowEnd, windowStart, windowStarts } from "../../src/keys/usage-windows";
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -3,7 +3,7 @@ import { count, usd, utcDateTime } from "../layout/format";
 import type { Generation } from "../../db/schema";
 import type { DaySpend } from "./queries";
 import { SpendChart } from "./spend-chart";
-import { parseAttempts } from "../../carriers/carrier-attempt";
+import { parseAttempts } from "../../db/carrier-attempt";
 
 /** The carriers a request was tried on, when there was more than one (a fallback): model, carrier, status, time. */
 function Attempts(props: { g: Generation }) {

@@ -1,5 +1,5 @@
-import type { ChatRequest } from "../api/chat-request";
-import { countParts } from "../routing/billed-fields";
+import type { ChatRequest } from "./chat-request";
+import { countParts } from "./billed-fields";
 import { partTokensOf, type PartTokens } from "../catalog/modalities";
 
 /**

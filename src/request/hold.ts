@@ -1,6 +1,6 @@
 import type { PricedEndpoint } from "../catalog/catalog";
-import type { ChatRequest } from "../api/chat-request";
-import { billedChoices, completionCap, countParts, reasoningBudget } from "../routing/billed-fields";
+import type { ChatRequest } from "./chat-request";
+import { billedChoices, completionCap, countParts, reasoningBudget } from "./billed-fields";
 import { partTokensOf } from "../catalog/modalities";
 
 /**

@@ -1,4 +1,4 @@
-import type { ChatRequest } from "../api/chat-request";
+import type { ChatRequest } from "./chat-request";
 import { MEDIA_MODALITIES, PART_MODALITY, type PartCounts } from "../catalog/modalities";
 
 /**

@@ -1,12 +1,10 @@
 import * as z from "zod";
 import { ApiError } from "./errors";
-import { invalidInput, readJsonObject } from "./json-body";
-import { routerFieldsShape } from "../routing/router-field-schemas";
+import { invalidInput } from "./json-body";
+import { routerFieldsShape } from "./router-field-schemas";
 import { standardParametersShape } from "./standard-parameters";
-import { providerPreferences } from "../routing/provider-preferences";
+import { providerPreferences } from "./provider-preferences";
 
-/** Largest request body accepted, in bytes (413 above it). */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Most messages accepted in one request (400 above it). */
 export const MAX_MESSAGES = 2048;
 
@@ -38,11 +36,10 @@ export const chatRequestSchema = z
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
-/** Reads and validates the body: 413 when too large, 400 when not JSON or not a chat request. */
-export async function readChatRequest(req: Request): Promise<{ body: ChatRequest; bytes: number }> {
-  const { json, bytes } = await readJsonObject(req, MAX_BODY_BYTES);
+/** Validates a chat request's JSON object: 400 naming the first problem. */
+export function parseChatRequest(json: Record<string, unknown>): ChatRequest {
   if (!("messages" in json)) throw new ApiError(400, "`messages` is required: a non-empty array of {role, content}.");
   const parsed = chatRequestSchema.safeParse(json);
   if (!parsed.success) throw invalidInput(parsed.error);
-  return { body: parsed.data, bytes };
+  return parsed.data;
 }
