@@ -1,17 +1,17 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import type { CarrierCall } from "../carriers/carrier-call";
 import { CarrierTimeout, carrierTimeoutMs } from "../carriers/carrier-call";
-import type { RequestContext } from "../generations/request-context";
-import { settle, type Outcome } from "../generations/settle";
+import type { RequestContext } from "../serve/request-context";
+import { settle, type Outcome } from "../serve/settle";
 import type { ChatRequest } from "../request/chat-request";
 import { SseParser, type SseEvent } from "./sse-parser";
-import { ChunkRewriter, type ChunkFailure } from "./chunk-rewriter";
+import { ChunkRewriter, type ChunkFailure } from "../protocols/inbound/openai-chat/chunk-rewriter";
 import { estimatePromptTokens } from "../request/token-estimate";
 import { returnedChoices } from "../request/billed-fields";
 import { charge } from "../request/charge";
 import { relayLimits } from "./relay-limits";
 import { textPieces } from "./text-pieces";
-import { answerMetadata } from "../generations/answer-metadata";
+import { answerMetadata } from "../serve/answer-metadata";
 import { drainBody } from "../http/drain-body";
 
 const encoder = new TextEncoder();

@@ -1,6 +1,6 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import { costNano } from "../catalog/money";
-import type { CarrierUsage } from "../relay/usage";
+import type { CarrierUsage } from "./usage";
 
 /**
  * What a served answer costs, with OpenRouter's zero-completion insurance: an answer that ended in an

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { ChunkRewriter } from "../../src/relay/chunk-rewriter.ts";
+import { ChunkRewriter } from "../../src/protocols/inbound/openai-chat/chunk-rewriter.ts";
 import type { PricedEndpoint } from "../../src/catalog/catalog.ts";
 import { validateResponse } from "../contract/contract.ts";
 

@@ -3,14 +3,14 @@ import type { CarrierCall } from "../carriers/carrier-call";
 import { CarrierTimeout } from "../carriers/carrier-call";
 import { OversizedBody, readTextLimited } from "../carriers/attempts";
 import { UnusableAnswer } from "../carriers/dispatch";
-import type { RequestContext } from "../generations/request-context";
-import type { Outcome } from "../generations/settle";
+import type { RequestContext } from "../serve/request-context";
+import type { Outcome } from "../serve/settle";
 import { nanoToUsd } from "../catalog/money";
-import { readUsage } from "./usage";
+import { readUsage } from "../request/usage";
 import { estimatePromptTokens, OutputMeter } from "../request/token-estimate";
 import { charge } from "../request/charge";
 import type { ChatRequest } from "../request/chat-request";
-import { answerMetadata } from "../generations/answer-metadata";
+import { answerMetadata } from "../serve/answer-metadata";
 
 /** Largest non-stream carrier answer accepted, in bytes. */
 export const MAX_COMPLETION_BYTES = 8 * 1024 * 1024;

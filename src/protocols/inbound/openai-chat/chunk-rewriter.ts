@@ -1,9 +1,9 @@
-import type { PricedEndpoint } from "../catalog/catalog";
-import { nanoToUsd } from "../catalog/money";
-import { readUsage, type CarrierUsage } from "./usage";
-import { OutputMeter } from "../request/token-estimate";
-import { charge } from "../request/charge";
-import type { SseEvent } from "./sse-parser";
+import type { PricedEndpoint } from "../../../catalog/catalog";
+import { nanoToUsd } from "../../../catalog/money";
+import { readUsage, type CarrierUsage } from "../../../request/usage";
+import { OutputMeter } from "../../../request/token-estimate";
+import { charge } from "../../../request/charge";
+import type { SseEvent } from "../../../relay/sse-parser";
 
 type Chunk = Record<string, unknown> & { choices?: unknown; usage?: unknown; error?: unknown };
 export type ChunkFailure = { status: number; message: string };
