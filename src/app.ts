@@ -3,7 +3,6 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./env";
 import { ApiError } from "./request/errors";
 import { errorBody } from "./api/error-body";
-import { requireKey, requireManagementKey } from "./api/auth";
 import { apiCors } from "./api/cors";
 import { accountRoutes } from "./api/account-routes";
 import { catalogRoutes } from "./api/catalog-routes";
@@ -14,17 +13,10 @@ import { consoleApp } from "./console/console-app";
 import { drainUnreadBody } from "./http/drain-body";
 import { logError } from "./log-error";
 
-/** The API under /api/v1: public catalog routes, then key-authenticated ones. */
+/** The API under /api/v1: the public catalog routes; every other route authenticates its caller itself (`requireKey`). */
 const api = new Hono<AppEnv>();
 api.use("*", apiCors);
 api.route("/", catalogRoutes);
-// Only on the methods these routes have: any other method is a route not found (404), key or not.
-api.post("/chat/completions", requireKey);
-api.get("/generation", requireKey);
-api.get("/key", requireKey);
-api.get("/credits", requireKey);
-api.on(["GET", "POST"], "/keys", requireKey, requireManagementKey);
-api.on(["GET", "PATCH", "DELETE"], "/keys/:hash", requireKey, requireManagementKey);
 api.route("/", chatRoutes);
 api.route("/", accountRoutes);
 api.route("/", keyManagementRoutes);

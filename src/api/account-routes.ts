@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import * as z from "zod";
 import type { AppEnv } from "../env";
+import { requireKey } from "./auth";
 import { ledgerFor } from "../ledger/ledger";
 import { keyUsageNow, totalsNow } from "../ledger/usage-now";
 import { accountLedger } from "../ledger/isolate-ledgers";
@@ -17,7 +18,7 @@ export const accountRoutes = new Hono<AppEnv>();
 /** The legacy `rate_limit` of GET /key: no per-key request limit ("requests": -1). */
 const KEY_RATE_LIMIT = { requests: -1, interval: "10s", note: "This field is deprecated and safe to ignore." } as const;
 
-accountRoutes.get("/key", async (c) => {
+accountRoutes.get("/key", requireKey, async (c) => {
   const { key, accountId } = c.get("caller");
   const [usage, totals] = await Promise.all([keyUsageNow(c.env, accountId, key.hash), totalsNow(c.env, accountId)]);
   return c.json({
@@ -39,14 +40,14 @@ accountRoutes.get("/key", async (c) => {
   });
 });
 
-accountRoutes.get("/credits", async (c) => {
+accountRoutes.get("/credits", requireKey, async (c) => {
   const totals = await totalsNow(c.env, c.get("caller").accountId);
   return c.json({ data: { total_credits: nanoToUsd(totals.creditsNano), total_usage: nanoToUsd(totals.usageNano) } });
 });
 
 const generationQuery = z.object({ id: z.string().regex(/^gen-[0-9a-zA-Z]{1,64}$/) });
 
-accountRoutes.get("/generation", async (c) => {
+accountRoutes.get("/generation", requireKey, async (c) => {
   const parsed = generationQuery.safeParse({ id: c.req.query("id") });
   if (!parsed.success) {
     // 404 either way: the contract documents no 400 for this path, and no id finds no generation.

@@ -1,4 +1,6 @@
-/** The OpenAI/OpenRouter error body: `{"error":{"code":status,"message":…}}`, `code` equal to the HTTP status. */
-export function errorBody(status: number, message: string, metadata?: Record<string, unknown>) {
-  return { error: metadata ? { code: status, message, metadata } : { code: status, message } };
+import { openAiChat } from "../protocols/inbound/openai-chat";
+
+/** The OpenAI/OpenRouter error body (`{"error":{"code":status,"message":…}}`): what /api/v1 and /admin answer errors with. */
+export function errorBody(status: number, message: string, metadata?: Record<string, unknown>): unknown {
+  return openAiChat.errorBody({ status: status as never, message, metadata });
 }

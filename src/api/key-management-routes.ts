@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import { requireKey, requireManagementKey } from "./auth";
 import type { AppEnv } from "../env";
 import type { ApiKey } from "../db/schema";
 import type { KeyUsage } from "../ledger/ledger-object";
@@ -15,6 +16,9 @@ import { ApiError } from "../request/errors";
  * listed nor manageable here (their hashes answer 404, like another account's keys).
  */
 export const keyManagementRoutes = new Hono<AppEnv>();
+
+/** Every route here is for management keys only: an API key gets 403, no key 401. */
+const managementKey = [requireKey, requireManagementKey] as const;
 
 export const KEYS_PER_PAGE = 100;
 
@@ -40,14 +44,14 @@ function hashParam(c: Context<AppEnv>): string {
   return parsed.data;
 }
 
-keyManagementRoutes.get("/keys", async (c) => {
+keyManagementRoutes.get("/keys", ...managementKey, async (c) => {
   const query = parseInput(listKeysQuery, c.req.query());
   await checkWorkspace(accountOf(c), query.workspace_id);
   const keys = await listApiKeys(c.env.DB, accountOf(c), { includeDisabled: query.include_disabled === "true", offset: query.offset ?? 0, limit: KEYS_PER_PAGE });
   return c.json({ data: await present(c, keys) });
 });
 
-keyManagementRoutes.post("/keys", async (c) => {
+keyManagementRoutes.post("/keys", ...managementKey, async (c) => {
   const body = parseInput(createKeyBody, await readKeyBody(c.req.raw));
   const accountId = accountOf(c);
   if (body.creator_user_id != null && body.creator_user_id !== accountId)
@@ -64,14 +68,14 @@ keyManagementRoutes.post("/keys", async (c) => {
   return c.json({ data, key }, 201); // the only time the key is shown
 });
 
-keyManagementRoutes.get("/keys/:hash", async (c) => {
+keyManagementRoutes.get("/keys/:hash", ...managementKey, async (c) => {
   const key = await findApiKey(c.env.DB, accountOf(c), hashParam(c));
   if (!key) throw notFound();
   const [data] = await present(c, [key]);
   return c.json({ data });
 });
 
-keyManagementRoutes.patch("/keys/:hash", async (c) => {
+keyManagementRoutes.patch("/keys/:hash", ...managementKey, async (c) => {
   const hash = hashParam(c);
   const body = parseInput(updateKeyBody, await readKeyBody(c.req.raw));
   const changes: KeyChanges = {
@@ -87,7 +91,7 @@ keyManagementRoutes.patch("/keys/:hash", async (c) => {
   return c.json({ data });
 });
 
-keyManagementRoutes.delete("/keys/:hash", async (c) => {
+keyManagementRoutes.delete("/keys/:hash", ...managementKey, async (c) => {
   const key = await deleteApiKey(c.env.DB, accountOf(c), hashParam(c));
   if (!key) throw notFound();
   return c.json({ deleted: true as const });

@@ -2,33 +2,32 @@ import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { carrierSecret } from "./carrier-secret";
 import { settings } from "../settings";
-import { carrierView } from "../request/router-fields";
+import type { ChatRequest } from "../request/chat-request";
+import { carrierProtocol, type CarrierProtocol } from "../protocols/outbound";
 
 export function carrierTimeoutMs(env: Env): number {
   return settings(env).CARRIER_TIMEOUT_MS;
 }
 
-/** The carrier's chat completions URL; locally every carrier is played by the simulator. */
-export function carrierUrl(env: Env, endpoint: PricedEndpoint): string {
+/** The carrier's completion URL in its protocol; locally every carrier is played by the simulator. */
+export function carrierUrl(env: Env, endpoint: PricedEndpoint, stream: boolean): string {
   const override = settings(env).CARRIER_BASE_URL_OVERRIDE;
   const base = override ? `${override.replace(/\/$/, "")}/${endpoint.provider}/v1` : endpoint.providerEntry.base_url;
-  return `${base.replace(/\/$/, "")}/chat/completions`;
+  return carrierProtocol(endpoint).url(base, endpoint, stream);
 }
 
 /**
- * The bodies sent upstream: the caller's, without the router's fields and with `user` as its hash
- * (`carrierView`), `model` set to each carrier's id and usage asked for on streams. The caller's fields
- * (up to 4 MiB) are prepared and serialized once per request, not once per attempt; each attempt only
- * puts its model id in front of that text.
+ * Each attempt's body in its carrier's protocol (src/protocols/outbound/). A protocol prepares the
+ * caller's fields (up to 4 MiB) once per request, not once per attempt.
  */
-export function carrierBodies(body: Record<string, unknown>, stream: boolean, userHash: string | null): (endpoint: PricedEndpoint) => string {
-  const { model: _requested, ...rest } = carrierView(body, userHash);
-  if (stream) {
-    const options = typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
-    rest.stream_options = { ...options, include_usage: true };
-  }
-  const fields = JSON.stringify(rest); // "{…}"; a chat request always has messages, so never "{}"
-  return (endpoint) => `{"model":${JSON.stringify(endpoint.upstream_model)},${fields.slice(1)}`;
+export function carrierBodies(body: ChatRequest, stream: boolean, userHash: string | null): (endpoint: PricedEndpoint) => string {
+  const prepared = new Map<CarrierProtocol, (endpoint: PricedEndpoint) => string>();
+  return (endpoint) => {
+    const protocol = carrierProtocol(endpoint);
+    let bodyFor = prepared.get(protocol);
+    if (!bodyFor) prepared.set(protocol, (bodyFor = protocol.bodies(body, stream, userHash)));
+    return bodyFor(endpoint);
+  };
 }
 
 export type CarrierCall = {
@@ -45,7 +44,7 @@ export type CarrierCall = {
  * timeout or network error. The timeout keeps running (aborting the call) until `answered()`, so one
  * timer bounds the headers and the body read. The caller owns the body and must abort on give-up.
  */
-export async function callCarrier(env: Env, endpoint: PricedEndpoint, body: string, clientSignal?: AbortSignal): Promise<CarrierCall | "not_configured"> {
+export async function callCarrier(env: Env, endpoint: PricedEndpoint, body: string, stream: boolean, clientSignal?: AbortSignal): Promise<CarrierCall | "not_configured"> {
   const key = carrierSecret(env, endpoint.provider);
   if (!key) return "not_configured";
   const controller = new AbortController();
@@ -53,9 +52,9 @@ export async function callCarrier(env: Env, endpoint: PricedEndpoint, body: stri
   clientSignal?.addEventListener("abort", () => controller.abort(clientSignal.reason), { once: true });
   const timer = setTimeout(() => controller.abort(new CarrierTimeout()), carrierTimeoutMs(env));
   try {
-    const response = await fetch(carrierUrl(env, endpoint), {
+    const response = await fetch(carrierUrl(env, endpoint, stream), {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, accept: "application/json, text/event-stream" },
+      headers: carrierProtocol(endpoint).headers(key),
       body,
       signal: controller.signal,
     });

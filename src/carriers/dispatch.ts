@@ -23,6 +23,7 @@ export async function dispatch<T>(
   label: string,
   endpoints: PricedEndpoint[],
   bodyFor: (endpoint: PricedEndpoint) => string,
+  stream: boolean,
   accept: (call: CarrierCall, endpoint: PricedEndpoint) => Promise<T>,
   log: AttemptLog,
   clientSignal?: AbortSignal,
@@ -33,7 +34,7 @@ export async function dispatch<T>(
     const at = Date.now();
     let call: CarrierCall | "not_configured";
     try {
-      call = await callCarrier(env, endpoint, bodyFor(endpoint), clientSignal);
+      call = await callCarrier(env, endpoint, bodyFor(endpoint), stream, clientSignal);
     } catch (err) {
       if (clientSignal?.aborted) throw err;
       log.fail(endpoint, noAnswerStatus(err), at);

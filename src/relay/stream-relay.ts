@@ -1,21 +1,19 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import type { CarrierCall } from "../carriers/carrier-call";
-import { CarrierTimeout, carrierTimeoutMs } from "../carriers/carrier-call";
-import type { RequestContext } from "../serve/request-context";
-import { settle, type Outcome } from "../serve/settle";
+import { CarrierTimeout } from "../carriers/carrier-call";
 import type { ChatRequest } from "../request/chat-request";
-import { SseParser, type SseEvent } from "./sse-parser";
-import { ChunkRewriter, type ChunkFailure } from "../protocols/inbound/openai-chat/chunk-rewriter";
+import { servedOutcome, type Outcome } from "../request/outcome";
 import { estimatePromptTokens } from "../request/token-estimate";
 import { returnedChoices } from "../request/billed-fields";
 import { charge } from "../request/charge";
-import { relayLimits } from "./relay-limits";
-import { textPieces } from "./text-pieces";
-import { answerMetadata } from "../serve/answer-metadata";
+import { SseParser, type SseEvent } from "../http/sse-parser";
 import { drainBody } from "../http/drain-body";
+import type { ChunkFailure, StreamRenderer } from "../protocols/inbound/caller-protocol";
+import type { RelayLimits } from "./relay-limits";
+import { textPieces } from "./text-pieces";
+import { Watchdog } from "./watchdog";
 
 const encoder = new TextEncoder();
-const DONE = "data: [DONE]\n\n";
 const READ_BUFFER_BYTES = 64 * 1024;
 /** Largest single write to the caller, in UTF-16 units: bounds the bytes held per write. */
 const WRITE_PIECE = 1024 * 1024;
@@ -23,30 +21,38 @@ const WRITE_PIECE = 1024 * 1024;
 /** Why the relay aborted the carrier: a configured limit, named in the caller's error chunk. */
 class RelayLimitExceeded extends Error {}
 
+export type StreamSetup = {
+  body: ChatRequest;
+  endpoint: PricedEndpoint;
+  /** Renders the canonical chunks in the caller's protocol, and keeps the stream's accounting. */
+  renderer: StreamRenderer;
+  /** Turns the carrier's events into canonical chunks; null when they already are. */
+  decoder: ((event: SseEvent) => SseEvent[]) | null;
+  limits: RelayLimits;
+  /** The longest silence of the carrier, and the longest a write to the caller may wait (CARRIER_TIMEOUT_MS). */
+  idleMs: number;
+  /** When the request arrived (RELAY_MAX_STREAM_MS counts from then). */
+  startedAt: number;
+};
+
 /**
- * Relays a carrier's SSE stream to the caller as it arrives, rewriting every chunk's id, model and
- * provider, adding `cost` to the usage chunk, and ending with `data: [DONE]`. A carrier failure after
- * the first byte, or a stream past a relay limit, ends the stream with an error chunk
- * (`finish_reason: "error"`), never a clean end — unless every choice had finished: the caller has the
- * whole answer, so its stream ends normally and the record keeps the late error. The carrier's `[DONE]` ends the caller's stream at once;
- * the carrier's body may then end within RELAY_AFTER_DONE_MS (its connection is reused), else it is cut
- * off. When the caller goes away the upstream request is aborted. The outcome is settled exactly once.
+ * Relays a carrier's SSE stream to the caller as it arrives, through the caller protocol's renderer,
+ * and resolves `outcome` once the carrier is done with. A carrier failure after the first byte, or a
+ * stream past a relay limit, ends the stream with an error event, never a clean end — unless every
+ * choice had finished: the caller has the whole answer, so its stream ends normally and the outcome
+ * keeps the late error. The carrier's `[DONE]` ends the caller's stream at once; the carrier's body may
+ * then end within RELAY_AFTER_DONE_MS (its connection is reused), else it is cut off. When the caller
+ * goes away the upstream request is aborted.
  */
-export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: PricedEndpoint, call: CarrierCall, clientSignal: AbortSignal): ReadableStream<Uint8Array> {
+export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: AbortSignal): { readable: ReadableStream<Uint8Array>; outcome: Promise<Outcome> } {
   // workerd's native byte pipe: each write crosses into the runtime once, no JS stream machinery per chunk.
   const { readable, writable } = new IdentityTransformStream();
   const writer = writable.getWriter();
-  const provider = endpoint.providerEntry.name;
-  const created = Math.floor(rc.startedAt / 1000);
-  const limits = relayLimits(rc.env);
-  const chunks = new ChunkRewriter(rc.genId, rc.model, provider, endpoint);
-  /** Choices the carrier streams (`n`): the answer is whole once each has finished. */
-  const choices = returnedChoices(body);
-  let lastChunkAt = Date.now();
+  const provider = s.endpoint.providerEntry.name;
+  const { limits, renderer: chunks } = s;
   let cancelled = false;
   // The caller going away must stop the carrier at once and end the relay, however it shows: the
-  // request signal, the writable side erroring, or a write that the caller never drains (then the
-  // runtime may not tell us at all, and an awaited write would hang for good).
+  // request signal, the writable side erroring, or a write that the caller never drains.
   const callerGone = () => {
     if (cancelled) return;
     cancelled = true;
@@ -55,51 +61,20 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
   };
   clientSignal.addEventListener("abort", callerGone, { once: true });
   writer.closed.catch(callerGone);
-  // Every write to the caller goes through here: `writeSince` lets the watchdog see a write never drained.
+  const watchdog = new Watchdog(s.idleMs, () => call.abort(new CarrierTimeout()), callerGone);
+  // Every write to the caller goes through here, so the watchdog sees a write never drained.
   // A plain promise chain, not an async function: this runs once per carrier read.
-  let writeSince: number | null = null;
   const wrote = () => {
-    writeSince = null;
+    watchdog.writeSince = null;
   };
   const write = (bytes: Uint8Array, now = Date.now()): Promise<void> => {
-    writeSince = now;
+    watchdog.writeSince = now;
     return writer.write(bytes).then(wrote);
   };
-
-  // One watchdog timer, re-armed lazily: a carrier silent too long, or a caller not reading too long.
-  const idleMs = carrierTimeoutMs(rc.env);
-  let watchdog: ReturnType<typeof setTimeout> | undefined;
-  const arm = (ms: number) => {
-    watchdog = setTimeout(() => {
-      const now = Date.now();
-      if (writeSince !== null && now - writeSince >= idleMs) return callerGone();
-      const idle = now - Math.max(lastChunkAt, writeSince ?? 0);
-      if (writeSince === null && idle >= idleMs) return call.abort(new CarrierTimeout());
-      arm(Math.max(1, idleMs - idle));
-    }, ms);
-  };
-  arm(idleMs);
   const deadline = setTimeout(
     () => call.abort(new RelayLimitExceeded(`The stream from carrier ${provider} exceeded RELAY_MAX_STREAM_MS (${limits.maxStreamMs} ms).`)),
-    Math.max(0, rc.startedAt + limits.maxStreamMs - Date.now()),
+    Math.max(0, s.startedAt + limits.maxStreamMs - Date.now()),
   );
-
-  const errorChunk = (f: ChunkFailure) =>
-    `data: ${JSON.stringify({
-        id: rc.genId,
-        object: "chat.completion.chunk",
-        created,
-        model: rc.model,
-        provider,
-        error: { code: f.status, message: f.message },
-        choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
-      })}\n\n`;
-  // Asked-for routing metadata rides in a chunk of its own, the last before the end (or the error chunk).
-  const metadataChunk = () => {
-    const extra = answerMetadata(rc, endpoint);
-    if (!extra.openrouter_metadata) return "";
-    return `data: ${JSON.stringify({ id: rc.genId, object: "chat.completion.chunk", created, model: rc.model, provider, choices: [], ...extra })}\n\n`;
-  };
 
   const run = async (): Promise<Outcome> => {
     // A BYOB read takes everything the carrier has sent so far, however many chunks: fewer, larger reads.
@@ -113,25 +88,38 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
     let closed = false;
     let received = 0;
     let finishing: Promise<void> | null = null;
+    const rewriteOne = (event: SseEvent): string | null => {
+      if (event.data === "[DONE]") {
+        sawDone = true;
+        return null;
+      }
+      const rewritten = chunks.rewrite(event);
+      if (typeof rewritten !== "string") {
+        failure = rewritten;
+        return null;
+      }
+      return rewritten;
+    };
     // All events of one carrier read go to the caller in one write; nothing after the carrier's [DONE].
     const rewriteAll = (events: SseEvent[]): string => {
       let out = "";
       for (const event of events) {
-        if (event.data === "[DONE]") {
-          sawDone = true;
-          break;
+        if (s.decoder === null) {
+          const text = rewriteOne(event);
+          if (text === null) break;
+          out += text;
+          continue;
         }
-        const rewritten = chunks.rewrite(event);
-        if (typeof rewritten !== "string") {
-          failure = rewritten;
-          break;
+        for (const canonical of s.decoder(event)) {
+          const text = rewriteOne(canonical);
+          if (text === null) return out;
+          out += text;
         }
-        out += rewritten;
       }
       return out;
     };
     // Usually one write per read (stamped with the read's time); a huge event in bounded pieces.
-    const writeText = (out: string): Promise<void> => (out.length <= WRITE_PIECE ? write(encoder.encode(out), lastChunkAt) : writePieces(out));
+    const writeText = (out: string): Promise<void> => (out.length <= WRITE_PIECE ? write(encoder.encode(out), watchdog.lastReadAt) : writePieces(out));
     const writePieces = async (out: string): Promise<void> => {
       for (const piece of textPieces(out, WRITE_PIECE)) await write(encoder.encode(piece));
     };
@@ -144,7 +132,7 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
           if (!cancelled) failure = { status: 502, message: readFailure(call.signal.reason, provider) };
           break;
         }
-        lastChunkAt = Date.now();
+        watchdog.lastReadAt = Date.now();
         if (next.done) {
           const out = rewriteAll(parser.end());
           if (out) await writeText(out);
@@ -165,19 +153,19 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
         }
         buffer = next.value.buffer as ArrayBuffer; // the read transferred it: take it back
       }
-      if (failure && chunks.finished >= choices) {
+      if (failure && chunks.finished >= returnedChoices(s.body)) {
         late = failure;
         failure = null;
       }
       if (failure || late) stopCarrier();
       else if (sawDone) finishing = finishCarrier();
-      await write(encoder.encode(metadataChunk() + (failure ? errorChunk(failure) : "") + DONE)); // a fresh buffer: written buffers may be transferred
+      await write(encoder.encode(chunks.end(failure))); // a fresh buffer: written buffers may be transferred
       await writer.close();
       closed = true;
     } catch {
       callerGone(); // a write failed or never drained: the caller is gone
     } finally {
-      if (watchdog !== undefined) clearTimeout(watchdog);
+      watchdog.stop();
       clearTimeout(deadline);
       clientSignal.removeEventListener("abort", callerGone);
       if (cancelled || failure || late) stopCarrier();
@@ -193,29 +181,28 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
       reader.releaseLock();
       if (!(await drainBody(call.response.body!, limits.maxEventBytes, limits.afterDoneMs))) call.abort();
     }
-    // Settled once the carrier is done with too (at once, unless it lingers): its connection is back in the pool by then.
+    // Done once the carrier is done with too (at once, unless it lingers): its connection is back in the pool by then.
     await finishing;
     return streamOutcome(failure as ChunkFailure | null, late as ChunkFailure | null);
   };
 
-  // The cost a usage chunk showed the caller is the charge, whatever came after it. Otherwise: with the
+  // The cost a usage event showed the caller is the charge, whatever came after it. Otherwise: with the
   // carrier's usage we charge what it reports; without it (failure, disconnect, no usage) our estimate of
   // what was delivered. Zero-completion insurance: an error before the answer was whole, or no completion
   // and no finish reason, costs nothing.
   const streamOutcome = (failure: ChunkFailure | null, late: ChunkFailure | null): Outcome => {
+    const { endpoint } = s;
     const tokens = chunks.usage ?? {
-      promptTokens: estimatePromptTokens(body, endpoint.partTokens),
+      promptTokens: estimatePromptTokens(s.body, endpoint.partTokens),
       completionTokens: chunks.output.completionTokens(endpoint.partTokens.image),
       reasoningTokens: chunks.output.reasoningTokens(endpoint.partTokens.image),
     };
-    const { costNano, insured } = chunks.shown ?? charge(tokens, endpoint, chunks.finishReason, failure !== null);
-    return {
+    return servedOutcome({
       provider,
       status: failure ? failure.status : cancelled ? 499 : 200,
-      promptTokens: tokens.promptTokens,
-      completionTokens: tokens.completionTokens,
-      reasoningTokens: tokens.reasoningTokens,
-      costNano,
+      tokens,
+      charged: chunks.shown ?? charge(tokens, endpoint, chunks.finishReason, failure !== null),
+      usageSource: chunks.usage ? "carrier" : "estimate",
       finishReason: failure ? "error" : chunks.finishReason,
       errorMessage: failure
         ? failure.message
@@ -227,13 +214,10 @@ export function relayStream(rc: RequestContext, body: ChatRequest, endpoint: Pri
       firstTokenAt: chunks.firstTokenAt,
       upstreamId: chunks.upstreamId,
       cancelled,
-      usageSource: chunks.usage ? "carrier" : "estimate",
-      insured,
-    };
+    });
   };
 
-  rc.waitUntil(run().then((outcome) => settle(rc, outcome)));
-  return readable;
+  return { readable, outcome: run() };
 }
 
 /** Why a carrier read failed: a relay limit, the idle timeout, or the connection. */

@@ -1,17 +1,18 @@
 import type { PricedEndpoint } from "../catalog/catalog";
+import type { AnswerFacts } from "../protocols/inbound/caller-protocol";
 import { routingMetadata } from "../routing/routing-metadata";
 import type { RequestContext } from "./request-context";
 
-/** `{ openrouter_metadata }` for an answer when the caller asked for it, else nothing to add. */
-export function answerMetadata(rc: RequestContext, selected: PricedEndpoint): { openrouter_metadata?: ReturnType<typeof routingMetadata> } {
-  if (!rc.metadata) return {};
+/** What the caller's answer names beyond the carrier's: the generation, the model as asked, the carrier, and the routing metadata when asked for. */
+export function answerFacts(rc: RequestContext, selected: PricedEndpoint): AnswerFacts {
   return {
-    openrouter_metadata: routingMetadata({
-      requested: rc.requestedModel,
-      strategy: rc.strategy ?? "direct",
-      available: rc.metadata.available,
-      selected,
-      attempts: rc.attempts.attemptsSoFar(),
-    }),
+    genId: rc.genId,
+    model: rc.model,
+    provider: selected.providerEntry.name,
+    created: Math.floor(rc.startedAt / 1000),
+    metadata: () =>
+      rc.metadata
+        ? routingMetadata({ requested: rc.requestedModel, strategy: rc.strategy ?? "direct", available: rc.metadata.available, selected, attempts: rc.attempts.attemptsSoFar() })
+        : null,
   };
 }

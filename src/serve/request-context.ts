@@ -2,7 +2,8 @@ import type { Caller, Env } from "../env";
 import { randomId } from "../keys/api-key";
 import type { Ticket } from "../ledger/account-ledger";
 import type { PricedEndpoint } from "../catalog/catalog";
-import type { AttemptLog } from "../carriers/attempt-log";
+import { AttemptLog } from "../carriers/attempt-log";
+import type { CarrierAttempt } from "../db/carrier-attempt";
 import type { Strategy } from "../routing/candidate-models";
 
 /** What the request path knows about one completion request from its start. */
@@ -36,10 +37,45 @@ export type RequestContext = {
   ticket: Ticket | null;
   /** The endpoint that served; null until one did. */
   served: PricedEndpoint | null;
+  /** Settled already (src/serve/settle.ts refuses a second settle). */
+  settled: boolean;
 };
 
 export function newGenerationId(): string {
   return randomId("gen-", 12);
+}
+
+/**
+ * A request's context from its arrival (after authentication): a new generation id, the caller, what
+ * its headers say, and a promise held under waitUntil from the start and resolved once it is settled,
+ * so a caller leaving cannot cut settling short.
+ */
+export function newRequestContext(env: Env, ctx: Pick<ExecutionContext, "waitUntil">, caller: Caller, headers: Headers, onAttempt: (a: CarrierAttempt) => void): RequestContext {
+  const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
+  let markSettled = () => {};
+  waitUntil(new Promise<void>((resolve) => (markSettled = resolve)));
+  return {
+    env,
+    waitUntil,
+    genId: newGenerationId(),
+    caller,
+    requestedModel: "",
+    model: "",
+    strategy: null,
+    attempts: new AttemptLog(onAttempt),
+    metadata: null,
+    stream: false,
+    app: appName(headers),
+    httpReferer: headers.get("http-referer")?.slice(0, 500) ?? null,
+    userAgent: headers.get("user-agent")?.slice(0, 300) ?? null,
+    externalUser: null,
+    sessionId: null,
+    startedAt: Date.now(),
+    markSettled,
+    ticket: null,
+    served: null,
+    settled: false,
+  };
 }
 
 /** The calling app: `X-Title` (or `X-OpenRouter-Title`), else the host of `HTTP-Referer`. */

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { SseParser } from "../../src/relay/sse-parser";
+import { SseParser } from "../../src/http/sse-parser";
 import { textPieces } from "../../src/relay/text-pieces";
 
 const bytes = (s: string) => new TextEncoder().encode(s);

@@ -3,10 +3,13 @@ import { nanoToUsd } from "../../../catalog/money";
 import { readUsage, type CarrierUsage } from "../../../request/usage";
 import { OutputMeter } from "../../../request/token-estimate";
 import { charge } from "../../../request/charge";
-import type { SseEvent } from "../../../relay/sse-parser";
+import type { SseEvent } from "../../../http/sse-parser";
+import type { AnswerFacts, ChunkFailure, StreamRenderer } from "../caller-protocol";
+
+const DONE = "data: [DONE]\n\n";
 
 type Chunk = Record<string, unknown> & { choices?: unknown; usage?: unknown; error?: unknown };
-export type ChunkFailure = { status: number; message: string };
+export type { ChunkFailure };
 
 const FINISH = /"finish_reason":"([^"\\]*)"/g;
 
@@ -18,7 +21,7 @@ const FINISH = /"finish_reason":"([^"\\]*)"/g;
  * for ours, not by re-serializing them — unless the rest of the chunk also names `provider`, which our
  * head sets: then the chunk is parsed, so no key is ever sent twice.
  */
-export class ChunkRewriter {
+export class ChunkRewriter implements StreamRenderer {
   upstreamId: string | null = null;
   usage: CarrierUsage | undefined;
   /** What the last usage chunk told the caller it costs (insurance applied): the charge, whatever happens next. */
@@ -37,7 +40,23 @@ export class ChunkRewriter {
     private readonly model: string,
     private readonly provider: string,
     private readonly endpoint: PricedEndpoint,
+    /** When the stream started (unix s) and the routing metadata asked for, for its last chunks. */
+    private readonly facts: Pick<AnswerFacts, "created" | "metadata"> = { created: 0, metadata: () => null },
   ) {}
+
+  /**
+   * The stream's last chunks: the routing metadata asked for (`openrouter_metadata`, in a chunk of its
+   * own with no choices), then — when it failed — OpenRouter's error chunk (`error`, `finish_reason:
+   * "error"`), then `data: [DONE]`.
+   */
+  end(failure: ChunkFailure | null): string {
+    const { created } = this.facts;
+    const metadata = this.facts.metadata();
+    const head = { id: this.genId, object: "chat.completion.chunk", created, model: this.model, provider: this.provider };
+    let out = metadata ? `data: ${JSON.stringify({ ...head, choices: [], openrouter_metadata: metadata })}\n\n` : "";
+    if (failure) out += `data: ${JSON.stringify({ ...head, error: { code: failure.status, message: failure.message }, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }] })}\n\n`;
+    return out + DONE;
+  }
 
   /** The rewritten `data:` event for one carrier payload, or why the stream must end. */
   rewrite({ data, bytes }: SseEvent): string | ChunkFailure {

@@ -1,0 +1,64 @@
+import type { PricedEndpoint } from "../../catalog/catalog";
+import type { ChatRequest } from "../../request/chat-request";
+import type { CanonicalAnswer } from "../../request/answer";
+import type { ApiError } from "../../request/errors";
+import type { CarrierUsage } from "../../request/usage";
+import type { OutputMeter } from "../../request/token-estimate";
+import type { SseEvent } from "../../http/sse-parser";
+
+/** What the caller's answer names, beyond what the carrier sent. */
+export type AnswerFacts = {
+  genId: string;
+  /** The model as the caller named it (the candidate that served). */
+  model: string;
+  /** The carrier's display name. */
+  provider: string;
+  /** Unix seconds, when the carrier gives none. */
+  created: number;
+  /** Routing metadata the caller asked for (computed when the answer is rendered: the attempts are known then); null when not asked. */
+  metadata: () => Record<string, unknown> | null;
+};
+
+/** Why a stream must end early: the status and message its error event carries. */
+export type ChunkFailure = { status: number; message: string };
+
+/**
+ * One caller's stream, rendered from canonical chunk events, with the stream's accounting: what it
+ * delivered, the carrier's usage and the cost shown to the caller. The relay feeds it and reads the
+ * accounting when the stream ends.
+ */
+export interface StreamRenderer {
+  /** One canonical chunk as the caller's stream text, or why the stream must end. */
+  rewrite(event: SseEvent): string | ChunkFailure;
+  /** The stream's last text: the routing metadata when asked, the error event when it failed, the end marker. */
+  end(failure: ChunkFailure | null): string;
+  readonly upstreamId: string | null;
+  readonly usage: CarrierUsage | undefined;
+  /** What a usage event showed the caller it costs (insurance applied): the charge, whatever happens next. */
+  readonly shown: { costNano: number; insured: boolean } | undefined;
+  readonly finishReason: string | null;
+  /** Choices that sent a finish reason: the answer is whole once every choice has. */
+  readonly finished: number;
+  readonly output: OutputMeter;
+  readonly firstTokenAt: number | null;
+}
+
+/**
+ * One caller protocol (what a client speaks to us): how its request becomes the canonical request
+ * (src/request/chat-request.ts) and how the canonical answer, stream and errors are rendered back in it.
+ * Pure functions, table-tested; registered in ./index.ts; the request path (src/serve/serve-request.ts)
+ * calls each at one place.
+ */
+export interface CallerProtocol {
+  readonly name: string;
+  /** The caller's request as the canonical request, and its size in bytes (what the hold bounds the prompt by): 413 over the limit, 400 when it is not one. */
+  read(req: Request): Promise<{ body: ChatRequest; bytes: number }>;
+  /** The caller's answer from the canonical answer, with the usage and the cost charged. */
+  answer(answer: CanonicalAnswer, usage: { tokens: CarrierUsage; costNano: number }, facts: AnswerFacts): unknown;
+  /** The renderer of one stream, for the endpoint serving it (its prices give the cost of a usage event). */
+  stream(facts: AnswerFacts, endpoint: PricedEndpoint): StreamRenderer;
+  /** The content type of the caller's stream. */
+  readonly streamContentType: string;
+  /** The caller's error body for a refused or failed request. */
+  errorBody(err: Pick<ApiError, "status" | "message" | "metadata">): unknown;
+}

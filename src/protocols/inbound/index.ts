@@ -1,0 +1,9 @@
+import type { CallerProtocol } from "./caller-protocol";
+import { openAiChat } from "./openai-chat";
+
+export type { CallerProtocol } from "./caller-protocol";
+
+/** Every caller protocol, by name: a new one is a folder beside openai-chat/ and one line here. */
+export const CALLER_PROTOCOLS = {
+  "openai-chat": openAiChat,
+} satisfies Record<string, CallerProtocol>;

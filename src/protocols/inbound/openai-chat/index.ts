@@ -1,0 +1,54 @@
+import type { CallerProtocol } from "../caller-protocol";
+import { readJsonObject } from "../../../request/json-body";
+import { parseChatRequest } from "../../../request/chat-request";
+import { nanoToUsd } from "../../../catalog/money";
+import { ChunkRewriter } from "./chunk-rewriter";
+
+/** Largest request body accepted, in bytes (413 above it). */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * OpenAI's Chat Completions, as OpenRouter serves it (`POST /api/v1/chat/completions`): the canonical
+ * request and answer are its own shapes, so reading is validation and rendering is our rewrites — the
+ * generation id, the model as the caller named it, the carrier's name, `usage` with `cost`, and the
+ * routing metadata when asked for.
+ */
+export const openAiChat: CallerProtocol = {
+  name: "openai-chat",
+  streamContentType: "text/event-stream; charset=utf-8",
+
+  async read(req) {
+    const { json, bytes } = await readJsonObject(req, MAX_BODY_BYTES);
+    return { body: parseChatRequest(json), bytes };
+  },
+
+  answer(upstream, usage, facts) {
+    const metadata = facts.metadata();
+    return {
+      ...upstream,
+      id: facts.genId,
+      object: "chat.completion",
+      created: typeof upstream.created === "number" ? upstream.created : facts.created,
+      model: facts.model,
+      provider: facts.provider,
+      // The contract requires the field (null allowed): the carrier's when it gives one.
+      system_fingerprint: typeof upstream.system_fingerprint === "string" ? upstream.system_fingerprint : null,
+      usage: {
+        ...(typeof upstream.usage === "object" && upstream.usage !== null ? upstream.usage : {}),
+        prompt_tokens: usage.tokens.promptTokens,
+        completion_tokens: usage.tokens.completionTokens,
+        total_tokens: usage.tokens.promptTokens + usage.tokens.completionTokens,
+        cost: nanoToUsd(usage.costNano),
+      },
+      ...(metadata ? { openrouter_metadata: metadata } : {}),
+    };
+  },
+
+  stream(facts, endpoint) {
+    return new ChunkRewriter(facts.genId, facts.model, facts.provider, endpoint, facts);
+  },
+
+  errorBody(err) {
+    return { error: err.metadata ? { code: err.status, message: err.message, metadata: err.metadata } : { code: err.status, message: err.message } };
+  },
+};

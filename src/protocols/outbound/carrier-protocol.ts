@@ -1,0 +1,33 @@
+import type { PricedEndpoint } from "../../catalog/catalog";
+import type { ChatRequest } from "../../request/chat-request";
+import type { AnswerOrUnusable } from "../../request/answer";
+import type { SseEvent } from "../../http/sse-parser";
+
+/**
+ * One carrier protocol: how a canonical request goes to a carrier that speaks it, and how its answer
+ * comes back as the canonical answer (src/request/answer.ts). Pure functions, table-tested; registered
+ * in ./index.ts; the request path calls each at one place (src/carriers/carrier-call.ts for the request,
+ * src/relay/ for the answer and the stream).
+ */
+export interface CarrierProtocol {
+  readonly name: string;
+  /**
+   * The body of each attempt, prepared once per request (the caller's fields serialized once, however many
+   * carriers are tried): the router's own fields left out, `user` as its hash, the carrier's model id.
+   */
+  bodies(body: ChatRequest, stream: boolean, userHash: string | null): (endpoint: PricedEndpoint) => string;
+  /** The URL of the carrier's completion endpoint, from its base URL. */
+  url(base: string, endpoint: PricedEndpoint, stream: boolean): string;
+  /** The request's headers, the carrier's key among them. */
+  headers(key: string): Record<string, string>;
+  /** A non-stream answer's JSON as the canonical answer, or why it is unusable. */
+  answer(json: unknown): AnswerOrUnusable;
+  /** Whether an answer's content type is this protocol's event stream. */
+  isEventStream(contentType: string): boolean;
+  /**
+   * Turns the carrier's stream events into canonical chunk events, for one stream (it may keep state:
+   * block indexes, usage so far). Null: the carrier's events already are canonical chunks (relayed
+   * without being parsed).
+   */
+  streamDecoder(): ((event: SseEvent) => SseEvent[]) | null;
+}

@@ -1,0 +1,49 @@
+import type { Catalog } from "../catalog/catalog";
+import { AUTO_MODEL } from "../catalog/catalog";
+import type { ChatRequest } from "../request/chat-request";
+import { ApiError } from "../request/errors";
+import { MAX_ID_CHARS } from "../request/router-field-schemas";
+import { candidateModels, type Candidate } from "../routing/candidate-models";
+import { planRoute, type RoutePlan } from "../routing/route-plan";
+import { requestParameters } from "../routing/request-parameters";
+import { metadataLevel } from "../routing/routing-metadata";
+import { healthThresholds } from "../routing/health-order";
+import { balancing, routingRandom } from "../routing/routing-random";
+import { contextTooLongMessage, unsupportedPartsMessage } from "../routing/request-fit";
+import { routingHealth } from "../health/routing-health";
+import type { RequestContext } from "./request-context";
+
+export type Plan = RoutePlan & { candidates: Candidate[]; /** The caller asked for routing metadata (`X-OpenRouter-Metadata: enabled`). */ metadata: boolean };
+
+/**
+ * Catalog → routing: the candidate models (`model`, then `models`), and every endpoint the request may
+ * be tried on, in order — fitted to the request, balanced by price or ordered by the preferences, those
+ * that look down last (the Cron Trigger's snapshot and this isolate's failure streaks). Records on `rc`
+ * what the answer and the record name. Nothing left is a 400 or 404, before anything is held.
+ */
+export async function planRequest(rc: RequestContext, body: ChatRequest, catalog: Catalog, headers: Headers): Promise<Plan> {
+  // `:nitro` / `:floor` ask for a sort; answers name ids as sent.
+  const chosen = candidateModels(body.model, body.models, { has: (id) => catalog.model(id) !== undefined, resolve: (id) => catalog.resolve(id)?.id }, AUTO_MODEL);
+  rc.requestedModel = body.model ?? body.models?.[0] ?? catalog.file.default_model;
+  rc.model = "unknown" in chosen ? rc.requestedModel : chosen.candidates[0]!.answerAs;
+  if ("unknown" in chosen) throw new ApiError(400, `Model ${chosen.unknown} is not in the catalog. GET /api/v1/models lists the available models.`);
+  const { candidates } = chosen;
+  rc.strategy = chosen.strategy;
+  const level = metadataLevel(headers);
+  if (typeof level === "object") throw new ApiError(400, `X-OpenRouter-Metadata must be "enabled" or "disabled", not "${level.invalid}".`);
+
+  const health = await routingHealth(rc.env, rc.waitUntil);
+  const session = body.session_id ?? headers.get("x-session-id") ?? undefined;
+  if (session !== undefined && session.length > MAX_ID_CHARS) throw new ApiError(400, `The x-session-id header must be at most ${MAX_ID_CHARS} characters.`);
+  rc.sessionId = session ?? null;
+  const sticky = session ? { accountId: rc.caller.accountId, id: session } : undefined;
+  const policy = { thresholds: healthThresholds(rc.env), random: balancing(rc.env) ? routingRandom(rc.env, sticky) : null };
+  const plan = planRoute(candidates, (id) => catalog.endpoints(id), body, { parameters: requestParameters(body), health }, policy);
+  if (plan.endpoints.length === 0) {
+    // The preferences emptied the list (404); otherwise no candidate takes the request's media or has room for it: the caller's to fix (400).
+    if (plan.emptied.length) throw new ApiError(404, plan.emptied[0]!.message);
+    if (plan.tooLong.length) throw new ApiError(400, contextTooLongMessage(plan.tooLong));
+    throw new ApiError(400, unsupportedPartsMessage(plan.unsupported));
+  }
+  return { ...plan, candidates, metadata: level === "enabled" };
+}

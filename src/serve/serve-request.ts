@@ -1,0 +1,134 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import type { PricedEndpoint } from "../catalog/catalog";
+import { loadCatalog } from "../catalog/load";
+import { ApiError } from "../request/errors";
+import type { ChatRequest } from "../request/chat-request";
+import { failedOutcome, servedOutcome, type Outcome } from "../request/outcome";
+import type { CallerProtocol } from "../protocols/inbound";
+import { carrierProtocol } from "../protocols/outbound";
+import { hashedUser } from "../routing/user-hash";
+import { isolateHealth } from "../health/isolate-health";
+import { dispatch, UnusableAnswer } from "../carriers/dispatch";
+import { carrierBodies, carrierTimeoutMs } from "../carriers/carrier-call";
+import { CarriersExhausted } from "../carriers/attempts";
+import { accountAnswer, readAnswer } from "../relay/answer";
+import { relayStream } from "../relay/stream-relay";
+import { relayLimits } from "../relay/relay-limits";
+import { logError } from "../log-error";
+import { newRequestContext, type RequestContext } from "./request-context";
+import { planRequest, type Plan } from "./plan";
+import { admit } from "./admit";
+import { answerFacts } from "./answer-metadata";
+import { settle } from "./settle";
+
+/** What a request came to: the caller's response, and the outcome to settle (now, or when its stream ends). */
+type Answered = { response: Response; outcome: Outcome | Promise<Outcome> };
+
+/**
+ * A completion request in the caller's protocol, top to bottom: auth (the route's middleware) → body →
+ * catalog → routing → ledger → carrier → relay → settle. Every request after authentication is
+ * settled exactly once, here: what a carrier served is debited and recorded; anything else is recorded
+ * at cost 0. Every answer, errors included, carries `x-generation-id`.
+ */
+export async function serveRequest(c: Context<AppEnv>, protocol: CallerProtocol): Promise<Response> {
+  // Every attempt also feeds this isolate's failure streaks, which the next request's routing reads.
+  const rc = newRequestContext(c.env, c.executionCtx, c.get("caller"), c.req.raw.headers, (a) => isolateHealth().note(a));
+  c.header("x-generation-id", rc.genId);
+  let answered: Answered;
+  try {
+    answered = await complete(rc, c, protocol);
+  } catch (err) {
+    answered = failure(rc, c, protocol, err);
+  }
+  const { outcome } = answered;
+  if (outcome instanceof Promise) rc.waitUntil(outcome.then((o) => settle(rc, o)));
+  else void settle(rc, outcome);
+  return answered.response;
+}
+
+async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: CallerProtocol): Promise<Answered> {
+  if (rc.caller.key.isManagement)
+    throw new ApiError(403, "This is a management key: it manages API keys through /api/v1/keys and cannot run completions. Use an API key for completions.");
+  const { body, bytes } = await read(protocol, c.req.raw);
+  rc.externalUser = body.user ?? null;
+  rc.stream = body.stream === true;
+  const catalog = await loadCatalog(rc.env, rc.waitUntil);
+  const plan = await planRequest(rc, body, catalog, c.req.raw.headers);
+  const endpoints = await admit(rc, body, bytes, plan, new URL(c.req.url).origin);
+  if (plan.metadata) rc.metadata = { available: endpoints };
+  return rc.stream ? serveStream(rc, body, plan, endpoints, protocol, c.req.raw.signal) : serveAnswer(rc, body, plan, endpoints, protocol, c.req.raw.signal);
+}
+
+/** The caller's request as the canonical request; anything but a refusal of its own is a 400. */
+async function read(protocol: CallerProtocol, req: Request): Promise<{ body: ChatRequest; bytes: number }> {
+  try {
+    return await protocol.read(req);
+  } catch (err) {
+    throw err instanceof ApiError ? err : new ApiError(400, "The request body could not be read.");
+  }
+}
+
+async function serveAnswer(rc: RequestContext, body: ChatRequest, plan: Plan, endpoints: PricedEndpoint[], protocol: CallerProtocol, signal: AbortSignal): Promise<Answered> {
+  const userHash = await userHashOf(rc, body);
+  const served = await dispatch(rc.env, label(rc, plan), endpoints, carrierBodies(body, false, userHash), false, (call, e) => readAnswer(call, carrierProtocol(e)), rc.attempts, signal);
+  servedBy(rc, plan, served.endpoint);
+  const account = accountAnswer(body, served.endpoint, served.value, Date.now());
+  const json = protocol.answer(served.value, { tokens: account.tokens, costNano: account.charged.costNano }, answerFacts(rc, served.endpoint));
+  const response = new Response(JSON.stringify(json), { headers: { "content-type": "application/json", "x-generation-id": rc.genId } });
+  return { response, outcome: servedOutcome(account) };
+}
+
+async function serveStream(rc: RequestContext, body: ChatRequest, plan: Plan, endpoints: PricedEndpoint[], protocol: CallerProtocol, signal: AbortSignal): Promise<Answered> {
+  const userHash = await userHashOf(rc, body);
+  const served = await dispatch(rc.env, label(rc, plan), endpoints, carrierBodies(body, true, userHash), true, async (call, e) => {
+    if (!call.response.body || !carrierProtocol(e).isEventStream(call.response.headers.get("content-type") ?? ""))
+      throw new UnusableAnswer("the carrier did not answer with an event stream");
+  }, rc.attempts, signal);
+  servedBy(rc, plan, served.endpoint);
+  const { readable, outcome } = relayStream(
+    served.call,
+    {
+      body,
+      endpoint: served.endpoint,
+      renderer: protocol.stream(answerFacts(rc, served.endpoint), served.endpoint),
+      decoder: carrierProtocol(served.endpoint).streamDecoder(),
+      limits: relayLimits(rc.env),
+      idleMs: carrierTimeoutMs(rc.env),
+      startedAt: rc.startedAt,
+    },
+    signal,
+  );
+  const response = new Response(readable, { headers: { "content-type": protocol.streamContentType, "cache-control": "no-cache", "x-generation-id": rc.genId } });
+  return { response, outcome };
+}
+
+/** A request refused or failed before anything was served: the caller's error in its protocol, recorded at cost 0. */
+function failure(rc: RequestContext, c: Context<AppEnv>, protocol: CallerProtocol, err: unknown): Answered {
+  if (!(err instanceof ApiError) && c.req.raw.signal.aborted) {
+    // The caller went away before any carrier answered: recorded as 499 (as nginx names it); no one reads the reply.
+    return { response: new Response(null, { status: 499 }), outcome: failedOutcome(499, "The caller closed the request before a carrier answered.") };
+  }
+  if (!(err instanceof ApiError)) logError("chat request failed", err, { generation: rc.genId });
+  const refused = err instanceof ApiError ? err : new ApiError(500, "Internal error while serving the request; nothing was charged.");
+  return {
+    response: c.json(protocol.errorBody(refused), refused.status, refused.headers),
+    outcome: failedOutcome(refused.status, refused.message, refused instanceof CarriersExhausted ? refused.provider : null),
+  };
+}
+
+/** The caller's `user` as the carriers see it: hashed once per request (WebCrypto is async), before any attempt is built. */
+function userHashOf(rc: RequestContext, body: ChatRequest): Promise<string | null> {
+  return body.user === undefined ? Promise.resolve(null) : hashedUser(rc.caller.accountId, body.user);
+}
+
+/** What the caller asked for, as dispatch's errors name it. */
+function label(rc: RequestContext, plan: Plan): string {
+  return plan.candidates.length > 1 ? plan.candidates.map((x) => x.answerAs).join(", ") : rc.model;
+}
+
+/** The answer and the record name the model that served, as the caller sent its id. */
+function servedBy(rc: RequestContext, plan: Plan, endpoint: PricedEndpoint): void {
+  rc.served = endpoint;
+  rc.model = plan.candidateOf.get(endpoint)!.answerAs;
+}
