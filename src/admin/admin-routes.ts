@@ -5,7 +5,7 @@ import { ApiError } from "../request/errors";
 import { requireAdmin } from "./admin-auth";
 import { db } from "../db/client";
 import { accounts, type ApiKey } from "../db/schema";
-import { createKey, findAccount, setKeyDisabled, setKeyLimit } from "../db/keys";
+import { createKey, findAccount, setKeyDisabled, setKeyLimit } from "../keys/key-store";
 import { ledgerFor } from "../ledger/ledger";
 import type { Totals } from "../ledger/ledger-object";
 import { nanoToUsd, usdToNano } from "../catalog/money";

@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, Env } from "../env";
 import type { ApiKey } from "../db/schema";
-import { findKeyByHash } from "../db/keys";
+import { findKeyByHash } from "../keys/key-store";
 import { hashApiKey, looksLikeApiKey } from "../keys/api-key";
 import { cachedKey } from "../keys/key-cache";
 import { ApiError } from "../request/errors";

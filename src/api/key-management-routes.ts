@@ -3,7 +3,7 @@ import { requireKey, requireManagementKey } from "./auth";
 import type { AppEnv } from "../env";
 import type { ApiKey } from "../db/schema";
 import type { KeyUsage } from "../ledger/ledger-object";
-import { MAX_KEYS_PER_ACCOUNT, countAccountKeys, createKey, deleteApiKey, findApiKey, listApiKeys, updateApiKey, type KeyChanges } from "../db/keys";
+import { MAX_KEYS_PER_ACCOUNT, countAccountKeys, createKey, deleteApiKey, findApiKey, listApiKeys, updateApiKey, type KeyChanges } from "../keys/key-store";
 import { keysUsageNow } from "../ledger/usage-now";
 import { presentManagedKey } from "../keys/present-key";
 import { workspaceId } from "../keys/workspace-id";

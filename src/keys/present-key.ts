@@ -1,5 +1,5 @@
 import type { ApiKey } from "../db/schema";
-import type { KeyUsage } from "../ledger/ledger-object";
+import type { KeyUsage } from "./key-usage";
 import { nanoToUsd } from "../catalog/money";
 import { limitRemainingNano } from "./key-budget";
 

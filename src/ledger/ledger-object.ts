@@ -1,6 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import type { NewGeneration } from "../db/schema";
+import type { KeyUsage } from "../keys/key-usage";
+
+export type { KeyUsage };
 import { flushGenerations } from "../db/generations";
 import { migrateLedger } from "./ledger-sql";
 import { ledgerTimings, type LedgerTimings } from "./ledger-config";
@@ -110,7 +113,6 @@ export type GrantsSummary = { count: number; totalNano: number };
 export type GrantRecord = { grantId: string; amountNano: number; source: string; createdAt: number };
 
 export type Totals = { creditsNano: number; usageNano: number; heldNano: number; granted: boolean };
-export type KeyUsage = { usageNano: number; dailyNano: number; weeklyNano: number; monthlyNano: number };
 
 export type OpenHold = { id: string; kind: "request" | "slice"; amountNano: number; createdAt: number; renewedAt: number; admitted: number | null; settled: number | null; released: boolean };
 /** A slice that ended with admitted requests it never saw settle (`expired`: its isolate died; `released`: settles never came). */

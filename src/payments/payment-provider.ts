@@ -1,7 +1,3 @@
-import type { Env } from "../env";
-import { settings } from "../settings";
-import { testCardProvider } from "./test-card-provider";
-
 /**
  * How "add credits" takes money. The console knows only this interface; a provider describes the
  * fields it needs, charges an amount at most once per payment id, and says what it charged under an
@@ -49,6 +45,3 @@ export type ChargeResult = { ok: true; reference: string } | { ok: false; messag
 
 export type ChargeRecord = { paymentId: string; accountId: string; amountNano: number; reference: string };
 
-export function paymentProvider(env: Env): PaymentProvider | null {
-  return settings(env).PAYMENTS_TEST_MODE ? testCardProvider(env.DB) : null;
-}

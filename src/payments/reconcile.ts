@@ -2,7 +2,8 @@ import type { Env } from "../env";
 import type { Payment } from "../db/schema";
 import { logError } from "../log-error";
 import { settings } from "../settings";
-import { paymentProvider, type PaymentProvider } from "./payment-provider";
+import type { PaymentProvider } from "./payment-provider";
+import { paymentProvider } from "./connected-provider";
 import { grantCharged, ledgerGrant, type PaymentDeps } from "./payment-flow";
 import { recordAbandoned, recordCharged, unfinishedPayments } from "./payments-store";
 

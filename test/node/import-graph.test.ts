@@ -3,7 +3,8 @@ import { root, sourceFiles } from "./source-files";
 import { readFileSync, statSync, existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
-// Imports run one way (api → services → storage): no module of src/ may import itself back, even indirectly.
+// Imports run one way (entry → api → serve → services → protocols → request → storage): no module of src/
+// imports itself back, even indirectly, and none imports from a layer above its own.
 
 /** The src files a module imports at run time (type-only imports are erased, so they cannot form a cycle). */
 function runtimeImports(file: string): string[] {
@@ -37,10 +38,70 @@ function cycles(files: string[]): string[][] {
   return found;
 }
 
+/**
+ * The layers of src/, top to bottom: a file may import (at run time) only from its own place or from a
+ * lower layer. Type-only imports are erased at build time and may name shapes across layers.
+ */
+const LAYERS: string[][] = [
+  ["index.ts"],
+  ["app.ts", "scheduled.ts"],
+  ["api", "admin", "console"], // HTTP: routes, middleware, pages
+  ["serve"], // the request path, top to bottom
+  ["relay"], // answers and streams back to the caller
+  ["carriers"], // dispatch and calls to carriers
+  ["generations", "health", "routing"],
+  ["payments"],
+  ["ledger"],
+  ["protocols"], // caller and carrier protocols: pure adapters
+  ["request"], // the canonical request, answer and outcome
+  ["keys"],
+  ["db"],
+  ["catalog"],
+  ["http"],
+  ["settings.ts", "env.ts", "log-error.ts"],
+  ["isolate.ts"],
+];
+/** Imports allowed to run upward (at most two, each with its reason where it is written). */
+const ALLOWED_UPWARD: string[] = [];
+
+/** A file's place: its folder under src/, or its own name at the top. */
+function placeOf(relPath: string): string {
+  const parts = relPath.replace(/^src\//, "").split("/");
+  return parts.length > 1 ? parts[0]! : parts[0]!;
+}
+
+function rankOf(place: string): number {
+  const rank = LAYERS.findIndex((layer) => layer.includes(place));
+  if (rank < 0) throw new Error(`src/${place} is in no layer of test/node/import-graph.test.ts`);
+  return rank;
+}
+
+/** The edges (from → to, paths relative to the root) that run from a lower layer to a higher one. */
+function upward(edges: Array<[string, string]>): string[] {
+  return edges.filter(([from, to]) => rankOf(placeOf(from)) > rankOf(placeOf(to))).map(([from, to]) => `${from} → ${to}`);
+}
+
+function runtimeEdges(files: string[]): Array<[string, string]> {
+  const src = join(root, "src");
+  return files.flatMap((f) => runtimeImports(f).filter((to) => to.startsWith(src)).map((to): [string, string] => [relative(root, f), relative(root, to)]));
+}
+
 describe("src import graph", () => {
   it("has no import cycles", () => {
     const files = sourceFiles(join(root, "src"));
     expect(files.length).toBeGreaterThan(50);
     expect(cycles(files).map((c) => c.join(" → "))).toEqual([]);
+  });
+
+  it("runs one way: no import from a lower layer to a higher one (routing, relay, ledger, carriers and generations never reach api/)", () => {
+    expect(upward(runtimeEdges(sourceFiles(join(root, "src"))))).toEqual(ALLOWED_UPWARD);
+  });
+
+  it("every file of src/ has a layer", () => {
+    for (const f of sourceFiles(join(root, "src"))) expect(() => rankOf(placeOf(relative(root, f)))).not.toThrow();
+  });
+
+  it("catches a deliberate violation", () => {
+    expect(upward([["src/routing/route-plan.ts", "src/api/chat-routes.ts"], ["src/api/chat-routes.ts", "src/routing/route-plan.ts"]])).toEqual(["src/routing/route-plan.ts → src/api/chat-routes.ts"]);
   });
 });

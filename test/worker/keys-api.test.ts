@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
 import { admin, call, chat, get, newAccount, settled, user } from "./helpers";
-import { createKey } from "../../src/db/keys";
+import { createKey } from "../../src/keys/key-store";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

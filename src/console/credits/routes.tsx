@@ -10,7 +10,7 @@ import { usd } from "../layout/format";
 import { csrfToken } from "../auth/csrf-token";
 import { totalsNow } from "../../ledger/usage-now";
 import { logError } from "../../log-error";
-import { paymentProvider } from "../../payments/payment-provider";
+import { paymentProvider } from "../../payments/connected-provider";
 import { recentPayments } from "../../payments/payments-store";
 import { ledgerGrant, pay } from "../../payments/payment-flow";
 import { reconcileFromEnv } from "../../payments/reconcile";

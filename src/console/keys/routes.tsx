@@ -17,7 +17,7 @@ import {
   setAccountKeyDisabled,
   updateApiKey,
   type KeySettings,
-} from "../../db/keys";
+} from "../../keys/key-store";
 import { randomToken } from "../http/encoding";
 import { keysUsageNow } from "../../ledger/usage-now";
 import { DeleteKeyPage, KeysPage, type CreatedKey, type CreateKeyState } from "./page";

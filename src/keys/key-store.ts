@@ -1,8 +1,8 @@
 import { and, count, desc, eq } from "drizzle-orm";
-import { db } from "./client";
-import { accounts, apiKeys, type ApiKey } from "./schema";
-import { forgetKey } from "../keys/key-cache";
-import { generateApiKey, hashApiKey, maskApiKey } from "../keys/api-key";
+import { db } from "../db/client";
+import { accounts, apiKeys, type ApiKey } from "../db/schema";
+import { forgetKey } from "./key-cache";
+import { generateApiKey, hashApiKey, maskApiKey } from "./api-key";
 
 export async function findKeyByHash(d1: D1Database, hash: string): Promise<ApiKey | undefined> {
   return db(d1).select().from(apiKeys).where(eq(apiKeys.hash, hash)).get();
