@@ -183,41 +183,44 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
     }
     // Done once the carrier is done with too (at once, unless it lingers): its connection is back in the pool by then.
     await finishing;
-    return streamOutcome(failure as ChunkFailure | null, late as ChunkFailure | null);
-  };
-
-  // The cost a usage event showed the caller is the charge, whatever came after it. Otherwise: with the
-  // carrier's usage we charge what it reports; without it (failure, disconnect, no usage) our estimate of
-  // what was delivered. Zero-completion insurance: an error before the answer was whole, or no completion
-  // and no finish reason, costs nothing.
-  const streamOutcome = (failure: ChunkFailure | null, late: ChunkFailure | null): Outcome => {
-    const { endpoint } = s;
-    const tokens = chunks.usage ?? {
-      promptTokens: estimatePromptTokens(s.body, endpoint.partTokens),
-      completionTokens: chunks.output.completionTokens(endpoint.partTokens.image),
-      reasoningTokens: chunks.output.reasoningTokens(endpoint.partTokens.image),
-    };
-    return servedOutcome({
-      provider,
-      status: failure ? failure.status : cancelled ? 499 : 200,
-      tokens,
-      charged: chunks.shown ?? charge(tokens, endpoint, chunks.finishReason, failure !== null),
-      usageSource: chunks.usage ? "carrier" : "estimate",
-      finishReason: failure ? "error" : chunks.finishReason,
-      errorMessage: failure
-        ? failure.message
-        : late
-          ? `${late.message} This was after the answer was complete: the caller's stream ended normally.`
-          : cancelled
-            ? "The caller disconnected mid-stream."
-            : null,
-      firstTokenAt: chunks.firstTokenAt,
-      upstreamId: chunks.upstreamId,
-      cancelled,
-    });
+    return streamOutcome(s, { failure: failure as ChunkFailure | null, late: late as ChunkFailure | null, cancelled });
   };
 
   return { readable, outcome: run() };
+}
+
+/**
+ * How a relayed stream ended, for the ledger and the record. The cost a usage event showed the caller is
+ * the charge, whatever came after it. Otherwise: with the carrier's usage we charge what it reports;
+ * without it (failure, disconnect, no usage) our estimate of what was delivered. Zero-completion
+ * insurance: an error before the answer was whole, or no completion and no finish reason, costs nothing.
+ */
+function streamOutcome(s: StreamSetup, end: { failure: ChunkFailure | null; late: ChunkFailure | null; cancelled: boolean }): Outcome {
+  const { endpoint, renderer: chunks } = s;
+  const { failure, late, cancelled } = end;
+  const tokens = chunks.usage ?? {
+    promptTokens: estimatePromptTokens(s.body, endpoint.partTokens),
+    completionTokens: chunks.output.completionTokens(endpoint.partTokens.image),
+    reasoningTokens: chunks.output.reasoningTokens(endpoint.partTokens.image),
+  };
+  return servedOutcome({
+    provider: endpoint.providerEntry.name,
+    status: failure ? failure.status : cancelled ? 499 : 200,
+    tokens,
+    charged: chunks.shown ?? charge(tokens, endpoint, chunks.finishReason, failure !== null),
+    usageSource: chunks.usage ? "carrier" : "estimate",
+    finishReason: failure ? "error" : chunks.finishReason,
+    errorMessage: failure
+      ? failure.message
+      : late
+        ? `${late.message} This was after the answer was complete: the caller's stream ended normally.`
+        : cancelled
+          ? "The caller disconnected mid-stream."
+          : null,
+    firstTokenAt: chunks.firstTokenAt,
+    upstreamId: chunks.upstreamId,
+    cancelled,
+  });
 }
 
 /** Why a carrier read failed: a relay limit, the idle timeout, or the connection. */

@@ -1,5 +1,5 @@
 import { PostForm } from "../layout/forms";
-import { usd, utcDateTime } from "../layout/format";
+import { usd, utcDate, utcDateTime } from "../layout/format";
 import type { ApiKey } from "../../db/schema";
 import type { KeyUsage } from "../../ledger/ledger-object";
 import { limitRemainingNano } from "../../keys/key-budget";
@@ -63,3 +63,19 @@ export function KeyActions(props: { apiKey: ApiKey; csrf: string; kind: string }
   );
 }
 
+/** The last cells of a key's row in both tables: its status, when it was made, and what can be done with it. */
+export function KeyRowEnd(props: { apiKey: ApiKey; now: number; csrf: string; kind: string }) {
+  return (
+    <>
+      <td>
+        <KeyStatus apiKey={props.apiKey} now={props.now} />
+      </td>
+      <td>
+        <time datetime={new Date(props.apiKey.createdAt).toISOString()}>{utcDate(props.apiKey.createdAt)}</time>
+      </td>
+      <td>
+        <KeyActions apiKey={props.apiKey} csrf={props.csrf} kind={props.kind} />
+      </td>
+    </>
+  );
+}

@@ -1,7 +1,6 @@
 import { Layout, type PageMeta } from "../layout/layout";
 import { ErrorSummary, Field, PostForm, SubmitOrCancel } from "../layout/forms";
-import { utcDate } from "../layout/format";
-import { KeyActions, KeyStatus, type KeyRow } from "./key-cells";
+import { KeyRowEnd, type KeyRow } from "./key-cells";
 
 const WHAT_IT_IS = (
   <p>
@@ -38,15 +37,7 @@ export function ManagementKeys(props: { rows: KeyRow[]; csrf: string; now: numbe
                   <td>
                     <code>{key.label}</code>
                   </td>
-                  <td>
-                    <KeyStatus apiKey={key} now={props.now} />
-                  </td>
-                  <td>
-                    <time datetime={new Date(key.createdAt).toISOString()}>{utcDate(key.createdAt)}</time>
-                  </td>
-                  <td>
-                    <KeyActions apiKey={key} csrf={props.csrf} kind="management key" />
-                  </td>
+                  <KeyRowEnd apiKey={key} now={props.now} csrf={props.csrf} kind="management key" />
                 </tr>
               ))}
             </tbody>

@@ -1,9 +1,9 @@
 import { Layout, type PageMeta } from "../layout/layout";
 import { ErrorSummary, Field, PostForm } from "../layout/forms";
 import { CopyButton, CopyScript } from "../layout/copy-button";
-import { usd, utcDate } from "../layout/format";
+import { usd } from "../layout/format";
 import type { ApiKey } from "../../db/schema";
-import { Expiry, KeyActions, KeyStatus, Limit, type KeyRow } from "./key-cells";
+import { Expiry, KeyRowEnd, Limit, type KeyRow } from "./key-cells";
 import { KeySettingsFields } from "./key-settings-fields";
 import type { SettingsField, SettingsValues } from "./key-settings-form";
 import { ManagementKeys } from "./management-keys";
@@ -103,15 +103,7 @@ export function KeysPage(props: {
                   <td>
                     <Expiry ms={key.expiresAt} />
                   </td>
-                  <td>
-                    <KeyStatus apiKey={key} now={props.now} />
-                  </td>
-                  <td>
-                    <time datetime={new Date(key.createdAt).toISOString()}>{utcDate(key.createdAt)}</time>
-                  </td>
-                  <td>
-                    <KeyActions apiKey={key} csrf={props.csrf} kind="key" />
-                  </td>
+                  <KeyRowEnd apiKey={key} now={props.now} csrf={props.csrf} kind="key" />
                 </tr>
               ))}
             </tbody>
