@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,floor,ttfb,probe,profile] [--repeat N] [--update-readme] [--root <checkout> --label <name> --out <file>] [--render]`
+// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,floor,ttfb,probe,profile] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render]`
 //
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
 // simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
@@ -33,7 +33,7 @@ const { values } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
     only: { type: "string" },
-    "update-readme": { type: "boolean", default: false },
+    "update-results": { type: "boolean", default: false },
     /** Another checkout of Switchyard to bundle and measure (e.g. an earlier commit); default: this one. */
     root: { type: "string" },
     /** What to call that checkout in the results, e.g. "before (abc1234)". */
@@ -468,21 +468,21 @@ function reportErrors(kind: string, m: Measured | undefined): void {
   log(`  ${kind}: ${m.errors} errors in the window, ${m.errors_outside_window} outside: ${JSON.stringify(m.error_kinds)} ${m.error_samples.slice(0, 2).join(" | ")}`);
 }
 
-const README_BEGIN = "<!-- bench:begin -->";
-const README_END = "<!-- bench:end -->";
+const RESULTS_BEGIN = "<!-- bench:begin -->";
+const RESULTS_END = "<!-- bench:end -->";
 
-/** Replaces the table between the README's bench markers (only with --update-readme). */
-function updateReadme(table: string): void {
-  const file = join(root, "README.md");
+/** Replaces the tables between bench/RESULTS.md's bench markers (only with --update-results). */
+function updateResults(table: string): void {
+  const file = join(root, "bench", "RESULTS.md");
   const text = readFileSync(file, "utf8");
-  const begin = text.indexOf(README_BEGIN);
-  const end = text.indexOf(README_END);
+  const begin = text.indexOf(RESULTS_BEGIN);
+  const end = text.indexOf(RESULTS_END);
   if (begin < 0 || end < begin) {
-    log(`README.md has no ${README_BEGIN} … ${README_END} markers; not updated`);
+    log(`bench/RESULTS.md has no ${RESULTS_BEGIN} … ${RESULTS_END} markers; not updated`);
     return;
   }
-  writeFileSync(file, `${text.slice(0, begin + README_BEGIN.length)}\n${table}\n${text.slice(end)}`);
-  log("README.md: Performance table updated");
+  writeFileSync(file, `${text.slice(0, begin + RESULTS_BEGIN.length)}\n${table}\n${text.slice(end)}`);
+  log("bench/RESULTS.md: tables updated");
 }
 
 /** The results file: every set of runs, oldest first. */
@@ -512,7 +512,7 @@ if (values.render) {
   if (!set) throw new Error("the results file has no runs");
   const table = setMarkdown(set);
   console.log(table);
-  if (values["update-readme"]) updateReadme(table);
+  if (values["update-results"]) updateResults(table);
   process.exit(0);
 }
 try {
@@ -537,7 +537,7 @@ try {
   const table = setMarkdown(set);
   console.log(table);
   log(`results appended to ${file.startsWith(root) ? file.slice(root.length) : file} (set ${history.sets.length}, ${set.runs.length} run${set.runs.length === 1 ? "" : "s"})`);
-  if (values["update-readme"] && !values.root) updateReadme(table);
+  if (values["update-results"] && !values.root) updateResults(table);
 } catch (err) {
   console.error(err);
   exitCode = 1;

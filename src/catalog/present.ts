@@ -101,7 +101,7 @@ export function presentEndpoint(m: ModelEntry, e: PricedEndpoint, stats: Endpoin
 }
 
 /**
- * `{ data: ListEndpointsResponse }`, endpoints cheapest first (the router balances among them: README, Routing).
+ * `{ data: ListEndpointsResponse }`, endpoints cheapest first (the router balances among them: docs/routing.md).
  * `stats` is looked up by carrier slug, the name attempts are recorded under.
  */
 export function presentEndpoints(catalog: Catalog, m: ModelEntry, stats: (carrierSlug: string) => EndpointStats) {

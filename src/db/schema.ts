@@ -57,7 +57,7 @@ export const generations = sqliteTable(
     cancelled: integer("cancelled", { mode: "boolean" }).notNull().default(false), // the caller went away mid-stream
     httpReferer: text("http_referer"),
     userAgent: text("user_agent"),
-    // Where the token counts come from: "carrier" (its usage), "estimate" (ours, README: Money), null when nothing was served.
+    // Where the token counts come from: "carrier" (its usage), "estimate" (ours, docs/money.md), null when nothing was served.
     usageSource: text("usage_source", { enum: ["carrier", "estimate"] }),
     // Zero-completion insurance: served but not charged (no completion and no finish reason, or ended in an error).
     insured: integer("insured", { mode: "boolean" }).notNull().default(false),

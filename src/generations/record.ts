@@ -18,7 +18,7 @@ export type RecordFacts = {
   strategy: Strategy | null;
 };
 
-/** The generation record of one request (README: Storage contract, `generations`). */
+/** The generation record of one request (docs/storage.md, `generations`). */
 export function generationRecord(r: RecordFacts, o: Outcome, endedAt: number, attempts: CarrierAttempt[]): NewGeneration {
   return {
     id: r.genId,

@@ -68,7 +68,7 @@ export async function setKeyDisabled(d1: D1Database, hash: string, disabled: boo
 
 /**
  * Sets a key's credit limit (null = none); returns the updated key, or undefined when there is none with
- * that hash. This isolate forgets the key at once; others within the key cache's staleness (README).
+ * that hash. This isolate forgets the key at once; others within the key cache's staleness (docs/request-path.md).
  */
 export async function setKeyLimit(d1: D1Database, hash: string, limitNano: number | null): Promise<ApiKey | undefined> {
   const key = await db(d1).update(apiKeys).set({ limitNano, updatedAt: Date.now() }).where(eq(apiKeys.hash, hash)).returning().get();

@@ -6,7 +6,7 @@ import { limitRemainingNano } from "./key-budget";
 const iso = (ms: number) => new Date(ms).toISOString();
 export const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 
-/** A key's limit, in USD, and what is left of it in the current window (README: Key management API). */
+/** A key's limit, in USD, and what is left of it in the current window (docs/api.md, Key management API). */
 export function limitFields(key: ApiKey, usage: KeyUsage) {
   const remaining = limitRemainingNano(key, usage);
   return {

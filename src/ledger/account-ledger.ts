@@ -57,7 +57,7 @@ export type AccountLedgerDeps = Pick<BatcherDeps, "accountId" | "ledger" | "queu
  *   requests that arrive while this isolate is leasing ask the ledger.
  * - Every running request keeps its backing alive: its heartbeat reports new admissions after
  *   REPORT_AFTER_MS and renews its slice or hold every `renewEveryMs`, so the ledger only expires
- *   what belongs to a dead isolate (README: overdraft bound).
+ *   what belongs to a dead isolate (docs/money.md, Overdraft bound).
  * - Settles carry how many requests each slice admitted; a released slice stays in the ledger until
  *   all of those have settled.
  */

@@ -3,7 +3,7 @@ import { settings } from "../settings";
 import { NANO_PER_USD } from "../catalog/money";
 
 /**
- * Rate limits on free models, per account (README: Rate limits). Counted by the account's ledger in
+ * Rate limits on free models, per account (docs/api.md, Rate limits on free models). Counted by the account's ledger in
  * the admission of each free request: a sliding minute and the UTC day, exact.
  */
 export type FreeLimits = {

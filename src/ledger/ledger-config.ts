@@ -2,7 +2,7 @@ import { settings, type SettingsSource } from "../settings";
 
 /**
  * The ledger's timings, shared by the account's Durable Object and the isolates that talk to it.
- * Each can be set by a Worker var (README: Configuration); the defaults are the documented ones.
+ * Each can be set by a Worker var (docs/configuration.md); the defaults are the documented ones.
  */
 export type LedgerTimings = {
   /** A slice whose isolate stopped renewing it for this long is expired: the isolate died. */

@@ -44,7 +44,7 @@ export type AdmitRequest = {
   unseenNano?: number;
   /**
    * Set when the request's plan has a free endpoint: it is counted against the account's free-model
-   * rate limits (a plan mixing free and priced endpoints too; README: Rate limits on free models).
+   * rate limits (a plan mixing free and priced endpoints too; docs/api.md, Rate limits on free models).
    */
   free?: FreeLimits;
   /** The asking isolate's settles still gathering, applied first (`settleBatch`): the admission sees the requests that ended. */
@@ -88,7 +88,7 @@ export type SliceReport = {
 
 export type LeaseRequest = {
   leaseId: string;
-  /** The hold of the request asking: granted even when it exceeds the available balance (README: overdraft bound). 0 = a free model's request. */
+  /** The hold of the request asking: granted even when it exceeds the available balance (docs/money.md, Overdraft bound). 0 = a free model's request. */
   holdNano: number;
   /** How much the isolate would like to spend locally. */
   wantNano: number;

@@ -1,5 +1,5 @@
 /**
- * The ledger Durable Object's own SQLite schema (one database per account). See README "Storage".
+ * The ledger Durable Object's own SQLite schema (one database per account). See docs/storage.md.
  * Steps run in order, once each; `ledger_migrations` remembers how many have run.
  */
 const STEPS = [

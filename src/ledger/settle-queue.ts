@@ -9,7 +9,7 @@ import { logError, logEvent } from "../log-error";
  * The settle queue (`SETTLE_QUEUE`): settle batches an isolate could not store in the account's ledger
  * within its retry budget. The consumer stores them with the same idempotent `settleBatch`, so a
  * message delivered twice, or a batch that did reach the ledger before its reply was lost, debits once.
- * Message order does not matter to the ledger (README: Storage contract).
+ * Message order does not matter to the ledger (docs/storage.md).
  */
 export type SettleMessage = { v: 1; accountId: string; items: SettleRequest[]; slices: SliceReport[] };
 

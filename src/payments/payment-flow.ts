@@ -16,7 +16,7 @@ export type PaymentDeps = {
 export type PaymentOutcome =
   /** Charged and granted by this call (or a repeat of the form finished what an earlier one started). */
   | { kind: "added" }
-  /** Charged, but the grant did not go through now: reconciliation grants it (README: Payments). */
+  /** Charged, but the grant did not go through now: reconciliation grants it (docs/console.md, Payments). */
   | { kind: "processing" }
   | { kind: "declined"; message: string }
   /** This form was already processed to the end (succeeded, declined or given up); nothing done. */

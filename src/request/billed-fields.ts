@@ -3,7 +3,7 @@ import { MEDIA_MODALITIES, PART_MODALITY, type PartCounts } from "../catalog/mod
 
 /**
  * The request fields that bound what a carrier may bill for it, read one way for the hold, the fit and
- * the stream's accounting (README: Money and the ledger, the hold).
+ * the stream's accounting (docs/money.md, the hold).
  */
 
 /** Media parts of the request's messages by kind (`image_url`, `file`, `input_audio`, `video_url`, …): each is billed as many tokens. */

@@ -4,7 +4,7 @@ import { partTokensOf, type PartTokens } from "../catalog/modalities";
 
 /**
  * The one token estimate, used only when a carrier reports no usage (a stream it failed, a caller
- * who left before the usage chunk, a carrier that omits usage). The README states its error bound.
+ * who left before the usage chunk, a carrier that omits usage). docs/reliability.md states its error bound.
  *
  * - completion ≈ max(delta events that carried generated output, ⌈output bytes ÷ 4⌉) + output images × the
  *   model's image allowance. Output bytes are the UTF-8 bytes of every generated text field as sent

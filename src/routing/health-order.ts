@@ -1,7 +1,7 @@
 import { settings, type SettingsSource } from "../settings";
 import type { EndpointHealth } from "./order-endpoints";
 
-/** When an endpoint counts as down (README: Endpoint health). */
+/** When an endpoint counts as down (docs/routing.md, Endpoint health). */
 export type HealthThresholds = {
   /** This isolate saw at least this many failures in a row (and the last one recently). */
   consecutiveFailures: number;
