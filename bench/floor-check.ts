@@ -21,7 +21,12 @@ let failed = 0;
 try {
   const url = new URL("/api/v1/chat/completions", await mf.ready);
   for (const tokens of [3, 2000]) {
-    const body = JSON.stringify({ model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: `Floor check [sim tokens=${tokens}]` }] });
+    const body = JSON.stringify({
+      model: MODEL,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: `Floor check [sim tokens=${tokens}]` }],
+    });
     const direct = await (await fetch(`${sim.url}/groq/v1/chat/completions`, { method: "POST", body, signal: AbortSignal.timeout(20_000) })).text();
     const carrierEvents = direct.split("\n\n").filter(Boolean);
     let reference: string | undefined;

@@ -272,6 +272,9 @@ export default {
     const upstream = await fetch(new Request(env.UPSTREAM + path, request));
     if (!upstream.body || !(upstream.headers.get("content-type") ?? "").startsWith("text/event-stream")) return upstream;
     const ours = { id: `gen-${crypto.randomUUID()}`, model: env.MODEL, provider: env.PROVIDER };
-    return new Response(relay(upstream.body, variant, ours, ctx), { status: upstream.status, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+    return new Response(relay(upstream.body, variant, ours, ctx), {
+      status: upstream.status,
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+    });
   },
 };

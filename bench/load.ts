@@ -107,24 +107,21 @@ export function send(agent: http.Agent, origin: URL, spec: RequestSpec, opts: { 
     };
     const headers: Record<string, string | number> = { ...spec.headers };
     if (spec.body) headers["content-length"] = spec.body.length;
-    const req = http.request(
-      { agent, hostname: origin.hostname, port: origin.port, method: spec.method ?? "POST", path: spec.path, headers },
-      (res) => {
-        status = res.statusCode ?? 0;
-        res.on("data", (chunk: Buffer) => {
-          if (firstNs === 0n) firstNs = nowNs();
-          bytes += chunk.length;
-          chunks.push(chunk);
-          kept += chunk.length;
-          // Without keepBody only the last few KiB stay (enough to see how a stream ended).
-          if (!opts.keepBody) while (chunks.length > 1 && kept - chunks[0]!.length >= TAIL_BYTES) kept -= chunks.shift()!.length;
-        });
-        res.on("end", () => finish(undefined));
-        res.on("aborted", () => finish("aborted"));
-        res.on("error", (err: NodeJS.ErrnoException) => finish(err.code ?? err.message));
-        res.on("close", () => finish(res.complete ? undefined : "closed early"));
-      },
-    );
+    const req = http.request({ agent, hostname: origin.hostname, port: origin.port, method: spec.method ?? "POST", path: spec.path, headers }, (res) => {
+      status = res.statusCode ?? 0;
+      res.on("data", (chunk: Buffer) => {
+        if (firstNs === 0n) firstNs = nowNs();
+        bytes += chunk.length;
+        chunks.push(chunk);
+        kept += chunk.length;
+        // Without keepBody only the last few KiB stay (enough to see how a stream ended).
+        if (!opts.keepBody) while (chunks.length > 1 && kept - chunks[0]!.length >= TAIL_BYTES) kept -= chunks.shift()!.length;
+      });
+      res.on("end", () => finish(undefined));
+      res.on("aborted", () => finish("aborted"));
+      res.on("error", (err: NodeJS.ErrnoException) => finish(err.code ?? err.message));
+      res.on("close", () => finish(res.complete ? undefined : "closed early"));
+    });
     req.on("socket", (socket) => socket.setNoDelay(true));
     req.on("error", (err: NodeJS.ErrnoException) => finish(err.code ?? err.message));
     const timer = setTimeout(() => {

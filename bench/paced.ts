@@ -36,7 +36,17 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 type Side = "r" | "p";
 
 /** One pair's carrier answers: both sides' sockets, the schedule, and when each event was written. */
-type PairState = { events: string[]; lastToken: number; intervalMs: number; sides: Map<Side, http.ServerResponse>; next: number; startNs: bigint | null; written: Map<Side, bigint[]>; lateArrivals: number; backlog: Map<Side, number> };
+type PairState = {
+  events: string[];
+  lastToken: number;
+  intervalMs: number;
+  sides: Map<Side, http.ServerResponse>;
+  next: number;
+  startNs: bigint | null;
+  written: Map<Side, bigint[]>;
+  lateArrivals: number;
+  backlog: Map<Side, number>;
+};
 
 export type Pacer = { url: string; pairs: Map<number, PairState>; close(): Promise<void> };
 
@@ -81,7 +91,17 @@ export async function startPacer(template: string[]): Promise<Pacer> {
       const side = m[2] as Side;
       let pair = pairs.get(id);
       if (!pair) {
-        pair = { events: template, lastToken, intervalMs: Number(m[3]), sides: new Map(), next: 1, startNs: null, written: new Map(), lateArrivals: 0, backlog: new Map() };
+        pair = {
+          events: template,
+          lastToken,
+          intervalMs: Number(m[3]),
+          sides: new Map(),
+          next: 1,
+          startNs: null,
+          written: new Map(),
+          lateArrivals: 0,
+          backlog: new Map(),
+        };
         pairs.set(id, pair);
       }
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
@@ -116,7 +136,12 @@ export async function startPacer(template: string[]): Promise<Pacer> {
 
 /** Fetches one stream from the simulator and splits it into its SSE events. */
 export async function streamTemplate(simUrl: string, path: string, body: Buffer): Promise<string[]> {
-  const res = await fetch(simUrl + path, { method: "POST", headers: { "content-type": "application/json" }, body: body.toString("utf8"), signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(simUrl + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: body.toString("utf8"),
+    signal: AbortSignal.timeout(30_000),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`template stream: ${res.status} ${text.slice(0, 200)}`);
   return text
@@ -146,7 +171,14 @@ function receive(agent: http.Agent, origin: URL, spec: RequestSpec, timeoutMs: n
       resolve({ ok: !error, error, startNs, firstByteNs, events });
     };
     const req = http.request(
-      { agent, hostname: origin.hostname, port: origin.port, method: "POST", path: spec.path, headers: { ...spec.headers, "content-length": spec.body!.length } },
+      {
+        agent,
+        hostname: origin.hostname,
+        port: origin.port,
+        method: "POST",
+        path: spec.path,
+        headers: { ...spec.headers, "content-length": spec.body!.length },
+      },
       (res) => {
         status = res.statusCode ?? 0;
         res.on("data", (chunk: Buffer) => {
@@ -216,7 +248,11 @@ export type PacedRun = {
 };
 
 /** `router`: the Worker under test (side `r`, the router or the floor relay); `passthrough`: the reference (side `p`). */
-export type PacedTargets = { relay: string; router: { origin: URL; path: string; key: string; workerdPid?: number }; passthrough: { origin: URL; path: string; workerdPid?: number } };
+export type PacedTargets = {
+  relay: string;
+  router: { origin: URL; path: string; key: string; workerdPid?: number };
+  passthrough: { origin: URL; path: string; workerdPid?: number };
+};
 
 /**
  * Runs `pairs` paired streams (router and pass-through at once) against a running pacer. `body(pair, side)`
@@ -246,7 +282,9 @@ export async function pacedStreams(
         });
         const timeout = (opts.tokens / opts.tps) * 1000 + 30_000;
         const sides: Side[] = i % 2 === 0 ? ["r", "p"] : ["p", "r"];
-        const [a, b] = await Promise.all(sides.map((s) => receive(s === "r" ? agentR : agentP, s === "r" ? t.router.origin : t.passthrough.origin, spec(s), timeout)));
+        const [a, b] = await Promise.all(
+          sides.map((s) => receive(s === "r" ? agentR : agentP, s === "r" ? t.router.origin : t.passthrough.origin, spec(s), timeout)),
+        );
         return { pair, r: sides[0] === "r" ? a! : b!, p: sides[0] === "p" ? a! : b! };
       }),
     );

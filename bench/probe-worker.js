@@ -32,7 +32,11 @@ function counting(label, target, wrapResult, counted = () => true) {
       return (/** @type {unknown[]} */ ...args) => {
         if (counted(prop)) bump(`${label}.${prop}`);
         // Reflect.apply: on an RPC stub, `value.apply` would be a remote method named "apply".
-        const result = Reflect.apply(value, t, args.map((a) => (Array.isArray(a) ? a.map((x) => unwrap.get(x) ?? x) : unwrap.get(a) ?? a)));
+        const result = Reflect.apply(
+          value,
+          t,
+          args.map((a) => (Array.isArray(a) ? a.map((x) => unwrap.get(x) ?? x) : (unwrap.get(a) ?? a))),
+        );
         return wrapResult ? wrapResult(prop, result) : result;
       };
     },
@@ -45,7 +49,12 @@ const RUN = new Set(["all", "run", "raw", "first"]);
 
 /** @param {string} label @param {any} statement */
 function countingStatement(label, statement) {
-  return counting(label, statement, (method, result) => (method === "bind" ? countingStatement(label, result) : result), (m) => RUN.has(m));
+  return counting(
+    label,
+    statement,
+    (method, result) => (method === "bind" ? countingStatement(label, result) : result),
+    (m) => RUN.has(m),
+  );
 }
 
 /** @param {string} side @param {Record<string, any>} env */
@@ -55,9 +64,19 @@ function countingEnv(side, env) {
   for (const [name, binding] of Object.entries(env)) {
     if (!binding || typeof binding !== "object") continue;
     if (typeof binding.prepare === "function" && typeof binding.batch === "function") {
-      out[name] = counting(`${side}:D1`, binding, (method, result) => (method === "prepare" ? countingStatement(`${side}:D1 statement`, result) : result), (m) => m === "batch" || m === "exec");
+      out[name] = counting(
+        `${side}:D1`,
+        binding,
+        (method, result) => (method === "prepare" ? countingStatement(`${side}:D1 statement`, result) : result),
+        (m) => m === "batch" || m === "exec",
+      );
     } else if (typeof binding.idFromName === "function") {
-      out[name] = counting(`${side}:${name}`, binding, (method, result) => (method === "get" || method === "getByName" ? counting(`${side}:${name} RPC`, /** @type {object} */ (result)) : result), () => false);
+      out[name] = counting(
+        `${side}:${name}`,
+        binding,
+        (method, result) => (method === "get" || method === "getByName" ? counting(`${side}:${name} RPC`, /** @type {object} */ (result)) : result),
+        () => false,
+      );
     } else if (typeof binding.get === "function" && typeof binding.put === "function" && typeof binding.list === "function") {
       out[name] = counting(`${side}:KV`, binding);
     }

@@ -25,7 +25,11 @@ export async function countingProbe(
   const token = "bench-probe-token";
   const source = readFileSync(fileURLToPath(new URL("./probe-worker.js", import.meta.url)), "utf8");
   const entry = { path: join(bundle.dir, "bench-probe-entry.js"), contents: source.replaceAll('"./index.js"', `"./${bundle.main.split("/").pop()}"`) };
-  const rt = await startRuntime("probe", routerOptions(bundle, { cfg, catalogPath: join(root, "catalog.json"), simulatorUrl, adminToken: token, entry }), cleanup);
+  const rt = await startRuntime(
+    "probe",
+    routerOptions(bundle, { cfg, catalogPath: join(root, "catalog.json"), simulatorUrl, adminToken: token, entry }),
+    cleanup,
+  );
   try {
     await applyMigrations(rt, root, cfg.d1Databases[0] ?? "DB");
     const admin = new Admin(rt.url.origin, token);

@@ -89,10 +89,13 @@ export class Cleanup {
       while (this.steps.length > 0) {
         const step = this.steps.pop()!;
         let timer: NodeJS.Timeout | undefined;
-        const limit = new Promise<void>((resolve) => (timer = setTimeout(() => {
-          console.error(`cleanup: ${step.name} did not stop within 15 s`);
-          resolve();
-        }, 15_000)));
+        const limit = new Promise<void>(
+          (resolve) =>
+            (timer = setTimeout(() => {
+              console.error(`cleanup: ${step.name} did not stop within 15 s`);
+              resolve();
+            }, 15_000)),
+        );
         await Promise.race([step.run().catch((err: unknown) => console.error(`cleanup: ${step.name}:`, err)), limit]);
         clearTimeout(timer);
       }
@@ -100,7 +103,6 @@ export class Cleanup {
     return this.running;
   }
 }
-
 
 type ProcStat = { pid: number; ppid: number; comm: string };
 
@@ -240,8 +242,7 @@ export async function startSimulatorProcess(root: string, cleanup: Cleanup): Pro
   child.stderr.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
   const stop = () => stopTree(child);
   const signalAll = () => {
-    for (const pid of [child.pid, ...descendantsOf(child.pid ?? -1).map((p) => p.pid)])
-      if (pid !== undefined && alive(pid)) process.kill(pid, "SIGTERM");
+    for (const pid of [child.pid, ...descendantsOf(child.pid ?? -1).map((p) => p.pid)]) if (pid !== undefined && alive(pid)) process.kill(pid, "SIGTERM");
   };
   const forget = cleanup.add("simulator", stop, signalAll);
   const url = `http://127.0.0.1:${port}`;
@@ -296,7 +297,12 @@ export type Runtime = {
   stop(): Promise<void>;
 };
 
-const workerdChildren = () => new Set(descendantsOf(process.pid).filter((p) => p.comm.startsWith("workerd")).map((p) => p.pid));
+const workerdChildren = () =>
+  new Set(
+    descendantsOf(process.pid)
+      .filter((p) => p.comm.startsWith("workerd"))
+      .map((p) => p.pid),
+  );
 
 /** One Miniflare instance (one workerd process), on 127.0.0.1. */
 export async function startRuntime(name: string, options: MiniflareOptions, cleanup: Cleanup): Promise<Runtime> {

@@ -46,7 +46,10 @@ class Mapper {
   private readonly map: SourceMap | undefined;
   private readonly contents = new Map<string, string[]>();
 
-  constructor(private readonly bundleName: string, mapFile: string) {
+  constructor(
+    private readonly bundleName: string,
+    mapFile: string,
+  ) {
     if (!existsSync(mapFile)) return;
     const payload = JSON.parse(readFileSync(mapFile, "utf8")) as SourceMapPayload & { sourcesContent?: Array<string | null> };
     this.map = new SourceMap(payload);
@@ -129,13 +132,21 @@ export async function cpuProfiles(
 ): Promise<ProfileSummary[]> {
   const token = "bench-profile-token";
   const inspectorPort = await freePort();
-  const rt = await startRuntime("profile", { ...routerOptions(bundle, { cfg, catalogPath: join(root, "catalog.json"), simulatorUrl, adminToken: token }), inspectorPort }, cleanup);
+  const rt = await startRuntime(
+    "profile",
+    { ...routerOptions(bundle, { cfg, catalogPath: join(root, "catalog.json"), simulatorUrl, adminToken: token }), inspectorPort },
+    cleanup,
+  );
   let session: InspectorSession | undefined;
   try {
     await applyMigrations(rt, root, cfg.d1Databases[0] ?? "DB");
     const account = await new Admin(rt.url.origin, token).accountWithKey("profile@bench.invalid", 1_000_000);
-    const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`, { signal: AbortSignal.timeout(10_000) })).json()) as Array<{ title?: string; webSocketDebuggerUrl?: string }>;
-    const target = targets.find((t) => t.title?.includes("switchyard") && t.webSocketDebuggerUrl) ?? targets.find((t) => t.webSocketDebuggerUrl && !t.title?.includes(":"));
+    const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`, { signal: AbortSignal.timeout(10_000) })).json()) as Array<{
+      title?: string;
+      webSocketDebuggerUrl?: string;
+    }>;
+    const target =
+      targets.find((t) => t.title?.includes("switchyard") && t.webSocketDebuggerUrl) ?? targets.find((t) => t.webSocketDebuggerUrl && !t.title?.includes(":"));
     if (!target?.webSocketDebuggerUrl) throw new Error(`no inspector target for the router among ${targets.map((t) => t.title).join(", ")}`);
     session = await InspectorSession.connect(target.webSocketDebuggerUrl);
     await session.send("Profiler.enable");
@@ -151,7 +162,15 @@ export async function cpuProfiles(
     ]) {
       const body = chatBody({ model, stream: mix.stream, tokens: mix.tokens, words: "Profile" });
       const load = (ms: number) =>
-        runLoad({ origin: rt.url, concurrency: mix.concurrency, warmupMs: 0, durationMs: ms, timeoutMs: 60_000, stream: mix.stream, request: () => chatRequest(routerTarget, account.key, body) });
+        runLoad({
+          origin: rt.url,
+          concurrency: mix.concurrency,
+          warmupMs: 0,
+          durationMs: ms,
+          timeoutMs: 60_000,
+          stream: mix.stream,
+          request: () => chatRequest(routerTarget, account.key, body),
+        });
       await load(1000); // warm-up, not profiled
       await session.send("Profiler.start");
       const result = await load(durationMs);

@@ -31,7 +31,14 @@ export type Comparison = {
   time_ratio_p99: number;
 };
 
-export type Row = { simulator?: Measured; passthrough?: Measured; floor?: Measured; router?: Measured; router_vs_passthrough?: Comparison; router_vs_floor?: Comparison };
+export type Row = {
+  simulator?: Measured;
+  passthrough?: Measured;
+  floor?: Measured;
+  router?: Measured;
+  router_vs_passthrough?: Comparison;
+  router_vs_floor?: Comparison;
+};
 /** One floor relay variant (`x-floor-variant`), or a reference Worker, on 2,000-chunk streams at concurrency 1. */
 export type FloorVariantRow = { variant: string; chunks: number; measured: Measured };
 export type NonStreamRow = Row & { concurrency: number };
@@ -120,7 +127,10 @@ export function targets(r: Results): TargetEntry[] {
   const mem = r.open_streams?.router;
   const bundleKib = r.bundle ? (r.bundle.wrangler_gzip_kib ?? r.bundle.gzip_bytes / 1024) : undefined;
   const c16 = r.non_stream.find((x) => x.concurrency === 16);
-  const cpuGap = c16?.router?.runtime_cpu_ms_per_request !== undefined && c16.passthrough?.runtime_cpu_ms_per_request !== undefined ? c16.router.runtime_cpu_ms_per_request - c16.passthrough.runtime_cpu_ms_per_request : undefined;
+  const cpuGap =
+    c16?.router?.runtime_cpu_ms_per_request !== undefined && c16.passthrough?.runtime_cpu_ms_per_request !== undefined
+      ? c16.router.runtime_cpu_ms_per_request - c16.passthrough.runtime_cpu_ms_per_request
+      : undefined;
   return [
     target("concurrency 16: router throughput ÷ pass-through", ns(16)?.throughput_ratio, ">=", 0.8, "×", "non-stream req/s, scenario 1"),
     target("concurrency 1: added latency p50", ns(1)?.added_p50_ms, "<=", 0.5, "ms", "router p50 − pass-through p50, non-stream"),
@@ -129,16 +139,41 @@ export function targets(r: Results): TargetEntry[] {
     target("200-chunk stream time ÷ floor relay", stRow(200)?.router_vs_floor?.time_ratio_p50, "<=", 1.15, "×", "whole-stream p50, concurrency 1"),
     target("2,000-chunk stream time ÷ floor relay", stRow(2000)?.router_vs_floor?.time_ratio_p50, "<=", 1.15, "×", "whole-stream p50, concurrency 1"),
     target("2,000-chunk stream: added time to first byte p50", st?.added_ttfb_p50_ms, "<=", 1, "ms", "router − pass-through, concurrency 1"),
-    target("paced streams: added delay per chunk p99", r.paced?.added_chunk_ms.p99, "<=", 1, "ms", "64 streams × 300 tokens at 50/s; router − pass-through arrival, same chunk"),
+    target(
+      "paced streams: added delay per chunk p99",
+      r.paced?.added_chunk_ms.p99,
+      "<=",
+      1,
+      "ms",
+      "64 streams × 300 tokens at 50/s; router − pass-through arrival, same chunk",
+    ),
     target("paced streams: added time to first byte p50", r.paced?.added_ttfb_ms.p50, "<=", 1, "ms", "router − pass-through, per pair"),
-    target("500 open streams: router runtime peak RSS", mem?.peak_rss_mb, "<=", mem ? Math.round(mem.limit_mb * 10) / 10 : NaN, "MB", mem ? `goal = idle ${mem.idle_rss_mb.toFixed(1)} MB × 1.5 + 50 MB` : "not measured"),
+    target(
+      "500 open streams: router runtime peak RSS",
+      mem?.peak_rss_mb,
+      "<=",
+      mem ? Math.round(mem.limit_mb * 10) / 10 : NaN,
+      "MB",
+      mem ? `goal = idle ${mem.idle_rss_mb.toFixed(1)} MB × 1.5 + 50 MB` : "not measured",
+    ),
     target("one hot account: settled debits per second", r.ledger?.hot?.settled_debits_per_s, ">=", 1000, "/s", "concurrency 64, debits visible in the ledger"),
     target("bundle gzip size", bundleKib, "<=", 150, "KiB", "wrangler deploy --dry-run, as wrangler reports it"),
   ];
 }
 
 /** A target over the runs of one `--repeat` set: met only when its median is. */
-export type TargetSummary = { name: string; unit: string; op: "<=" | ">="; goal: number; values: Array<number | null>; runs: number; median: number | null; min: number | null; max: number | null; met: boolean };
+export type TargetSummary = {
+  name: string;
+  unit: string;
+  op: "<=" | ">=";
+  goal: number;
+  values: Array<number | null>;
+  runs: number;
+  median: number | null;
+  min: number | null;
+  max: number | null;
+  met: boolean;
+};
 
 export function summarizeTargets(runs: Results[]): TargetSummary[] {
   const names: string[] = [];
@@ -149,9 +184,17 @@ export function summarizeTargets(runs: Results[]): TargetSummary[] {
     const values = entries.map((e) => e?.value ?? null);
     const finite = values.filter((v): v is number => v !== null).sort((a, b) => a - b);
     // The median of an even count is the mean of the middle two.
-    const median = finite.length === 0 ? null : finite.length % 2 === 1 ? finite[(finite.length - 1) / 2]! : (finite[finite.length / 2 - 1]! + finite[finite.length / 2]!) / 2;
+    const median =
+      finite.length === 0
+        ? null
+        : finite.length % 2 === 1
+          ? finite[(finite.length - 1) / 2]!
+          : (finite[finite.length / 2 - 1]! + finite[finite.length / 2]!) / 2;
     // A goal that depends on the run (the RSS goal comes from the run's idle RSS): the median of the goals.
-    const goals = entries.filter((e) => e !== undefined && Number.isFinite(e.goal)).map((e) => e!.goal).sort((a, b) => a - b);
+    const goals = entries
+      .filter((e) => e !== undefined && Number.isFinite(e.goal))
+      .map((e) => e!.goal)
+      .sort((a, b) => a - b);
     const goal = goals.length === 0 ? NaN : goals[Math.floor((goals.length - 1) / 2)]!;
     return {
       name,
@@ -186,32 +229,106 @@ function table(head: string[], rows: string[][]): string {
 export function markdown(r: Results): string {
   const out: string[] = [];
   const m = r.machine;
-  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.ram_gb.toFixed(0)} GB RAM, ${m.os}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), wrangler ${m.wrangler}. Mode: ${r.mode}; measured: ${r.settings.worker} (${r.settings.source})${settingsNote(r.settings)}. Other processes used ${f(r.conditions.foreign_cpu_pct, 1)} % of the CPU during the run (${f(r.conditions.foreign_cpu_pct_max_run, 1)} % in the worst kept measurement; measurements repeated for that reason: ${r.conditions.repeated_runs}).`);
+  out.push(
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.ram_gb.toFixed(0)} GB RAM, ${m.os}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), wrangler ${m.wrangler}. Mode: ${r.mode}; measured: ${r.settings.worker} (${r.settings.source})${settingsNote(r.settings)}. Other processes used ${f(r.conditions.foreign_cpu_pct, 1)} % of the CPU during the run (${f(r.conditions.foreign_cpu_pct_max_run, 1)} % in the worst kept measurement; measurements repeated for that reason: ${r.conditions.repeated_runs}).`,
+  );
 
   if (r.non_stream.length > 0) out.push("\n**1. Non-stream completions** (closed loop; latency in ms; errors = failed requests in the window)\n");
   const rows1: string[][] = [];
   for (const row of r.non_stream) {
     for (const kind of ["simulator", "passthrough", "router"] as const) {
       const x = row[kind];
-      if (x) rows1.push([String(row.concurrency), NAMES[kind], int(x.rps), f(x.latency_ms.p50), f(x.latency_ms.p90), f(x.latency_ms.p99), String(x.errors), f(x.runtime_cpu_ms_per_request, 3)]);
+      if (x)
+        rows1.push([
+          String(row.concurrency),
+          NAMES[kind],
+          int(x.rps),
+          f(x.latency_ms.p50),
+          f(x.latency_ms.p90),
+          f(x.latency_ms.p99),
+          String(x.errors),
+          f(x.runtime_cpu_ms_per_request, 3),
+        ]);
     }
     const c = row.router_vs_passthrough;
-    if (c) rows1.push([String(row.concurrency), "**router vs pass-through**", `**×${f(c.throughput_ratio)}**`, `**${signed(c.added_p50_ms)}**`, signed(c.added_p90_ms), `**${signed(c.added_p99_ms)}**`, "", ""]);
+    if (c)
+      rows1.push([
+        String(row.concurrency),
+        "**router vs pass-through**",
+        `**×${f(c.throughput_ratio)}**`,
+        `**${signed(c.added_p50_ms)}**`,
+        signed(c.added_p90_ms),
+        `**${signed(c.added_p99_ms)}**`,
+        "",
+        "",
+      ]);
   }
   if (rows1.length > 0) out.push(table(["conc.", "target", "req/s", "p50", "p90", "p99", "errors", "workerd CPU ms/req"], rows1));
 
-  if (r.stream.length > 0) out.push("\n**2. Streams** (closed loop; TTFB = first body byte; stream = whole stream; ms; workerd CPU per 1,000 chunks = the process's CPU per stream ÷ chunks × 1,000)\n");
+  if (r.stream.length > 0)
+    out.push(
+      "\n**2. Streams** (closed loop; TTFB = first body byte; stream = whole stream; ms; workerd CPU per 1,000 chunks = the process's CPU per stream ÷ chunks × 1,000)\n",
+    );
   const rows2: string[][] = [];
   for (const row of r.stream) {
     for (const kind of ["simulator", "passthrough", "floor", "router"] as const) {
       const x = row[kind];
       if (x)
-        rows2.push([String(row.chunks), String(row.concurrency), NAMES[kind], f(x.rps, 1), f(x.ttfb_ms.p50), f(x.ttfb_ms.p99), f(x.latency_ms.p50, 1), f(x.latency_ms.p99, 1), f(x.bytes_per_s / 1e6, 1), String(x.errors), f(x.runtime_cpu_ms_per_request, 1), f(((x.runtime_cpu_ms_per_request ?? NaN) / row.chunks) * 1000, 1)]);
+        rows2.push([
+          String(row.chunks),
+          String(row.concurrency),
+          NAMES[kind],
+          f(x.rps, 1),
+          f(x.ttfb_ms.p50),
+          f(x.ttfb_ms.p99),
+          f(x.latency_ms.p50, 1),
+          f(x.latency_ms.p99, 1),
+          f(x.bytes_per_s / 1e6, 1),
+          String(x.errors),
+          f(x.runtime_cpu_ms_per_request, 1),
+          f(((x.runtime_cpu_ms_per_request ?? NaN) / row.chunks) * 1000, 1),
+        ]);
     }
-    for (const [label, c] of [["**router vs pass-through**", row.router_vs_passthrough], ["**router vs floor relay**", row.router_vs_floor]] as const)
-      if (c) rows2.push([String(row.chunks), String(row.concurrency), label, `×${f(c.throughput_ratio)}`, `**${signed(c.added_ttfb_p50_ms)}**`, signed(c.added_ttfb_p99_ms), `**×${f(c.time_ratio_p50)}**`, `×${f(c.time_ratio_p99)}`, "", "", "", ""]);
+    for (const [label, c] of [
+      ["**router vs pass-through**", row.router_vs_passthrough],
+      ["**router vs floor relay**", row.router_vs_floor],
+    ] as const)
+      if (c)
+        rows2.push([
+          String(row.chunks),
+          String(row.concurrency),
+          label,
+          `×${f(c.throughput_ratio)}`,
+          `**${signed(c.added_ttfb_p50_ms)}**`,
+          signed(c.added_ttfb_p99_ms),
+          `**×${f(c.time_ratio_p50)}**`,
+          `×${f(c.time_ratio_p99)}`,
+          "",
+          "",
+          "",
+          "",
+        ]);
   }
-  if (rows2.length > 0) out.push(table(["chunks", "conc.", "target", "streams/s", "TTFB p50", "TTFB p99", "stream p50", "stream p99", "MB/s", "errors", "workerd CPU ms/stream", "workerd CPU ms/1k chunks"], rows2));
+  if (rows2.length > 0)
+    out.push(
+      table(
+        [
+          "chunks",
+          "conc.",
+          "target",
+          "streams/s",
+          "TTFB p50",
+          "TTFB p99",
+          "stream p50",
+          "stream p99",
+          "MB/s",
+          "errors",
+          "workerd CPU ms/stream",
+          "workerd CPU ms/1k chunks",
+        ],
+        rows2,
+      ),
+    );
 
   if (r.open_streams) {
     const o = r.open_streams;
@@ -219,7 +336,18 @@ export function markdown(r: Results): string {
     const rows3: string[][] = [];
     for (const kind of ["passthrough", "router"] as const) {
       const x = o[kind];
-      if (x) rows3.push([NAMES[kind], `${x.ok}/${x.streams}`, x.all_open_together ? "yes" : "no", f(x.idle_rss_mb, 1), f(x.peak_rss_mb, 1), signed(x.peak_rss_mb - x.idle_rss_mb, 1), f(x.limit_mb, 1), f(x.ttfb_ms.p99, 1), f(x.stream_ms.p50 / 1000, 2)]);
+      if (x)
+        rows3.push([
+          NAMES[kind],
+          `${x.ok}/${x.streams}`,
+          x.all_open_together ? "yes" : "no",
+          f(x.idle_rss_mb, 1),
+          f(x.peak_rss_mb, 1),
+          signed(x.peak_rss_mb - x.idle_rss_mb, 1),
+          f(x.limit_mb, 1),
+          f(x.ttfb_ms.p99, 1),
+          f(x.stream_ms.p50 / 1000, 2),
+        ]);
     }
     out.push(table(["target", "ok", "all open at once", "idle MB", "peak MB", "growth MB", "goal ≤ MB", "TTFB p99 ms", "stream p50 s"], rows3));
   }
@@ -227,11 +355,26 @@ export function markdown(r: Results): string {
   if (r.ledger) {
     out.push("\n**4. Ledger: settled debits per second** (paid non-stream completions, concurrency 64)\n");
     const rows4: string[][] = [];
-    for (const [label, x] of [["one hot account", r.ledger.hot], ["64 accounts", r.ledger.spread]] as const) {
+    for (const [label, x] of [
+      ["one hot account", r.ledger.hot],
+      ["64 accounts", r.ledger.spread],
+    ] as const) {
       if (x)
-        rows4.push([label, int(x.client_rps), `**${int(x.settled_debits_per_s)}**`, f(x.settle_lag_s, 2), f(x.latency_ms.p50), f(x.latency_ms.p99), x.usage_exact ? "exact" : `OFF (${x.usage_delta_nano} vs ${x.returned_cost_nano})`, x.records_exact ? "exact" : `OFF (${x.records_delta})`, String(x.errors)]);
+        rows4.push([
+          label,
+          int(x.client_rps),
+          `**${int(x.settled_debits_per_s)}**`,
+          f(x.settle_lag_s, 2),
+          f(x.latency_ms.p50),
+          f(x.latency_ms.p99),
+          x.usage_exact ? "exact" : `OFF (${x.usage_delta_nano} vs ${x.returned_cost_nano})`,
+          x.records_exact ? "exact" : `OFF (${x.records_delta})`,
+          String(x.errors),
+        ]);
     }
-    out.push(table(["accounts", "responses/s", "settled debits/s", "settle lag s", "p50 ms", "p99 ms", "usage = Σ usage.cost", "records = requests", "errors"], rows4));
+    out.push(
+      table(["accounts", "responses/s", "settled debits/s", "settle lag s", "p50 ms", "p99 ms", "usage = Σ usage.cost", "records = requests", "errors"], rows4),
+    );
   }
 
   if (r.bundle || r.startup) {
@@ -239,27 +382,86 @@ export function markdown(r: Results): string {
     const b = r.bundle;
     const s = r.startup;
     const rows5: string[][] = [];
-    if (b) rows5.push(["bundle (wrangler deploy --dry-run)", f(b.wrangler_total_kib ?? b.total_bytes / 1024, 1), f(b.wrangler_gzip_kib ?? b.gzip_bytes / 1024, 1), "", "", "", "", ""]);
+    if (b)
+      rows5.push([
+        "bundle (wrangler deploy --dry-run)",
+        f(b.wrangler_total_kib ?? b.total_bytes / 1024, 1),
+        f(b.wrangler_gzip_kib ?? b.gzip_bytes / 1024, 1),
+        "",
+        "",
+        "",
+        "",
+        "",
+      ]);
     if (s) {
-      for (const [label, x] of [["pass-through", s.passthrough], ["router", s.router]] as const)
+      for (const [label, x] of [
+        ["pass-through", s.passthrough],
+        ["router", s.router],
+      ] as const)
         rows5.push([label, "", "", f(x.ready_ms, 0), f(x.first_response_ms, 1), f(x.total_ms, 0), f(x.module_eval_ms, 1), f(x.rss_mb, 1)]);
-      rows5.push(["router − pass-through", "", "", "", "", signed(s.router_minus_passthrough_ms, 0), signed(s.router.module_eval_ms - s.passthrough.module_eval_ms, 1), signed(s.router.rss_mb - s.passthrough.rss_mb, 1)]);
+      rows5.push([
+        "router − pass-through",
+        "",
+        "",
+        "",
+        "",
+        signed(s.router_minus_passthrough_ms, 0),
+        signed(s.router.module_eval_ms - s.passthrough.module_eval_ms, 1),
+        signed(s.router.rss_mb - s.passthrough.rss_mb, 1),
+      ]);
     }
     out.push(table(["", "KiB", "KiB gzip", "start → ready ms", "ready → first 200 ms", "start → first 200 ms", "module eval ms (V8)", "RSS MB"], rows5));
-    if (b && b.composition.length > 0) out.push(`\nBundle composition (minified bytes, from the source map): ${b.composition.map((c) => `${c.name} ${f(c.kib, 1)} KiB (${f(c.pct, 1)} %)`).join(", ")}.`);
+    if (b && b.composition.length > 0)
+      out.push(
+        `\nBundle composition (minified bytes, from the source map): ${b.composition.map((c) => `${c.name} ${f(c.kib, 1)} KiB (${f(c.pct, 1)} %)`).join(", ")}.`,
+      );
   }
 
   for (const p of [r.paced, r.paced_floor]) {
     if (!p) continue;
     const relay = p.relay ?? "router";
-    out.push(`\n**6. Paced streams${relay === "router" ? "" : `, ${relay} in the router's place (no target)`}** (${p.pairs} streams of ${p.tokens} tokens at ${p.tps} tokens/s through each Worker at once, each chunk written to both by one pacer in the same tick; ms; ${f(p.wall_s, 1)} s)\n`);
+    out.push(
+      `\n**6. Paced streams${relay === "router" ? "" : `, ${relay} in the router's place (no target)`}** (${p.pairs} streams of ${p.tokens} tokens at ${p.tps} tokens/s through each Worker at once, each chunk written to both by one pacer in the same tick; ms; ${f(p.wall_s, 1)} s)\n`,
+    );
     const rows6: string[][] = [];
-    for (const [label, x] of [["pass-through", p.passthrough], [relay, p.router]] as const)
-      rows6.push([label, `${x.ok}/${x.streams}`, f(x.events_per_stream, 1), f(x.ttfb_ms.p50), f(x.ttfb_ms.p99), f(x.chunk_latency_ms.p50), f(x.chunk_latency_ms.p99), f(x.runtime_cpu_ms_per_1k_chunks, 1)]);
-    rows6.push([`**${relay} − pass-through** (same chunk, same pair)`, "", "", `**${signed(p.added_ttfb_ms.p50)}**`, signed(p.added_ttfb_ms.p99), `**${signed(p.added_chunk_ms.p50)}**`, `**${signed(p.added_chunk_ms.p99)}**`, ""]);
-    rows6.push([`${relay} − pass-through, chunks written on schedule (no start-up backlog)`, "", "", "", "", signed(p.added_chunk_on_schedule_ms.p50), signed(p.added_chunk_on_schedule_ms.p99), ""]);
+    for (const [label, x] of [
+      ["pass-through", p.passthrough],
+      [relay, p.router],
+    ] as const)
+      rows6.push([
+        label,
+        `${x.ok}/${x.streams}`,
+        f(x.events_per_stream, 1),
+        f(x.ttfb_ms.p50),
+        f(x.ttfb_ms.p99),
+        f(x.chunk_latency_ms.p50),
+        f(x.chunk_latency_ms.p99),
+        f(x.runtime_cpu_ms_per_1k_chunks, 1),
+      ]);
+    rows6.push([
+      `**${relay} − pass-through** (same chunk, same pair)`,
+      "",
+      "",
+      `**${signed(p.added_ttfb_ms.p50)}**`,
+      signed(p.added_ttfb_ms.p99),
+      `**${signed(p.added_chunk_ms.p50)}**`,
+      `**${signed(p.added_chunk_ms.p99)}**`,
+      "",
+    ]);
+    rows6.push([
+      `${relay} − pass-through, chunks written on schedule (no start-up backlog)`,
+      "",
+      "",
+      "",
+      "",
+      signed(p.added_chunk_on_schedule_ms.p50),
+      signed(p.added_chunk_on_schedule_ms.p99),
+      "",
+    ]);
     out.push(table(["target", "ok", "events/stream", "TTFB p50", "TTFB p99", "chunk p50", "chunk p99", "workerd CPU ms/1k chunks"], rows6));
-    out.push(`\nChunk = arrival at the client − the pacer's write of that chunk (the whole Worker path). Carrier events per stream: ${p.carrier_events}; pairs whose sides delivered different event counts: ${p.mismatched_pairs}; carrier requests that reached the pacer after their pair's first token: ${p.late_arrivals}; other processes: ${f(p.foreign_cpu_pct, 1)} % of the CPU.`);
+    out.push(
+      `\nChunk = arrival at the client − the pacer's write of that chunk (the whole Worker path). Carrier events per stream: ${p.carrier_events}; pairs whose sides delivered different event counts: ${p.mismatched_pairs}; carrier requests that reached the pacer after their pair's first token: ${p.late_arrivals}; other processes: ${f(p.foreign_cpu_pct, 1)} % of the CPU.`,
+    );
   }
 
   if (r.floor_variants && r.floor_variants.length > 0) {
@@ -267,53 +469,99 @@ export function markdown(r: Results): string {
     out.push(
       table(
         ["variant", "streams", "stream p50", "stream p99", "TTFB p50", "workerd CPU ms/1k chunks", "errors"],
-        r.floor_variants.map((v) => [v.variant, String(v.measured.requests), f(v.measured.latency_ms.p50, 1), f(v.measured.latency_ms.p99, 1), f(v.measured.ttfb_ms.p50), f(((v.measured.runtime_cpu_ms_per_request ?? NaN) / v.chunks) * 1000, 1), String(v.measured.errors)]),
+        r.floor_variants.map((v) => [
+          v.variant,
+          String(v.measured.requests),
+          f(v.measured.latency_ms.p50, 1),
+          f(v.measured.latency_ms.p99, 1),
+          f(v.measured.ttfb_ms.p50),
+          f(((v.measured.runtime_cpu_ms_per_request ?? NaN) / v.chunks) * 1000, 1),
+          String(v.measured.errors),
+        ]),
       ),
     );
   }
 
   const split = r.diagnostics?.ttfb_split ?? [];
   if (split.length > 0) {
-    out.push("\n**Time to first byte, split at the carrier** (streams at concurrency 1; p50 of each part, ms; the carrier's own stamps on the machine's monotonic clock)\n");
+    out.push(
+      "\n**Time to first byte, split at the carrier** (streams at concurrency 1; p50 of each part, ms; the carrier's own stamps on the machine's monotonic clock)\n",
+    );
     const rowsT: string[][] = [];
     for (const row of split) {
       const when = row.pause_ms > 0 ? `${row.pause_ms} ms apart` : "back to back";
-      for (const [kind, name] of [["passthrough", "pass-through"], ["floor", "floor relay"], ["router", "router"]] as const) {
+      for (const [kind, name] of [
+        ["passthrough", "pass-through"],
+        ["floor", "floor relay"],
+        ["router", "router"],
+      ] as const) {
         const x = row[kind];
         if (x) rowsT.push([String(row.chunks), when, name, String(x.requests), f(x.ttfb_ms), f(x.before_carrier_ms), f(x.carrier_ms), f(x.after_carrier_ms)]);
       }
       const p = row.passthrough;
       const x = row.router;
-      if (p && x) rowsT.push([String(row.chunks), when, "**router − pass-through**", "", `**${signed(x.ttfb_ms - p.ttfb_ms)}**`, signed(x.before_carrier_ms - p.before_carrier_ms), signed(x.carrier_ms - p.carrier_ms), signed(x.after_carrier_ms - p.after_carrier_ms)]);
+      if (p && x)
+        rowsT.push([
+          String(row.chunks),
+          when,
+          "**router − pass-through**",
+          "",
+          `**${signed(x.ttfb_ms - p.ttfb_ms)}**`,
+          signed(x.before_carrier_ms - p.before_carrier_ms),
+          signed(x.carrier_ms - p.carrier_ms),
+          signed(x.after_carrier_ms - p.after_carrier_ms),
+        ]);
     }
     out.push(table(["chunks", "requests sent", "Worker", "streams", "TTFB", "before the carrier", "carrier", "after the carrier"], rowsT));
-    out.push("\nBefore the carrier: the client sent → the carrier has read the request (the Worker's work before its fetch). Carrier: its own time to the first byte. After the carrier: its first byte → the client's (headers, first read, rewrite, write). Medians of parts need not add up to the median TTFB.");
+    out.push(
+      "\nBefore the carrier: the client sent → the carrier has read the request (the Worker's work before its fetch). Carrier: its own time to the first byte. After the carrier: its first byte → the client's (headers, first read, rewrite, write). Medians of parts need not add up to the median TTFB.",
+    );
   }
 
   const probe = r.diagnostics?.calls;
   if (probe && probe.mixes.length > 0) {
     out.push("\n**Probe: calls per router request** (not timed; `worker:` from the request path, `ledger:` inside the ledger Durable Object)\n");
     const keys = [...new Set(probe.mixes.flatMap((mx) => Object.keys(mx.per_request)))].sort();
-    out.push(table(["call", ...probe.mixes.map((mx) => mx.name)], keys.map((k) => [k, ...probe.mixes.map((mx) => f(mx.per_request[k] ?? 0, 2))])));
+    out.push(
+      table(
+        ["call", ...probe.mixes.map((mx) => mx.name)],
+        keys.map((k) => [k, ...probe.mixes.map((mx) => f(mx.per_request[k] ?? 0, 2))]),
+      ),
+    );
   }
   for (const p of r.diagnostics?.cpu_profiles ?? []) {
     out.push(`\n**CPU profile of the router isolate: ${p.name}** (${f(p.busy_ms_per_request, 3)} ms of isolate CPU per request; share of busy time)\n`);
     const rows = Array.from({ length: Math.max(Math.min(p.by_source.length, 10), Math.min(p.top_functions.length, 10)) }, (_, i) => {
       const a = p.by_source[i];
       const b = p.top_functions[i];
-      return [a ? `${a.name}` : "", a ? `${f(a.pct, 1)} %` : "", b ? `\`${b.name.replaceAll("|", "\\|").replaceAll("`", "'")}\`` : "", b ? `${f(b.pct, 1)} %` : ""];
+      return [
+        a ? `${a.name}` : "",
+        a ? `${f(a.pct, 1)} %` : "",
+        b ? `\`${b.name.replaceAll("|", "\\|").replaceAll("`", "'")}\`` : "",
+        b ? `${f(b.pct, 1)} %` : "",
+      ];
     });
     out.push(table(["source", "self", "hottest functions (self time)", "self"], rows));
     const builtins = p.top_builtins_by_caller ?? []; // absent in runs recorded before it was added
     if (builtins.length > 0)
-      out.push(`\nRuntime built-ins by the function of ours that called them:\n\n${table(["built-in ← caller", "self"], builtins.slice(0, 10).map((x) => [`\`${x.name.replaceAll("|", "\\|").replaceAll("`", "'")}\``, `${f(x.pct, 1)} %`]))}`);
+      out.push(
+        `\nRuntime built-ins by the function of ours that called them:\n\n${table(
+          ["built-in ← caller", "self"],
+          builtins.slice(0, 10).map((x) => [`\`${x.name.replaceAll("|", "\\|").replaceAll("`", "'")}\``, `${f(x.pct, 1)} %`]),
+        )}`,
+      );
   }
 
   out.push("\n**Targets**\n");
   out.push(
     table(
       ["target", "value", "goal", "met"],
-      r.targets.map((t) => [t.name, t.value === null ? "–" : `${f(t.value, t.unit === "×" || t.unit === "ms" ? 2 : 1)} ${t.unit}`, `${t.op === "<=" ? "≤" : "≥"} ${t.goal} ${t.unit}`, t.value === null ? "not measured" : t.met ? "yes" : "**no**"]),
+      r.targets.map((t) => [
+        t.name,
+        t.value === null ? "–" : `${f(t.value, t.unit === "×" || t.unit === "ms" ? 2 : 1)} ${t.unit}`,
+        `${t.op === "<=" ? "≤" : "≥"} ${t.goal} ${t.unit}`,
+        t.value === null ? "not measured" : t.met ? "yes" : "**no**",
+      ]),
     ),
   );
   if (r.failures.length > 0) out.push(`\nFailures: ${r.failures.join("; ")}`);
@@ -321,7 +569,14 @@ export function markdown(r: Results): string {
   const logs = Object.entries(r.runtime_logs ?? {});
   if (logs.length > 0) {
     out.push(`\nRuntime log lines during the run: ${logs.map(([name, l]) => `${name} ${l.lines}`).join(", ")}.`);
-    for (const [name, l] of logs) if (l.lines > 0) out.push(`Last lines of ${name}: ${l.recent.slice(-3).map((line) => `\`${line.slice(0, 160)}\``).join(" ")}`);
+    for (const [name, l] of logs)
+      if (l.lines > 0)
+        out.push(
+          `Last lines of ${name}: ${l.recent
+            .slice(-3)
+            .map((line) => `\`${line.slice(0, 160)}\``)
+            .join(" ")}`,
+        );
   }
   return out.join("\n");
 }
@@ -335,7 +590,14 @@ export function summaryMarkdown(all: TargetSummary[], runs: number): string {
     `**Targets over ${runs} run${runs === 1 ? "" : "s"}** (median, and the range min – max; a target is met only when its median is)\n`,
     table(
       ["target", "median", "range", "runs", "goal", "met"],
-      summary.map((t) => [t.name, `${fmt(t.median, t.unit)} ${t.unit}`, `${fmt(t.min, t.unit)} – ${fmt(t.max, t.unit)}`, String(t.runs), `${t.op === "<=" ? "≤" : "≥"} ${Number.isFinite(t.goal) ? t.goal : "–"} ${t.unit}`, t.met ? "yes" : "**no**"]),
+      summary.map((t) => [
+        t.name,
+        `${fmt(t.median, t.unit)} ${t.unit}`,
+        `${fmt(t.min, t.unit)} – ${fmt(t.max, t.unit)}`,
+        String(t.runs),
+        `${t.op === "<=" ? "≤" : "≥"} ${Number.isFinite(t.goal) ? t.goal : "–"} ${t.unit}`,
+        t.met ? "yes" : "**no**",
+      ]),
     ),
     ...(missing.length > 0 ? [`\nNot measured in this set: ${missing.join("; ")}.`] : []),
   ].join("\n");

@@ -120,4 +120,3 @@ export class Admin {
     return this.call<Audit>("GET", `/accounts/${encodeURIComponent(id)}/audit`);
   }
 }
-

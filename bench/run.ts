@@ -20,7 +20,19 @@ import { parseArgs } from "node:util";
 import type { MiniflareOptions } from "miniflare";
 import { Cleanup, cpuSnapshot, foreignCpuPercent, memoryOf, raiseOwnPriority, startRuntime, startSimulatorProcess, type Runtime } from "./processes.ts";
 import { Admin, applyMigrations, buildBundle, routerOptions, type Bundle } from "./router.ts";
-import { closedLoop, chatBody, ledgerThroughput, moduleEvalMs, openStreams, startOnce, startupSummary, type Durations, type Measured, type Target, type TargetKind } from "./scenarios.ts";
+import {
+  closedLoop,
+  chatBody,
+  ledgerThroughput,
+  moduleEvalMs,
+  openStreams,
+  startOnce,
+  startupSummary,
+  type Durations,
+  type Measured,
+  type Target,
+  type TargetKind,
+} from "./scenarios.ts";
 import { compare, markdown, summarizeTargets, summaryMarkdown, targets, type Machine, type Results, type TargetSummary } from "./report.ts";
 import { FLOOR_VARIANTS } from "./floor-variants.ts";
 import { pacedStreams, startPacer, streamTemplate } from "./paced.ts";
@@ -138,7 +150,8 @@ function machine(): Machine {
 /** The measured checkout's commit and whether its src/ has uncommitted changes (none when it is not a git checkout). */
 function sourceState(): string {
   try {
-    const git = (args: string[]) => execFileSync("git", ["-C", workerRoot, ...args], { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const git = (args: string[]) =>
+      execFileSync("git", ["-C", workerRoot, ...args], { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "pipe", "ignore"] }).trim();
     const commit = git(["rev-parse", "--short", "HEAD"]);
     const dirty = git(["status", "--porcelain", "--", "src", "wrangler.toml", "migrations", "catalog.json"]).split("\n").filter(Boolean).length;
     return dirty > 0 ? `commit ${commit} + uncommitted changes to ${dirty} files under src/ (and config)` : `commit ${commit}`;
@@ -149,7 +162,9 @@ function sourceState(): string {
 
 /** Where the router sends the model's completions first: the pass-through forwards to the same carrier path. */
 function carrierPath(model: string): string {
-  const catalog = JSON.parse(readFileSync(join(workerRoot, "catalog.json"), "utf8")) as { models: Array<{ id: string; endpoints: Array<{ provider: string }> }> };
+  const catalog = JSON.parse(readFileSync(join(workerRoot, "catalog.json"), "utf8")) as {
+    models: Array<{ id: string; endpoints: Array<{ provider: string }> }>;
+  };
   const provider = catalog.models.find((m) => m.id === model)?.endpoints[0]?.provider;
   if (!provider) throw new Error(`${model} is not in catalog.json`);
   return `/${provider}/v1/chat/completions`;
@@ -168,7 +183,15 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
     mode: quick ? "quick" : "full",
     run,
     machine: machine(),
-    conditions: { load_average_before: os.loadavg(), load_average_after: [], wall_s: 0, foreign_cpu_pct: NaN, foreign_cpu_pct_max_run: NaN, quiet_waits_s: 0, repeated_runs: 0 },
+    conditions: {
+      load_average_before: os.loadavg(),
+      load_average_after: [],
+      wall_s: 0,
+      foreign_cpu_pct: NaN,
+      foreign_cpu_pct_max_run: NaN,
+      quiet_waits_s: 0,
+      repeated_runs: 0,
+    },
     settings: {
       worker: label,
       source: sourceState(),
@@ -230,7 +253,10 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
         routerRuns.push(await startOnce("router", routerStart, "/api/v1/providers", cleanup));
       }
       const evalReps = quick ? 3 : 7;
-      const pass = startupSummary(passRuns, moduleEvalMs(readFileSync(join(root, "bench", "passthrough-worker.js"), "utf8"), join(outDir, "eval-passthrough.mjs"), evalReps));
+      const pass = startupSummary(
+        passRuns,
+        moduleEvalMs(readFileSync(join(root, "bench", "passthrough-worker.js"), "utf8"), join(outDir, "eval-passthrough.mjs"), evalReps),
+      );
       const router = startupSummary(routerRuns, moduleEvalMs(readFileSync(bundle.main, "utf8"), join(outDir, "eval-router.mjs"), evalReps));
       results.startup = { passthrough: pass, router, router_minus_passthrough_ms: router.total_ms - pass.total_ms };
     });
@@ -257,7 +283,7 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
       router: { kind: "router", origin: router.url, path: "/api/v1/chat/completions", workerdPid: router.workerdPid },
     };
     const kinds: TargetKind[] = ["simulator", "passthrough", "router"];
-    const idleAtStart = Object.fromEntries(runtimes.map((r) => [r.name, r.workerdPid ? memoryOf(r.workerdPid)?.rssKb ?? NaN : NaN]));
+    const idleAtStart = Object.fromEntries(runtimes.map((r) => [r.name, r.workerdPid ? (memoryOf(r.workerdPid)?.rssKb ?? NaN) : NaN]));
 
     if (only.has("1")) {
       await attempt("scenario 1 (non-stream)", async () => {
@@ -266,7 +292,17 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
           const row: Results["non_stream"][number] = { concurrency };
           for (const kind of kinds) {
             log(`scenario 1: non-stream, concurrency ${concurrency}, ${kind}`);
-            row[kind] = await quietly(`${kind} c${concurrency}`, () => closedLoop(targetsByKind[kind], { concurrency, warmupMs: D.warmupMs, durationMs: D.nonStreamMs, stream: false, key: main.key, body, simulatorPid: sim.pid }));
+            row[kind] = await quietly(`${kind} c${concurrency}`, () =>
+              closedLoop(targetsByKind[kind], {
+                concurrency,
+                warmupMs: D.warmupMs,
+                durationMs: D.nonStreamMs,
+                stream: false,
+                key: main.key,
+                body,
+                simulatorPid: sim.pid,
+              }),
+            );
             reportErrors(kind, row[kind]);
           }
           row.router_vs_passthrough = compare(row.passthrough, row.router);
@@ -284,7 +320,15 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
             for (const kind of ["simulator", "passthrough", "floor", "router"] as const) {
               log(`scenario 2: ${chunks}-chunk streams, concurrency ${concurrency}, ${kind}`);
               row[kind] = await quietly(`${kind} ${chunks} chunks c${concurrency}`, () =>
-                closedLoop(targetsByKind[kind], { concurrency, warmupMs: Math.min(D.warmupMs, 1000), durationMs: D.streamMs, stream: true, key: main.key, body, simulatorPid: sim.pid }),
+                closedLoop(targetsByKind[kind], {
+                  concurrency,
+                  warmupMs: Math.min(D.warmupMs, 1000),
+                  durationMs: D.streamMs,
+                  stream: true,
+                  key: main.key,
+                  body,
+                  simulatorPid: sim.pid,
+                }),
               );
               reportErrors(kind, row[kind]);
             }
@@ -302,7 +346,9 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
       for (const kind of ["passthrough", "router"] as const) {
         await attempt(`scenario 3 (${kind})`, async () => {
           log(`scenario 3: ${OPEN_STREAMS} slow streams at once, ${kind}`);
-          results.open_streams![kind] = await quietly(`${kind} open streams`, () => openStreams(targetsByKind[kind], OPEN_STREAMS, chunks, SLOW_TPS, main.key, MODEL));
+          results.open_streams![kind] = await quietly(`${kind} open streams`, () =>
+            openStreams(targetsByKind[kind], OPEN_STREAMS, chunks, SLOW_TPS, main.key, MODEL),
+          );
         });
       }
     }
@@ -316,9 +362,18 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
           spread.push(...(await Promise.all(Array.from({ length: 16 }, (_, j) => admin.accountWithKey(`bench-${i + j}@bench.invalid`, CREDITS_USD)))));
         results.ledger = {};
         log("scenario 4: one hot account, concurrency 64");
-        results.ledger.hot = await quietly("hot account", () => ledgerThroughput(targetsByKind.router, admin, [hot], { concurrency: LEDGER_CONCURRENCY, warmupMs: D.warmupMs, durationMs: D.ledgerMs, model: MODEL }));
+        results.ledger.hot = await quietly("hot account", () =>
+          ledgerThroughput(targetsByKind.router, admin, [hot], { concurrency: LEDGER_CONCURRENCY, warmupMs: D.warmupMs, durationMs: D.ledgerMs, model: MODEL }),
+        );
         log("scenario 4: 64 accounts, concurrency 64");
-        results.ledger.spread = await quietly("64 accounts", () => ledgerThroughput(targetsByKind.router, admin, spread, { concurrency: LEDGER_CONCURRENCY, warmupMs: D.warmupMs, durationMs: D.ledgerMs, model: MODEL }));
+        results.ledger.spread = await quietly("64 accounts", () =>
+          ledgerThroughput(targetsByKind.router, admin, spread, {
+            concurrency: LEDGER_CONCURRENCY,
+            warmupMs: D.warmupMs,
+            durationMs: D.ledgerMs,
+            model: MODEL,
+          }),
+        );
       });
     }
 
@@ -328,10 +383,24 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
         const body = chatBody({ model: MODEL, stream: true, tokens: chunks });
         results.floor_variants = [];
         const measure = (label: string, target: Target) =>
-          quietly(`floor ${label}`, () => closedLoop(target, { concurrency: 1, warmupMs: Math.min(D.warmupMs, 1000), durationMs: D.streamMs, stream: true, key: main.key, body, simulatorPid: sim.pid }));
+          quietly(`floor ${label}`, () =>
+            closedLoop(target, {
+              concurrency: 1,
+              warmupMs: Math.min(D.warmupMs, 1000),
+              durationMs: D.streamMs,
+              stream: true,
+              key: main.key,
+              body,
+              simulatorPid: sim.pid,
+            }),
+          );
         for (const kind of ["passthrough", "router"] as const) {
           log(`floor relay variants: reference, ${kind}`);
-          results.floor_variants.push({ variant: `(${kind === "passthrough" ? "pass-through" : "router"})`, chunks, measured: await measure(kind, targetsByKind[kind]) });
+          results.floor_variants.push({
+            variant: `(${kind === "passthrough" ? "pass-through" : "router"})`,
+            chunks,
+            measured: await measure(kind, targetsByKind[kind]),
+          });
         }
         for (const variant of FLOOR_VARIANTS) {
           log(`floor relay variants: ${variant}`);
@@ -352,7 +421,10 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
 
     for (const r of runtimes) results.runtime_logs[r.name] = { lines: r.log.lines, recent: r.log.recent };
     results.runtime_memory = Object.fromEntries(
-      runtimes.map((r) => [r.name, { start_rss_mb: (idleAtStart[r.name] ?? NaN) / 1024, end_rss_mb: (r.workerdPid ? memoryOf(r.workerdPid)?.rssKb ?? NaN : NaN) / 1024 }]),
+      runtimes.map((r) => [
+        r.name,
+        { start_rss_mb: (idleAtStart[r.name] ?? NaN) / 1024, end_rss_mb: (r.workerdPid ? (memoryOf(r.workerdPid)?.rssKb ?? NaN) : NaN) / 1024 },
+      ]),
     );
     await router.stop();
     await floor.stop();
@@ -368,7 +440,11 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
       log(`scenario 6: ${PACED.pairs} paced streams (${PACED.tokens} tokens at ${PACED.tps}/s) through the router and the pass-through at once`);
       const pass = await startRuntime("passthrough (paced)", { ...passOptions(), bindings: { UPSTREAM: pacer.url, CARRIER_PATH: path } }, cleanup);
       const router = await startRuntime("router (paced)", routerOptions(bundle, { cfg, catalogPath, simulatorUrl: pacer.url, adminToken }), cleanup);
-      const floor = await startRuntime("floor (paced)", { ...floorOptions(), bindings: { UPSTREAM: pacer.url, CARRIER_PATH: path, MODEL, PROVIDER: path.split("/")[1]! } }, cleanup);
+      const floor = await startRuntime(
+        "floor (paced)",
+        { ...floorOptions(), bindings: { UPSTREAM: pacer.url, CARRIER_PATH: path, MODEL, PROVIDER: path.split("/")[1]! } },
+        cleanup,
+      );
       try {
         await applyMigrations(router, workerRoot, cfg.d1Databases[0] ?? "DB");
         const account = await new Admin(router.url.origin, adminToken).accountWithKey("bench-paced@bench.invalid", CREDITS_USD);
@@ -377,7 +453,8 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
           router: { origin: router.url, path: "/api/v1/chat/completions", key: account.key, workerdPid: router.workerdPid },
           passthrough: { origin: pass.url, path: "/api/v1/chat/completions", workerdPid: pass.workerdPid },
         };
-        const body = (pair: number, side: "r" | "p", intervalMs: number) => chatBody({ model: MODEL, stream: true, tokens: PACED.tokens, words: "Paced stream", extra: `[pace pair=${pair} side=${side} ms=${intervalMs}]` });
+        const body = (pair: number, side: "r" | "p", intervalMs: number) =>
+          chatBody({ model: MODEL, stream: true, tokens: PACED.tokens, words: "Paced stream", extra: `[pace pair=${pair} side=${side} ms=${intervalMs}]` });
         // Warm-up (not counted): 8 pairs replayed at one chunk a millisecond.
         await pacedStreams(pacer, targets, { pairs: 8, firstPair: 1_000_000, tokens: PACED.tokens, tps: 1000, spreadMs: 50, body });
         results.paced = await quietly("paced streams", () => pacedStreams(pacer, targets, { ...PACED, firstPair: 0, body }));
@@ -385,7 +462,11 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
         // The same with the floor relay in the router's place, after it (not at the same time: the router's
         // pairs are measured without a third Worker on the cores): what any JS relay adds per chunk here.
         log("scenario 6: the same with the floor relay in the router's place");
-        const floorTargets = { relay: "floor relay", router: { origin: floor.url, path: "/api/v1/chat/completions", key: "none", workerdPid: floor.workerdPid }, passthrough: targets.passthrough };
+        const floorTargets = {
+          relay: "floor relay",
+          router: { origin: floor.url, path: "/api/v1/chat/completions", key: "none", workerdPid: floor.workerdPid },
+          passthrough: targets.passthrough,
+        };
         await pacedStreams(pacer, floorTargets, { pairs: 8, firstPair: 2_000_000, tokens: PACED.tokens, tps: 1000, spreadMs: 50, body });
         results.paced_floor = await quietly("paced streams, floor relay", () => pacedStreams(pacer, floorTargets, { ...PACED, firstPair: 10_000, body }));
       } finally {
@@ -465,7 +546,9 @@ async function quietly<T extends { foreign_cpu_pct: number }>(label: string, run
 
 function reportErrors(kind: string, m: Measured | undefined): void {
   if (!m || m.errors + m.errors_outside_window === 0) return;
-  log(`  ${kind}: ${m.errors} errors in the window, ${m.errors_outside_window} outside: ${JSON.stringify(m.error_kinds)} ${m.error_samples.slice(0, 2).join(" | ")}`);
+  log(
+    `  ${kind}: ${m.errors} errors in the window, ${m.errors_outside_window} outside: ${JSON.stringify(m.error_kinds)} ${m.error_samples.slice(0, 2).join(" | ")}`,
+  );
 }
 
 const RESULTS_BEGIN = "<!-- bench:begin -->";
@@ -489,19 +572,29 @@ function updateResults(table: string): void {
 type History = { format: "switchyard-bench-history/1"; note: string; sets: RunSet[] };
 type RunSet = { started_at: string; mode: Results["mode"]; repeat: number; args: string[]; source: string; summary: TargetSummary[]; runs: Results[] };
 
-const HISTORY_NOTE = "One set per `npm run bench` invocation, oldest first; each set has its runs (every figure) and, per target, the median and range over them (met only when the median is). `npm run bench -- --render` prints the latest set.";
+const HISTORY_NOTE =
+  "One set per `npm run bench` invocation, oldest first; each set has its runs (every figure) and, per target, the median and range over them (met only when the median is). `npm run bench -- --render` prints the latest set.";
 
 function readHistory(file: string): History {
   if (!existsSync(file)) return { format: "switchyard-bench-history/1", note: HISTORY_NOTE, sets: [] };
   const data = JSON.parse(readFileSync(file, "utf8")) as History | Results;
   if ("sets" in data) return data;
   // The one-run shape of earlier versions becomes a set of one run.
-  return { format: "switchyard-bench-history/1", note: HISTORY_NOTE, sets: [{ started_at: data.generated_at, mode: data.mode, repeat: 1, args: [], source: data.settings.source, summary: summarizeTargets([data]), runs: [data] }] };
+  return {
+    format: "switchyard-bench-history/1",
+    note: HISTORY_NOTE,
+    sets: [
+      { started_at: data.generated_at, mode: data.mode, repeat: 1, args: [], source: data.settings.source, summary: summarizeTargets([data]), runs: [data] },
+    ],
+  };
 }
 
 function setMarkdown(set: RunSet): string {
   const last = set.runs[set.runs.length - 1]!;
-  const head = set.runs.length > 1 ? `${summaryMarkdown(set.summary, set.runs.length)}\n\nThe tables below are run ${set.runs.length} of ${set.runs.length} (every run is in the results file).\n\n` : "";
+  const head =
+    set.runs.length > 1
+      ? `${summaryMarkdown(set.summary, set.runs.length)}\n\nThe tables below are run ${set.runs.length} of ${set.runs.length} (every run is in the results file).\n\n`
+      : "";
   return `${head}${markdown(last)}`;
 }
 
@@ -518,12 +611,31 @@ if (values.render) {
 try {
   mkdirSync(outDir, { recursive: true });
   if (clientNice !== undefined) log(`bench process at nice ${clientNice}; what it starts at nice ${raiseOwnPriority(clientNice).own}`);
-  if (Object.keys(varOverrides).length > 0) log(`router variables from --var: ${Object.entries(varOverrides).map(([k, v]) => `${k}=${v}`).join(" ")}`);
+  if (Object.keys(varOverrides).length > 0)
+    log(
+      `router variables from --var: ${Object.entries(varOverrides)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(" ")}`,
+    );
   log("bundling with wrangler deploy --dry-run");
   const bundle = await buildBundle(root, workerRoot, join(outDir, values.root ? "bundle-other" : "bundle"));
-  const file = values.out ? resolve(values.out) : values.root ? join(outDir, "results-other.json") : quick ? join(outDir, "results-quick.json") : join(root, "bench", "results.json");
+  const file = values.out
+    ? resolve(values.out)
+    : values.root
+      ? join(outDir, "results-other.json")
+      : quick
+        ? join(outDir, "results-quick.json")
+        : join(root, "bench", "results.json");
   const history = readHistory(file);
-  const set: RunSet = { started_at: new Date().toISOString(), mode: quick ? "quick" : "full", repeat, args: process.argv.slice(2), source: sourceState(), summary: [], runs: [] };
+  const set: RunSet = {
+    started_at: new Date().toISOString(),
+    mode: quick ? "quick" : "full",
+    repeat,
+    args: process.argv.slice(2),
+    source: sourceState(),
+    summary: [],
+    runs: [],
+  };
   history.sets.push(set);
   for (let index = 1; index <= repeat && !stopping; index++) {
     if (repeat > 1) log(`run ${index} of ${repeat}`);
@@ -536,7 +648,9 @@ try {
   }
   const table = setMarkdown(set);
   console.log(table);
-  log(`results appended to ${file.startsWith(root) ? file.slice(root.length) : file} (set ${history.sets.length}, ${set.runs.length} run${set.runs.length === 1 ? "" : "s"})`);
+  log(
+    `results appended to ${file.startsWith(root) ? file.slice(root.length) : file} (set ${history.sets.length}, ${set.runs.length} run${set.runs.length === 1 ? "" : "s"})`,
+  );
   if (values["update-results"] && !values.root) updateResults(table);
 } catch (err) {
   console.error(err);

@@ -332,7 +332,12 @@ export type Startup = {
 const median = (xs: number[]) => stats(xs).p50;
 
 /** Scenario 5: a fresh Miniflare instance (in-memory storage): new Miniflare → ready → first 200 from `path`. */
-export async function startOnce(name: string, options: MiniflareOptions, path: string, cleanup: Cleanup): Promise<{ ready: number; first: number; total: number; rss: number }> {
+export async function startOnce(
+  name: string,
+  options: MiniflareOptions,
+  path: string,
+  cleanup: Cleanup,
+): Promise<{ ready: number; first: number; total: number; rss: number }> {
   const t0 = performance.now();
   const rt: Runtime = await startRuntime(`${name} (start-up)`, options, cleanup);
   try {
@@ -369,7 +374,10 @@ export function startupSummary(runs: Array<{ ready: number; first: number; total
  * `reps` times; `cloudflare:workers` is replaced by a stub class. Returns the median, ms.
  */
 export function moduleEvalMs(source: string, scratch: string, reps: number): number {
-  writeFileSync(scratch, source.replaceAll(/from\s*"cloudflare:workers"/g, 'from"data:text/javascript,export class DurableObject{constructor(c,e){this.ctx=c;this.env=e}}"'));
+  writeFileSync(
+    scratch,
+    source.replaceAll(/from\s*"cloudflare:workers"/g, 'from"data:text/javascript,export class DurableObject{constructor(c,e){this.ctx=c;this.env=e}}"'),
+  );
   const code = `const t=performance.now();await import(${JSON.stringify(pathToFileURL(scratch).href)});process.stdout.write(String(performance.now()-t));`;
   const times: number[] = [];
   for (let i = 0; i < reps; i++) times.push(Number(execFileSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8", timeout: 30_000 })));

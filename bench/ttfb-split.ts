@@ -38,24 +38,35 @@ export async function ttfbSplit(simulatorUrl: string, targets: Target[], o: { mo
             // Each block's first request opens the connection; round −1 warms every Worker up. Neither is counted.
             for (let i = 0; i <= PER_ROUND; i++) {
               const tag = `${run}-${serial++}`;
-              const spec = chatRequest(target, o.key, chatBody({ model: o.model, stream: true, tokens: chunks, words: "TTFB split", extra: `[sim tag=${tag}]` }));
+              const spec = chatRequest(
+                target,
+                o.key,
+                chatBody({ model: o.model, stream: true, tokens: chunks, words: "TTFB split", extra: `[sim tag=${tag}]` }),
+              );
               const r = await send(agent, target.origin, spec, { stream: true, timeoutMs: 60_000 });
               if (!r.ok) throw new Error(`${target.kind}: ${r.error}`);
-              if (round >= 0 && i > 0) timed.set(tag, { kind: target.kind, t: { sentMs: Number(r.startNs) / 1e6, firstMs: Number(r.startNs) / 1e6 + r.ttfbMs } });
+              if (round >= 0 && i > 0)
+                timed.set(tag, { kind: target.kind, t: { sentMs: Number(r.startNs) / 1e6, firstMs: Number(r.startNs) / 1e6 + r.ttfbMs } });
               if (pause > 0) await sleep(pause);
             }
           } finally {
             agent.destroy();
           }
         }
-      const records = ((await (await fetch(`${simulatorUrl}/__sim/requests`, { signal: AbortSignal.timeout(10_000) })).json()) as { requests: SimRecord[] }).requests;
+      const records = ((await (await fetch(`${simulatorUrl}/__sim/requests`, { signal: AbortSignal.timeout(10_000) })).json()) as { requests: SimRecord[] })
+        .requests;
       const parts = new Map<TargetKind, Array<{ ttfb: number; before: number; carrier: number; after: number }>>();
       for (const rec of records) {
         const sent = rec.tag === null ? undefined : timed.get(rec.tag);
         if (!sent || rec.first_write_mono_ms === null) continue;
         const { sentMs, firstMs } = sent.t;
         const list = parts.get(sent.kind) ?? [];
-        list.push({ ttfb: firstMs - sentMs, before: rec.received_mono_ms - sentMs, carrier: rec.first_write_mono_ms - rec.received_mono_ms, after: firstMs - rec.first_write_mono_ms });
+        list.push({
+          ttfb: firstMs - sentMs,
+          before: rec.received_mono_ms - sentMs,
+          carrier: rec.first_write_mono_ms - rec.received_mono_ms,
+          after: firstMs - rec.first_write_mono_ms,
+        });
         parts.set(sent.kind, list);
       }
       const row: TtfbSplitRow = { chunks, pause_ms: pause };

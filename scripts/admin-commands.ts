@@ -38,7 +38,11 @@ const commands: Record<string, (f: Flags) => AdminRequest> = {
   "create-account": (f) => ({ method: "POST", path: "/accounts", body: { email: need(f, "email"), credits: usd(f, "credits", { zero: true }) } }),
   "create-key": (f) => {
     if (f.management && f.limit !== undefined) fail("--management keys take no --limit: they run no completions");
-    return { method: "POST", path: "/keys", body: { account: need(f, "account"), label: f.label, limit: usd(f, "limit"), management: f.management || undefined } };
+    return {
+      method: "POST",
+      path: "/keys",
+      body: { account: need(f, "account"), label: f.label, limit: usd(f, "limit"), management: f.management || undefined },
+    };
   },
   "disable-key": (f) => ({ method: "POST", path: `/keys/${ref(need(f, "hash"))}/disable` }),
   "enable-key": (f) => ({ method: "POST", path: `/keys/${ref(need(f, "hash"))}/enable` }),

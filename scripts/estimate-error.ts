@@ -48,17 +48,32 @@ function localeStrings(locale: string): string {
   return [...source.matchAll(/`([^`]{12,})`|"([^"\n]{12,})"/g)].map((m) => (m[1] ?? m[2])!).join("\n");
 }
 
-const markdown = ["README.md", "simulator/README.md", "node_modules/openai/README.md", "node_modules/undici/README.md", "node_modules/fast-check/README.md", "node_modules/semver/README.md", "node_modules/source-map/README.md", "node_modules/miniflare/README.md", "node_modules/picomatch/README.md"];
+const markdown = [
+  "README.md",
+  "simulator/README.md",
+  "node_modules/openai/README.md",
+  "node_modules/undici/README.md",
+  "node_modules/fast-check/README.md",
+  "node_modules/semver/README.md",
+  "node_modules/source-map/README.md",
+  "node_modules/miniflare/README.md",
+  "node_modules/picomatch/README.md",
+];
 const catalog = JSON.parse(readFileSync("catalog.json", "utf8")) as { models: unknown[] };
 const corpora: Record<string, string> = {
   "English prose": markdown.flatMap((f) => prose(readFileSync(f, "utf8"))).join("\n\n"),
-  "TypeScript (src/)": files("src", /\.tsx?$/, 200).map((f) => readFileSync(f, "utf8")).join("\n"),
+  "TypeScript (src/)": files("src", /\.tsx?$/, 200)
+    .map((f) => readFileSync(f, "utf8"))
+    .join("\n"),
   // Not llhttp/: generated base64 WebAssembly is data, not code.
-  "JavaScript (undici)": files("node_modules/undici/lib", /\.js$/, 80).filter((f) => !f.includes("llhttp")).map((f) => readFileSync(f, "utf8")).join("\n"),
+  "JavaScript (undici)": files("node_modules/undici/lib", /\.js$/, 80)
+    .filter((f) => !f.includes("llhttp"))
+    .map((f) => readFileSync(f, "utf8"))
+    .join("\n"),
   "JSON, compact (tool arguments)": catalog.models.map((m) => JSON.stringify(m)).join("\n"),
   "JSON, indented": readFileSync("catalog.json", "utf8"),
   "German / French / Spanish": ["de", "fr", "es"].map(localeStrings).join("\n"),
-  "Russian": localeStrings("ru"),
+  Russian: localeStrings("ru"),
   "Chinese / Japanese": ["zh-CN", "ja"].map(localeStrings).join("\n"),
 };
 
@@ -92,7 +107,8 @@ for (const [name, text] of Object.entries(corpora)) {
     const pieces = samples(text, size);
     if (pieces.length < 3) continue;
     const truth = { o200k: pieces.map((p) => Math.max(1, o200k(p).length)), cl100k: pieces.map((p) => Math.max(1, cl100k(p).length)) };
-    const ratios = (bytes: (s: string) => number, counts: number[]) => pieces.map((p, i) => Math.ceil(bytes(p) / BYTES_PER_TOKEN) / counts[i]!).sort((a, b) => a - b);
+    const ratios = (bytes: (s: string) => number, counts: number[]) =>
+      pieces.map((p, i) => Math.ceil(bytes(p) / BYTES_PER_TOKEN) / counts[i]!).sort((a, b) => a - b);
     const bytesPerToken = pieces.reduce((n, p) => n + utf8(p), 0) / truth.o200k.reduce((a, b) => a + b, 0);
     console.log(
       `| ${name} | ${size} B | ${pieces.length} | ${fmt(bytesPerToken)} | ${range(ratios(sent, truth.o200k))} | ${range(ratios(sent, truth.cl100k))} | ${range(ratios(utf8, truth.o200k))} | ${range(ratios(utf8, truth.cl100k))} |`,

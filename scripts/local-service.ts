@@ -47,7 +47,19 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   const wrangler = "node_modules/.bin/wrangler";
   await run(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], opts.quiet);
   const vars: Record<string, string> = { CARRIER_BASE_URL_OVERRIDE: simulator.url, ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...carrierSecretBindings(), ...opts.vars };
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", persist, "--show-interactive-dev-session=false", "--test-scheduled"];
+  const args = [
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(await freePort()),
+    "--persist-to",
+    persist,
+    "--show-interactive-dev-session=false",
+    "--test-scheduled",
+  ];
   vars.PAYMENTS_TEST_MODE ??= "on"; // the web console's local test-card flow (never set in a deploy)
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   const child = spawn(wrangler, args, { env: offline, stdio: opts.quiet ? "ignore" : ["ignore", "inherit", "inherit"] });
@@ -100,8 +112,8 @@ async function startBundleService(opts: LocalServiceOptions): Promise<LocalServi
     });
     const quiet = opts.quiet === true;
     const stdio = (out: Readable, err: Readable) => {
-      if (quiet) out.resume(), err.resume();
-      else out.pipe(process.stdout), err.pipe(process.stderr);
+      if (quiet) (out.resume(), err.resume());
+      else (out.pipe(process.stdout), err.pipe(process.stderr));
     };
     // unsafeTriggerHandlers: /cdn-cgi/handler/scheduled runs the Cron Trigger, as wrangler dev's --test-scheduled does.
     mf = new Miniflare({ ...options, host: "127.0.0.1", unsafeTriggerHandlers: true, handleRuntimeStdio: stdio });

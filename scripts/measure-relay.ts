@@ -70,7 +70,8 @@ if (values.start) {
 for (const u of [base.url, base.sim]) if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(u)) throw new Error(`only 127.0.0.1 is measured, not ${u}`);
 
 const line = (r: Result) => `${(r.ms / 1000).toFixed(3)} s, ${(r.bytes / 1048576).toFixed(2)} MiB, ${r.ending}`;
-const routed = (messages: unknown) => measure(`${base.url}/api/v1/chat/completions`, { model: values.model, stream: true, messages }, { authorization: `Bearer ${base.key}` });
+const routed = (messages: unknown) =>
+  measure(`${base.url}/api/v1/chat/completions`, { model: values.model, stream: true, messages }, { authorization: `Bearer ${base.key}` });
 const direct = (messages: unknown) => measure(`${base.sim}/groq/v1/chat/completions`, { model: "llama-3.1-8b-instant", stream: true, messages }, {});
 try {
   for (const size of values.sizes.split(",").filter(Boolean).map(Number)) {
@@ -89,7 +90,9 @@ try {
       times.routed.push(r.ms);
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    console.log(`${values.repeat} streams of ${chunks} chunks, median ms: simulator directly ${median(times.direct).toFixed(1)}, through the router ${median(times.routed).toFixed(1)}`);
+    console.log(
+      `${values.repeat} streams of ${chunks} chunks, median ms: simulator directly ${median(times.direct).toFixed(1)}, through the router ${median(times.routed).toFixed(1)}`,
+    );
   }
 } finally {
   await service?.stop();

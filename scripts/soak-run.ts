@@ -62,7 +62,14 @@ const FAULTS = [
 ];
 /** Statuses a fault may give the caller beyond ALLOWED. */
 const FAULT_STATUS: Record<string, number> = { "[sim status=400]": 400 };
-const MODELS = ["meta-llama/llama-3.1-8b-instruct", "meta-llama/llama-3.1-8b-instruct", "openai/gpt-oss-20b", "openai/gpt-oss-20b:free", "mistralai/mistral-nemo", "free+paid"];
+const MODELS = [
+  "meta-llama/llama-3.1-8b-instruct",
+  "meta-llama/llama-3.1-8b-instruct",
+  "openai/gpt-oss-20b",
+  "openai/gpt-oss-20b:free",
+  "mistralai/mistral-nemo",
+  "free+paid",
+];
 /** "free+paid": a free model with a paid fallback, which must count against the free-model limits and be charged when the paid one serves. */
 const MIXED = { model: "openai/gpt-oss-20b:free", models: ["meta-llama/llama-3.1-8b-instruct"] };
 /**
@@ -77,7 +84,14 @@ const SHAPES = [
     name: "tool_call",
     model: () => "openai/gpt-oss-20b",
     directive: "[sim tool_call]",
-    extra: { tools: [{ type: "function", function: { name: "lookup", description: "Looks a word up.", parameters: { type: "object", properties: { query: { type: "string" } } } } }] },
+    extra: {
+      tools: [
+        {
+          type: "function",
+          function: { name: "lookup", description: "Looks a word up.", parameters: { type: "object", properties: { query: { type: "string" } } } },
+        },
+      ],
+    },
   },
 ] as const;
 const ALLOWED = new Set([200, 402, 429, 502, 503]);
@@ -96,7 +110,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     accounts.push({ id: acct.id, key, sent: 0 });
   }
 
-  const report: SoakReport = { sent: 0, unsent: 0, faults_injected: 0, disconnects: 0, by_status: {}, stream_error_chunks: 0, shapes: {}, unexpected: [], accounts: [], invariant_held: false, seconds: 0, requests_per_second: 0 };
+  const report: SoakReport = {
+    sent: 0,
+    unsent: 0,
+    faults_injected: 0,
+    disconnects: 0,
+    by_status: {},
+    stream_error_chunks: 0,
+    shapes: {},
+    unexpected: [],
+    accounts: [],
+    invariant_held: false,
+    seconds: 0,
+    requests_per_second: 0,
+  };
   const started = Date.now();
   const deadline = started + o.timeLimitMs;
   let next = 0;

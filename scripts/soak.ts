@@ -18,7 +18,15 @@ const { values } = parseArgs({
 });
 
 const state = values.url ? undefined : mkdtempSync(join(tmpdir(), "switchyard-soak-"));
-const service = state ? await startLocalService({ port: await freePort(), persistTo: state, quiet: !process.env.SOAK_VERBOSE, vars: { CARRIER_TIMEOUT_MS: "1000" }, runtime: "bundle" }) : undefined;
+const service = state
+  ? await startLocalService({
+      port: await freePort(),
+      persistTo: state,
+      quiet: !process.env.SOAK_VERBOSE,
+      vars: { CARRIER_TIMEOUT_MS: "1000" },
+      runtime: "bundle",
+    })
+  : undefined;
 const url = values.url ?? service!.url;
 const stop = async () => {
   await service?.stop();

@@ -89,7 +89,9 @@ export function workerOptions(built: Pick<BuiltWorker, "dir" | "main">, s: Worke
 /** Applies migrations/*.sql in order, one statement at a time (drizzle-kit's `--> statement-breakpoint`). */
 export async function applyMigrations(mf: Miniflare, root: string, binding: string): Promise<number> {
   const db = await mf.getD1Database(binding);
-  const files = readdirSync(join(root, "migrations")).filter((f) => f.endsWith(".sql")).sort();
+  const files = readdirSync(join(root, "migrations"))
+    .filter((f) => f.endsWith(".sql"))
+    .sort();
   let statements = 0;
   for (const file of files) {
     for (const sql of readFileSync(join(root, "migrations", file), "utf8").split("--> statement-breakpoint")) {

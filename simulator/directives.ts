@@ -59,9 +59,22 @@ function positiveNumber(value: string): number | undefined {
  * `carrier=<slug>` is skipped entirely. Unknown words and malformed values are ignored.
  */
 export function parseDirectives(text: string, carrier: string): Directives {
-  const d: Directives = { hang: false, noUsage: false, malformed: false, garbage: false, linger: false, providerField: false, reasoningContent: false, toolCall: false, noFinish: false };
+  const d: Directives = {
+    hang: false,
+    noUsage: false,
+    malformed: false,
+    garbage: false,
+    linger: false,
+    providerField: false,
+    reasoningContent: false,
+    toolCall: false,
+    noFinish: false,
+  };
   for (const match of text.matchAll(DIRECTIVE_RE)) {
-    const words = (match[1] ?? "").trim().split(/\s+/).filter((w) => w.length > 0);
+    const words = (match[1] ?? "")
+      .trim()
+      .split(/\s+/)
+      .filter((w) => w.length > 0);
     const pairs = words.map((w) => {
       const eq = w.indexOf("=");
       return eq < 0 ? { key: w, value: undefined } : { key: w.slice(0, eq), value: w.slice(eq + 1) };

@@ -66,7 +66,9 @@ export class Profiles {
 
   resolve(carrier: string): ResolvedProfile {
     const base: Profile =
-      this.mode === "default" ? { ...defaultProfile(carrier), tps: this.serverTps ?? defaultProfile(carrier).tps } : { first_byte_ms: 0, tps: this.serverTps ?? null };
+      this.mode === "default"
+        ? { ...defaultProfile(carrier), tps: this.serverTps ?? defaultProfile(carrier).tps }
+        : { first_byte_ms: 0, tps: this.serverTps ?? null };
     const o = this.overrides.get(carrier);
     if (o === undefined) return { ...base, source: this.mode };
     return { first_byte_ms: o.first_byte_ms ?? base.first_byte_ms, tps: o.tps !== undefined ? o.tps : base.tps, source: "override" };

@@ -38,7 +38,13 @@ export const DEFAULT_PART_TOKENS = 1600;
 export type PartAllowances = { image: number; file: number; audio: number; video: number };
 
 /** The contract's media content part types (ChatContentItems) and the kind each is billed as. */
-const PART_KINDS: Readonly<Record<string, keyof PartAllowances>> = { image_url: "image", file: "file", input_audio: "audio", video_url: "video", input_video: "video" };
+const PART_KINDS: Readonly<Record<string, keyof PartAllowances>> = {
+  image_url: "image",
+  file: "file",
+  input_audio: "audio",
+  video_url: "video",
+  input_video: "video",
+};
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -94,7 +100,9 @@ export function countRequestTokens(body: Record<string, unknown>, allowances: Pa
 
 /** A 32-bit seed derived from the request's messages and model: same request, same text. */
 export function requestSeed(model: string, messages: unknown): number {
-  const digest = createHash("sha256").update(JSON.stringify([model, messages])).digest();
+  const digest = createHash("sha256")
+    .update(JSON.stringify([model, messages]))
+    .digest();
   return digest.readUInt32BE(0);
 }
 
@@ -103,13 +111,70 @@ export const prng = mulberry32;
 
 // Letters only, so each generated word is exactly one token under `tokenize`.
 const VOCABULARY = [
-  "the", "switch", "yard", "carrier", "route", "token", "model", "signal", "rail", "train",
-  "freight", "engine", "track", "station", "junction", "cargo", "depot", "lantern", "timber", "copper",
-  "river", "harbor", "north", "south", "east", "west", "morning", "evening", "quiet", "rapid",
-  "steady", "bright", "amber", "silver", "green", "blue", "stone", "bridge", "tunnel", "valley",
-  "answer", "question", "reason", "because", "therefore", "and", "or", "but", "with", "without",
-  "every", "some", "many", "few", "first", "last", "next", "over", "under", "between",
-  "always", "never", "often", "soon",
+  "the",
+  "switch",
+  "yard",
+  "carrier",
+  "route",
+  "token",
+  "model",
+  "signal",
+  "rail",
+  "train",
+  "freight",
+  "engine",
+  "track",
+  "station",
+  "junction",
+  "cargo",
+  "depot",
+  "lantern",
+  "timber",
+  "copper",
+  "river",
+  "harbor",
+  "north",
+  "south",
+  "east",
+  "west",
+  "morning",
+  "evening",
+  "quiet",
+  "rapid",
+  "steady",
+  "bright",
+  "amber",
+  "silver",
+  "green",
+  "blue",
+  "stone",
+  "bridge",
+  "tunnel",
+  "valley",
+  "answer",
+  "question",
+  "reason",
+  "because",
+  "therefore",
+  "and",
+  "or",
+  "but",
+  "with",
+  "without",
+  "every",
+  "some",
+  "many",
+  "few",
+  "first",
+  "last",
+  "next",
+  "over",
+  "under",
+  "between",
+  "always",
+  "never",
+  "often",
+  "soon",
 ] as const;
 
 /** `count` words, each with its leading space (one token per word), drawn from `next`. */
@@ -170,7 +235,14 @@ export function planCompletion(input: CompletionInput): CompletionPlan {
     // The call spends the content's budget: name, `{"query":"`, words, `"}` (at least those three).
     const words = content.slice(0, Math.max(0, content.length - 3));
     const args = ['{"query":"', ...words, '"}'];
-    return { reasoning, content: [], toolCall: { name: input.toolName, arguments: args }, finishReason: finishReason === "stop" ? "tool_calls" : finishReason, promptTokens: input.promptTokens, completionTokens: reasoning.length + 1 + args.length };
+    return {
+      reasoning,
+      content: [],
+      toolCall: { name: input.toolName, arguments: args },
+      finishReason: finishReason === "stop" ? "tool_calls" : finishReason,
+      promptTokens: input.promptTokens,
+      completionTokens: reasoning.length + 1 + args.length,
+    };
   }
   return { reasoning, content, finishReason, promptTokens: input.promptTokens, completionTokens: reasoning.length + content.length };
 }

@@ -41,28 +41,59 @@ function text(kind: Spec<string>["kind"], doc: string): Spec<string | undefined>
 }
 
 /** The settings wrangler.toml's [vars] set (`wrangler types` types them); a test holds the list against wrangler.toml. */
-export const IN_WRANGLER_TOML = ["HEALTH_CONSECUTIVE_FAILURES", "HEALTH_FAILURE_MEMORY_S", "HEALTH_OUTAGE_UPTIME_PERCENT", "HEALTH_MIN_ATTEMPTS", "HEALTH_MEMO_MS", "ROUTING_BALANCE"] as const;
+export const IN_WRANGLER_TOML = [
+  "HEALTH_CONSECUTIVE_FAILURES",
+  "HEALTH_FAILURE_MEMORY_S",
+  "HEALTH_OUTAGE_UPTIME_PERCENT",
+  "HEALTH_MIN_ATTEMPTS",
+  "HEALTH_MEMO_MS",
+  "ROUTING_BALANCE",
+] as const;
 export type WranglerTomlVar = (typeof IN_WRANGLER_TOML)[number];
 
 const inWranglerToml = <T>(s: Spec<T>): Spec<T> => ({ ...s, kind: "var (wrangler.toml)" });
 
 export const SETTINGS = {
   ADMIN_TOKEN: text("secret", "guards `/admin`; unset = admin API closed"),
-  CARRIER_TIMEOUT_MS: count(60_000, "per-attempt time to the carrier's whole answer (non-stream) or its headers (stream), and the longest silence mid-stream, ms"),
-  CARRIER_BASE_URL_OVERRIDE: text("var, local only", "sends every carrier to `<url>/<slug>/v1` (the simulator); the only carrier URL that may be plain `http://`"),
-  LEDGER_LEASE_TTL_MS: count(120_000, "how long a slice lives without a renewal before the ledger expires it (its isolate died); requests renew every quarter of it, ms"),
+  CARRIER_TIMEOUT_MS: count(
+    60_000,
+    "per-attempt time to the carrier's whole answer (non-stream) or its headers (stream), and the longest silence mid-stream, ms",
+  ),
+  CARRIER_BASE_URL_OVERRIDE: text(
+    "var, local only",
+    "sends every carrier to `<url>/<slug>/v1` (the simulator); the only carrier URL that may be plain `http://`",
+  ),
+  LEDGER_LEASE_TTL_MS: count(
+    120_000,
+    "how long a slice lives without a renewal before the ledger expires it (its isolate died); requests renew every quarter of it, ms",
+  ),
   LEDGER_HOLD_TTL_MS: count(1_800_000, "the same for a request's own hold, and for a released slice still missing settles, ms (at least the lease TTL)"),
-  SETTLE_RETRY_BUDGET_MS: count(25_000, "how long an isolate retries a settle batch before it hands it to the settle queue, ms (keep it under waitUntil's 30 s)"),
+  SETTLE_RETRY_BUDGET_MS: count(
+    25_000,
+    "how long an isolate retries a settle batch before it hands it to the settle queue, ms (keep it under waitUntil's 30 s)",
+  ),
   SETTLE_WINDOW_MS: count(20, "a settle batch (per account and isolate) is sent this long after the settle that opened it; settles meanwhile join it, ms"),
   SETTLE_ATTEMPT_TIMEOUT_MS: count(
     5_000,
     "one settle RPC the ledger has not answered within this long is given up, logged (`ledger did not answer a settle batch within … ms`, with its generation ids and amounts) and retried; settles are idempotent, so one that lands late applies once; each attempt is also cut to what is left of the retry budget, ms",
   ),
-  BODY_DRAIN_MAX_BYTES: count(64 * 1024 * 1024, "most bytes of an unread request body (the rest of an oversized one) read and discarded before answering, so the answer reaches the client", "67108864 = 64 MiB"),
+  BODY_DRAIN_MAX_BYTES: count(
+    64 * 1024 * 1024,
+    "most bytes of an unread request body (the rest of an oversized one) read and discarded before answering, so the answer reaches the client",
+    "67108864 = 64 MiB",
+  ),
   BODY_DRAIN_MAX_MS: count(10_000, "longest time spent on that drain, ms"),
-  PAYMENT_ABANDON_AFTER_MS: count(900_000, "a payment left `pending` that its processor never charged is given up (`failed`) by reconciliation after this long, ms", "900000 = 15 min"),
+  PAYMENT_ABANDON_AFTER_MS: count(
+    900_000,
+    "a payment left `pending` that its processor never charged is given up (`failed`) by reconciliation after this long, ms",
+    "900000 = 15 min",
+  ),
   PAYMENTS_RECONCILE_BATCH: count(100, "most unfinished payments one reconciliation run looks at: each Cron Trigger run, each credits page load"),
-  RELAY_MAX_EVENT_BYTES: count(8 * 1024 * 1024, "largest single stream event relayed, in bytes; a larger one ends the stream with a 502 error chunk", "8388608 = 8 MiB"),
+  RELAY_MAX_EVENT_BYTES: count(
+    8 * 1024 * 1024,
+    "largest single stream event relayed, in bytes; a larger one ends the stream with a 502 error chunk",
+    "8388608 = 8 MiB",
+  ),
   RELAY_MAX_STREAM_BYTES: count(256 * 1024 * 1024, "most bytes a carrier's stream may send", "268435456 = 256 MiB"),
   RELAY_MAX_STREAM_MS: count(25 * 60_000, "longest a stream may run from the request's arrival, ms", "1500000 = 25 min"),
   RELAY_AFTER_DONE_MS: count(
@@ -73,7 +104,12 @@ export const SETTINGS = {
   FREE_REQUESTS_PER_DAY: count(50, "free-model requests an account may make a UTC day while its credit grants total less than the threshold"),
   FREE_REQUESTS_PER_DAY_BOUGHT: count(1000, "the same once they total the threshold or more"),
   FREE_BOUGHT_THRESHOLD_USD: count(10, "that threshold, whole USD of credits ever granted"),
-  HEALTH_CONSECUTIVE_FAILURES: inWranglerToml(count(3, "failures in a row (a carrier fault: 5xx, timeout, unreachable, its own 401/402/403/404) after which an isolate tries a carrier for a model after the others")),
+  HEALTH_CONSECUTIVE_FAILURES: inWranglerToml(
+    count(
+      3,
+      "failures in a row (a carrier fault: 5xx, timeout, unreachable, its own 401/402/403/404) after which an isolate tries a carrier for a model after the others",
+    ),
+  ),
   HEALTH_FAILURE_MEMORY_S: inWranglerToml(count(30, "seconds after its last failure that an isolate forgets such a streak, so the carrier is probed again")),
   HEALTH_OUTAGE_UPTIME_PERCENT: inWranglerToml(count(80, "a carrier whose uptime over the last 5 minutes is below this percent is tried after the others…")),
   HEALTH_MIN_ATTEMPTS: inWranglerToml(count(10, "…when at least this many of its attempts counted")),
@@ -127,6 +163,8 @@ export function settings(env: SettingsSource): Settings {
 
 /** docs/configuration.md's table of settings, from SETTINGS (`npm run docs:config` writes it; a test compares). */
 export function settingsTable(): string {
-  const rows = (Object.entries(SETTINGS) as Array<[SettingName, Spec<unknown>]>).map(([name, s]) => `| \`${name}\` | ${s.kind} | ${s.doc}${s.shown ? ` (default ${s.shown})` : ""} |`);
+  const rows = (Object.entries(SETTINGS) as Array<[SettingName, Spec<unknown>]>).map(
+    ([name, s]) => `| \`${name}\` | ${s.kind} | ${s.doc}${s.shown ? ` (default ${s.shown})` : ""} |`,
+  );
   return ["| Name | Kind | Meaning |", "|---|---|---|", ...rows].join("\n");
 }

@@ -24,9 +24,7 @@ const createKeyBody = z
   .object({ account: z.string().min(1).max(254), label: z.string().min(1).max(100).optional(), limit: usd.optional(), management: z.boolean().optional() })
   .refine((b) => !(b.management && b.limit !== undefined), { message: "a management key runs no completions, so it takes no limit", path: ["limit"] });
 /** The operator's own id for a grant (an invoice number, a ticket): the same key grants once. */
-const idempotencyKey = z
-  .string()
-  .regex(/^[A-Za-z0-9._:-]{1,100}$/, "1 to 100 letters, digits, '.', '_', ':' or '-'");
+const idempotencyKey = z.string().regex(/^[A-Za-z0-9._:-]{1,100}$/, "1 to 100 letters, digits, '.', '_', ':' or '-'");
 const grantBody = z.object({ usd, idempotency_key: idempotencyKey.optional() });
 const keyLimitBody = z.object({ limit: usd.nullable() });
 const hashParam = z.string().regex(/^[0-9a-f]{64}$/);
@@ -66,7 +64,9 @@ adminRoutes.post("/accounts", async (c) => {
   await db(c.env.DB).insert(accounts).values(account);
   const ledger = ledgerFor(c.env, account.id);
   // Zero starting credits make no grant (a grant is positive); the account starts at 0.
-  const totals = body.credits ? (await ledger.grant({ grantId: `account-created:${account.id}`, amountNano: usdToNano(body.credits), source: "admin" })).totals : await ledger.totals();
+  const totals = body.credits
+    ? (await ledger.grant({ grantId: `account-created:${account.id}`, amountNano: usdToNano(body.credits), source: "admin" })).totals
+    : await ledger.totals();
   return c.json({ id: account.id, email: account.email, ...presentTotals(totals) }, 201);
 });
 
@@ -130,7 +130,10 @@ adminRoutes.post("/accounts/:ref/credits", async (c) => {
   if (!granted.applied) {
     const earlier = await ledger.findGrant(grantId);
     if (earlier && earlier.amountNano !== amountNano)
-      throw new ApiError(409, `Idempotency key ${body.idempotency_key} was already used for a grant of ${nanoToUsd(earlier.amountNano)} USD; nothing was granted.`);
+      throw new ApiError(
+        409,
+        `Idempotency key ${body.idempotency_key} was already used for a grant of ${nanoToUsd(earlier.amountNano)} USD; nothing was granted.`,
+      );
   }
   return c.json({ id: account.id, email: account.email, grant_id: grantId, applied: granted.applied, ...presentTotals(granted.totals) });
 });
@@ -145,7 +148,10 @@ adminRoutes.post("/keys", async (c) => {
   return c.json({ key, ...presentKey(record) }, 201);
 });
 
-for (const [action, disabled] of [["disable", true], ["enable", false]] as const) {
+for (const [action, disabled] of [
+  ["disable", true],
+  ["enable", false],
+] as const) {
   adminRoutes.post(`/keys/:hash/${action}`, async (c) => {
     const hash = hashParam.safeParse(c.req.param("hash"));
     const key = hash.success ? await setKeyDisabled(c.env.DB, hash.data, disabled) : undefined;

@@ -28,10 +28,12 @@ function presented(catalog: Catalog): Presented {
   let p = presentedCache.get(catalog);
   if (!p) {
     const models = catalog.models.map((m) => presentModel(catalog, m));
-    const averagePrice = new Map(catalog.models.map((m) => {
-      const top = catalog.endpoints(m.id)[0];
-      return [m.id, top ? (top.inputNano + top.outputNano) / 2 : 0] as const;
-    }));
+    const averagePrice = new Map(
+      catalog.models.map((m) => {
+        const top = catalog.endpoints(m.id)[0];
+        return [m.id, top ? (top.inputNano + top.outputNano) / 2 : 0] as const;
+      }),
+    );
     p = {
       models,
       averagePrice,
@@ -43,8 +45,7 @@ function presented(catalog: Catalog): Presented {
   return p;
 }
 
-const catalogFor = (c: Context<AppEnv>) =>
-  loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p));
+const catalogFor = (c: Context<AppEnv>) => loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p));
 
 const CACHE_CONTROL = "public, max-age=60";
 
@@ -52,7 +53,12 @@ const CACHE_CONTROL = "public, max-age=60";
 const csv = z
   .string()
   .max(1000)
-  .transform((s) => s.split(",").map((w) => w.trim().toLowerCase()).filter((w) => w.length > 0));
+  .transform((s) =>
+    s
+      .split(",")
+      .map((w) => w.trim().toLowerCase())
+      .filter((w) => w.length > 0),
+  );
 
 /** The `/models` query parameters we honour (from the contract); others are ignored. */
 const modelsQuery = z.object({
@@ -67,9 +73,18 @@ const modelsQuery = z.object({
   // Every contract value is accepted; those we have no data for keep the catalog order.
   sort: z
     .enum([
-      "most-popular", "newest", "top-weekly", "pricing-low-to-high", "pricing-high-to-low", "context-high-to-low",
-      "throughput-high-to-low", "latency-low-to-high", "intelligence-high-to-low", "coding-high-to-low",
-      "agentic-high-to-low", "design-arena-elo-high-to-low",
+      "most-popular",
+      "newest",
+      "top-weekly",
+      "pricing-low-to-high",
+      "pricing-high-to-low",
+      "context-high-to-low",
+      "throughput-high-to-low",
+      "latency-low-to-high",
+      "intelligence-high-to-low",
+      "coding-high-to-low",
+      "agentic-high-to-low",
+      "design-arena-elo-high-to-low",
     ])
     .optional(),
 });
@@ -123,10 +138,16 @@ catalogRoutes.get("/models", async (c) => {
 });
 
 /** Catalog id parts: anything else (encoded slashes, dots-only, over-long, upper case) names no model. */
-const idPart = z.string().max(100).regex(/^[a-z0-9][a-z0-9._-]*$/);
+const idPart = z
+  .string()
+  .max(100)
+  .regex(/^[a-z0-9][a-z0-9._-]*$/);
 const endpointsParams = z.object({
   author: idPart,
-  slug: z.string().max(120).regex(/^[a-z0-9][a-z0-9._-]*(:[a-z]+)?$/), // a variant suffix such as `:free`
+  slug: z
+    .string()
+    .max(120)
+    .regex(/^[a-z0-9][a-z0-9._-]*(:[a-z]+)?$/), // a variant suffix such as `:free`
 });
 
 catalogRoutes.get("/models/:author/:slug/endpoints", async (c) => {
@@ -138,7 +159,10 @@ catalogRoutes.get("/models/:author/:slug/endpoints", async (c) => {
   if (!model) throw new ApiError(404, `Model ${id} not found`);
   // Figures come from the Cron Trigger's snapshot in KV (this route never queries D1 for them);
   // latency and throughput only for callers with a valid key, as the contract has it.
-  const [snapshot, withPercentiles] = await Promise.all([readHealth(c.env, (p) => c.executionCtx.waitUntil(p)), hasValidKey(c.env, c.req.header("authorization"))]);
+  const [snapshot, withPercentiles] = await Promise.all([
+    readHealth(c.env, (p) => c.executionCtx.waitUntil(p)),
+    hasValidKey(c.env, c.req.header("authorization")),
+  ]);
   const body = presentEndpoints(catalog, model, endpointStats(snapshot, id, withPercentiles));
   return c.json(body, 200, { "cache-control": "no-store" });
 });

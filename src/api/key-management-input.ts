@@ -28,8 +28,8 @@ const limit = z
 const limitReset = z.enum(LIMIT_RESETS).nullable();
 
 /** ISO 8601 in UTC ("Z" or "+00:00": the contract rejects other time zones), in the future; becomes Unix ms. */
-const expiresAt = z
-  .iso.datetime({ offset: true, message: "must be an ISO 8601 date-time such as 2027-12-31T23:59:59Z" })
+const expiresAt = z.iso
+  .datetime({ offset: true, message: "must be an ISO 8601 date-time such as 2027-12-31T23:59:59Z" })
   .refine((s) => s.endsWith("Z") || s.endsWith("+00:00"), "must be in UTC (end in Z or +00:00); other time zones are rejected")
   .transform((s) => Date.parse(s))
   .refine((ms) => ms > Date.now(), "must be in the future")

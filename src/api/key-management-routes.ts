@@ -29,13 +29,23 @@ const accountOf = (c: Context<AppEnv>) => c.get("caller").accountId;
 async function present(c: Context<AppEnv>, keys: ApiKey[]) {
   const accountId = accountOf(c);
   const none: Record<string, KeyUsage> = {};
-  const [usage, workspace] = await Promise.all([keys.length ? keysUsageNow(c.env, accountId, keys.map((k) => k.hash)) : none, workspaceId(accountId)]);
+  const [usage, workspace] = await Promise.all([
+    keys.length
+      ? keysUsageNow(
+          c.env,
+          accountId,
+          keys.map((k) => k.hash),
+        )
+      : none,
+    workspaceId(accountId),
+  ]);
   return keys.map((k) => presentManagedKey(k, usage[k.hash]!, workspace));
 }
 
 /** A `workspace_id` sent by the client must be the account's own (it has exactly one). */
 async function checkWorkspace(accountId: string, id: string | undefined) {
-  if (id !== undefined && id.toLowerCase() !== (await workspaceId(accountId))) throw new ApiError(400, "Invalid request: `workspace_id`: no such workspace (an account has one workspace, the one its keys show).");
+  if (id !== undefined && id.toLowerCase() !== (await workspaceId(accountId)))
+    throw new ApiError(400, "Invalid request: `workspace_id`: no such workspace (an account has one workspace, the one its keys show).");
 }
 
 function hashParam(c: Context<AppEnv>): string {
@@ -47,7 +57,11 @@ function hashParam(c: Context<AppEnv>): string {
 keyManagementRoutes.get("/keys", ...managementKey, async (c) => {
   const query = parseInput(listKeysQuery, c.req.query());
   await checkWorkspace(accountOf(c), query.workspace_id);
-  const keys = await listApiKeys(c.env.DB, accountOf(c), { includeDisabled: query.include_disabled === "true", offset: query.offset ?? 0, limit: KEYS_PER_PAGE });
+  const keys = await listApiKeys(c.env.DB, accountOf(c), {
+    includeDisabled: query.include_disabled === "true",
+    offset: query.offset ?? 0,
+    limit: KEYS_PER_PAGE,
+  });
   return c.json({ data: await present(c, keys) });
 });
 
@@ -57,7 +71,8 @@ keyManagementRoutes.post("/keys", ...managementKey, async (c) => {
   if (body.creator_user_id != null && body.creator_user_id !== accountId)
     throw new ApiError(400, "Invalid request: `creator_user_id`: must be your own account id (Switchyard has no organizations).");
   await checkWorkspace(accountId, body.workspace_id);
-  if ((await countAccountKeys(c.env.DB, accountId)) >= MAX_KEYS_PER_ACCOUNT) throw new ApiError(400, `An account can have at most ${MAX_KEYS_PER_ACCOUNT} keys; delete one to create another.`);
+  if ((await countAccountKeys(c.env.DB, accountId)) >= MAX_KEYS_PER_ACCOUNT)
+    throw new ApiError(400, `An account can have at most ${MAX_KEYS_PER_ACCOUNT} keys; delete one to create another.`);
   const { key, record } = await createKey(c.env.DB, accountId, body.name, {
     limitNano: body.limit ?? null,
     limitReset: body.limit_reset ?? null,

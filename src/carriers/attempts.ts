@@ -26,7 +26,13 @@ export type AttemptFailure = {
 export function exhaustedError(failures: AttemptFailure[], modelId: string): CarriersExhausted {
   const metadata = { attempts: failures.map((f) => ({ provider: f.provider, status: f.status, reason: f.reason })) };
   const rejected = failures.filter((f) => f.kind === "rejected").at(-1);
-  if (rejected) return new CarriersExhausted(rejected.status as RejectionStatus, `Carrier ${rejected.provider} rejected the request: ${rejected.reason}`, metadata, rejected.provider);
+  if (rejected)
+    return new CarriersExhausted(
+      rejected.status as RejectionStatus,
+      `Carrier ${rejected.provider} rejected the request: ${rejected.reason}`,
+      metadata,
+      rejected.provider,
+    );
   const failed = failures.filter((f) => f.kind === "failed").at(-1);
   const last = failures.at(-1)?.provider ?? null;
   if (failed) return new CarriersExhausted(502, `Carrier ${failed.provider} failed: ${failed.reason}`, metadata, failed.provider);

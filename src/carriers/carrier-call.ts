@@ -44,7 +44,13 @@ export type CarrierCall = {
  * timeout or network error. The timeout keeps running (aborting the call) until `answered()`, so one
  * timer bounds the headers and the body read. The caller owns the body and must abort on give-up.
  */
-export async function callCarrier(env: Env, endpoint: PricedEndpoint, body: string, stream: boolean, clientSignal?: AbortSignal): Promise<CarrierCall | "not_configured"> {
+export async function callCarrier(
+  env: Env,
+  endpoint: PricedEndpoint,
+  body: string,
+  stream: boolean,
+  clientSignal?: AbortSignal,
+): Promise<CarrierCall | "not_configured"> {
   const key = carrierSecret(env, endpoint.provider);
   if (!key) return "not_configured";
   const controller = new AbortController();

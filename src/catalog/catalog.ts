@@ -55,7 +55,8 @@ export class Catalog {
         providerEntry: this.providerBySlug.get(e.provider)!,
         partTokens,
         inputModalities: m.input_modalities,
-        supportedParameters: e.supported_parameters ?? (e.supports_reasoning ? m.supported_parameters : m.supported_parameters.filter((p) => !REASONING_PARAMETERS.has(p))),
+        supportedParameters:
+          e.supported_parameters ?? (e.supports_reasoning ? m.supported_parameters : m.supported_parameters.filter((p) => !REASONING_PARAMETERS.has(p))),
       }));
       // Cheapest first (input + output price per token); ties keep catalog order.
       priced.sort((a, b) => a.outputNano + a.inputNano - (b.outputNano + b.inputNano));

@@ -28,9 +28,7 @@ export const providerSchema = z.object({
    * carriers that neither retain nor train; `provider.zdr: true` only zero-data-retention ones. Absent =
    * unknown, and such a carrier passes neither filter.
    */
-  data_policy: z
-    .object({ retains_prompts: z.boolean(), trains_on_prompts: z.boolean(), zdr: z.boolean().default(false) })
-    .optional(),
+  data_policy: z.object({ retains_prompts: z.boolean(), trains_on_prompts: z.boolean(), zdr: z.boolean().default(false) }).optional(),
 });
 
 /** One carrier serving one model. */
@@ -95,7 +93,10 @@ export const catalogSchema = z
       // A part a carrier bills must be held for: a model taking files, audio or video says how many tokens one part may cost.
       for (const kind of ["file", "audio", "video"] as const)
         if (m.input_modalities.includes(kind) && m[`${kind}_tokens`] === undefined)
-          ctx.addIssue({ code: "custom", message: `${m.id}: input_modalities lists ${kind}, so ${kind}_tokens (the tokens one ${kind} part may be billed as) is required` });
+          ctx.addIssue({
+            code: "custom",
+            message: `${m.id}: input_modalities lists ${kind}, so ${kind}_tokens (the tokens one ${kind} part may be billed as) is required`,
+          });
       ids.add(m.id);
       for (const e of m.endpoints) {
         if (!providers.has(e.provider)) ctx.addIssue({ code: "custom", message: `${m.id}: unknown provider ${e.provider}` });

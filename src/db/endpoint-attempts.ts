@@ -20,7 +20,12 @@ export type PercentileRow = { model: string; provider: string; metric: "latency"
  * Percentiles are nearest-rank: the k-th smallest of n with k = ceil(p·n/100), i.e. (p·n + 99) / 100 in
  * integer arithmetic (no math functions needed).
  */
-export async function foldAttempts(d1: D1Database, windowsSince: readonly number[], percentilesSince: number, pruneBefore: number): Promise<{ uptime: UptimeRow[]; percentiles: PercentileRow[] }> {
+export async function foldAttempts(
+  d1: D1Database,
+  windowsSince: readonly number[],
+  percentilesSince: number,
+  pruneBefore: number,
+): Promise<{ uptime: UptimeRow[]; percentiles: PercentileRow[] }> {
   const oldest = Math.min(...windowsSince);
   const sums = windowsSince.map((since, i) => `sum(at >= ${since} AND ${UP}) AS up${i}, sum(at >= ${since}) AS n${i}`).join(", ");
   const picks = PERCENTILES.map((p) => `max(CASE WHEN rn = (${p} * n + 99) / 100 THEN v END) AS p${p}`).join(", ");

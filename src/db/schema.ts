@@ -12,7 +12,9 @@ export const apiKeys = sqliteTable(
   "api_keys",
   {
     hash: text("hash").primaryKey(), // hex SHA-256 of the full key
-    accountId: text("account_id").notNull().references(() => accounts.id),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
     name: text("name").notNull(),
     label: text("label").notNull(), // masked form: "sk-sy-v1-abc...xyz"
     disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
@@ -88,12 +90,18 @@ export const endpointAttempts = sqliteTable(
     latencyMs: integer("latency_ms").notNull(), // to the first token when served, else to the failure
     tokensPerSecond: real("tokens_per_second"), // completion tokens / seconds after the first token; null when none
   },
-  (t) => [primaryKey({ columns: [t.generationId, t.idx] }), index("endpoint_attempts_model_provider_at").on(t.model, t.provider, t.at), index("endpoint_attempts_at").on(t.at)],
+  (t) => [
+    primaryKey({ columns: [t.generationId, t.idx] }),
+    index("endpoint_attempts_model_provider_at").on(t.model, t.provider, t.at),
+    index("endpoint_attempts_at").on(t.at),
+  ],
 );
 
 /** A console sign-in: the account's password, hashed with PBKDF2-SHA256 (WebCrypto). One row per account that signed up. */
 export const credentials = sqliteTable("credentials", {
-  accountId: text("account_id").primaryKey().references(() => accounts.id),
+  accountId: text("account_id")
+    .primaryKey()
+    .references(() => accounts.id),
   algorithm: text("algorithm").notNull(), // "pbkdf2-sha256"
   iterations: integer("iterations").notNull(), // 100000
   salt: text("salt").notNull(), // base64 of 16 random bytes, one salt per account
@@ -106,7 +114,9 @@ export const sessions = sqliteTable(
   "sessions",
   {
     tokenHash: text("token_hash").primaryKey(), // hex SHA-256 of the session token
-    accountId: text("account_id").notNull().references(() => accounts.id),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
     createdAt: integer("created_at").notNull(), // Unix ms
     expiresAt: integer("expires_at").notNull(), // Unix ms; an expired row is ignored and pruned on the account's next sign-in
   },
@@ -118,7 +128,9 @@ export const payments = sqliteTable(
   "payments",
   {
     id: text("id").primaryKey(), // "pay_<hex>": the form's one-time token, so a resubmitted form pays once
-    accountId: text("account_id").notNull().references(() => accounts.id),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
     provider: text("provider").notNull(), // e.g. "test-card"
     amountNano: integer("amount_nano").notNull(),
     // pending → charged (the provider took the money) → succeeded (the ledger granted it); or declined / failed.

@@ -28,7 +28,12 @@ export const EMPTY_SNAPSHOT: HealthSnapshot = { at: 0, endpoints: {} };
  * the model that was actually tried.
  */
 export async function refreshHealth(env: Env, now = Date.now()): Promise<HealthSnapshot> {
-  const folded = await foldAttempts(env.DB, UPTIME_WINDOWS_MS.map((w) => now - w), now - PERCENTILES_WINDOW_MS, now - UPTIME_WINDOWS_MS[2] - PRUNE_MARGIN_MS);
+  const folded = await foldAttempts(
+    env.DB,
+    UPTIME_WINDOWS_MS.map((w) => now - w),
+    now - PERCENTILES_WINDOW_MS,
+    now - UPTIME_WINDOWS_MS[2] - PRUNE_MARGIN_MS,
+  );
   const snapshot: HealthSnapshot = { at: now, endpoints: {} };
   const figures = (model: string, provider: string) => ((snapshot.endpoints[model] ??= {})[provider] ??= { up: [0, 0, 0], counted: [0, 0, 0] });
   for (const r of folded.uptime) Object.assign(figures(r.model, r.provider), { up: r.up, counted: r.counted });

@@ -48,9 +48,20 @@ export async function createKey(d1: D1Database, accountId: string, name: string,
  * other submission of that form (a reload, a double click, at once or later) creates nothing and gets
  * undefined — the token column is unique, so concurrent submissions cannot both insert.
  */
-export async function createKeyOnce(d1: D1Database, accountId: string, name: string, settings: KeySettings, creationToken: string): Promise<CreatedKey | undefined> {
+export async function createKeyOnce(
+  d1: D1Database,
+  accountId: string,
+  name: string,
+  settings: KeySettings,
+  creationToken: string,
+): Promise<CreatedKey | undefined> {
   const created = await newKey(accountId, name, settings, creationToken);
-  const inserted = await db(d1).insert(apiKeys).values(created.record).onConflictDoNothing({ target: apiKeys.creationToken }).returning({ hash: apiKeys.hash }).get();
+  const inserted = await db(d1)
+    .insert(apiKeys)
+    .values(created.record)
+    .onConflictDoNothing({ target: apiKeys.creationToken })
+    .returning({ hash: apiKeys.hash })
+    .get();
   return inserted ? created : undefined;
 }
 

@@ -119,7 +119,14 @@ export class AccountLedger {
     }
     if (!admitted.ok) return admitted;
     const { route } = admitted;
-    const ticket = new Ticket(req.genId, req.keyHash, route === "free_only" ? 0 : req.holdNano, null, this.d.clock.now(), req.free !== undefined && route !== "paid_only");
+    const ticket = new Ticket(
+      req.genId,
+      req.keyHash,
+      route === "free_only" ? 0 : req.holdNano,
+      null,
+      this.d.clock.now(),
+      req.free !== undefined && route !== "paid_only",
+    );
     return { ok: true, ticket: this.track(ticket, waitUntil), ...(route ? { route } : {}) };
   }
 
@@ -221,7 +228,10 @@ export class AccountLedger {
     this.leasing = true;
     try {
       const leaseId = this.d.newLeaseId();
-      const granted = await this.withBatch((settle) => this.d.ledger().lease({ leaseId, holdNano, wantNano: SLICE_HOLDS * holdNano, ...(settle ? { settle } : {}) }), waitUntil);
+      const granted = await this.withBatch(
+        (settle) => this.d.ledger().lease({ leaseId, holdNano, wantNano: SLICE_HOLDS * holdNano, ...(settle ? { settle } : {}) }),
+        waitUntil,
+      );
       if (!granted.ok) return "balance";
       const fresh = new Slice(leaseId, granted.grantNano, this.d.clock.now(), this.d.clock.now() + SLICE_USE_MS);
       this.slices.set(leaseId, fresh);

@@ -60,9 +60,7 @@ export type CarriedSettles = { items: SettleRequest[]; slices: SliceReport[] };
  */
 export type AdmitRoute = "free_only" | "paid_only";
 export type AdmitResult =
-  | { ok: true; route?: AdmitRoute }
-  | { ok: false; reason: "balance" | "key_limit" }
-  | ({ ok: false; reason: "rate_limit" } & FreeLimitHit);
+  { ok: true; route?: AdmitRoute } | { ok: false; reason: "balance" | "key_limit" } | ({ ok: false; reason: "rate_limit" } & FreeLimitHit);
 
 export type SettleRequest = {
   genId: string;
@@ -114,7 +112,16 @@ export type GrantRecord = { grantId: string; amountNano: number; source: string;
 
 export type Totals = { creditsNano: number; usageNano: number; heldNano: number; granted: boolean };
 
-export type OpenHold = { id: string; kind: "request" | "slice"; amountNano: number; createdAt: number; renewedAt: number; admitted: number | null; settled: number | null; released: boolean };
+export type OpenHold = {
+  id: string;
+  kind: "request" | "slice";
+  amountNano: number;
+  createdAt: number;
+  renewedAt: number;
+  admitted: number | null;
+  settled: number | null;
+  released: boolean;
+};
 /** A slice that ended with admitted requests it never saw settle (`expired`: its isolate died; `released`: settles never came). */
 export type EndedSlice = { leaseId: string; admitted: number; settled: number; endedAt: number; ended: "expired" | "released" };
 export type SliceAudit = { unsettledAdmissions: number; expiredSlices: number; recent: EndedSlice[] };
@@ -149,7 +156,10 @@ export class LedgerObject extends DurableObject<Env> {
     if (req.limitNano !== null) {
       // Holds and unseen costs count against the current window: they will settle into it (or a later one).
       const from = windowStart(req.limitReset ?? null, this.clock());
-      const used = this.keyUsageNano(req.keyHash, from) + this.one("SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds WHERE key_hash = ?", req.keyHash) + (req.unseenNano ?? 0);
+      const used =
+        this.keyUsageNano(req.keyHash, from) +
+        this.one("SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds WHERE key_hash = ?", req.keyHash) +
+        (req.unseenNano ?? 0);
       if (used >= req.limitNano) return { ok: false, reason: "key_limit" };
     }
     const now = this.clock();
@@ -182,7 +192,12 @@ export class LedgerObject extends DurableObject<Env> {
    * the UTC day, whose limit depends on the credits ever granted to the account.
    */
   private countFree(limits: FreeLimits, now: number, genId: string): FreeLimitHit | null {
-    const hit = (window: FreeLimitHit["window"], limit: number, resetAt: number): FreeLimitHit => ({ window, limit, resetAt, retryAfterS: Math.max(1, Math.ceil((resetAt - now) / 1000)) });
+    const hit = (window: FreeLimitHit["window"], limit: number, resetAt: number): FreeLimitHit => ({
+      window,
+      limit,
+      resetAt,
+      retryAfterS: Math.max(1, Math.ceil((resetAt - now) / 1000)),
+    });
     this.sql.exec("DELETE FROM free_minute WHERE at <= ?", now - 60_000);
     const inMinute = this.one("SELECT COUNT(*) AS v FROM free_minute");
     if (inMinute >= limits.perMinute) {
@@ -232,7 +247,14 @@ export class LedgerObject extends DurableObject<Env> {
     const gone: string[] = [];
     this.ctx.storage.transactionSync(() => {
       for (const s of req.slices) {
-        const found = this.sql.exec("UPDATE slices SET renewed_at = ?, admitted = MAX(admitted, ?) WHERE lease_id = ? AND released_at IS NULL RETURNING lease_id", now, s.admitted, s.leaseId).toArray();
+        const found = this.sql
+          .exec(
+            "UPDATE slices SET renewed_at = ?, admitted = MAX(admitted, ?) WHERE lease_id = ? AND released_at IS NULL RETURNING lease_id",
+            now,
+            s.admitted,
+            s.leaseId,
+          )
+          .toArray();
         if (found.length === 0) gone.push(s.leaseId);
       }
       for (const id of req.holds) {
@@ -259,9 +281,16 @@ export class LedgerObject extends DurableObject<Env> {
       // When each request giving back a free slot was admitted (its hold row, read before it goes).
       const admittedAt = new Map<string, number>();
       for (const i of items)
-        if (i.releaseFreeSlot) admittedAt.set(i.genId, this.sql.exec<{ at: number }>("SELECT created_at AS at FROM holds WHERE gen_id = ?", i.genId).toArray()[0]?.at ?? i.record.createdAt);
+        if (i.releaseFreeSlot)
+          admittedAt.set(
+            i.genId,
+            this.sql.exec<{ at: number }>("SELECT created_at AS at FROM holds WHERE gen_id = ?", i.genId).toArray()[0]?.at ?? i.record.createdAt,
+          );
       // A request admitted on its own hold releases it, applied or not (a retry finds it gone).
-      this.execChunked("DELETE FROM holds WHERE gen_id IN ($)", items.filter((i) => !i.leaseId).map((i) => [i.genId]));
+      this.execChunked(
+        "DELETE FROM holds WHERE gen_id IN ($)",
+        items.filter((i) => !i.leaseId).map((i) => [i.genId]),
+      );
       const fresh = this.insertDebits(items, now);
       const settled = items.filter((i) => fresh.delete(i.genId)); // once each, even if listed twice
       applied = settled.length;
@@ -280,11 +309,16 @@ export class LedgerObject extends DurableObject<Env> {
           );
       // What leased requests spent leaves their slice's hold and becomes usage; each counts as settled there.
       for (const [leaseId, { nano, count }] of perLease(settled)) {
-        const found = this.sql.exec("UPDATE slices SET amount_nano = MAX(0, amount_nano - ?), settled = settled + ? WHERE lease_id = ? RETURNING lease_id", nano, count, leaseId).toArray();
+        const found = this.sql
+          .exec("UPDATE slices SET amount_nano = MAX(0, amount_nano - ?), settled = settled + ? WHERE lease_id = ? RETURNING lease_id", nano, count, leaseId)
+          .toArray();
         if (found.length === 0) this.sql.exec("UPDATE slice_audit SET settled = settled + ? WHERE lease_id = ?", count, leaseId); // a late settle of an ended slice
       }
       // REPLACE: a late settle supersedes the "abandoned" record an expired hold left.
-      this.execChunked("INSERT OR REPLACE INTO outbox (gen_id, record) VALUES $", settled.map((i) => [i.genId, JSON.stringify(i.record)]));
+      this.execChunked(
+        "INSERT OR REPLACE INTO outbox (gen_id, record) VALUES $",
+        settled.map((i) => [i.genId, JSON.stringify(i.record)]),
+      );
       for (const s of slices) {
         const found = this.sql
           .exec(
@@ -298,7 +332,8 @@ export class LedgerObject extends DurableObject<Env> {
           .toArray();
         if (found.length === 0) this.sql.exec("UPDATE slice_audit SET admitted = MAX(admitted, ?) WHERE lease_id = ?", s.admitted, s.leaseId);
       }
-      if (slices.some((s) => s.release) || perLease(settled).size > 0) this.sql.exec("DELETE FROM slices WHERE released_at IS NOT NULL AND settled >= admitted");
+      if (slices.some((s) => s.release) || perLease(settled).size > 0)
+        this.sql.exec("DELETE FROM slices WHERE released_at IS NOT NULL AND settled >= admitted");
     });
     this.scheduleAlarm(FLUSH_DELAY_MS);
     return applied;
@@ -308,7 +343,9 @@ export class LedgerObject extends DurableObject<Env> {
   private insertDebits(items: SettleRequest[], now: number): Set<string> {
     const fresh = new Set<string>();
     const rows = items.map((i) => [i.genId, i.keyHash, i.costNano, now]);
-    this.execChunked("INSERT OR IGNORE INTO debits (gen_id, key_hash, cost_nano, settled_at) VALUES $ RETURNING gen_id", rows, (r) => fresh.add(r.gen_id as string));
+    this.execChunked("INSERT OR IGNORE INTO debits (gen_id, key_hash, cost_nano, settled_at) VALUES $ RETURNING gen_id", rows, (r) =>
+      fresh.add(r.gen_id as string),
+    );
     return fresh;
   }
 
@@ -339,8 +376,15 @@ export class LedgerObject extends DurableObject<Env> {
     let applied = false;
     this.ctx.storage.transactionSync(() => {
       applied =
-        this.sql.exec("INSERT OR IGNORE INTO grants (grant_id, amount_nano, source, created_at) VALUES (?, ?, ?, ?) RETURNING grant_id", grantId, amountNano, source, this.clock()).toArray()
-          .length === 1;
+        this.sql
+          .exec(
+            "INSERT OR IGNORE INTO grants (grant_id, amount_nano, source, created_at) VALUES (?, ?, ?, ?) RETURNING grant_id",
+            grantId,
+            amountNano,
+            source,
+            this.clock(),
+          )
+          .toArray().length === 1;
       if (applied) this.sql.exec("UPDATE account SET credits_nano = credits_nano + ?, granted = 1 WHERE id = 1", amountNano);
     });
     return { applied, totals: this.totals() };
@@ -361,13 +405,20 @@ export class LedgerObject extends DurableObject<Env> {
   }
 
   totals(): Totals {
-    const row = this.sql.exec<{ credits_nano: number; usage_nano: number; granted: number }>("SELECT credits_nano, usage_nano, granted FROM account WHERE id = 1").one();
+    const row = this.sql
+      .exec<{ credits_nano: number; usage_nano: number; granted: number }>("SELECT credits_nano, usage_nano, granted FROM account WHERE id = 1")
+      .one();
     return { creditsNano: row.credits_nano, usageNano: row.usage_nano, heldNano: this.heldNano(), granted: row.granted === 1 };
   }
 
   keyUsage(keyHash: string): KeyUsage {
     const { day, week, month } = windowStarts(this.clock());
-    return { usageNano: this.keyUsageNano(keyHash), dailyNano: this.keyUsageNano(keyHash, day), weeklyNano: this.keyUsageNano(keyHash, week), monthlyNano: this.keyUsageNano(keyHash, month) };
+    return {
+      usageNano: this.keyUsageNano(keyHash),
+      dailyNano: this.keyUsageNano(keyHash, day),
+      weeklyNano: this.keyUsageNano(keyHash, week),
+      monthlyNano: this.keyUsageNano(keyHash, month),
+    };
   }
 
   /** `keyUsage` of many keys in one call (a page of /keys, the console's list); keys without usage get zeros. */
@@ -403,28 +454,60 @@ export class LedgerObject extends DurableObject<Env> {
   /** The oldest open holds and slices (requests admitted, not yet settled), for audits. */
   openHolds(limit = 100): OpenHold[] {
     const holds = this.sql
-      .exec<{ gen_id: string; amount_nano: number; created_at: number; renewed_at: number }>("SELECT gen_id, amount_nano, created_at, renewed_at FROM holds ORDER BY created_at LIMIT ?", limit)
+      .exec<{ gen_id: string; amount_nano: number; created_at: number; renewed_at: number }>(
+        "SELECT gen_id, amount_nano, created_at, renewed_at FROM holds ORDER BY created_at LIMIT ?",
+        limit,
+      )
       .toArray()
-      .map((h): OpenHold => ({ id: h.gen_id, kind: "request", amountNano: h.amount_nano, createdAt: h.created_at, renewedAt: h.renewed_at, admitted: null, settled: null, released: false }));
+      .map((h): OpenHold => ({
+        id: h.gen_id,
+        kind: "request",
+        amountNano: h.amount_nano,
+        createdAt: h.created_at,
+        renewedAt: h.renewed_at,
+        admitted: null,
+        settled: null,
+        released: false,
+      }));
     const slices = this.sql
       .exec<{ lease_id: string; amount_nano: number; created_at: number; renewed_at: number; admitted: number; settled: number; released_at: number | null }>(
         "SELECT lease_id, amount_nano, created_at, renewed_at, admitted, settled, released_at FROM slices ORDER BY created_at LIMIT ?",
         limit,
       )
       .toArray()
-      .map((s): OpenHold => ({ id: s.lease_id, kind: "slice", amountNano: s.amount_nano, createdAt: s.created_at, renewedAt: s.renewed_at, admitted: s.admitted, settled: s.settled, released: s.released_at !== null }));
+      .map((s): OpenHold => ({
+        id: s.lease_id,
+        kind: "slice",
+        amountNano: s.amount_nano,
+        createdAt: s.created_at,
+        renewedAt: s.renewed_at,
+        admitted: s.admitted,
+        settled: s.settled,
+        released: s.released_at !== null,
+      }));
     return [...holds, ...slices].sort((a, b) => a.createdAt - b.createdAt).slice(0, limit);
   }
 
   /** Slices that ended with requests admitted from them that never settled here (last 7 days). */
   sliceAudit(): SliceAudit {
     const sums = this.sql
-      .exec<{ unsettled: number; expired: number }>("SELECT COALESCE(SUM(MAX(admitted - settled, 0)), 0) AS unsettled, COALESCE(SUM(ended = 'expired'), 0) AS expired FROM slice_audit")
+      .exec<{ unsettled: number; expired: number }>(
+        "SELECT COALESCE(SUM(MAX(admitted - settled, 0)), 0) AS unsettled, COALESCE(SUM(ended = 'expired'), 0) AS expired FROM slice_audit",
+      )
       .one();
     const recent = this.sql
-      .exec<{ lease_id: string; admitted: number; settled: number; ended_at: number; ended: string }>("SELECT * FROM slice_audit ORDER BY ended_at DESC LIMIT ?", AUDIT_ROWS)
+      .exec<{ lease_id: string; admitted: number; settled: number; ended_at: number; ended: string }>(
+        "SELECT * FROM slice_audit ORDER BY ended_at DESC LIMIT ?",
+        AUDIT_ROWS,
+      )
       .toArray()
-      .map((r): EndedSlice => ({ leaseId: r.lease_id, admitted: r.admitted, settled: r.settled, endedAt: r.ended_at, ended: r.ended === "expired" ? "expired" : "released" }));
+      .map((r): EndedSlice => ({
+        leaseId: r.lease_id,
+        admitted: r.admitted,
+        settled: r.settled,
+        endedAt: r.ended_at,
+        ended: r.ended === "expired" ? "expired" : "released",
+      }));
     return { unsettledAdmissions: sums.unsettled, expiredSlices: sums.expired, recent };
   }
 
@@ -446,9 +529,15 @@ export class LedgerObject extends DurableObject<Env> {
     const rows = this.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM outbox ORDER BY rowid LIMIT ?", FLUSH_MAX_RECORDS).toArray();
     if (rows.length > 0) {
       // Idempotent insert: a flush that D1 applied but we did not see confirmed is repeated harmlessly.
-      await flushGenerations(this.env.DB, rows.map((r) => r.record));
+      await flushGenerations(
+        this.env.DB,
+        rows.map((r) => r.record),
+      );
       // Only the records flushed: one a late settle replaced meanwhile stays for the next flush.
-      this.execChunked("DELETE FROM outbox WHERE (gen_id, record) IN (VALUES $)", rows.map((r) => [r.gen_id, r.record]));
+      this.execChunked(
+        "DELETE FROM outbox WHERE (gen_id, record) IN (VALUES $)",
+        rows.map((r) => [r.gen_id, r.record]),
+      );
     }
     if (this.one("SELECT COUNT(*) AS v FROM outbox") > 0) this.scheduleAlarm(0);
     else {
@@ -496,7 +585,9 @@ export class LedgerObject extends DurableObject<Env> {
   private nextExpiry(): number {
     const { holdTtlMs, leaseTtlMs } = this.timings;
     const hold = this.one(`SELECT COALESCE(MIN(renewed_at), 0) AS v FROM holds`);
-    const slice = this.one(`SELECT COALESCE(MIN(CASE WHEN released_at IS NULL THEN renewed_at + ${leaseTtlMs} ELSE released_at + ${holdTtlMs} END), 0) AS v FROM slices`);
+    const slice = this.one(
+      `SELECT COALESCE(MIN(CASE WHEN released_at IS NULL THEN renewed_at + ${leaseTtlMs} ELSE released_at + ${holdTtlMs} END), 0) AS v FROM slices`,
+    );
     const due = [hold ? hold + holdTtlMs : 0, slice].filter((t) => t > 0);
     return due.length ? Math.min(...due) : 0;
   }

@@ -142,7 +142,8 @@ export class SettleBatcher {
         end = "stored";
         break;
       } catch (err) {
-        if (err instanceof AttemptTimeout) this.d.log(`ledger did not answer a settle batch within ${limit} ms: retrying`, settleSummary(this.d.accountId, items));
+        if (err instanceof AttemptTimeout)
+          this.d.log(`ledger did not answer a settle batch within ${limit} ms: retrying`, settleSummary(this.d.accountId, items));
         if (this.d.clock.now() + delay > deadline) break;
         await sleep(this.d.clock, delay);
       }

@@ -109,7 +109,8 @@ export async function consumeSettles(batch: MessageBatch<unknown>, env: Env): Pr
         for (const g of group) g.message.ack();
       } catch (err) {
         for (const { message, body } of group) {
-          if (message.attempts >= SETTLE_QUEUE_MAX_RETRIES) logEvent("settle queue: giving up to the dead-letter queue", { detail: settleSummary(accountId, body.items) });
+          if (message.attempts >= SETTLE_QUEUE_MAX_RETRIES)
+            logEvent("settle queue: giving up to the dead-letter queue", { detail: settleSummary(accountId, body.items) });
           message.retry({ delaySeconds: Math.min(300, 5 * message.attempts) });
         }
         logError("settle queue: the ledger refused a batch", err, { account: accountId });

@@ -44,4 +44,3 @@ export type PaymentField = {
 export type ChargeResult = { ok: true; reference: string } | { ok: false; message: string };
 
 export type ChargeRecord = { paymentId: string; accountId: string; amountNano: number; reference: string };
-

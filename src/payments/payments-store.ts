@@ -13,7 +13,11 @@ export async function beginPayment(d1: D1Database, p: { id: string; accountId: s
     .insert(payments)
     .values({ ...p, status: "pending", reference: null, createdAt: Date.now() })
     .onConflictDoNothing();
-  return d.select().from(payments).where(and(eq(payments.id, p.id), eq(payments.accountId, p.accountId))).get();
+  return d
+    .select()
+    .from(payments)
+    .where(and(eq(payments.id, p.id), eq(payments.accountId, p.accountId)))
+    .get();
 }
 
 /** The provider took the money: pending (or given up on, should the charge land late) → charged. */

@@ -7,7 +7,6 @@ import { paymentProvider } from "./connected-provider";
 import { grantCharged, ledgerGrant, type PaymentDeps } from "./payment-flow";
 import { recordAbandoned, recordCharged, unfinishedPayments } from "./payments-store";
 
-
 export type ReconcileDeps = Pick<PaymentDeps, "d1" | "grant"> & {
   /** The processors connected now: pending payments of others wait (they cannot be looked up). */
   providers: readonly PaymentProvider[];

@@ -63,7 +63,13 @@ export function testCardProvider(d1: D1Database): PaymentProvider {
         if (problem) return { ok: false, message: problem };
         await db(d1)
           .insert(testCardCharges)
-          .values({ paymentId: payment.id, accountId: payment.accountId, amountNano: payment.amountNano, reference: randomId("test_", 12), createdAt: Date.now() })
+          .values({
+            paymentId: payment.id,
+            accountId: payment.accountId,
+            amountNano: payment.amountNano,
+            reference: randomId("test_", 12),
+            createdAt: Date.now(),
+          })
           .onConflictDoNothing();
         charged = await findCharge(d1, payment.id); // the first of concurrent charges wins
       }

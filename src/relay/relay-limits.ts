@@ -12,5 +12,10 @@ export type RelayLimits = { maxEventBytes: number; maxStreamBytes: number; maxSt
 /** The relay's limits from the Worker's vars; an unset or invalid value takes its default. */
 export function relayLimits(env: Env): RelayLimits {
   const s = settings(env);
-  return { maxEventBytes: s.RELAY_MAX_EVENT_BYTES, maxStreamBytes: s.RELAY_MAX_STREAM_BYTES, maxStreamMs: s.RELAY_MAX_STREAM_MS, afterDoneMs: s.RELAY_AFTER_DONE_MS };
+  return {
+    maxEventBytes: s.RELAY_MAX_EVENT_BYTES,
+    maxStreamBytes: s.RELAY_MAX_STREAM_BYTES,
+    maxStreamMs: s.RELAY_MAX_STREAM_MS,
+    afterDoneMs: s.RELAY_AFTER_DONE_MS,
+  };
 }

@@ -136,7 +136,8 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
         if (next.done) {
           const out = rewriteAll(parser.end());
           if (out) await writeText(out);
-          if (!failure && !sawDone && chunks.finishReason === null) failure = { status: 502, message: `Carrier ${provider} ended the stream before finishing.` };
+          if (!failure && !sawDone && chunks.finishReason === null)
+            failure = { status: 502, message: `Carrier ${provider} ended the stream before finishing.` };
           break;
         }
         received += next.value.byteLength;

@@ -5,7 +5,7 @@
 export function textPieces(text: string, max: number): string[] {
   if (text.length <= max) return [text];
   const pieces: string[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     let end = Math.min(text.length, i + max);
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last < 0xdc00) end += end - 1 > i ? -1 : 1; // keep the pair whole

@@ -8,7 +8,8 @@ import { ApiError } from "./errors";
  */
 export async function readJsonObject(req: Request, maxBytes: number): Promise<{ json: Record<string, unknown>; bytes: number }> {
   const read = await readBodyLimited(req, maxBytes, { keepUnread: true });
-  if (read === "too_large") throw new ApiError(413, `Request body too large: the limit is ${maxBytes} bytes${maxBytes >= 1024 * 1024 ? ` (${maxBytes / 1024 / 1024} MiB)` : ""}.`);
+  if (read === "too_large")
+    throw new ApiError(413, `Request body too large: the limit is ${maxBytes} bytes${maxBytes >= 1024 * 1024 ? ` (${maxBytes / 1024 / 1024} MiB)` : ""}.`);
   let json: unknown;
   try {
     json = JSON.parse(read.text);

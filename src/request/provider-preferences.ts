@@ -24,7 +24,10 @@ const cutoff = z.union([z.number().nonnegative(), percentiles]).nullish();
 /** USD: the contract types these as strings; OpenRouter's clients also send numbers. */
 const usd = z.union([
   z.number().nonnegative(),
-  z.string().regex(/^\d+(\.\d+)?$/, "must be a non-negative decimal number").transform(Number),
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "must be a non-negative decimal number")
+    .transform(Number),
 ]);
 
 export const providerPreferences = z
@@ -38,12 +41,7 @@ export const providerPreferences = z
     zdr: z.boolean().nullish(),
     enforce_distillable_text: z.boolean().nullish(),
     quantizations: z.array(z.enum(QUANTIZATIONS)).nullish(),
-    sort: z
-      .union([
-        z.enum(SORTS),
-        z.strictObject({ by: z.enum(SORTS).nullish(), partition: z.enum(["model", "none"]).nullish() }),
-      ])
-      .nullish(),
+    sort: z.union([z.enum(SORTS), z.strictObject({ by: z.enum(SORTS).nullish(), partition: z.enum(["model", "none"]).nullish() })]).nullish(),
     max_price: z
       .strictObject({ prompt: usd.optional(), completion: usd.optional(), request: usd.optional(), image: usd.optional(), audio: usd.optional() })
       .nullish(),

@@ -32,7 +32,10 @@ export const routerFieldsShape = {
     })
     .optional(),
   debug: z.object({ echo_upstream_body: z.boolean().optional() }).optional(),
-  stop_server_tools_when: z.array(z.looseObject({ type: z.string() })).min(1).optional(),
+  stop_server_tools_when: z
+    .array(z.looseObject({ type: z.string() }))
+    .min(1)
+    .optional(),
   // Refused rather than ignored: the caller would get answers without the search, moderation or healing
   // it asked for, and could not tell. An explicitly disabled plugin changes nothing and is accepted.
   plugins: z
@@ -40,7 +43,11 @@ export const routerFieldsShape = {
     .superRefine((plugins, ctx) => {
       const i = plugins.findIndex((p) => p.enabled !== false);
       if (i >= 0)
-        ctx.addIssue({ code: "custom", path: [i], message: `plugins are not available on this router yet: \`${plugins[i]!.id}\` would not run. Leave it out, or set \`enabled: false\`.` });
+        ctx.addIssue({
+          code: "custom",
+          path: [i],
+          message: `plugins are not available on this router yet: \`${plugins[i]!.id}\` would not run. Leave it out, or set \`enabled: false\`.`,
+        });
     })
     .optional(),
   // Refused: presets are not stored here, and ignoring one would serve a different model or prompt than the preset names.

@@ -39,7 +39,9 @@ const functionTool = z.looseObject({
 const toolChoice = z.union(
   [
     z.enum(["none", "auto", "required"]),
-    z.looseObject({ type: z.string(), function: z.looseObject({ name: z.string() }).optional() }).refine((c) => c.type !== "function" || c.function !== undefined, "a `function` tool choice names `function.name`"),
+    z
+      .looseObject({ type: z.string(), function: z.looseObject({ name: z.string() }).optional() })
+      .refine((c) => c.type !== "function" || c.function !== undefined, "a `function` tool choice names `function.name`"),
   ],
   { error: 'must be "none", "auto", "required" or {type: "function", function: {name}}' },
 );
@@ -49,7 +51,10 @@ const responseFormat = z.discriminatedUnion(
   [
     z.looseObject({ type: z.literal("text") }),
     z.looseObject({ type: z.literal("json_object") }),
-    z.looseObject({ type: z.literal("json_schema"), json_schema: z.looseObject({ name: z.string(), schema: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().nullable().optional() }) }),
+    z.looseObject({
+      type: z.literal("json_schema"),
+      json_schema: z.looseObject({ name: z.string(), schema: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().nullable().optional() }),
+    }),
     z.looseObject({ type: z.literal("grammar"), grammar: z.string() }),
     z.looseObject({ type: z.literal("python") }),
   ],
@@ -69,7 +74,10 @@ export const standardParametersShape = {
   logit_bias: z.record(z.string(), z.number()).nullable().optional(),
   logprobs: z.boolean().nullable().optional(),
   top_logprobs: int(0, 20),
-  stop: z.union([z.string(), z.array(z.string()).max(4, "at most 4 stop sequences")], { error: "must be a string or an array of at most 4 strings" }).nullable().optional(),
+  stop: z
+    .union([z.string(), z.array(z.string()).max(4, "at most 4 stop sequences")], { error: "must be a string or an array of at most 4 strings" })
+    .nullable()
+    .optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
   response_format: responseFormat.nullable().optional(),
   tools: z.array(tool).nullable().optional(),
@@ -92,7 +100,10 @@ export const standardParametersShape = {
     .optional(),
   prompt_cache_key: z.string().nullable().optional(),
   service_tier: z.enum(["auto", "default", "fast", "flex", "priority", "scale"]).nullable().optional(),
-  prediction: z.looseObject({ type: z.literal("content"), content: z.union([z.string(), z.array(z.unknown())]) }).nullable().optional(),
+  prediction: z
+    .looseObject({ type: z.literal("content"), content: z.union([z.string(), z.array(z.unknown())]) })
+    .nullable()
+    .optional(),
   // Not in the contract, but forwarded and billed per choice (the hold multiplies by them).
   n: z.int().min(1, "must be at least 1").nullable().optional(),
   best_of: z.int().min(1, "must be at least 1").nullable().optional(),

@@ -148,8 +148,7 @@ export function estimatePromptTokens(body: ChatRequest, partTokens: PartTokens):
     if (typeof m.content === "string") bytes += utf8Bytes(m.content);
     else if (Array.isArray(m.content)) for (const part of m.content) if (typeof part.text === "string") bytes += utf8Bytes(part.text);
     if (Array.isArray(m.tool_calls))
-      for (const call of m.tool_calls as unknown[])
-        if (isObj(call) && isObj(call.function)) bytes += text(call.function.name) + text(call.function.arguments);
+      for (const call of m.tool_calls as unknown[]) if (isObj(call) && isObj(call.function)) bytes += text(call.function.name) + text(call.function.arguments);
   }
   for (const field of ["tools", "tool_choice", "response_format", "functions", "function_call"] as const) {
     const v = (body as Obj)[field];

@@ -69,14 +69,27 @@ function filters(p: ProviderPreferences, facts: RequestFacts): Filter[] {
   if (p.only) out.push({ name: "only", keep: (e) => names(e, p.only!), why: "no carrier in `only` serves this model" });
   if (p.ignore) out.push({ name: "ignore", keep: (e) => !names(e, p.ignore!), why: "every carrier of this model is in `ignore`" });
   if (p.quantizations)
-    out.push({ name: "quantizations", keep: (e) => p.quantizations!.some((q) => q === (e.quantization ?? "unknown")), why: "no carrier serves this model at the quantizations allowed" });
+    out.push({
+      name: "quantizations",
+      keep: (e) => p.quantizations!.some((q) => q === (e.quantization ?? "unknown")),
+      why: "no carrier serves this model at the quantizations allowed",
+    });
   // A carrier without a declared data policy is treated as collecting: it cannot be vouched for.
   if (p.data_collection === "deny")
-    out.push({ name: "data_collection", keep: (e) => e.providerEntry.data_policy?.retains_prompts === false && e.providerEntry.data_policy.trains_on_prompts === false, why: "every carrier of this model retains or trains on prompts" });
-  if (p.zdr === true) out.push({ name: "zdr", keep: (e) => e.providerEntry.data_policy?.zdr === true, why: "no carrier of this model has zero data retention" });
+    out.push({
+      name: "data_collection",
+      keep: (e) => e.providerEntry.data_policy?.retains_prompts === false && e.providerEntry.data_policy.trains_on_prompts === false,
+      why: "every carrier of this model retains or trains on prompts",
+    });
+  if (p.zdr === true)
+    out.push({ name: "zdr", keep: (e) => e.providerEntry.data_policy?.zdr === true, why: "no carrier of this model has zero data retention" });
   if (p.require_parameters === true) {
     const missing = (e: PricedEndpoint) => facts.parameters.filter((x) => !e.supportedParameters.includes(x));
-    out.push({ name: "require_parameters", keep: (e) => missing(e).length === 0, why: `no carrier of this model supports every parameter sent (${facts.parameters.join(", ")})` });
+    out.push({
+      name: "require_parameters",
+      keep: (e) => missing(e).length === 0,
+      why: `no carrier of this model supports every parameter sent (${facts.parameters.join(", ")})`,
+    });
   }
   const max = p.max_price;
   if (max) {
@@ -105,7 +118,8 @@ function sortBy(list: PricedEndpoint[], p: ProviderPreferences, facts: RequestFa
     const sign = kind === "throughput" ? -1 : 1;
     const figure = (e: PricedEndpoint) => facts.health!(e)?.[kind]?.p50;
     return [...list].sort((a, b) => {
-      const fa = figure(a), fb = figure(b);
+      const fa = figure(a),
+        fb = figure(b);
       if (fa === undefined || fb === undefined) return (fa === undefined ? 1 : 0) - (fb === undefined ? 1 : 0);
       return sign * (fa - fb);
     });
@@ -129,7 +143,8 @@ function missesCutoff(figures: Percentiles | undefined, cutoff: Cutoff, worse: (
   if (cutoff == null || !figures) return false;
   const cutoffs: { [k in keyof Percentiles]?: number | null } = typeof cutoff === "number" ? { p50: cutoff } : cutoff;
   return (["p50", "p75", "p90", "p99"] as const).some((k) => {
-    const c = cutoffs[k], v = figures[k];
+    const c = cutoffs[k],
+      v = figures[k];
     return c != null && v !== undefined && worse(v, c);
   });
 }

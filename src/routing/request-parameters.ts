@@ -5,10 +5,30 @@
  * also needs `structured_outputs`.
  */
 const PARAMETERS = [
-  "temperature", "top_p", "top_k", "min_p", "top_a", "frequency_penalty", "presence_penalty", "repetition_penalty",
-  "max_tokens", "logit_bias", "logprobs", "top_logprobs", "seed", "response_format", "structured_outputs", "stop",
-  "tools", "tool_choice", "parallel_tool_calls", "include_reasoning", "reasoning", "reasoning_effort",
-  "web_search_options", "verbosity",
+  "temperature",
+  "top_p",
+  "top_k",
+  "min_p",
+  "top_a",
+  "frequency_penalty",
+  "presence_penalty",
+  "repetition_penalty",
+  "max_tokens",
+  "logit_bias",
+  "logprobs",
+  "top_logprobs",
+  "seed",
+  "response_format",
+  "structured_outputs",
+  "stop",
+  "tools",
+  "tool_choice",
+  "parallel_tool_calls",
+  "include_reasoning",
+  "reasoning",
+  "reasoning_effort",
+  "web_search_options",
+  "verbosity",
 ] as const;
 
 /** The parameter names a request body sets (null and absent fields are not sent). */

@@ -34,7 +34,13 @@ export type RoutePlan = {
  * is tried once, for that earlier candidate. `unsupported` lists models that do not take a kind of media part the request carries, `tooLong` models without room for it,
  * `emptied` those the preferences emptied.
  */
-export function planRoute(candidates: Candidate[], endpointsOf: (modelId: string) => PricedEndpoint[], body: ChatRequest, facts: RequestFacts, policy: RoutePolicy): RoutePlan {
+export function planRoute(
+  candidates: Candidate[],
+  endpointsOf: (modelId: string) => PricedEndpoint[],
+  body: ChatRequest,
+  facts: RequestFacts,
+  policy: RoutePolicy,
+): RoutePlan {
   const plan: RoutePlan = { endpoints: [], unsupported: [], candidateOf: new Map(), emptied: [], tooLong: [] };
   const ordered = !!body.provider?.order?.length;
   for (const c of candidates) {

@@ -15,7 +15,13 @@ export function metadataLevel(headers: Headers): "enabled" | "disabled" | { inva
  * The contract's OpenRouterMetadata: what was asked for, how it was routed, the endpoints the request
  * could use (in the order they would be tried, the one that served marked) and every attempt made.
  */
-export function routingMetadata(m: { requested: string; strategy: Strategy; available: PricedEndpoint[]; selected: PricedEndpoint | null; attempts: RouterAttempt[] }) {
+export function routingMetadata(m: {
+  requested: string;
+  strategy: Strategy;
+  available: PricedEndpoint[];
+  selected: PricedEndpoint | null;
+  attempts: RouterAttempt[];
+}) {
   const selectedName = m.selected?.providerEntry.name ?? "none";
   return {
     requested: m.requested,

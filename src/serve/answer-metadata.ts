@@ -12,7 +12,13 @@ export function answerFacts(rc: RequestContext, selected: PricedEndpoint): Answe
     created: Math.floor(rc.startedAt / 1000),
     metadata: () =>
       rc.metadata
-        ? routingMetadata({ requested: rc.requestedModel, strategy: rc.strategy ?? "direct", available: rc.metadata.available, selected, attempts: rc.attempts.attemptsSoFar() })
+        ? routingMetadata({
+            requested: rc.requestedModel,
+            strategy: rc.strategy ?? "direct",
+            available: rc.metadata.available,
+            selected,
+            attempts: rc.attempts.attemptsSoFar(),
+          })
         : null,
   };
 }

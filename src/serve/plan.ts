@@ -23,7 +23,12 @@ export type Plan = RoutePlan & { candidates: Candidate[]; /** The caller asked f
  */
 export async function planRequest(rc: RequestContext, body: ChatRequest, catalog: Catalog, headers: Headers): Promise<Plan> {
   // `:nitro` / `:floor` ask for a sort; answers name ids as sent.
-  const chosen = candidateModels(body.model, body.models, { has: (id) => catalog.model(id) !== undefined, resolve: (id) => catalog.resolve(id)?.id }, AUTO_MODEL);
+  const chosen = candidateModels(
+    body.model,
+    body.models,
+    { has: (id) => catalog.model(id) !== undefined, resolve: (id) => catalog.resolve(id)?.id },
+    AUTO_MODEL,
+  );
   rc.requestedModel = body.model ?? body.models?.[0] ?? catalog.file.default_model;
   rc.model = "unknown" in chosen ? rc.requestedModel : chosen.candidates[0]!.answerAs;
   if ("unknown" in chosen) throw new ApiError(400, `Model ${chosen.unknown} is not in the catalog. GET /api/v1/models lists the available models.`);

@@ -11,10 +11,15 @@ export function rateLimited(hit: FreeLimitHit, modelId: string, creditsUrl: stri
     hit.window === "minute"
       ? `Rate limit exceeded: at most ${hit.limit} requests a minute to free models per account (${modelId} is free). Retry after ${reset}.`
       : `Rate limit exceeded: at most ${hit.limit} requests a UTC day to free models per account; the count resets at ${reset}. Accounts that have bought more credits may get a higher daily limit (${creditsUrl}); paid models are not limited.`;
-  return new ApiError(429, message, { error_type: "rate_limit_exceeded", window: hit.window }, {
-    "X-RateLimit-Limit": String(hit.limit),
-    "X-RateLimit-Remaining": "0",
-    "X-RateLimit-Reset": String(hit.resetAt),
-    "Retry-After": String(hit.retryAfterS),
-  });
+  return new ApiError(
+    429,
+    message,
+    { error_type: "rate_limit_exceeded", window: hit.window },
+    {
+      "X-RateLimit-Limit": String(hit.limit),
+      "X-RateLimit-Remaining": "0",
+      "X-RateLimit-Reset": String(hit.resetAt),
+      "Retry-After": String(hit.retryAfterS),
+    },
+  );
 }

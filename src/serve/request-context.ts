@@ -50,7 +50,13 @@ export function newGenerationId(): string {
  * its headers say, and a promise held under waitUntil from the start and resolved once it is settled,
  * so a caller leaving cannot cut settling short.
  */
-export function newRequestContext(env: Env, ctx: Pick<ExecutionContext, "waitUntil">, caller: Caller, headers: Headers, onAttempt: (a: CarrierAttempt) => void): RequestContext {
+export function newRequestContext(
+  env: Env,
+  ctx: Pick<ExecutionContext, "waitUntil">,
+  caller: Caller,
+  headers: Headers,
+  onAttempt: (a: CarrierAttempt) => void,
+): RequestContext {
   const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
   let markSettled = () => {};
   waitUntil(new Promise<void>((resolve) => (markSettled = resolve)));

@@ -69,9 +69,25 @@ async function read(protocol: CallerProtocol, req: Request): Promise<{ body: Cha
   }
 }
 
-async function serveAnswer(rc: RequestContext, body: ChatRequest, plan: Plan, endpoints: PricedEndpoint[], protocol: CallerProtocol, signal: AbortSignal): Promise<Answered> {
+async function serveAnswer(
+  rc: RequestContext,
+  body: ChatRequest,
+  plan: Plan,
+  endpoints: PricedEndpoint[],
+  protocol: CallerProtocol,
+  signal: AbortSignal,
+): Promise<Answered> {
   const userHash = await userHashOf(rc, body);
-  const served = await dispatch(rc.env, label(rc, plan), endpoints, carrierBodies(body, false, userHash), false, (call, e) => readAnswer(call, carrierProtocol(e)), rc.attempts, signal);
+  const served = await dispatch(
+    rc.env,
+    label(rc, plan),
+    endpoints,
+    carrierBodies(body, false, userHash),
+    false,
+    (call, e) => readAnswer(call, carrierProtocol(e)),
+    rc.attempts,
+    signal,
+  );
   servedBy(rc, plan, served.endpoint);
   const account = accountAnswer(body, served.endpoint, served.value, Date.now());
   const json = protocol.answer(served.value, { tokens: account.tokens, costNano: account.charged.costNano }, answerFacts(rc, served.endpoint));
@@ -79,12 +95,28 @@ async function serveAnswer(rc: RequestContext, body: ChatRequest, plan: Plan, en
   return { response, outcome: servedOutcome(account) };
 }
 
-async function serveStream(rc: RequestContext, body: ChatRequest, plan: Plan, endpoints: PricedEndpoint[], protocol: CallerProtocol, signal: AbortSignal): Promise<Answered> {
+async function serveStream(
+  rc: RequestContext,
+  body: ChatRequest,
+  plan: Plan,
+  endpoints: PricedEndpoint[],
+  protocol: CallerProtocol,
+  signal: AbortSignal,
+): Promise<Answered> {
   const userHash = await userHashOf(rc, body);
-  const served = await dispatch(rc.env, label(rc, plan), endpoints, carrierBodies(body, true, userHash), true, async (call, e) => {
-    if (!call.response.body || !carrierProtocol(e).isEventStream(call.response.headers.get("content-type") ?? ""))
-      throw new UnusableAnswer("the carrier did not answer with an event stream");
-  }, rc.attempts, signal);
+  const served = await dispatch(
+    rc.env,
+    label(rc, plan),
+    endpoints,
+    carrierBodies(body, true, userHash),
+    true,
+    async (call, e) => {
+      if (!call.response.body || !carrierProtocol(e).isEventStream(call.response.headers.get("content-type") ?? ""))
+        throw new UnusableAnswer("the carrier did not answer with an event stream");
+    },
+    rc.attempts,
+    signal,
+  );
   servedBy(rc, plan, served.endpoint);
   const { readable, outcome } = relayStream(
     served.call,
@@ -99,7 +131,9 @@ async function serveStream(rc: RequestContext, body: ChatRequest, plan: Plan, en
     },
     signal,
   );
-  const response = new Response(readable, { headers: { "content-type": protocol.streamContentType, "cache-control": "no-cache", "x-generation-id": rc.genId } });
+  const response = new Response(readable, {
+    headers: { "content-type": protocol.streamContentType, "cache-control": "no-cache", "x-generation-id": rc.genId },
+  });
   return { response, outcome };
 }
 

@@ -22,12 +22,22 @@ export function settle(rc: RequestContext, outcome: Outcome): Promise<void> {
   if (rc.settled) throw new SettledTwice(rc.genId);
   rc.settled = true;
   const endedAt = Date.now();
-  const attempts = rc.attempts.final({ status: outcome.status, firstTokenAt: outcome.firstTokenAt, completionTokens: outcome.completionTokens, endedAt, streamed: rc.stream });
+  const attempts = rc.attempts.final({
+    status: outcome.status,
+    firstTokenAt: outcome.firstTokenAt,
+    completionTokens: outcome.completionTokens,
+    endedAt,
+    streamed: rc.stream,
+  });
   const record = generationRecord(rc, outcome, endedAt, attempts);
   rc.attempts.settled(attempts);
   const { accountId, key } = rc.caller;
   const p = accountLedger(rc.env, accountId)
-    .settle(rc.ticket, { genId: rc.genId, keyHash: key.hash, costNano: outcome.costNano, record, servedPriced: rc.served !== null && !isFree(rc.served) }, rc.waitUntil)
+    .settle(
+      rc.ticket,
+      { genId: rc.genId, keyHash: key.hash, costNano: outcome.costNano, record, servedPriced: rc.served !== null && !isFree(rc.served) },
+      rc.waitUntil,
+    )
     .catch(() => {}) // logged where the batch failed
     .finally(rc.markSettled);
   rc.waitUntil(p);

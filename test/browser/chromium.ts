@@ -5,7 +5,14 @@ import { chromium, type BrowserContext } from "playwright-core";
 
 /** Debian's `chromium` package (`apt-get install -y chromium`); CHROMIUM_PATH overrides. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-export const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 export const SCREENSHOTS = "test-results/screenshots";
 
 export type Chromium = { context: BrowserContext; close(): Promise<void> };

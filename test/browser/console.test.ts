@@ -83,7 +83,10 @@ describe("web console in Chromium", () => {
     expect(filtered).toBeGreaterThan(0);
     expect(filtered).toBeLessThan(all);
 
-    await page.getByRole("link", { name: /Llama 3\.1 8B/ }).first().click();
+    await page
+      .getByRole("link", { name: /Llama 3\.1 8B/ })
+      .first()
+      .click();
     await page.waitForURL("**/models/meta-llama/**");
     expect(await page.getByRole("table").locator("tbody tr").count()).toBeGreaterThan(0);
     await shot(page, "model");
@@ -131,7 +134,10 @@ describe("web console in Chromium", () => {
     expect(await page.getByText(`${key.slice(0, 12)}...${key.slice(-3)}`).count()).toBe(1);
 
     // The key with the openai client.
-    const completion = await client(key).chat.completions.create({ model: "meta-llama/llama-3.1-8b-instruct", messages: [{ role: "user", content: "Hello from the browser test [sim tokens=12]" }] });
+    const completion = await client(key).chat.completions.create({
+      model: "meta-llama/llama-3.1-8b-instruct",
+      messages: [{ role: "user", content: "Hello from the browser test [sim tokens=12]" }],
+    });
     const cost = (completion.usage as unknown as { cost: number }).cost;
     expect(cost).toBeGreaterThan(0);
 
@@ -160,7 +166,10 @@ describe("web console in Chromium", () => {
     await shot(page, "keys");
     const err = await client(key)
       .chat.completions.create({ model: "meta-llama/llama-3.1-8b-instruct", messages: [{ role: "user", content: "x" }] })
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(APIError);
     expect((err as APIError).status).toBe(401);
     await page.close();

@@ -65,16 +65,32 @@ describe("npm run admin", () => {
     expect(self.data.is_management_key).toBe(true);
     const made = await fetch(`${service.url}/api/v1/keys`, { method: "POST", headers: auth, body: JSON.stringify({ name: "from the cli's key" }) });
     expect(made.status).toBe(201);
-    const chat = await fetch(`${service.url}/api/v1/chat/completions`, { method: "POST", headers: auth, body: JSON.stringify({ model: "openai/gpt-oss-20b", messages: [{ role: "user", content: "x" }] }) });
+    const chat = await fetch(`${service.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ model: "openai/gpt-oss-20b", messages: [{ role: "user", content: "x" }] }),
+    });
     expect(chat.status).toBe(403);
     // A management key takes no limit.
-    expect(await admin("create-key", "--account", email, "--management", "--limit", "5")).toEqual({ code: 2, out: { error: "--management keys take no --limit: they run no completions" } });
+    expect(await admin("create-key", "--account", email, "--management", "--limit", "5")).toEqual({
+      code: 2,
+      out: { error: "--management keys take no --limit: they run no completions" },
+    });
   });
 
   it("refuses bad amounts before sending anything (exit 2, a JSON error)", async () => {
-    expect(await admin("create-account", "--email", "neg@example.test", "--credits=-1")).toEqual({ code: 2, out: { error: "--credits must be a non-negative number of USD" } });
-    expect(await admin("grant-credits", "--account", "x@example.test", "--usd", "0")).toEqual({ code: 2, out: { error: "--usd must be a positive number of USD" } });
-    expect(await admin("set-key-limit", "--hash", "f".repeat(64), "--limit", "lots")).toEqual({ code: 2, out: { error: "--limit must be a positive number of USD" } });
+    expect(await admin("create-account", "--email", "neg@example.test", "--credits=-1")).toEqual({
+      code: 2,
+      out: { error: "--credits must be a non-negative number of USD" },
+    });
+    expect(await admin("grant-credits", "--account", "x@example.test", "--usd", "0")).toEqual({
+      code: 2,
+      out: { error: "--usd must be a positive number of USD" },
+    });
+    expect(await admin("set-key-limit", "--hash", "f".repeat(64), "--limit", "lots")).toEqual({
+      code: 2,
+      out: { error: "--limit must be a positive number of USD" },
+    });
     expect((await admin("show-account", "--account", "neg@example.test")).code).toBe(1); // never created
   });
 });

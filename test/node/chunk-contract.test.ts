@@ -8,7 +8,8 @@ import { validateResponse } from "../contract/contract.ts";
 // router relays must conform whichever way the chunk is rewritten: parsed (the first chunk) or by
 // swapping the known head (every later one).
 const endpoint = { inputNano: 100, outputNano: 200 } as PricedEndpoint;
-const chunk = (fields: Record<string, unknown>) => JSON.stringify({ id: "up-1", object: "chat.completion.chunk", created: 1700000000, model: "up-model", ...fields });
+const chunk = (fields: Record<string, unknown>) =>
+  JSON.stringify({ id: "up-1", object: "chat.completion.chunk", created: 1700000000, model: "up-model", ...fields });
 const relayed = (datas: string[]) => {
   const rewriter = new ChunkRewriter("gen-abc", "meta-llama/llama-3.1-8b-instruct", "Simulated", endpoint);
   return datas.map((data) => {

@@ -4,7 +4,18 @@ import catalogJson from "../../catalog.json";
 import { checkResponse, type Checked } from "../contract/check-response.ts";
 import { validateResponse } from "../contract/contract.ts";
 import { SHARED_CONTRACT, VENDORED_CONTRACT } from "../contract/contract-file.ts";
-import { bearer, localD1, newAccount, newKey, newManagementKey, postChat, startServiceFixture, storedGenerationIds, waitForGeneration, type ServiceFixture } from "./service-fixture.ts";
+import {
+  bearer,
+  localD1,
+  newAccount,
+  newKey,
+  newManagementKey,
+  postChat,
+  startServiceFixture,
+  storedGenerationIds,
+  waitForGeneration,
+  type ServiceFixture,
+} from "./service-fixture.ts";
 
 // Every response of every endpoint the service answers, success and error, JSON and each stream
 // chunk, validated against the schemas of OpenRouter's contract (test/contract/contract.ts), against
@@ -22,7 +33,10 @@ const LLAMA = "meta-llama/llama-3.1-8b-instruct"; // no reasoning
 const GPT_OSS = "openai/gpt-oss-20b"; // reasoning (`reasoning`)
 const R1 = "deepseek/deepseek-r1-0528"; // reasoning, played as `reasoning_content`
 const UNKNOWN_KEY = "sk-sy-v1-" + "0".repeat(64);
-const LOOKUP_TOOL = { type: "function", function: { name: "lookup", description: "Look a word up", parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } } };
+const LOOKUP_TOOL = {
+  type: "function",
+  function: { name: "lookup", description: "Look a word up", parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } },
+};
 
 beforeAll(async () => {
   f = await startServiceFixture("contract");
@@ -82,13 +96,17 @@ describe("the contract file", () => {
   it("the validator refuses what the contract does not allow", () => {
     const error = { error: { code: 400, message: "x" } };
     expect(validateResponse("/generation", "GET", 400, "application/json", error)).toEqual([expect.stringMatching(/status not documented/)]);
-    expect(validateResponse("/credits", "GET", 200, "text/html", { data: { total_credits: 1, total_usage: 0 } })).toEqual([expect.stringMatching(/content type/)]);
+    expect(validateResponse("/credits", "GET", 200, "text/html", { data: { total_credits: 1, total_usage: 0 } })).toEqual([
+      expect.stringMatching(/content type/),
+    ]);
     expect(validateResponse("/credits", "GET", 200, "application/json", { data: { total_credits: 1 } })).toEqual([expect.stringMatching(/total_usage/)]);
     expect(validateResponse("/chat/completions", "POST", 200, "text/event-stream", { data: { id: "x", choices: [] } }).length).toBeGreaterThan(0);
     // The one status the spec requires and the contract cannot list: 404 for a route that does not exist.
     expect(validateResponse("/nope", "GET", 404, "application/json", { error: { code: 404, message: "Not found" } })).toEqual([]);
     expect(validateResponse("/nope", "GET", 404, "application/json", { message: "Not found" }).length).toBeGreaterThan(0);
-    expect(validateResponse("/nope", "GET", 500, "application/json", { error: { code: 500, message: "x" } })).toEqual([expect.stringMatching(/no such operation/)]);
+    expect(validateResponse("/nope", "GET", 500, "application/json", { error: { code: 500, message: "x" } })).toEqual([
+      expect.stringMatching(/no such operation/),
+    ]);
   });
 });
 
@@ -195,7 +213,10 @@ describe("a request that falls back to another model, with routing metadata", ()
   // Every carrier of the first model fails; the second model serves. The answer, each chunk and the record name it.
   const FIRST = "mistralai/mistral-nemo"; // deepinfra, nebius
   const SECOND = "qwen/qwen3-32b"; // none of FIRST's carriers
-  const outage = catalogJson.models.find((m) => m.id === FIRST)!.endpoints.map((e) => `[sim carrier=${e.provider} status=503]`).join(" ");
+  const outage = catalogJson.models
+    .find((m) => m.id === FIRST)!
+    .endpoints.map((e) => `[sim carrier=${e.provider} status=503]`)
+    .join(" ");
   const META = { "x-openrouter-metadata": "enabled" };
   it.each([false, true])("stream: %s", async (stream) => {
     const res = await postChat(f, rich.key, { model: FIRST, models: [SECOND], stream, ...chatBody(`x ${outage}`) }, META);
@@ -205,7 +226,11 @@ describe("a request that falls back to another model, with routing metadata", ()
     expect(c.status).toBe(200);
     const meta = stream ? c.events.at(-2).openrouter_metadata : c.json.openrouter_metadata;
     expect(meta).toMatchObject({ requested: FIRST, strategy: "fallback", attempt: 3 });
-    expect(meta.attempts.map((a: { model: string; status: number }) => [a.model, a.status])).toEqual([[FIRST, 503], [FIRST, 503], [SECOND, 200]]);
+    expect(meta.attempts.map((a: { model: string; status: number }) => [a.model, a.status])).toEqual([
+      [FIRST, 503],
+      [FIRST, 503],
+      [SECOND, 200],
+    ]);
     const g = (await checkGeneration(rich.key, id)).json.data;
     expect(g).toMatchObject({ model: SECOND, status: 200, routing_strategy: "fallback" });
     expect(g.provider_responses.map((r: { status: number }) => r.status)).toEqual([503, 503, 200]);
@@ -264,7 +289,14 @@ const withKey = (init: RequestInit, key: string): RequestInit => ({ ...init, hea
 const ERRORS: ErrorCase[] = [
   { name: "body not JSON", status: 400, method: "POST", path: "/chat/completions", init: () => post(rich.key, "{not json") },
   { name: "empty messages", status: 400, method: "POST", path: "/chat/completions", init: () => post(rich.key, { model: LLAMA, messages: [] }) },
-  { name: "unknown model", status: 400, method: "POST", path: "/chat/completions", init: () => post(rich.key, { model: "nobody/nothing", ...chatBody("x") }), message: /not in the catalog/ },
+  {
+    name: "unknown model",
+    status: 400,
+    method: "POST",
+    path: "/chat/completions",
+    init: () => post(rich.key, { model: "nobody/nothing", ...chatBody("x") }),
+    message: /not in the catalog/,
+  },
   { name: "bad /models query", status: 400, method: "GET", path: "/models?limit=0", init: () => ({}) },
   ...KEYED.flatMap(([method, path, init]): ErrorCase[] => [
     { name: `${path}: no key`, status: 401, method, path, init },
@@ -272,28 +304,105 @@ const ERRORS: ErrorCase[] = [
     { name: `${path}: disabled key`, status: 401, method, path, init: () => withKey(init(), disabledKey) },
     { name: `${path}: expired key`, status: 401, method, path, init: () => withKey(init(), expiredKey), message: /expired at 1970-01-01T00:00:00\.001Z/ },
   ]),
-  ...KEYED.filter(([, path]) => path.startsWith("/keys")).map(([method, path, init]): ErrorCase => ({ name: `${path}: not a management key`, status: 403, method, path, init: () => withKey(init(), rich.key), message: /management keys/ })),
-  { name: "a management key runs no completions", status: 403, method: "POST", path: "/chat/completions", init: () => post(managementKey, { model: LLAMA, ...chatBody("x") }), message: /management key/ },
+  ...KEYED.filter(([, path]) => path.startsWith("/keys")).map(([method, path, init]): ErrorCase => ({
+    name: `${path}: not a management key`,
+    status: 403,
+    method,
+    path,
+    init: () => withKey(init(), rich.key),
+    message: /management keys/,
+  })),
+  {
+    name: "a management key runs no completions",
+    status: 403,
+    method: "POST",
+    path: "/chat/completions",
+    init: () => post(managementKey, { model: LLAMA, ...chatBody("x") }),
+    message: /management key/,
+  },
   { name: "create a key: unknown field", status: 400, method: "POST", path: "/keys", init: () => post(managementKey, { name: "x", colour: "red" }) },
   { name: "create a key: bad limit_reset", status: 400, method: "POST", path: "/keys", init: () => post(managementKey, { name: "x", limit_reset: "hourly" }) },
-  { name: "create a key: expires_at not in UTC", status: 400, method: "POST", path: "/keys", init: () => post(managementKey, { name: "x", expires_at: "2099-01-01T00:00:00+02:00" }) },
+  {
+    name: "create a key: expires_at not in UTC",
+    status: 400,
+    method: "POST",
+    path: "/keys",
+    init: () => post(managementKey, { name: "x", expires_at: "2099-01-01T00:00:00+02:00" }),
+  },
   { name: "list keys: bad offset", status: 400, method: "GET", path: "/keys?offset=-1", init: () => withKey({}, managementKey) },
-  { name: "update a key: empty body", status: 400, method: "PATCH", path: `/keys/${"0".repeat(64)}`, init: () => ({ ...post(managementKey, {}), method: "PATCH" }) },
+  {
+    name: "update a key: empty body",
+    status: 400,
+    method: "PATCH",
+    path: `/keys/${"0".repeat(64)}`,
+    init: () => ({ ...post(managementKey, {}), method: "PATCH" }),
+  },
   { name: "unknown key hash", status: 404, method: "GET", path: `/keys/${"0".repeat(64)}`, init: () => withKey({}, managementKey) },
-  { name: "update an unknown key", status: 404, method: "PATCH", path: `/keys/${"0".repeat(64)}`, init: () => ({ ...post(managementKey, { name: "y" }), method: "PATCH" }) },
+  {
+    name: "update an unknown key",
+    status: 404,
+    method: "PATCH",
+    path: `/keys/${"0".repeat(64)}`,
+    init: () => ({ ...post(managementKey, { name: "y" }), method: "PATCH" }),
+  },
   { name: "delete an unknown key", status: 404, method: "DELETE", path: `/keys/${"0".repeat(64)}`, init: () => withKey({}, managementKey) },
-  { name: "no balance for a paid model", status: 402, method: "POST", path: "/chat/completions", init: () => post(broke.key, { model: LLAMA, ...chatBody("x") }), message: /settings\/credits/ },
-  { name: "key limit reached", status: 402, method: "POST", path: "/chat/completions", init: () => post(spentKey, { model: LLAMA, ...chatBody("x") }), message: /credit limit/ },
+  {
+    name: "no balance for a paid model",
+    status: 402,
+    method: "POST",
+    path: "/chat/completions",
+    init: () => post(broke.key, { model: LLAMA, ...chatBody("x") }),
+    message: /settings\/credits/,
+  },
+  {
+    name: "key limit reached",
+    status: 402,
+    method: "POST",
+    path: "/chat/completions",
+    init: () => post(spentKey, { model: LLAMA, ...chatBody("x") }),
+    message: /credit limit/,
+  },
   { name: "unknown generation", status: 404, method: "GET", path: "/generation?id=gen-doesnotexist0", init: () => withKey({}, rich.key) },
   { name: "generation without an id", status: 404, method: "GET", path: "/generation", init: () => withKey({}, rich.key), message: /id/ },
   { name: "unknown model's endpoints", status: 404, method: "GET", path: "/models/nobody/nothing/endpoints", init: () => ({}) },
   { name: "unknown route", status: 404, method: "GET", path: "/nope", init: () => ({}) },
   { name: "a method the route does not have", status: 404, method: "GET", path: "/chat/completions", init: () => ({}) },
-  { name: "body over 4 MiB", status: 413, method: "POST", path: "/chat/completions", init: () => post(rich.key, { model: LLAMA, ...chatBody("x".repeat(4 * 1024 * 1024)) }) },
-  { name: "carriers rate-limit", status: 429, method: "POST", path: "/chat/completions", init: () => post(rich.key, { model: LLAMA, ...chatBody("x [sim status=429]") }) },
-  { name: "carriers rate-limit a stream", status: 429, method: "POST", path: "/chat/completions", init: () => post(rich.key, { model: LLAMA, stream: true, ...chatBody("x [sim status=429]") }) },
-  { name: "carrier error", status: 502, method: "POST", path: "/chat/completions", init: () => post(rich.key, { model: GPT_OSS, ...chatBody("x [sim status=500]") }), message: /simulated 500/ },
-  { name: "no carrier can serve", status: 503, method: "POST", path: "/chat/completions", init: () => post(rich.key, { model: LLAMA, ...chatBody("x [sim status=503]") }) },
+  {
+    name: "body over 4 MiB",
+    status: 413,
+    method: "POST",
+    path: "/chat/completions",
+    init: () => post(rich.key, { model: LLAMA, ...chatBody("x".repeat(4 * 1024 * 1024)) }),
+  },
+  {
+    name: "carriers rate-limit",
+    status: 429,
+    method: "POST",
+    path: "/chat/completions",
+    init: () => post(rich.key, { model: LLAMA, ...chatBody("x [sim status=429]") }),
+  },
+  {
+    name: "carriers rate-limit a stream",
+    status: 429,
+    method: "POST",
+    path: "/chat/completions",
+    init: () => post(rich.key, { model: LLAMA, stream: true, ...chatBody("x [sim status=429]") }),
+  },
+  {
+    name: "carrier error",
+    status: 502,
+    method: "POST",
+    path: "/chat/completions",
+    init: () => post(rich.key, { model: GPT_OSS, ...chatBody("x [sim status=500]") }),
+    message: /simulated 500/,
+  },
+  {
+    name: "no carrier can serve",
+    status: 503,
+    method: "POST",
+    path: "/chat/completions",
+    init: () => post(rich.key, { model: LLAMA, ...chatBody("x [sim status=503]") }),
+  },
 ];
 
 describe("errors (the spec's error table)", () => {
@@ -311,10 +420,24 @@ describe("key management (/keys) and GET /key of every kind of key", () => {
     check(method, path, body === undefined ? withKey({}, managementKey) : { ...post(managementKey, body), method });
 
   it("create (201, with every optional field), get, list, update, delete: every answer conforms", async () => {
-    const created = await keysApi("POST", "/keys", { name: "ci budget", limit: 5, limit_reset: "weekly", include_byok_in_limit: true, expires_at: "2099-12-31T23:59:59Z" });
+    const created = await keysApi("POST", "/keys", {
+      name: "ci budget",
+      limit: 5,
+      limit_reset: "weekly",
+      include_byok_in_limit: true,
+      expires_at: "2099-12-31T23:59:59Z",
+    });
     conforms(created);
     expect(created.status).toBe(201);
-    expect(created.json.data).toMatchObject({ name: "ci budget", limit: 5, limit_remaining: 5, limit_reset: "weekly", include_byok_in_limit: true, disabled: false, usage: 0 });
+    expect(created.json.data).toMatchObject({
+      name: "ci budget",
+      limit: 5,
+      limit_remaining: 5,
+      limit_reset: "weekly",
+      include_byok_in_limit: true,
+      disabled: false,
+      usage: 0,
+    });
     expect(created.json.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
     const hash = created.json.data.hash as string;
 

@@ -25,7 +25,11 @@ afterAll(async () => {
 const MODEL = "mistralai/mistral-nemo";
 type Endpoint = { provider_name: string; uptime_last_5m: number | null; latency_last_30m: { p50: number } | null };
 const endpoints = async (key?: string) =>
-  ((await (await fetch(`${service.url}/api/v1/models/${MODEL}/endpoints`, key ? { headers: { authorization: `Bearer ${key}` } } : {})).json()) as { data: { endpoints: Endpoint[] } }).data.endpoints;
+  (
+    (await (await fetch(`${service.url}/api/v1/models/${MODEL}/endpoints`, key ? { headers: { authorization: `Bearer ${key}` } } : {})).json()) as {
+      data: { endpoints: Endpoint[] };
+    }
+  ).data.endpoints;
 
 describe("the Cron Trigger under npm start", () => {
   it("folds endpoint health from real traffic's carrier attempts when run", async () => {

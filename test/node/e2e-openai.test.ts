@@ -36,7 +36,10 @@ describe("openai client against the local service", () => {
   });
 
   it("non-stream completion", async () => {
-    const completion = await client(demoKey).chat.completions.create({ model: "meta-llama/llama-3.1-8b-instruct", messages: [{ role: "user", content: "Say hi [sim tokens=5]" }] });
+    const completion = await client(demoKey).chat.completions.create({
+      model: "meta-llama/llama-3.1-8b-instruct",
+      messages: [{ role: "user", content: "Say hi [sim tokens=5]" }],
+    });
     expect(completion.id).toMatch(/^gen-/);
     expect(completion.model).toBe("meta-llama/llama-3.1-8b-instruct");
     expect((completion as unknown as { provider: string }).provider).toBeTypeOf("string");
@@ -47,7 +50,11 @@ describe("openai client against the local service", () => {
 
   it("stream: chunks share one id equal to X-Generation-Id, and the last chunk carries usage with cost", async () => {
     const { data: stream, response } = await client(demoKey)
-      .chat.completions.create({ model: "meta-llama/llama-3.1-8b-instruct", stream: true, messages: [{ role: "user", content: "Stream please [sim tokens=7]" }] })
+      .chat.completions.create({
+        model: "meta-llama/llama-3.1-8b-instruct",
+        stream: true,
+        messages: [{ role: "user", content: "Stream please [sim tokens=7]" }],
+      })
       .withResponse();
     const header = response.headers.get("x-generation-id");
     expect(response.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
@@ -65,15 +72,30 @@ describe("openai client against the local service", () => {
 
   it("SDK errors: 400 for an unknown model, 401 for a bad key, 402 without credits", async () => {
     const expectStatus = async (p: Promise<unknown>, status: number, message: RegExp) => {
-      const err = await p.then(() => undefined, (e: unknown) => e);
+      const err = await p.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(APIError);
       expect((err as APIError).status).toBe(status);
       expect((err as APIError).message).toMatch(message);
     };
-    await expectStatus(client(demoKey).chat.completions.create({ model: "nobody/nothing", messages: [{ role: "user", content: "x" }] }), 400, /not in the catalog/);
-    await expectStatus(client("sk-sy-v1-" + "0".repeat(64)).chat.completions.create({ model: "openai/gpt-oss-20b", messages: [{ role: "user", content: "x" }] }), 401, /Invalid API key/);
+    await expectStatus(
+      client(demoKey).chat.completions.create({ model: "nobody/nothing", messages: [{ role: "user", content: "x" }] }),
+      400,
+      /not in the catalog/,
+    );
+    await expectStatus(
+      client("sk-sy-v1-" + "0".repeat(64)).chat.completions.create({ model: "openai/gpt-oss-20b", messages: [{ role: "user", content: "x" }] }),
+      401,
+      /Invalid API key/,
+    );
     const broke = await admin.request<{ id: string }>("POST", "/accounts", { email: `broke-${Date.now()}@example.test` });
     const { key } = await admin.request<{ key: string }>("POST", "/keys", { account: broke.id });
-    await expectStatus(client(key).chat.completions.create({ model: "openai/gpt-oss-20b", messages: [{ role: "user", content: "x" }] }), 402, /settings\/credits/);
+    await expectStatus(
+      client(key).chat.completions.create({ model: "openai/gpt-oss-20b", messages: [{ role: "user", content: "x" }] }),
+      402,
+      /settings\/credits/,
+    );
   });
 });

@@ -11,7 +11,11 @@ const T = healthThresholds({}); // defaults: 3 failures in a row, or < 80 % over
 describe("healthThresholds", () => {
   it("reads the vars, falling back to the defaults on unset or invalid values", () => {
     expect(T).toEqual({ consecutiveFailures: 3, outageUptimePercent: 80, minAttempts: 10 });
-    expect(healthThresholds({ HEALTH_CONSECUTIVE_FAILURES: "5", HEALTH_OUTAGE_UPTIME_PERCENT: "50", HEALTH_MIN_ATTEMPTS: "x" })).toEqual({ consecutiveFailures: 5, outageUptimePercent: 50, minAttempts: 10 });
+    expect(healthThresholds({ HEALTH_CONSECUTIVE_FAILURES: "5", HEALTH_OUTAGE_UPTIME_PERCENT: "50", HEALTH_MIN_ATTEMPTS: "x" })).toEqual({
+      consecutiveFailures: 5,
+      outageUptimePercent: 50,
+      minAttempts: 10,
+    });
   });
 });
 
@@ -52,7 +56,15 @@ describe("demoteUnhealthy", () => {
 
 describe("IsolateHealth", () => {
   const MEMORY = 30_000;
-  const a = (status: number, at: number, provider = "groq", model = "m/a"): CarrierAttempt => ({ model, provider, providerName: provider, status, at, latencyMs: 100, tokensPerSecond: null });
+  const a = (status: number, at: number, provider = "groq", model = "m/a"): CarrierAttempt => ({
+    model,
+    provider,
+    providerName: provider,
+    status,
+    at,
+    latencyMs: 100,
+    tokensPerSecond: null,
+  });
 
   it("counts 5xx, timeouts and unreachable in a row; 429 neither counts nor resets; an answer resets", () => {
     const h = new IsolateHealth();
@@ -85,7 +97,12 @@ describe("IsolateHealth", () => {
     h.note(a(500, 0, "groq", "m/a"));
     h.note(a(500, 0, "cerebras", "m/a"));
     h.note(a(500, 0, "groq", "m/b"));
-    expect([h.consecutiveFailures("m/a", "groq", 200, MEMORY), h.consecutiveFailures("m/a", "cerebras", 200, MEMORY), h.consecutiveFailures("m/b", "groq", 200, MEMORY), h.consecutiveFailures("m/b", "cerebras", 200, MEMORY)]).toEqual([2, 1, 1, 0]);
+    expect([
+      h.consecutiveFailures("m/a", "groq", 200, MEMORY),
+      h.consecutiveFailures("m/a", "cerebras", 200, MEMORY),
+      h.consecutiveFailures("m/b", "groq", 200, MEMORY),
+      h.consecutiveFailures("m/b", "cerebras", 200, MEMORY),
+    ]).toEqual([2, 1, 1, 0]);
   });
 
   it("forgets a streak the memory after its last failure (end of the attempt), and the next failure resumes it", () => {

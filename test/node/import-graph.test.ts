@@ -83,7 +83,11 @@ function upward(edges: Array<[string, string]>): string[] {
 
 function runtimeEdges(files: string[]): Array<[string, string]> {
   const src = join(root, "src");
-  return files.flatMap((f) => runtimeImports(f).filter((to) => to.startsWith(src)).map((to): [string, string] => [relative(root, f), relative(root, to)]));
+  return files.flatMap((f) =>
+    runtimeImports(f)
+      .filter((to) => to.startsWith(src))
+      .map((to): [string, string] => [relative(root, f), relative(root, to)]),
+  );
 }
 
 describe("src import graph", () => {
@@ -102,6 +106,11 @@ describe("src import graph", () => {
   });
 
   it("catches a deliberate violation", () => {
-    expect(upward([["src/routing/route-plan.ts", "src/api/chat-routes.ts"], ["src/api/chat-routes.ts", "src/routing/route-plan.ts"]])).toEqual(["src/routing/route-plan.ts → src/api/chat-routes.ts"]);
+    expect(
+      upward([
+        ["src/routing/route-plan.ts", "src/api/chat-routes.ts"],
+        ["src/api/chat-routes.ts", "src/routing/route-plan.ts"],
+      ]),
+    ).toEqual(["src/routing/route-plan.ts → src/api/chat-routes.ts"]);
   });
 });

@@ -6,7 +6,6 @@ import { join, relative } from "node:path";
 // Errors are logged through src/log-error.ts only (place and kind, never the message: a driver error's
 // message carries the query's parameters). Any other console call in src/ is a place that could leak.
 
-
 /** console calls in code, skipping those inside template literals (the console's copy-paste examples). */
 function consoleCalls(file: string): string[] {
   const text = readFileSync(file, "utf8");

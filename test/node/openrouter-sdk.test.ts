@@ -66,7 +66,15 @@ describe("chat.send", () => {
     spent.set(completion.id, usage.cost!);
 
     const g = await generation(completion.id);
-    expect(g).toMatchObject({ id: completion.id, model, streamed: false, tokensCompletion: 6, totalCost: usage.cost, dataRegion: "global", finishReason: "stop" });
+    expect(g).toMatchObject({
+      id: completion.id,
+      model,
+      streamed: false,
+      tokensCompletion: 6,
+      totalCost: usage.cost,
+      dataRegion: "global",
+      finishReason: "stop",
+    });
     expect(g.providerName).toEqual(expect.any(String));
     expect(g.nativeTokensReasoning).toBe(reasoning ? 2 : 0);
   });
@@ -94,7 +102,9 @@ describe("chat.send", () => {
     expect((denied as UnauthorizedResponseError).error).toEqual({ code: 401, message: "Invalid API key." });
 
     const broke = await newAccount(f);
-    const refused = await client(broke.key).chat.send({ chatRequest: { model: LLAMA, messages: [{ role: "user", content: "x" }] } }).catch((e: unknown) => e);
+    const refused = await client(broke.key)
+      .chat.send({ chatRequest: { model: LLAMA, messages: [{ role: "user", content: "x" }] } })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(PaymentRequiredResponseError);
     expect((refused as PaymentRequiredResponseError).statusCode).toBe(402);
     expect((refused as PaymentRequiredResponseError).error.message).toMatch(/settings\/credits/);
@@ -136,7 +146,6 @@ describe("account", () => {
     expect(err).toBeInstanceOf(NotFoundResponseError);
     expect((err as NotFoundResponseError).statusCode).toBe(404);
   });
-
 });
 
 describe("apiKeys: the key management operations, with a management key", () => {
@@ -147,14 +156,18 @@ describe("apiKeys: the key management operations, with a management key", () => 
 
   it("create (shown once) → the new key runs completions charged to the account → get, update, list, delete", async () => {
     const expiresAt = new Date("2099-12-31T23:59:59Z");
-    const created = await manager.apiKeys.create({ requestBody: { name: "team app", limit: 1.5, limitReset: "monthly", includeByokInLimit: false, expiresAt } });
+    const created = await manager.apiKeys.create({
+      requestBody: { name: "team app", limit: 1.5, limitReset: "monthly", includeByokInLimit: false, expiresAt },
+    });
     expect(created.key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
     expect(created.data).toMatchObject({ name: "team app", limit: 1.5, limitRemaining: 1.5, limitReset: "monthly", disabled: false, usage: 0 });
     const hash = created.data.hash;
 
     // The new key spends on the management key's account, within its own budget.
     const before = (await sdk.credits.getCredits()).data.totalUsage;
-    const result = await client(created.key).chat.send({ chatRequest: { model: LLAMA, stream: false, messages: [{ role: "user", content: "hi [sim tokens=4]" }] } });
+    const result = await client(created.key).chat.send({
+      chatRequest: { model: LLAMA, stream: false, messages: [{ role: "user", content: "hi [sim tokens=4]" }] },
+    });
     if (result instanceof ReadableStream) throw new Error("expected a JSON completion");
     const cost = result.usage!.cost!;
     expect(cost).toBeGreaterThan(0);
@@ -170,7 +183,9 @@ describe("apiKeys: the key management operations, with a management key", () => 
     const updated = (await manager.apiKeys.update({ hash, requestBody: { name: "renamed", disabled: true, limit: null, limitReset: null } })).data;
     expect(updated).toMatchObject({ hash, name: "renamed", disabled: true, limit: null, limitRemaining: null, limitReset: null });
     expect(updated.updatedAt).not.toBeNull();
-    const refused = await client(created.key).apiKeys.getCurrentKeyMetadata().catch((e: unknown) => e);
+    const refused = await client(created.key)
+      .apiKeys.getCurrentKeyMetadata()
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(UnauthorizedResponseError); // disabled
 
     const hashes = async (includeDisabled: boolean) => (await manager.apiKeys.list({ includeDisabled })).data.map((k) => k.hash);
@@ -187,7 +202,9 @@ describe("apiKeys: the key management operations, with a management key", () => 
     expect(err).toBeInstanceOf(ForbiddenResponseError);
     expect((err as ForbiddenResponseError).statusCode).toBe(403);
     expect((await manager.apiKeys.getCurrentKeyMetadata()).data).toMatchObject({ isManagementKey: true, limit: null });
-    const chat = await manager.chat.send({ chatRequest: { model: LLAMA, stream: false, messages: [{ role: "user", content: "hi" }] } }).catch((e: unknown) => e);
+    const chat = await manager.chat
+      .send({ chatRequest: { model: LLAMA, stream: false, messages: [{ role: "user", content: "hi" }] } })
+      .catch((e: unknown) => e);
     expect(chat).toBeInstanceOf(ForbiddenResponseError);
     expect((chat as ForbiddenResponseError).message).toMatch(/management key/);
   });

@@ -26,13 +26,35 @@ describe("carrier protocol: OpenAI-compatible", () => {
   });
 
   it.each([
-    { stream: false, userHash: null, expect: { model: endpoint.upstream_model, temperature: 0.2, stream_options: { include_usage: false, extra: 1 }, messages: [{ role: "user", content: "hi" }] } },
-    { stream: true, userHash: "abc", expect: { model: endpoint.upstream_model, temperature: 0.2, user: "abc", stream_options: { include_usage: true, extra: 1 }, messages: [{ role: "user", content: "hi" }] } },
-  ])("the body for stream=$stream: the carrier's model id first, the router's fields out, user hashed, usage asked for on streams", ({ stream, userHash, expect: want }) => {
-    const text = openAiCompatible.bodies(body, stream, userHash)(endpoint);
-    expect(text.startsWith(`{"model":${JSON.stringify(endpoint.upstream_model)},`)).toBe(true);
-    expect(JSON.parse(text)).toEqual(want);
-  });
+    {
+      stream: false,
+      userHash: null,
+      expect: {
+        model: endpoint.upstream_model,
+        temperature: 0.2,
+        stream_options: { include_usage: false, extra: 1 },
+        messages: [{ role: "user", content: "hi" }],
+      },
+    },
+    {
+      stream: true,
+      userHash: "abc",
+      expect: {
+        model: endpoint.upstream_model,
+        temperature: 0.2,
+        user: "abc",
+        stream_options: { include_usage: true, extra: 1 },
+        messages: [{ role: "user", content: "hi" }],
+      },
+    },
+  ])(
+    "the body for stream=$stream: the carrier's model id first, the router's fields out, user hashed, usage asked for on streams",
+    ({ stream, userHash, expect: want }) => {
+      const text = openAiCompatible.bodies(body, stream, userHash)(endpoint);
+      expect(text.startsWith(`{"model":${JSON.stringify(endpoint.upstream_model)},`)).toBe(true);
+      expect(JSON.parse(text)).toEqual(want);
+    },
+  );
 
   it.each([
     ["https://api.example/v1", "https://api.example/v1/chat/completions"],
@@ -40,7 +62,11 @@ describe("carrier protocol: OpenAI-compatible", () => {
   ])("url(%s)", (base, url) => expect(openAiCompatible.url(base, endpoint, false)).toBe(url));
 
   it("headers carry the key as a Bearer token", () => {
-    expect(openAiCompatible.headers("k1")).toEqual({ "content-type": "application/json", authorization: "Bearer k1", accept: "application/json, text/event-stream" });
+    expect(openAiCompatible.headers("k1")).toEqual({
+      "content-type": "application/json",
+      authorization: "Bearer k1",
+      accept: "application/json, text/event-stream",
+    });
   });
 
   it.each([
@@ -74,18 +100,46 @@ describe("caller protocol: OpenAI chat", () => {
   it.each([
     {
       name: "our id, model and carrier; usage with the cost; a null system_fingerprint",
-      upstream: { id: "up-1", object: "chat.completion", created: 5, model: "up", choices: [{ index: 0 }], usage: { prompt_tokens: 9, completion_tokens: 9, extra: 1 } },
+      upstream: {
+        id: "up-1",
+        object: "chat.completion",
+        created: 5,
+        model: "up",
+        choices: [{ index: 0 }],
+        usage: { prompt_tokens: 9, completion_tokens: 9, extra: 1 },
+      },
       metadata: null,
-      expect: { id: "gen-1", object: "chat.completion", created: 5, model: "m:floor", provider: "Groq", system_fingerprint: null, choices: [{ index: 0 }], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost: 0.000001234, extra: 1 } },
+      expect: {
+        id: "gen-1",
+        object: "chat.completion",
+        created: 5,
+        model: "m:floor",
+        provider: "Groq",
+        system_fingerprint: null,
+        choices: [{ index: 0 }],
+        usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost: 0.000001234, extra: 1 },
+      },
     },
     {
       name: "no created from the carrier: ours; its fingerprint kept; metadata when asked",
       upstream: { choices: [], system_fingerprint: "fp" },
       metadata: { requested: "m" },
-      expect: { id: "gen-1", object: "chat.completion", created: 1700000000, model: "m:floor", provider: "Groq", system_fingerprint: "fp", choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost: 0.000001234 }, openrouter_metadata: { requested: "m" } },
+      expect: {
+        id: "gen-1",
+        object: "chat.completion",
+        created: 1700000000,
+        model: "m:floor",
+        provider: "Groq",
+        system_fingerprint: "fp",
+        choices: [],
+        usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost: 0.000001234 },
+        openrouter_metadata: { requested: "m" },
+      },
     },
   ])("answer: $name", ({ upstream, metadata, expect: want }) => {
-    expect(openAiChat.answer(upstream, { tokens: { promptTokens: 3, completionTokens: 4, reasoningTokens: 0 }, costNano: 1234 }, facts(metadata))).toEqual(want);
+    expect(openAiChat.answer(upstream, { tokens: { promptTokens: 3, completionTokens: 4, reasoningTokens: 0 }, costNano: 1234 }, facts(metadata))).toEqual(
+      want,
+    );
   });
 
   it.each([
@@ -94,7 +148,11 @@ describe("caller protocol: OpenAI chat", () => {
   ])("errorBody(%j)", (err, body) => expect(openAiChat.errorBody(err)).toEqual(body));
 
   it("a stream ends with the metadata chunk when asked, the error chunk when it failed, then [DONE]", () => {
-    const parse = (text: string) => text.split("\n\n").filter(Boolean).map((e) => (e === "data: [DONE]" ? e : JSON.parse(e.slice(6))));
+    const parse = (text: string) =>
+      text
+        .split("\n\n")
+        .filter(Boolean)
+        .map((e) => (e === "data: [DONE]" ? e : JSON.parse(e.slice(6))));
     expect(parse(openAiChat.stream(facts(), endpoint).end(null))).toEqual(["data: [DONE]"]);
     const ended = parse(openAiChat.stream(facts({ requested: "m" }), endpoint).end({ status: 502, message: "lost" }));
     const head = { id: "gen-1", object: "chat.completion.chunk", created: 1700000000, model: "m:floor", provider: "Groq" };

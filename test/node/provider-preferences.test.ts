@@ -6,11 +6,25 @@ import { requestParameters } from "../../src/routing/request-parameters";
 
 // A small catalog: three carriers of one model, cheapest first: cheap (0.1+0.2), mid (0.2+0.3), dear (1+1).
 const carrier = (slug: string, name: string, data_policy?: object) => ({
-  slug, name, base_url: `https://${slug}.example/v1`, headquarters: null, datacenters: [],
-  privacy_policy_url: null, terms_of_service_url: null, status_page_url: null, ...(data_policy ? { data_policy } : {}),
+  slug,
+  name,
+  base_url: `https://${slug}.example/v1`,
+  headquarters: null,
+  datacenters: [],
+  privacy_policy_url: null,
+  terms_of_service_url: null,
+  status_page_url: null,
+  ...(data_policy ? { data_policy } : {}),
 });
 const endpoint = (provider: string, inp: number, out: number, quantization: string | null, extra: object = {}) => ({
-  provider, upstream_model: "m", input_price_per_1m: inp, output_price_per_1m: out, context_length: 1000, max_completion_tokens: null, quantization, ...extra,
+  provider,
+  upstream_model: "m",
+  input_price_per_1m: inp,
+  output_price_per_1m: out,
+  context_length: 1000,
+  max_completion_tokens: null,
+  quantization,
+  ...extra,
 });
 const catalog = Catalog.parse({
   default_model: "a/m",
@@ -19,16 +33,28 @@ const catalog = Catalog.parse({
     carrier("mid", "Mid AI", { retains_prompts: true, trains_on_prompts: false }),
     carrier("cheap", "Cheap Inc", { retains_prompts: true, trains_on_prompts: true }),
   ],
-  models: [{
-    id: "a/m", canonical_slug: "a/m", hugging_face_id: null, name: "M", description: "", created: 1, context_length: 1000,
-    input_modalities: ["text"], output_modalities: ["text"], tokenizer: "x", instruct_type: null, knowledge_cutoff: null,
-    supported_parameters: ["temperature", "tools", "tool_choice", "seed"],
-    endpoints: [
-      endpoint("dear", 1, 1, "fp16"),
-      endpoint("mid", 0.2, 0.3, "fp8", { supported_parameters: ["temperature", "seed"] }),
-      endpoint("cheap", 0.1, 0.2, null),
-    ],
-  }],
+  models: [
+    {
+      id: "a/m",
+      canonical_slug: "a/m",
+      hugging_face_id: null,
+      name: "M",
+      description: "",
+      created: 1,
+      context_length: 1000,
+      input_modalities: ["text"],
+      output_modalities: ["text"],
+      tokenizer: "x",
+      instruct_type: null,
+      knowledge_cutoff: null,
+      supported_parameters: ["temperature", "tools", "tool_choice", "seed"],
+      endpoints: [
+        endpoint("dear", 1, 1, "fp16"),
+        endpoint("mid", 0.2, 0.3, "fp8", { supported_parameters: ["temperature", "seed"] }),
+        endpoint("cheap", 0.1, 0.2, null),
+      ],
+    },
+  ],
 });
 const all = catalog.endpoints("a/m");
 const slugs = (r: ReturnType<typeof orderEndpoints>) => ("endpoints" in r ? r.endpoints.map((e) => e.provider) : r.emptiedBy);
@@ -138,7 +164,21 @@ describe("the provider schema", () => {
     });
 
   it("accepts every field of the contract, null for each", () => {
-    const fields = ["order", "only", "ignore", "allow_fallbacks", "require_parameters", "data_collection", "zdr", "enforce_distillable_text", "quantizations", "sort", "max_price", "preferred_min_throughput", "preferred_max_latency"];
+    const fields = [
+      "order",
+      "only",
+      "ignore",
+      "allow_fallbacks",
+      "require_parameters",
+      "data_collection",
+      "zdr",
+      "enforce_distillable_text",
+      "quantizations",
+      "sort",
+      "max_price",
+      "preferred_min_throughput",
+      "preferred_max_latency",
+    ];
     expect(providerPreferences.safeParse(Object.fromEntries(fields.map((f) => [f, null]))).success).toBe(true);
     expect(providerPreferences.parse({ max_price: { prompt: "1.5", completion: 2 } })).toEqual({ max_price: { prompt: 1.5, completion: 2 } });
   });

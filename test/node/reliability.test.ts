@@ -31,13 +31,21 @@ afterAll(async () => {
 });
 
 async function account(credits?: number) {
-  const a = await admin.request<{ id: string }>("POST", "/accounts", { email: `rel-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`, ...(credits ? { credits } : {}) });
+  const a = await admin.request<{ id: string }>("POST", "/accounts", {
+    email: `rel-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`,
+    ...(credits ? { credits } : {}),
+  });
   const { key } = await admin.request<{ key: string }>("POST", "/keys", { account: a.id });
   return { id: a.id, key };
 }
 
 function chat(key: string, body: unknown, signal?: AbortSignal) {
-  return fetch(`${service.url}/api/v1/chat/completions`, { method: "POST", signal, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  return fetch(`${service.url}/api/v1/chat/completions`, {
+    method: "POST",
+    signal,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Waits (bounded) until the account has no open hold and every record reached D1. */
@@ -63,12 +71,18 @@ describe("client disconnect mid-stream", () => {
     let text = "";
     while ((text.match(/"content":" /g) ?? []).length < 3) text += new TextDecoder().decode((await reader.read()).value);
     ac.abort();
-    const sim = (await (await fetch(`${service.simulator.url}/__sim/requests?tag=${tag}&wait_ms=5000&until=aborted`)).json()) as { requests: Array<{ outcome: string; chunks_sent: number }> };
+    const sim = (await (await fetch(`${service.simulator.url}/__sim/requests?tag=${tag}&wait_ms=5000&until=aborted`)).json()) as {
+      requests: Array<{ outcome: string; chunks_sent: number }>;
+    };
     expect(sim.requests.map((r) => r.outcome)).toEqual(["aborted"]);
     expect(sim.requests[0]!.chunks_sent).toBeLessThan(300);
     const t = await audit(a.id);
     expect(t.records).toBe(1);
-    const g = ((await (await fetch(`${service.url}/api/v1/generation?id=${genId}`, { headers: { authorization: `Bearer ${a.key}` } })).json()) as { data: Record<string, number | boolean> }).data;
+    const g = (
+      (await (await fetch(`${service.url}/api/v1/generation?id=${genId}`, { headers: { authorization: `Bearer ${a.key}` } })).json()) as {
+        data: Record<string, number | boolean>;
+      }
+    ).data;
     expect(g).toMatchObject({ cancelled: true, status: 499 });
     expect(g.tokens_completion).toBeGreaterThanOrEqual(3);
     expect(g.tokens_completion).toBeLessThan(300);
@@ -82,18 +96,28 @@ describe("client disconnect during reasoning", () => {
     const a = await account(10);
     const tag = `disc-r-${Date.now()}`;
     const ac = new AbortController();
-    const res = await chat(a.key, { model: "deepseek/deepseek-r1-0528", stream: true, messages: [{ role: "user", content: `x [sim tokens=400 tps=40 reasoning_content tag=${tag}]` }] }, ac.signal);
+    const res = await chat(
+      a.key,
+      { model: "deepseek/deepseek-r1-0528", stream: true, messages: [{ role: "user", content: `x [sim tokens=400 tps=40 reasoning_content tag=${tag}]` }] },
+      ac.signal,
+    );
     const genId = res.headers.get("x-generation-id")!;
     const reader = res.body!.getReader();
     let text = "";
     while ((text.match(/"reasoning_content":" /g) ?? []).length < 5) text += new TextDecoder().decode((await reader.read()).value);
     ac.abort();
-    const sim = (await (await fetch(`${service.simulator.url}/__sim/requests?tag=${tag}&wait_ms=5000&until=aborted`)).json()) as { requests: Array<{ outcome: string; chunks_sent: number }> };
+    const sim = (await (await fetch(`${service.simulator.url}/__sim/requests?tag=${tag}&wait_ms=5000&until=aborted`)).json()) as {
+      requests: Array<{ outcome: string; chunks_sent: number }>;
+    };
     expect(sim.requests.map((r) => r.outcome)).toEqual(["aborted"]);
     const sent = sim.requests[0]!.chunks_sent; // the role chunk and the reasoning chunks the carrier wrote
     expect(sent).toBeLessThan(100); // still reasoning (100 of the 400 tokens are reasoning)
     const t = await audit(a.id);
-    const g = ((await (await fetch(`${service.url}/api/v1/generation?id=${genId}`, { headers: { authorization: `Bearer ${a.key}` } })).json()) as { data: Record<string, number | boolean | string> }).data;
+    const g = (
+      (await (await fetch(`${service.url}/api/v1/generation?id=${genId}`, { headers: { authorization: `Bearer ${a.key}` } })).json()) as {
+        data: Record<string, number | boolean | string>;
+      }
+    ).data;
     expect(g).toMatchObject({ cancelled: true, status: 499, usage_source: "estimate", insured: false });
     // At least one token per reasoning chunk the caller read; at most 2.5 per word the carrier sent (+1 for rounding).
     expect(g.tokens_completion).toBeGreaterThanOrEqual(5);
@@ -124,7 +148,9 @@ describe("concurrency", () => {
     const responses = await Promise.all(Array.from({ length: 200 }, () => chat(a.key, body)));
     const statuses = responses.map((r) => r.status);
     expect(statuses.every((s) => s === 200 || s === 402)).toBe(true);
-    const costs = await Promise.all(responses.map(async (r) => (r.status === 200 ? nano(((await r.json()) as { usage: { cost: number } }).usage.cost) : (await r.arrayBuffer(), 0))));
+    const costs = await Promise.all(
+      responses.map(async (r) => (r.status === 200 ? nano(((await r.json()) as { usage: { cost: number } }).usage.cost) : (await r.arrayBuffer(), 0))),
+    );
     const successes = statuses.filter((s) => s === 200).length;
     expect(successes).toBeGreaterThan(0);
     expect(statuses.filter((s) => s === 402).length).toBeGreaterThan(0);
@@ -142,7 +168,11 @@ describe("concurrency", () => {
     const accounts = await Promise.all(Array.from({ length: 20 }, () => account(1)));
     const perAccount = await Promise.all(
       accounts.map(async (a, i) => {
-        const rs = await Promise.all(Array.from({ length: 10 }, (_, j) => chat(a.key, { model: LLAMA, stream: j % 2 === 0, messages: [{ role: "user", content: `acct ${i} req ${j} [sim tokens=${1 + j}]` }] })));
+        const rs = await Promise.all(
+          Array.from({ length: 10 }, (_, j) =>
+            chat(a.key, { model: LLAMA, stream: j % 2 === 0, messages: [{ role: "user", content: `acct ${i} req ${j} [sim tokens=${1 + j}]` }] }),
+          ),
+        );
         let sum = 0;
         for (const r of rs) {
           expect(r.status).toBe(200);

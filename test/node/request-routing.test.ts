@@ -9,14 +9,41 @@ import { candidateModels } from "../../src/routing/candidate-models";
 import { healthThresholds } from "../../src/routing/health-order";
 
 // Routing that knows the request (pure): context fit, tool/format support, price-weighted balancing.
-const carrier = (slug: string) => ({ slug, name: slug.toUpperCase(), base_url: `https://${slug}.example/v1`, headquarters: null, datacenters: [], privacy_policy_url: null, terms_of_service_url: null, status_page_url: null });
+const carrier = (slug: string) => ({
+  slug,
+  name: slug.toUpperCase(),
+  base_url: `https://${slug}.example/v1`,
+  headquarters: null,
+  datacenters: [],
+  privacy_policy_url: null,
+  terms_of_service_url: null,
+  status_page_url: null,
+});
 const endpoint = (provider: string, price: number, context_length: number, supported_parameters?: string[]) => ({
-  provider, upstream_model: "m", input_price_per_1m: price, output_price_per_1m: price, context_length, max_completion_tokens: null, quantization: null,
+  provider,
+  upstream_model: "m",
+  input_price_per_1m: price,
+  output_price_per_1m: price,
+  context_length,
+  max_completion_tokens: null,
+  quantization: null,
   ...(supported_parameters ? { supported_parameters } : {}),
 });
 const model = (id: string, endpoints: ReturnType<typeof endpoint>[]) => ({
-  id, canonical_slug: id, hugging_face_id: null, name: id, description: "", created: 1, context_length: 4000, input_modalities: ["text"], output_modalities: ["text"],
-  tokenizer: "x", instruct_type: null, knowledge_cutoff: null, supported_parameters: ["temperature", "tools", "tool_choice", "response_format"], endpoints,
+  id,
+  canonical_slug: id,
+  hugging_face_id: null,
+  name: id,
+  description: "",
+  created: 1,
+  context_length: 4000,
+  input_modalities: ["text"],
+  output_modalities: ["text"],
+  tokenizer: "x",
+  instruct_type: null,
+  knowledge_cutoff: null,
+  supported_parameters: ["temperature", "tools", "tool_choice", "response_format"],
+  endpoints,
 });
 const catalog = Catalog.parse({
   default_model: "a/m",
@@ -30,7 +57,12 @@ const catalog = Catalog.parse({
 });
 const names = (list: PricedEndpoint[]) => list.map((e) => e.provider);
 const noParts = { image: 0, file: 0, audio: 0, video: 0 };
-const need = (promptTokens: number, completionTokens = 0, features: string[] = [], parts = noParts): Need => ({ parts, promptTokens, completionTokens, features });
+const need = (promptTokens: number, completionTokens = 0, features: string[] = [], parts = noParts): Need => ({
+  parts,
+  promptTokens,
+  completionTokens,
+  features,
+});
 const allowances = { image: 1600, file: 1600, audio: 1600, video: 1600 };
 
 describe("fitRequest: context", () => {
@@ -53,7 +85,9 @@ describe("fitRequest: context", () => {
       { modelId: "a/m", contextLength: 4000, need: need(3000, 1001) },
       { modelId: "b/big", contextLength: 100_000, need: need(3000, 1001) },
     ]);
-    expect(message).toBe("The request needs about 4001 tokens (3000 prompt, estimated + 1001 completion (max_tokens)), more than the largest context of a/m (4000 tokens), b/big (100000 tokens). Shorten the messages or lower max_tokens.");
+    expect(message).toBe(
+      "The request needs about 4001 tokens (3000 prompt, estimated + 1001 completion (max_tokens)), more than the largest context of a/m (4000 tokens), b/big (100000 tokens). Shorten the messages or lower max_tokens.",
+    );
   });
 });
 
@@ -74,7 +108,13 @@ describe("fitRequest: tools and formats", () => {
   });
 
   it("requestNeed reads the completion cap and the features from the body", () => {
-    const body = chatRequestSchema.parse({ messages: [{ role: "user", content: "x".repeat(400) }], max_completion_tokens: 50, max_tokens: 70, tools: [], response_format: { type: "json_object" } });
+    const body = chatRequestSchema.parse({
+      messages: [{ role: "user", content: "x".repeat(400) }],
+      max_completion_tokens: 50,
+      max_tokens: 70,
+      tools: [],
+      response_format: { type: "json_object" },
+    });
     const n = requestNeed(body, allowances);
     expect(n.completionTokens).toBe(70); // the larger of the two caps: a carrier may read either
     expect(n.features).toEqual(["tools", "response_format"]);
@@ -89,14 +129,31 @@ describe("fitRequest: media parts and the model's input modalities", () => {
     { name: "a file", parts: { ...noParts, file: 1 }, modality: "file" },
     { name: "a video", parts: { ...noParts, video: 1 }, modality: "video" },
   ])("$name: the model does not fit", ({ parts, modality }) => {
-    expect(fitRequest(catalog.endpoints("a/m"), need(10, 0, [], parts))).toEqual({ unsupported: { modelId: "a/m", modality, count: parts[modality as keyof typeof parts], modalities: ["text"] } });
+    expect(fitRequest(catalog.endpoints("a/m"), need(10, 0, [], parts))).toEqual({
+      unsupported: { modelId: "a/m", modality, count: parts[modality as keyof typeof parts], modalities: ["text"] },
+    });
   });
 
   it("requestNeed counts each part type by its modality", () => {
     const body = chatRequestSchema.parse({
       messages: [
-        { role: "user", content: [{ type: "text", text: "x" }, { type: "image_url", image_url: { url: "u" } }, { type: "input_audio", input_audio: { data: "AA", format: "wav" } }] },
-        { role: "user", content: [{ type: "file", file: { file_data: "u" } }, { type: "video_url", video_url: { url: "u" } }, { type: "input_video", video_url: { url: "u" } }, { type: "input_image" }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "x" },
+            { type: "image_url", image_url: { url: "u" } },
+            { type: "input_audio", input_audio: { data: "AA", format: "wav" } },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "file", file: { file_data: "u" } },
+            { type: "video_url", video_url: { url: "u" } },
+            { type: "input_video", video_url: { url: "u" } },
+            { type: "input_image" },
+          ],
+        },
       ],
     });
     expect(requestNeed(body, allowances).parts).toEqual({ image: 2, file: 1, audio: 1, video: 2 });
@@ -210,7 +267,10 @@ describe("planRoute", () => {
   it("no model has room: every candidate is in tooLong, nothing to try", () => {
     const p = plan({ model: "a/m", models: ["b/big"], max_tokens: 200_000 });
     expect(p.endpoints).toEqual([]);
-    expect(p.tooLong.map((t) => [t.modelId, t.contextLength])).toEqual([["a/m", 4000], ["b/big", 100_000]]);
+    expect(p.tooLong.map((t) => [t.modelId, t.contextLength])).toEqual([
+      ["a/m", 4000],
+      ["b/big", 100_000],
+    ]);
     expect(p.emptied).toEqual([]);
   });
 });

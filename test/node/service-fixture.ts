@@ -46,7 +46,11 @@ export async function newAccount(f: ServiceFixture, credits?: number, limit?: nu
 }
 
 export function newKey(f: ServiceFixture, accountId: string, limit?: number) {
-  return f.admin.request<{ key: string; hash: string; label: string }>("POST", "/keys", limit === undefined ? { account: accountId } : { account: accountId, limit });
+  return f.admin.request<{ key: string; hash: string; label: string }>(
+    "POST",
+    "/keys",
+    limit === undefined ? { account: accountId } : { account: accountId, limit },
+  );
 }
 
 /** A management key of the account (as `npm run admin -- create-key --management` makes one). */
@@ -80,7 +84,11 @@ const offline = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER
 
 /** Runs one SQL statement on the fixture's local D1 (beside the running service) and returns its rows. */
 export async function localD1<T>(f: ServiceFixture, sql: string): Promise<T[]> {
-  const { stdout } = await promisify(execFile)("node_modules/.bin/wrangler", ["d1", "execute", "DB", "--local", "--persist-to", f.persistTo, "--json", "--command", sql], { env: offline });
+  const { stdout } = await promisify(execFile)(
+    "node_modules/.bin/wrangler",
+    ["d1", "execute", "DB", "--local", "--persist-to", f.persistTo, "--json", "--command", sql],
+    { env: offline },
+  );
   return (JSON.parse(stdout) as Array<{ results: T[] }>).flatMap((r) => r.results);
 }
 

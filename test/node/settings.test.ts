@@ -14,13 +14,22 @@ describe("settings", () => {
 
   it("the vars wrangler.toml sets are the ones the table says it sets", () => {
     expect(Object.keys(readWranglerConfig(`${root}/wrangler.toml`).vars).sort()).toEqual([...IN_WRANGLER_TOML].sort());
-    for (const [name, spec] of Object.entries(SETTINGS)) expect(spec.kind === "var (wrangler.toml)", name).toBe((IN_WRANGLER_TOML as readonly string[]).includes(name));
+    for (const [name, spec] of Object.entries(SETTINGS))
+      expect(spec.kind === "var (wrangler.toml)", name).toBe((IN_WRANGLER_TOML as readonly string[]).includes(name));
   });
 
   it("defaults, values, and an invalid value falling back to its default; parsed once per env object", () => {
     const env = { CARRIER_TIMEOUT_MS: "1500", SETTLE_WINDOW_MS: "soon", ROUTING_BALANCE: "off", ROUTING_SEED: " 42 ", PAYMENTS_TEST_MODE: "on" };
     const s = settings(env);
-    expect(s).toMatchObject({ CARRIER_TIMEOUT_MS: 1500, SETTLE_WINDOW_MS: 20, ROUTING_BALANCE: false, ROUTING_SEED: 42, PAYMENTS_TEST_MODE: true, RELAY_MAX_EVENT_BYTES: 8 * 1024 * 1024, ADMIN_TOKEN: undefined });
+    expect(s).toMatchObject({
+      CARRIER_TIMEOUT_MS: 1500,
+      SETTLE_WINDOW_MS: 20,
+      ROUTING_BALANCE: false,
+      ROUTING_SEED: 42,
+      PAYMENTS_TEST_MODE: true,
+      RELAY_MAX_EVENT_BYTES: 8 * 1024 * 1024,
+      ADMIN_TOKEN: undefined,
+    });
     expect(settings(env)).toBe(s);
     expect(settings({})).toMatchObject({ ROUTING_BALANCE: true, ROUTING_SEED: null, PAYMENTS_TEST_MODE: false, CARRIER_TIMEOUT_MS: 60_000 });
   });

@@ -26,7 +26,13 @@ interface Completion {
   model: string;
   choices: {
     index: number;
-    message: { role: string; content: string; reasoning?: string; reasoning_content?: string; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[] };
+    message: {
+      role: string;
+      content: string;
+      reasoning?: string;
+      reasoning_content?: string;
+      tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+    };
     finish_reason: string;
   }[];
   usage?: Usage;
@@ -39,7 +45,13 @@ interface Chunk {
   model: string;
   choices: {
     index: number;
-    delta: { role?: string; content?: string; reasoning?: string; reasoning_content?: string; tool_calls?: { index: number; id?: string; type?: string; function: { name?: string; arguments: string } }[] };
+    delta: {
+      role?: string;
+      content?: string;
+      reasoning?: string;
+      reasoning_content?: string;
+      tool_calls?: { index: number; id?: string; type?: string; function: { name?: string; arguments: string } }[];
+    };
     finish_reason: string | null;
   }[];
   usage?: Usage;
@@ -148,10 +160,18 @@ describe("tokens", () => {
   });
 
   it("counts prompt tokens with 4 per message, joined text parts and a fixed count per image", () => {
-    const parts = [{ type: "text", text: "a b" }, { type: "image_url", image_url: { url: "x" } }, { type: "text", text: "c" }];
-    expect(countPromptTokens([{ role: "user", content: "Hi!" }, { role: "user", content: parts }, { role: "assistant", content: null }])).toBe(
-      2 + 4 + 3 + 1600 + 4 + 0 + 4,
-    );
+    const parts = [
+      { type: "text", text: "a b" },
+      { type: "image_url", image_url: { url: "x" } },
+      { type: "text", text: "c" },
+    ];
+    expect(
+      countPromptTokens([
+        { role: "user", content: "Hi!" },
+        { role: "user", content: parts },
+        { role: "assistant", content: null },
+      ]),
+    ).toBe(2 + 4 + 3 + 1600 + 4 + 0 + 4);
     expect(countPromptTokens([{ role: "user", content: parts }], { image: 250 })).toBe(3 + 250 + 4);
   });
 
@@ -173,7 +193,17 @@ describe("tokens", () => {
   });
 });
 
-const NO_DIRECTIVES = { hang: false, noUsage: false, malformed: false, garbage: false, linger: false, providerField: false, reasoningContent: false, toolCall: false, noFinish: false };
+const NO_DIRECTIVES = {
+  hang: false,
+  noUsage: false,
+  malformed: false,
+  garbage: false,
+  linger: false,
+  providerField: false,
+  reasoningContent: false,
+  toolCall: false,
+  noFinish: false,
+};
 
 describe("directives", () => {
   it("defaults when there is no directive", () => {
@@ -221,7 +251,13 @@ describe("directives", () => {
   it("reads only the last user message, joining text parts", () => {
     const messages = [
       { role: "user", content: "old [sim status=500]" },
-      { role: "user", content: [{ type: "text", text: "new" }, { type: "text", text: "[sim tokens=2]" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "new" },
+          { type: "text", text: "[sim tokens=2]" },
+        ],
+      },
       { role: "assistant", content: "[sim hang]" },
     ];
     expect(lastUserText(messages)).toBe("new\n[sim tokens=2]");
@@ -237,7 +273,11 @@ describe("simulator routes", () => {
   });
 
   it("404s anything else as JSON", async () => {
-    for (const [method, path] of [["GET", "/nope"], ["GET", "/groq/v1/chat/completions"], ["POST", "/groq/v1/embeddings"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/nope"],
+      ["GET", "/groq/v1/chat/completions"],
+      ["POST", "/groq/v1/embeddings"],
+    ] as const) {
       const res = await fetch(`${sim.url}${path}`, { method, signal: AbortSignal.timeout(5000) });
       expect(res.status).toBe(404);
       expect(((await res.json()) as ErrorBody).error.code).toBe(404);
@@ -261,7 +301,13 @@ describe("simulator routes", () => {
 
 describe("non-stream completions", () => {
   it("returns an OpenAI chat.completion with exact usage", async () => {
-    const body = { model: PLAIN, messages: [{ role: "system", content: "You are terse." }, { role: "user", content: "Hello, world!" }] };
+    const body = {
+      model: PLAIN,
+      messages: [
+        { role: "system", content: "You are terse." },
+        { role: "user", content: "Hello, world!" },
+      ],
+    };
     const json = await chatJson("groq", body);
     expect(json.id).toMatch(/^chatcmpl-[0-9a-f]+$/);
     expect(json.object).toBe("chat.completion");
@@ -303,7 +349,18 @@ describe("non-stream completions", () => {
   });
 
   it("reads directives from array content parts", async () => {
-    const body = { model: PLAIN, messages: [{ role: "user", content: [{ type: "text", text: "Hi" }, { type: "text", text: "[sim tokens=3]" }] }] };
+    const body = {
+      model: PLAIN,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Hi" },
+            { type: "text", text: "[sim tokens=3]" },
+          ],
+        },
+      ],
+    };
     const json = await chatJson("groq", body);
     // "Hi" = 1, "[ sim tokens = 3 ]" = 6, plus 4.
     expect(json.usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 3 });
@@ -385,7 +442,11 @@ describe("reasoning models", () => {
 
 describe("reasoning_content, tool calls, the carrier's provider field and images", () => {
   it("names the reasoning field reasoning_content with the directive, in streams and bodies", async () => {
-    const { chunks } = await chatStream("acme", { ...userBody("[sim tokens=8 reasoning_content]"), model: REASONING_UPSTREAM, stream_options: { include_usage: true } });
+    const { chunks } = await chatStream("acme", {
+      ...userBody("[sim tokens=8 reasoning_content]"),
+      model: REASONING_UPSTREAM,
+      stream_options: { include_usage: true },
+    });
     const kinds = chunks.slice(1, -2).map((c) => Object.keys(c.choices[0]!.delta)[0]);
     expect(kinds).toEqual(["reasoning_content", "reasoning_content", "content", "content", "content", "content", "content", "content"]);
     expect(chunks.at(-1)!.usage).toMatchObject({ completion_tokens: 8, completion_tokens_details: { reasoning_tokens: 2 } });
@@ -420,7 +481,10 @@ describe("reasoning_content, tool calls, the carrier's provider field and images
 
   it("puts its own provider field right after model with provider_field", async () => {
     const { data } = await chatStream("groq", userBody("[sim tokens=2 provider_field]", { stream_options: { include_usage: true } }));
-    for (const d of data.slice(0, -1)) expect(d).toMatch(/^\{"id":"chatcmpl-[0-9a-f]+","object":"chat\.completion\.chunk","created":\d+,"model":"plain-upstream","provider":"Sim groq","choices":/);
+    for (const d of data.slice(0, -1))
+      expect(d).toMatch(
+        /^\{"id":"chatcmpl-[0-9a-f]+","object":"chat\.completion\.chunk","created":\d+,"model":"plain-upstream","provider":"Sim groq","choices":/,
+      );
     expect(await chatJson("groq", userBody("[sim provider_field]"))).toMatchObject({ provider: "Sim groq" });
   });
 
@@ -432,7 +496,10 @@ describe("reasoning_content, tool calls, the carrier's provider field and images
   });
 
   it("counts each image at the catalog's image_tokens of the upstream model, else 1,600", async () => {
-    const parts = [{ type: "text", text: "What is this?" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }];
+    const parts = [
+      { type: "text", text: "What is this?" },
+      { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+    ];
     const messages = [{ role: "user", content: parts }];
     const text = countTokens("What is this?") + 4;
     expect((await chatJson("acme", { model: REASONING_UPSTREAM, messages })).usage!.prompt_tokens).toBe(text + 300);
@@ -477,7 +544,10 @@ describe("a carrier double for everything a carrier bills", () => {
     const both = { max_tokens: 12, max_completion_tokens: 3 };
     expect((await chatJson("groq", userBody("[sim tokens=20]", both))).usage!.completion_tokens).toBe(3); // default: max_completion_tokens first
     expect((await chatJson("groq", userBody("[sim tokens=20 cap_field=max_tokens]", both))).usage!.completion_tokens).toBe(12);
-    expect((await chatJson("groq", userBody("[sim tokens=20 cap_field=max_completion_tokens]", { max_tokens: 2, max_completion_tokens: 9 }))).usage!.completion_tokens).toBe(9);
+    expect(
+      (await chatJson("groq", userBody("[sim tokens=20 cap_field=max_completion_tokens]", { max_tokens: 2, max_completion_tokens: 9 }))).usage!
+        .completion_tokens,
+    ).toBe(9);
     expect((await chatJson("groq", userBody("[sim tokens=20 cap_field=max_completion_tokens]", { max_tokens: 2 }))).usage!.completion_tokens).toBe(20); // reads no cap at all
   });
 
@@ -716,7 +786,17 @@ describe("resets, hangs and the request log", () => {
     expect(text).not.toContain("sk-secret-123");
     const { requests } = JSON.parse(text) as { requests: RequestRecord[] };
     expect(requests).toEqual([
-      { tag: "log1", carrier: "groq", body, headers: { authorization: true }, outcome: "completed", chunks_sent: 1, connection: expect.any(Number), received_mono_ms: expect.any(Number), first_write_mono_ms: expect.any(Number) },
+      {
+        tag: "log1",
+        carrier: "groq",
+        body,
+        headers: { authorization: true },
+        outcome: "completed",
+        chunks_sent: 1,
+        connection: expect.any(Number),
+        received_mono_ms: expect.any(Number),
+        first_write_mono_ms: expect.any(Number),
+      },
       expect.objectContaining({ carrier: "cerebras", body: { ...body, stream: true }, headers: { authorization: false }, outcome: "completed" }),
     ]);
     expect(requests[1]!.chunks_sent).toBeGreaterThan(3);
@@ -729,10 +809,13 @@ describe("resets, hangs and the request log", () => {
       new Promise<void>((resolve, reject) => {
         const payload = JSON.stringify(userBody(`[sim tag=${tag}]`));
         const url = new URL(`${sim.url}/groq/v1/chat/completions`);
-        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json" } }, (res) => {
-          res.resume();
-          res.on("end", resolve);
-        });
+        const req = request(
+          { host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json" } },
+          (res) => {
+            res.resume();
+            res.on("end", resolve);
+          },
+        );
         req.on("error", reject);
         req.end(payload);
       });
@@ -758,10 +841,13 @@ describe("resets, hangs and the request log", () => {
         const url = new URL(`${sim.url}/groq/v1/chat/completions`);
         const sent = now();
         let first = NaN;
-        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json" } }, (res) => {
-          res.on("data", () => (first = Number.isNaN(first) ? now() : first));
-          res.on("end", () => resolve({ sent, first }));
-        });
+        const req = request(
+          { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json" } },
+          (res) => {
+            res.on("data", () => (first = Number.isNaN(first) ? now() : first));
+            res.on("end", () => resolve({ sent, first }));
+          },
+        );
         req.on("error", reject);
         req.end(payload);
       });
@@ -770,7 +856,10 @@ describe("resets, hangs and the request log", () => {
     const whole = await timed(`${tag}-w`, {});
     await timed(`${tag}-e`, { messages: [{ role: "user", content: `[sim tag=${tag}-e status=503]` }] });
     const [s, w, e] = await Promise.all(["s", "w", "e"].map(async (x) => (await records(`${tag}-${x}`))[0]!));
-    for (const [rec, client] of [[s!, stream], [w!, whole]] as const) {
+    for (const [rec, client] of [
+      [s!, stream],
+      [w!, whole],
+    ] as const) {
       expect(rec.received_mono_ms).toBeGreaterThanOrEqual(client.sent);
       expect(rec.first_write_mono_ms).toBeGreaterThanOrEqual(rec.received_mono_ms);
       expect(rec.first_write_mono_ms).toBeLessThanOrEqual(client.first);
@@ -910,7 +999,11 @@ describe("carrier profiles", () => {
   it("lets --tps replace the default pace but not an override", async () => {
     const paced = await startSimulator({ tps: 100 });
     try {
-      expect((await profiles("?carrier=alpha-co", paced.url)).profiles["alpha-co"]).toEqual({ first_byte_ms: defaultProfile("alpha-co").first_byte_ms, tps: 100, source: "default" });
+      expect((await profiles("?carrier=alpha-co", paced.url)).profiles["alpha-co"]).toEqual({
+        first_byte_ms: defaultProfile("alpha-co").first_byte_ms,
+        tps: 100,
+        source: "default",
+      });
       await control("POST", "/__sim/profile", { carrier: "alpha-co", tps: 3000 }, paced.url);
       expect((await profiles("?carrier=alpha-co", paced.url)).profiles["alpha-co"]!.tps).toBe(3000);
     } finally {
@@ -975,7 +1068,10 @@ describe("outages", () => {
   });
 
   it("parses the outage directive apart from the request's own words", () => {
-    expect(parseDirectives("[sim outage requests=3 status=502 tokens=4] [sim tokens=5]", "a")).toMatchObject({ outage: { requests: 3, status: 502 }, tokens: 5 });
+    expect(parseDirectives("[sim outage requests=3 status=502 tokens=4] [sim tokens=5]", "a")).toMatchObject({
+      outage: { requests: 3, status: 502 },
+      tokens: 5,
+    });
     const d = parseDirectives("[sim outage status=200]", "a");
     expect(d.outage).toEqual({ requests: 1, status: 503 });
     expect(d.status).toBeUndefined();

@@ -10,11 +10,33 @@ import { FakeClock, never } from "./fake-clock";
 // The isolate's side of an account's ledger, alone: a fake clock, a fake ledger and a fake queue.
 
 const record = (id: string): NewGeneration => ({
-  id, accountId: "acct", keyHash: "k", model: "m", providerName: "p", app: null, streamed: false, createdAt: 0,
-  latencyMs: 1, generationTimeMs: 1, tokensPrompt: 1, tokensCompletion: 1, tokensReasoning: 0, costNano: 0, finishReason: "stop", status: 200, errorMessage: null,
+  id,
+  accountId: "acct",
+  keyHash: "k",
+  model: "m",
+  providerName: "p",
+  app: null,
+  streamed: false,
+  createdAt: 0,
+  latencyMs: 1,
+  generationTimeMs: 1,
+  tokensPrompt: 1,
+  tokensCompletion: 1,
+  tokensReasoning: 0,
+  costNano: 0,
+  finishReason: "stop",
+  status: 200,
+  errorMessage: null,
 });
 const item = (genId: string, costNano = 10) => ({ genId, keyHash: "k", costNano, record: record(genId) });
-const paid = (genId: string, holdNano = 100, limitNano: number | null = null): AdmitInput => ({ genId, keyHash: "k", limitNano, holdNano, paid: true, abandoned: () => record(genId) });
+const paid = (genId: string, holdNano = 100, limitNano: number | null = null): AdmitInput => ({
+  genId,
+  keyHash: "k",
+  limitNano,
+  holdNano,
+  paid: true,
+  abandoned: () => record(genId),
+});
 
 class FakeLedger implements LedgerApi {
   batches: Array<{ at: number; items: string[]; slices: SliceReport[] }> = [];
@@ -97,7 +119,10 @@ describe("settle batches", () => {
     expect(ids(ledger)).toEqual([["g1", "g2"]]);
     await clock.advance(1);
     await next;
-    expect(ledger.batches.map((b) => [b.at - t0, b.items])).toEqual([[20, ["g1", "g2"]], [1_040, ["g3"]]]);
+    expect(ledger.batches.map((b) => [b.at - t0, b.items])).toEqual([
+      [20, ["g1", "g2"]],
+      [1_040, ["g3"]],
+    ]);
   });
 
   it("a batch whose opener died during its wait is sent by the next settle, and by an admission, never left open", async () => {
@@ -253,7 +278,12 @@ describe("slices and renewals", () => {
     const c = await account.admit(paid("g3"), clock.waitUntil); // retires lease-1, leases lease-2
     if (!c.ok) throw new Error("not admitted");
     expect(ledger.leases.map((l) => l.leaseId)).toEqual(["lease-1", "lease-2"]);
-    for (const [t, id] of [[a.ticket, "g1"], [b.ticket, "g2"], [c.ticket, "g3"]] as const) clock.waitUntil(account.settle(t, item(id), clock.waitUntil));
+    for (const [t, id] of [
+      [a.ticket, "g1"],
+      [b.ticket, "g2"],
+      [c.ticket, "g3"],
+    ] as const)
+      clock.waitUntil(account.settle(t, item(id), clock.waitUntil));
     await clock.advance(1_100);
     const slices = ledger.batches.flatMap((x) => x.slices);
     expect(slices).toContainEqual({ leaseId: "lease-1", admitted: 2, release: true });
@@ -289,11 +319,17 @@ describe("slices and renewals", () => {
     const b = await account.admit(mixed("m2"), clock.waitUntil);
     if (!a.ok || !b.ok) throw new Error("not admitted");
     expect(ledger.leases).toEqual([]);
-    expect(ledger.admits.map((r) => [r.genId, r.paid, r.free])).toEqual([["m1", true, limits], ["m2", true, limits]]);
+    expect(ledger.admits.map((r) => [r.genId, r.paid, r.free])).toEqual([
+      ["m1", true, limits],
+      ["m2", true, limits],
+    ]);
     clock.waitUntil(account.settle(a.ticket, { ...item("m1"), servedPriced: true }, clock.waitUntil));
     clock.waitUntil(account.settle(b.ticket, { ...item("m2"), servedPriced: false }, clock.waitUntil));
     await account.admit(mixed("m3"), clock.waitUntil); // carries both settles
-    expect(ledger.admits.at(-1)!.settle!.items.map((i) => [i.genId, i.releaseFreeSlot ?? false])).toEqual([["m1", true], ["m2", false]]);
+    expect(ledger.admits.at(-1)!.settle!.items.map((i) => [i.genId, i.releaseFreeSlot ?? false])).toEqual([
+      ["m1", true],
+      ["m2", false],
+    ]);
     // The ledger unreachable: the free endpoints may still serve (no money at risk), uncounted.
     ledger.callsDown = () => true;
     expect(await account.admit(mixed("m4"), clock.waitUntil)).toMatchObject({ ok: true, route: "free_only" });
@@ -326,7 +362,10 @@ describe("slices and renewals", () => {
     const b = await account.admit(paid("g2", 100), clock.waitUntil); // 90 left in lease-1: not enough
     expect(b.ok).toBe(true);
     expect(ledger.leases.map((l) => l.leaseId)).toEqual(["lease-1", "lease-2"]);
-    expect(ledger.leases[1]!.settle).toEqual({ items: [{ ...item("g1", 10), leaseId: "lease-1" }], slices: [{ leaseId: "lease-1", admitted: 1, release: true }] });
+    expect(ledger.leases[1]!.settle).toEqual({
+      items: [{ ...item("g1", 10), leaseId: "lease-1" }],
+      slices: [{ leaseId: "lease-1", admitted: 1, release: true }],
+    });
   });
 
   it("a slice the ledger no longer has admits nothing more", async () => {
@@ -340,7 +379,8 @@ describe("slices and renewals", () => {
   });
 });
 
-const inLedger = <R>(stub: DurableObjectStub, fn: (ledger: LedgerObject) => R | Promise<R>) => runInDurableObject(stub, (instance) => fn(instance as LedgerObject));
+const inLedger = <R>(stub: DurableObjectStub, fn: (ledger: LedgerObject) => R | Promise<R>) =>
+  runInDurableObject(stub, (instance) => fn(instance as LedgerObject));
 
 describe("overdraft bound, against the real ledger object", () => {
   it("credit 1000, holds of 100 costing 100: five requests running past the lease TTL stay backed, so later leases cannot overdraw", async () => {

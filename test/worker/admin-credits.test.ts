@@ -21,7 +21,10 @@ describe("admin: accounts and credit grants", () => {
     for (const credits of [-1, "10", null]) {
       const res = await post("/accounts", { email: email(), credits });
       expect(res.status).toBe(400);
-      expect(((await res.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: 400, message: expect.stringContaining("credits") });
+      expect(((await res.json()) as { error: { code: number; message: string } }).error).toMatchObject({
+        code: 400,
+        message: expect.stringContaining("credits"),
+      });
     }
   });
 
@@ -43,7 +46,13 @@ describe("admin: accounts and credit grants", () => {
 
   it("refuses a malformed idempotency key or a non-positive grant with a 400 JSON error", async () => {
     const a = await admin<{ id: string }>("/accounts", { email: email() });
-    for (const body of [{ usd: 1, idempotency_key: "" }, { usd: 1, idempotency_key: "has space" }, { usd: 1, idempotency_key: "x".repeat(101) }, { usd: 0 }, { usd: -1 }]) {
+    for (const body of [
+      { usd: 1, idempotency_key: "" },
+      { usd: 1, idempotency_key: "has space" },
+      { usd: 1, idempotency_key: "x".repeat(101) },
+      { usd: 0 },
+      { usd: -1 },
+    ]) {
       const res = await post(`/accounts/${a.id}/credits`, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
     }

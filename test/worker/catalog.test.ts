@@ -18,14 +18,43 @@ async function getJson(path: string): Promise<{ status: number; type: string | n
 }
 
 const MODEL_KEYS = [
-  "id", "canonical_slug", "hugging_face_id", "name", "created", "description", "context_length", "architecture", "pricing",
-  "top_provider", "per_request_limits", "supported_parameters", "default_parameters", "supported_voices", "knowledge_cutoff",
-  "expiration_date", "links",
+  "id",
+  "canonical_slug",
+  "hugging_face_id",
+  "name",
+  "created",
+  "description",
+  "context_length",
+  "architecture",
+  "pricing",
+  "top_provider",
+  "per_request_limits",
+  "supported_parameters",
+  "default_parameters",
+  "supported_voices",
+  "knowledge_cutoff",
+  "expiration_date",
+  "links",
 ];
 const ENDPOINT_KEYS = [
-  "name", "model_id", "model_name", "context_length", "pricing", "provider_name", "tag", "quantization", "max_completion_tokens",
-  "max_prompt_tokens", "supported_parameters", "status", "uptime_last_30m", "uptime_last_5m", "uptime_last_1d",
-  "supports_implicit_caching", "latency_last_30m", "throughput_last_30m",
+  "name",
+  "model_id",
+  "model_name",
+  "context_length",
+  "pricing",
+  "provider_name",
+  "tag",
+  "quantization",
+  "max_completion_tokens",
+  "max_prompt_tokens",
+  "supported_parameters",
+  "status",
+  "uptime_last_30m",
+  "uptime_last_5m",
+  "uptime_last_1d",
+  "supports_implicit_caching",
+  "latency_last_30m",
+  "throughput_last_30m",
 ];
 
 /** An independent decimal check: the string is canonical and equals the per-1M price / 1e6. */
@@ -101,9 +130,7 @@ describe("GET /models", () => {
     const { body } = await getJson("/models");
     for (const m of body.data as Json[]) {
       const entry = file.models.find((x) => x.id === m.id)!;
-      const cheapest = [...entry.endpoints].sort(
-        (a, b) => a.input_price_per_1m + a.output_price_per_1m - (b.input_price_per_1m + b.output_price_per_1m),
-      )[0]!;
+      const cheapest = [...entry.endpoints].sort((a, b) => a.input_price_per_1m + a.output_price_per_1m - (b.input_price_per_1m + b.output_price_per_1m))[0]!;
       expectPerToken(m.pricing.prompt, cheapest.input_price_per_1m);
       expectPerToken(m.pricing.completion, cheapest.output_price_per_1m);
       expect(m.pricing).toMatchObject({ request: "0", image: "0" });
@@ -205,9 +232,16 @@ describe("GET /providers", () => {
     expect(body.data.map((p: Json) => p.slug)).toEqual(file.providers.map((p) => p.slug));
     expect(body.data.length).toBeGreaterThanOrEqual(6);
     for (const p of body.data as Json[]) {
-      expect(Object.keys(p).sort()).toEqual(
-        ["data_policy", "datacenters", "headquarters", "name", "privacy_policy_url", "slug", "status_page_url", "terms_of_service_url"],
-      );
+      expect(Object.keys(p).sort()).toEqual([
+        "data_policy",
+        "datacenters",
+        "headquarters",
+        "name",
+        "privacy_policy_url",
+        "slug",
+        "status_page_url",
+        "terms_of_service_url",
+      ]);
       // What provider.data_collection and provider.zdr route by.
       expect(p.data_policy).toEqual({ retains_prompts: expect.any(Boolean), trains_on_prompts: expect.any(Boolean), zdr: expect.any(Boolean) });
       expect(p.headquarters).toMatch(/^[A-Z]{2}$/);

@@ -35,7 +35,15 @@ describe("POST /chat/completions (non-stream)", () => {
   it("forwards every other field unchanged with the carrier's model id", async () => {
     const a = await newAccount(10);
     const tag = uniqueTag();
-    const extra = { temperature: 0.3, top_p: 0.9, max_tokens: 50, stop: ["\n\n"], seed: 7, response_format: { type: "json_object" }, tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }] };
+    const extra = {
+      temperature: 0.3,
+      top_p: 0.9,
+      max_tokens: 50,
+      stop: ["\n\n"],
+      seed: 7,
+      response_format: { type: "json_object" },
+      tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }],
+    };
     // `user` and the router's own fields are not forwarded as sent: router-fields.test.ts
     const res = await chat(a.key, { model: LLAMA, ...user(`x [sim tag=${tag}]`), ...extra });
     expect(res.status).toBe(200);
@@ -183,7 +191,10 @@ describe("errors of POST /chat/completions", () => {
   it("a rejection outranks carriers that failed: one 400 and two 500s answer 400", async () => {
     const a = await newAccount(10);
     const [first, second, third] = catalog.endpoints(LLAMA);
-    const res = await chat(a.key, { model: LLAMA, ...user(`x [sim carrier=${first!.provider} status=500] [sim carrier=${second!.provider} status=400] [sim carrier=${third!.provider} status=502]`) });
+    const res = await chat(a.key, {
+      model: LLAMA,
+      ...user(`x [sim carrier=${first!.provider} status=500] [sim carrier=${second!.provider} status=400] [sim carrier=${third!.provider} status=502]`),
+    });
     const body = await expectError(res, 400, new RegExp(`Carrier ${second!.providerEntry.name} rejected the request`));
     expect(body.error.metadata.attempts.map((x: Json) => x.status)).toEqual([500, 400, 502]);
     const record = await generation(a.key, res.headers.get("x-generation-id")!);
@@ -202,7 +213,12 @@ describe("errors of POST /chat/completions", () => {
       const a = await newAccount(10);
       const tag = uniqueTag();
       const body = await expectError(await chat(a.key, { model: LLAMA, ...user(`x [sim ${fault} tag=${tag}]`) }), status, pattern);
-      expect((await simRequests(tag)).map((r) => r.carrier).sort()).toEqual(catalog.endpoints(LLAMA).map((e) => e.provider).sort());
+      expect((await simRequests(tag)).map((r) => r.carrier).sort()).toEqual(
+        catalog
+          .endpoints(LLAMA)
+          .map((e) => e.provider)
+          .sort(),
+      );
       expect(body.error.metadata.attempts).toHaveLength(3);
       const t = await settled(a.accountId);
       expect(t.total_usage).toBe(0);
@@ -218,7 +234,18 @@ describe("generation records", () => {
     const res = await chat(a.key, { model: LLAMA, ...user("x [sim tokens=4]") }, { "X-Title": "My App" });
     const body = (await res.json()) as Json;
     const g = await generation(a.key, body.id);
-    expect(g).toMatchObject({ id: body.id, model: LLAMA, provider_name: body.provider, app: "My App", streamed: false, tokens_prompt: body.usage.prompt_tokens, tokens_completion: 4, total_cost: body.usage.cost, finish_reason: "stop", status: 200 });
+    expect(g).toMatchObject({
+      id: body.id,
+      model: LLAMA,
+      provider_name: body.provider,
+      app: "My App",
+      streamed: false,
+      tokens_prompt: body.usage.prompt_tokens,
+      tokens_completion: 4,
+      total_cost: body.usage.cost,
+      finish_reason: "stop",
+      status: 200,
+    });
     expect(g.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(g.latency).toBeTypeOf("number");
     expect(g.generation_time as number).toBeGreaterThanOrEqual(g.latency as number);
@@ -237,7 +264,9 @@ describe("generation records", () => {
     const deadline = Date.now() + 5000;
     let rows: { status: number; cost_nano: number }[] = [];
     while (Date.now() < deadline && rows.length === 0) {
-      rows = (await env.DB.prepare("SELECT status, cost_nano FROM generations WHERE account_id = ?").bind(a.accountId).all<{ status: number; cost_nano: number }>()).results;
+      rows = (
+        await env.DB.prepare("SELECT status, cost_nano FROM generations WHERE account_id = ?").bind(a.accountId).all<{ status: number; cost_nano: number }>()
+      ).results;
       if (rows.length === 0) await new Promise((r) => setTimeout(r, 20));
     }
     expect(rows).toEqual([{ status: 400, cost_nano: 0 }]);
@@ -257,7 +286,17 @@ describe("GET /key and /credits", () => {
     const a = await newAccount(5);
     const res = await get("/key", a.key);
     const { data } = (await res.json()) as Json;
-    expect(data).toMatchObject({ label: a.label, usage: 0, limit: null, limit_remaining: null, is_free_tier: false, disabled: false, usage_daily: 0, usage_weekly: 0, usage_monthly: 0 });
+    expect(data).toMatchObject({
+      label: a.label,
+      usage: 0,
+      limit: null,
+      limit_remaining: null,
+      is_free_tier: false,
+      disabled: false,
+      usage_daily: 0,
+      usage_weekly: 0,
+      usage_monthly: 0,
+    });
     expect(a.label).toMatch(/^sk-sy-v1-[0-9a-f]{3}\.\.\.[0-9a-f]{3}$/);
     const free = await newAccount();
     expect(((await (await get("/key", free.key)).json()) as Json).data.is_free_tier).toBe(true);

@@ -70,7 +70,11 @@ describe("/activity", () => {
     await admin(`/accounts/${accountId}/credits`, { usd: 2 });
     const { key } = await createKeyViaConsole(client, "fallback");
     // mistral-nemo's carriers (deepinfra, nebius) fail; qwen3-32b's first carrier (groq) serves.
-    const res = await chat(key, { model: "mistralai/mistral-nemo", models: ["qwen/qwen3-32b"], ...user("x [sim carrier=deepinfra status=503] [sim carrier=nebius status=503]") });
+    const res = await chat(key, {
+      model: "mistralai/mistral-nemo",
+      models: ["qwen/qwen3-32b"],
+      ...user("x [sim carrier=deepinfra status=503] [sim carrier=nebius status=503]"),
+    });
     expect(res.status).toBe(200);
     const { id } = (await res.json()) as { id: string };
     await settled(accountId);
@@ -78,7 +82,9 @@ describe("/activity", () => {
     const row = rowsOf(html)[0]!;
     expect(row.id).toBe(id);
     expect(row.text).toContain("3 attempts");
-    expect(row.text).toMatch(/mistralai\/mistral-nemo at DeepInfra: 503 after \d+ ms\s*mistralai\/mistral-nemo at Nebius: 503 after \d+ ms\s*qwen\/qwen3-32b at Groq: 200 after \d+ ms/);
+    expect(row.text).toMatch(
+      /mistralai\/mistral-nemo at DeepInfra: 503 after \d+ ms\s*mistralai\/mistral-nemo at Nebius: 503 after \d+ ms\s*qwen\/qwen3-32b at Groq: 200 after \d+ ms/,
+    );
   });
 
   it("pages through many requests without gaps or repeats, and back", async () => {

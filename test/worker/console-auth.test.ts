@@ -64,7 +64,9 @@ describe("sign up", () => {
     expect(cookie).toMatch(/; SameSite=Lax/i);
     expect(cookie).toMatch(/; Path=\//i);
     const token = client.sessionCookie()!;
-    const row = await env.DB.prepare("SELECT token_hash FROM sessions WHERE token_hash = ?").bind(await sha256Hex(token)).first();
+    const row = await env.DB.prepare("SELECT token_hash FROM sessions WHERE token_hash = ?")
+      .bind(await sha256Hex(token))
+      .first();
     expect(row).not.toBeNull();
     expect(await env.DB.prepare("SELECT 1 FROM sessions WHERE token_hash = ?").bind(token).first()).toBeNull();
   });
@@ -157,7 +159,11 @@ describe("sign in and sign out", () => {
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/");
     expect(res.headers.getSetCookie().some((c) => /^__Host-sy_session=;/.test(c) && /Max-Age=0/i.test(c))).toBe(true);
-    expect(await env.DB.prepare("SELECT 1 FROM sessions WHERE token_hash = ?").bind(await sha256Hex(token)).first()).toBeNull();
+    expect(
+      await env.DB.prepare("SELECT 1 FROM sessions WHERE token_hash = ?")
+        .bind(await sha256Hex(token))
+        .first(),
+    ).toBeNull();
     // Replaying the old cookie by hand.
     const replay = new ConsoleClient();
     replay.cookies.set("__Host-sy_session", token);

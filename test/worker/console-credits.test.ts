@@ -102,7 +102,15 @@ describe("/settings/credits", () => {
     const { client, accountId } = await signUp();
     const paymentId = /name="payment_id" value="([^"]+)"/.exec((await client.page("/settings/credits")).html)![1]!;
     expect((await client.post("/settings/credits", { payment_id: paymentId, amount: "10", ...CARD }, { csrf: null })).status).toBe(403);
-    expect((await client.post("/settings/credits", { payment_id: paymentId, amount: "10", ...CARD }, { from: "/settings/credits", headers: { "sec-fetch-site": "cross-site" } })).status).toBe(403);
+    expect(
+      (
+        await client.post(
+          "/settings/credits",
+          { payment_id: paymentId, amount: "10", ...CARD },
+          { from: "/settings/credits", headers: { "sec-fetch-site": "cross-site" } },
+        )
+      ).status,
+    ).toBe(403);
     expect((await totals(accountId)).total_credits).toBe(0);
     expect(await payments(accountId)).toEqual([]);
   });
@@ -134,7 +142,9 @@ describe("/settings/credits", () => {
     const other = await signUp();
     const otherPage = (await other.client.page("/settings/credits")).html;
     const otherPayment = /name="payment_id" value="([^"]+)"/.exec(otherPage)![1]!;
-    expect((await other.client.post("/settings/credits", { payment_id: otherPayment, amount: "33.33", ...CARD }, { from: "/settings/credits" })).status).toBe(303);
+    expect((await other.client.post("/settings/credits", { payment_id: otherPayment, amount: "33.33", ...CARD }, { from: "/settings/credits" })).status).toBe(
+      303,
+    );
 
     const { client } = await signUp(uniqueEmail().replace("console", "console777-33.33-"));
     const html = (await client.page("/settings/credits")).html;

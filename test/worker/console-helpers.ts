@@ -45,7 +45,11 @@ export class ConsoleClient {
   }
 
   /** POSTs a form as a browser would from this origin; `csrf` defaults to the token on `from`'s page. */
-  async post(path: string, fields: Record<string, string>, opts: { from?: string; csrf?: string | null; headers?: Record<string, string> } = {}): Promise<Response> {
+  async post(
+    path: string,
+    fields: Record<string, string>,
+    opts: { from?: string; csrf?: string | null; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     let csrf = opts.csrf;
     if (csrf === undefined) csrf = csrfOf((await this.page(opts.from ?? path)).html);
     const body = new URLSearchParams({ ...(csrf === null ? {} : { _csrf: csrf }), ...fields });
@@ -104,5 +108,13 @@ export async function createKeyViaConsole(client: ConsoleClient, name: string, l
 
 /** Text content of the page with tags removed (for "does the page say X" checks). */
 export function textOf(html: string): string {
-  return html.replace(/<script[\s\S]*?<\/script>/g, "").replace(/<[^>]+>/g, " ").replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/\s+/g, " ");
+  return html
+    .replace(/<script[\s\S]*?<\/script>/g, "")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/&amp;/g, "&")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/\s+/g, " ");
 }

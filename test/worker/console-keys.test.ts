@@ -8,7 +8,17 @@ async function sha256Hex(text: string): Promise<string> {
   return [...d].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-type KeyRow = { hash: string; account_id: string; name: string; label: string; disabled: number; limit_nano: number | null; limit_reset: string | null; expires_at: number | null; updated_at: number | null };
+type KeyRow = {
+  hash: string;
+  account_id: string;
+  name: string;
+  label: string;
+  disabled: number;
+  limit_nano: number | null;
+  limit_reset: string | null;
+  expires_at: number | null;
+  updated_at: number | null;
+};
 const keyRow = (hash: string) => env.DB.prepare("SELECT * FROM api_keys WHERE hash = ?").bind(hash).first<KeyRow>();
 
 describe("/settings/keys", () => {
@@ -189,7 +199,12 @@ describe("/settings/keys", () => {
       expect((await client.post(path, fields, { csrf: otherToken })).status, path).toBe(403);
       expect((await client.post(path, fields, { from: "/settings/keys", headers: { origin: "https://evil.example" } })).status, path).toBe(403);
     }
-    expect(await env.DB.prepare("SELECT name, disabled FROM api_keys WHERE account_id = ?").bind(accountId).all().then((r) => r.results)).toEqual([{ name: "keep", disabled: 0 }]);
+    expect(
+      await env.DB.prepare("SELECT name, disabled FROM api_keys WHERE account_id = ?")
+        .bind(accountId)
+        .all()
+        .then((r) => r.results),
+    ).toEqual([{ name: "keep", disabled: 0 }]);
   });
 
   it("another account's keys are never listed, and cannot be disabled, enabled or deleted", async () => {
@@ -242,7 +257,11 @@ describe("/settings/keys: management keys", () => {
     expect(html.split(key)).toHaveLength(2);
     expect(textOf(html)).toContain("Your new management key “provisioner”");
     const hash = await sha256Hex(key);
-    expect(await env.DB.prepare("SELECT account_id, is_management, limit_nano FROM api_keys WHERE hash = ?").bind(hash).first()).toEqual({ account_id: accountId, is_management: 1, limit_nano: null });
+    expect(await env.DB.prepare("SELECT account_id, is_management, limit_nano FROM api_keys WHERE hash = ?").bind(hash).first()).toEqual({
+      account_id: accountId,
+      is_management: 1,
+      limit_nano: null,
+    });
 
     // The same form again: no second key, never the key again.
     const again = await client.post("/settings/keys/management", { name: "provisioner", creation_token: form.creationToken }, { csrf: form.csrf });
@@ -283,8 +302,17 @@ describe("/settings/keys: management keys", () => {
     expect(noToken.status).toBe(400);
     const other = await signUp();
     const otherCsrf = csrfOf((await other.client.page("/settings/keys")).html);
-    for (const csrf of [null, otherCsrf]) expect((await client.post("/settings/keys/management", { name: "forged", creation_token: form.creationToken }, { csrf })).status).toBe(403);
-    expect((await client.post("/settings/keys/management", { name: "forged", creation_token: form.creationToken }, { from: "/settings/keys/management", headers: { origin: "https://evil.example" } })).status).toBe(403);
+    for (const csrf of [null, otherCsrf])
+      expect((await client.post("/settings/keys/management", { name: "forged", creation_token: form.creationToken }, { csrf })).status).toBe(403);
+    expect(
+      (
+        await client.post(
+          "/settings/keys/management",
+          { name: "forged", creation_token: form.creationToken },
+          { from: "/settings/keys/management", headers: { origin: "https://evil.example" } },
+        )
+      ).status,
+    ).toBe(403);
     expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?").bind(accountId).first()).toEqual({ n: 0 });
   });
 });
@@ -293,15 +321,27 @@ describe("/settings/keys: limit, reset period and expiry", () => {
   it("the create form takes them and the list shows them", async () => {
     const { client } = await signUp();
     const form = await keyForm(client);
-    const res = await client.post("/settings/keys", { name: "budgeted", limit: "3", limit_reset: "weekly", expires_at: "2099-12-31T23:59", creation_token: form.creationToken }, { csrf: form.csrf });
+    const res = await client.post(
+      "/settings/keys",
+      { name: "budgeted", limit: "3", limit_reset: "weekly", expires_at: "2099-12-31T23:59", creation_token: form.creationToken },
+      { csrf: form.csrf },
+    );
     expect(res.status).toBe(200);
     const key = /value="(sk-sy-v1-[0-9a-f]{64})"/.exec(await res.text())![1]!;
-    expect(await keyRow(await sha256Hex(key))).toMatchObject({ limit_nano: 3_000_000_000, limit_reset: "weekly", expires_at: Date.parse("2099-12-31T23:59:00Z") });
+    expect(await keyRow(await sha256Hex(key))).toMatchObject({
+      limit_nano: 3_000_000_000,
+      limit_reset: "weekly",
+      expires_at: Date.parse("2099-12-31T23:59:00Z"),
+    });
     const row = textOf(/<th scope="row">budgeted<\/th>[\s\S]*?<\/tr>/.exec((await client.page("/settings/keys")).html)![0]);
     expect(row).toContain("$3.00 per week $3.00 left this week");
     expect(row).toContain("2099-12-31 23:59:00 UTC");
     expect(row).toContain("Active");
-    expect(((await (await get("/key", key)).json()) as { data: Record<string, unknown> }).data).toMatchObject({ limit: 3, limit_reset: "weekly", expires_at: "2099-12-31T23:59:00.000Z" });
+    expect(((await (await get("/key", key)).json()) as { data: Record<string, unknown> }).data).toMatchObject({
+      limit: 3,
+      limit_reset: "weekly",
+      expires_at: "2099-12-31T23:59:00.000Z",
+    });
   });
 
   it("the create form refuses a bad reset period or expiry with field errors, creating nothing", async () => {
@@ -330,13 +370,22 @@ describe("/settings/keys: limit, reset period and expiry", () => {
     expect(page.status).toBe(200);
     expect(textOf(page.html)).toContain("Edit key “editable”");
 
-    const saved = await client.post("/settings/keys/edit", { key: hash, limit: "1.5", limit_reset: "daily", expires_at: "2099-01-01T00:00:00" }, { from: `/settings/keys/edit?key=${hash}` });
+    const saved = await client.post(
+      "/settings/keys/edit",
+      { key: hash, limit: "1.5", limit_reset: "daily", expires_at: "2099-01-01T00:00:00" },
+      { from: `/settings/keys/edit?key=${hash}` },
+    );
     expect(saved.status).toBe(303);
     expect(saved.headers.get("location")).toBe("/settings/keys?done=updated");
     const row = await keyRow(hash);
     expect(row).toMatchObject({ limit_nano: 1_500_000_000, limit_reset: "daily", expires_at: Date.parse("2099-01-01T00:00:00Z") });
     expect(row!.updated_at).toEqual(expect.any(Number));
-    expect(((await (await get("/key", key)).json()) as { data: Record<string, unknown> }).data).toMatchObject({ limit: 1.5, limit_remaining: 1.5, limit_reset: "daily", expires_at: "2099-01-01T00:00:00.000Z" });
+    expect(((await (await get("/key", key)).json()) as { data: Record<string, unknown> }).data).toMatchObject({
+      limit: 1.5,
+      limit_remaining: 1.5,
+      limit_reset: "daily",
+      expires_at: "2099-01-01T00:00:00.000Z",
+    });
     expect(textOf((await client.page("/settings/keys?done=updated")).html)).toContain("$1.50 per day $1.50 left today");
 
     // The form shows the key as it now is; emptied fields remove the limit, reset and expiry.
@@ -344,11 +393,17 @@ describe("/settings/keys: limit, reset period and expiry", () => {
     expect(edit).toContain('value="1.5"');
     expect(edit).toMatch(/<option value="daily" selected/);
     expect(edit).toContain('value="2099-01-01T00:00:00"');
-    expect((await client.post("/settings/keys/edit", { key: hash, limit: "", limit_reset: "", expires_at: "" }, { from: `/settings/keys/edit?key=${hash}` })).status).toBe(303);
+    expect(
+      (await client.post("/settings/keys/edit", { key: hash, limit: "", limit_reset: "", expires_at: "" }, { from: `/settings/keys/edit?key=${hash}` })).status,
+    ).toBe(303);
     expect(await keyRow(hash)).toMatchObject({ limit_nano: null, limit_reset: null, expires_at: null });
 
     // Bad values: field errors, nothing changed.
-    const bad = await client.post("/settings/keys/edit", { key: hash, limit: "abc", limit_reset: "yearly", expires_at: "2001-01-01T00:00" }, { from: `/settings/keys/edit?key=${hash}` });
+    const bad = await client.post(
+      "/settings/keys/edit",
+      { key: hash, limit: "abc", limit_reset: "yearly", expires_at: "2001-01-01T00:00" },
+      { from: `/settings/keys/edit?key=${hash}` },
+    );
     expect(bad.status).toBe(400);
     const badText = textOf(await bad.text());
     for (const m of ["Enter the credit limit", "Choose when the limit resets.", "The expiry must be in the future."]) expect(badText).toContain(m);
@@ -377,7 +432,15 @@ describe("/settings/keys: limit, reset period and expiry", () => {
     // The expiry sent back unchanged stays, though it has passed; the limit changes.
     const edit = (await client.page(`/settings/keys/edit?key=${hash}`)).html;
     expect(edit).toContain('value="2020-01-01T00:00:00"');
-    expect((await client.post("/settings/keys/edit", { key: hash, limit: "2", limit_reset: "", expires_at: "2020-01-01T00:00:00" }, { from: `/settings/keys/edit?key=${hash}` })).status).toBe(303);
+    expect(
+      (
+        await client.post(
+          "/settings/keys/edit",
+          { key: hash, limit: "2", limit_reset: "", expires_at: "2020-01-01T00:00:00" },
+          { from: `/settings/keys/edit?key=${hash}` },
+        )
+      ).status,
+    ).toBe(303);
     expect(await keyRow(hash)).toMatchObject({ limit_nano: 2_000_000_000, expires_at: Date.parse("2020-01-01T00:00:00Z") });
   });
 

@@ -165,7 +165,7 @@ describe("models", () => {
     // gpt-oss-20b: cheapest carrier first (DeepInfra at $0.03 in, $0.14 out per 1M).
     const row = /<a href="\/models\/openai\/gpt-oss-20b">[\s\S]*?<\/tr>/.exec(html)![0];
     expect(textOf(row)).toMatch(/131K \$0\.03 \$0\.14 text → text/);
-    expect(html).toContain("<span class=\"tag\">Free</span>");
+    expect(html).toContain('<span class="tag">Free</span>');
   });
 
   it("searches by id or name and sorts; the active column says so", async () => {
@@ -197,8 +197,19 @@ describe("models", () => {
     const attempt = { model: model.id, provider: "groq", providerName: served, status: 200, at: Date.now() - 1000, latencyMs: 300, tokensPerSecond: 120 };
     await flushGenerations(env.DB, [
       JSON.stringify({
-        id: `gen-console-health-${Date.now()}`, accountId: "acct_console_health", keyHash: "h", model: model.id, providerName: served, streamed: false, createdAt: attempt.at,
-        tokensPrompt: 1, tokensCompletion: 1, tokensReasoning: 0, costNano: 0, status: 200, providerResponses: JSON.stringify([attempt]),
+        id: `gen-console-health-${Date.now()}`,
+        accountId: "acct_console_health",
+        keyHash: "h",
+        model: model.id,
+        providerName: served,
+        streamed: false,
+        createdAt: attempt.at,
+        tokensPrompt: 1,
+        tokensCompletion: 1,
+        tokensReasoning: 0,
+        costNano: 0,
+        status: 200,
+        providerResponses: JSON.stringify([attempt]),
       }),
     ]);
     await refreshHealth(env);
@@ -216,7 +227,8 @@ describe("models", () => {
       expect(row, name).toBeDefined();
       if (e.quantization) expect(row[2]).toContain(`<td>${e.quantization}</td>`);
       expect(row[2]).toMatch(/<td>(Zero retention|Retains, trains|Retains prompts|Does not retain)<\/td>/);
-      if (e.input_price_per_1m > 0) expect(row[2]).toContain(`$${e.input_price_per_1m.toFixed(Math.max(2, (String(e.input_price_per_1m).split(".")[1] ?? "").length))}`);
+      if (e.input_price_per_1m > 0)
+        expect(row[2]).toContain(`$${e.input_price_per_1m.toFixed(Math.max(2, (String(e.input_price_per_1m).split(".")[1] ?? "").length))}`);
     }
   });
 });

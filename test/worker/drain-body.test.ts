@@ -47,7 +47,11 @@ describe("draining an unread request body", () => {
     const { body, counter } = endless();
     const ctx = createExecutionContext();
     const res = await app.fetch(
-      new Request("https://switchyard.test/api/v1/chat/completions", { method: "POST", headers: { authorization: `Bearer ${a.key}`, "content-type": "application/json" }, body }),
+      new Request("https://switchyard.test/api/v1/chat/completions", {
+        method: "POST",
+        headers: { authorization: `Bearer ${a.key}`, "content-type": "application/json" },
+        body,
+      }),
       { ...env, BODY_DRAIN_MAX_BYTES: String(8 * 1024 * 1024) },
       ctx,
     );

@@ -19,18 +19,43 @@ const uid = () => `${Date.now()}-${n++}-${Math.random().toString(36).slice(2)}`;
 type Row = { model: string; provider: string; at: number; status: number; latencyMs: number; tokensPerSecond?: number | null };
 /** Attempts straight into the table, one statement each (D1 caps a statement's bound values). */
 async function insertAttempts(rows: Row[]): Promise<void> {
-  const stmt = env.DB.prepare("INSERT INTO endpoint_attempts (generation_id, idx, model, provider, at, status, latency_ms, tokens_per_second) VALUES (?, 0, ?, ?, ?, ?, ?, ?)");
+  const stmt = env.DB.prepare(
+    "INSERT INTO endpoint_attempts (generation_id, idx, model, provider, at, status, latency_ms, tokens_per_second) VALUES (?, 0, ?, ?, ?, ?, ?, ?)",
+  );
   await env.DB.batch(rows.map((r) => stmt.bind(`gen-health-${uid()}`, r.model, r.provider, r.at, r.status, r.latencyMs, r.tokensPerSecond ?? null)));
 }
 
-const attempt = (over: Partial<CarrierAttempt>): CarrierAttempt => ({ model: "qwen/qwen3-32b", provider: "groq", providerName: "Groq", status: 200, at: Date.now(), latencyMs: 100, tokensPerSecond: 50, ...over });
+const attempt = (over: Partial<CarrierAttempt>): CarrierAttempt => ({
+  model: "qwen/qwen3-32b",
+  provider: "groq",
+  providerName: "Groq",
+  status: 200,
+  at: Date.now(),
+  latencyMs: 100,
+  tokensPerSecond: 50,
+  ...over,
+});
 const record = (id: string, attempts: CarrierAttempt[] | string | null): NewGeneration => ({
-  id, accountId: "acct_health", keyHash: "health", model: "qwen/qwen3-32b", providerName: "Groq", streamed: false, createdAt: Date.now(),
-  tokensPrompt: 1, tokensCompletion: 1, tokensReasoning: 0, costNano: 0, status: 200,
+  id,
+  accountId: "acct_health",
+  keyHash: "health",
+  model: "qwen/qwen3-32b",
+  providerName: "Groq",
+  streamed: false,
+  createdAt: Date.now(),
+  tokensPrompt: 1,
+  tokensCompletion: 1,
+  tokensReasoning: 0,
+  costNano: 0,
+  status: 200,
   providerResponses: typeof attempts === "string" || attempts === null ? attempts : JSON.stringify(attempts),
 });
 const attemptsOf = async (id: string) =>
-  (await env.DB.prepare("SELECT idx, model, provider, at, status, latency_ms, tokens_per_second FROM endpoint_attempts WHERE generation_id = ? ORDER BY idx").bind(id).all()).results;
+  (
+    await env.DB.prepare("SELECT idx, model, provider, at, status, latency_ms, tokens_per_second FROM endpoint_attempts WHERE generation_id = ? ORDER BY idx")
+      .bind(id)
+      .all()
+  ).results;
 
 /** A D1 binding that counts every statement and fails it. */
 function watchedDb() {
@@ -67,21 +92,37 @@ afterEach(() => {
 describe("flush: records' attempts into endpoint_attempts", () => {
   it("writes every attempt in order, once however often flushed; a replacing record replaces its attempts", async () => {
     const id = `gen-health-flush-${uid()}`;
-    const tried = [attempt({ provider: "cerebras", providerName: "Cerebras", status: 503, latencyMs: 40, tokensPerSecond: null }), attempt({ at: 1_790_000_000_000, latencyMs: 250, tokensPerSecond: 80.5 })];
+    const tried = [
+      attempt({ provider: "cerebras", providerName: "Cerebras", status: 503, latencyMs: 40, tokensPerSecond: null }),
+      attempt({ at: 1_790_000_000_000, latencyMs: 250, tokensPerSecond: 80.5 }),
+    ];
     await flushGenerations(env.DB, [JSON.stringify(record(id, tried))]);
     await flushGenerations(env.DB, [JSON.stringify(record(id, tried))]); // a retried flush
-    const expected = tried.map((a, idx) => ({ idx, model: a.model, provider: a.provider, at: a.at, status: a.status, latency_ms: a.latencyMs, tokens_per_second: a.tokensPerSecond }));
+    const expected = tried.map((a, idx) => ({
+      idx,
+      model: a.model,
+      provider: a.provider,
+      at: a.at,
+      status: a.status,
+      latency_ms: a.latencyMs,
+      tokens_per_second: a.tokensPerSecond,
+    }));
     expect(await attemptsOf(id)).toEqual(expected);
     // A late settle's record (one attempt) replaces the earlier one's two.
     const late = attempt({ provider: "sambanova", providerName: "SambaNova", latencyMs: 900 });
     await flushGenerations(env.DB, [JSON.stringify(record(id, [late]))]);
-    expect(await attemptsOf(id)).toEqual([{ idx: 0, model: late.model, provider: "sambanova", at: late.at, status: 200, latency_ms: 900, tokens_per_second: 50 }]);
+    expect(await attemptsOf(id)).toEqual([
+      { idx: 0, model: late.model, provider: "sambanova", at: late.at, status: 200, latency_ms: 900, tokens_per_second: 50 },
+    ]);
   });
 
   it("a record without attempts, with invalid JSON or an incomplete attempt still lands, adding no attempt", async () => {
     const ids = [`gen-health-none-${uid()}`, `gen-health-bad-${uid()}`, `gen-health-part-${uid()}`];
     const partial = JSON.stringify([{ model: "qwen/qwen3-32b", status: 200 }]);
-    await flushGenerations(env.DB, [record(ids[0]!, null), record(ids[1]!, "[{not json"), record(ids[2]!, partial)].map((r) => JSON.stringify(r)));
+    await flushGenerations(
+      env.DB,
+      [record(ids[0]!, null), record(ids[1]!, "[{not json"), record(ids[2]!, partial)].map((r) => JSON.stringify(r)),
+    );
     for (const id of ids) {
       expect(await env.DB.prepare("SELECT id FROM generations WHERE id = ?").bind(id).first()).not.toBeNull();
       expect(await attemptsOf(id)).toEqual([]);
@@ -170,10 +211,16 @@ describe("endpoint health on /models/…/endpoints and the console", () => {
     expect(page.status).toBe(200);
     expect(seen.statements).toBe(0);
     const html = (await page.text()).replace(/\s+/g, " ");
-    expect(html).toMatch(new RegExp(`<th scope="row">Groq</th>.*?<td class="num">${(anonymous.uptime_last_1d as number).toFixed(1)}%</td><td class="num">${(groq.latencyMs![0] / 1000).toFixed(2)} s</td>`));
+    expect(html).toMatch(
+      new RegExp(
+        `<th scope="row">Groq</th>.*?<td class="num">${(anonymous.uptime_last_1d as number).toFixed(1)}%</td><td class="num">${(groq.latencyMs![0] / 1000).toFixed(2)} s</td>`,
+      ),
+    );
 
     // With a valid key (its lookup is the only D1 read), the percentiles as the contract's PercentileStats.
-    const keyed = (await endpointsOf(await fetchWith(`/api/v1/models/${MODEL}/endpoints`, {}, { authorization: `Bearer ${key}` }))).find((e) => e.tag === "groq")!;
+    const keyed = (await endpointsOf(await fetchWith(`/api/v1/models/${MODEL}/endpoints`, {}, { authorization: `Bearer ${key}` }))).find(
+      (e) => e.tag === "groq",
+    )!;
     const [p50, p75, p90, p99] = groq.latencyMs!;
     expect(keyed.latency_last_30m).toEqual({ p50, p75, p90, p99 });
     const [t50, t75, t90, t99] = groq.tokensPerSecond!;
@@ -221,7 +268,8 @@ describe("endpoint health on /models/…/endpoints and the console", () => {
     const { d1 } = watchedDb();
     const res = await fetchWith(`/api/v1/models/${MODEL}/endpoints`, { DB: d1 });
     expect(res.status).toBe(200);
-    for (const e of await endpointsOf(res)) expect(e).toMatchObject({ uptime_last_5m: null, uptime_last_30m: null, uptime_last_1d: null, latency_last_30m: null, throughput_last_30m: null });
+    for (const e of await endpointsOf(res))
+      expect(e).toMatchObject({ uptime_last_5m: null, uptime_last_30m: null, uptime_last_1d: null, latency_last_30m: null, throughput_last_30m: null });
   });
 
   it("a fold whose D1 batch fails keeps the last snapshot and logs no query parameters", async () => {

@@ -73,7 +73,13 @@ describe("stream faults after the first byte never fall back and never end clean
     const chunks = events.slice(0, -1) as Json[];
     expect(chunks.some((c) => c.error)).toBe(false);
     expect(chunks.at(-1)!.usage.completion_tokens).toBe(6);
-    expect(chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("").trim().split(" ")).toHaveLength(6);
+    expect(
+      chunks
+        .map((c) => c.choices[0]?.delta?.content ?? "")
+        .join("")
+        .trim()
+        .split(" "),
+    ).toHaveLength(6);
   });
 
   it("a stream without usage ends without a usage chunk and is charged the estimate of what was delivered", async () => {

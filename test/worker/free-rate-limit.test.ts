@@ -13,8 +13,23 @@ const catalog = Catalog.parse(catalogJson);
 const FREE = "openai/gpt-oss-20b:free";
 const PAID = "meta-llama/llama-3.1-8b-instruct";
 const record = (id: string): NewGeneration => ({
-  id, accountId: "x", keyHash: "k", model: FREE, providerName: null, app: null, streamed: false, createdAt: 0,
-  latencyMs: null, generationTimeMs: null, tokensPrompt: 0, tokensCompletion: 0, tokensReasoning: 0, costNano: 0, finishReason: null, status: 500, errorMessage: null,
+  id,
+  accountId: "x",
+  keyHash: "k",
+  model: FREE,
+  providerName: null,
+  app: null,
+  streamed: false,
+  createdAt: 0,
+  latencyMs: null,
+  generationTimeMs: null,
+  tokensPrompt: 0,
+  tokensCompletion: 0,
+  tokensReasoning: 0,
+  costNano: 0,
+  finishReason: null,
+  status: 500,
+  errorMessage: null,
 });
 
 /** Runs `fn` against a fresh ledger whose clock the test moves, with `grantedUsd` of credits. */
@@ -65,7 +80,9 @@ describe("free-model rate limits, counted by the account's ledger", () => {
       const midnight = Date.parse("2026-11-24T00:00:00Z");
       expect(admitFree(ledger, small)).toEqual({ ok: false, reason: "rate_limit", window: "day", limit: perDay, resetAt: midnight, retryAfterS: 60 });
       // Paid requests are not counted or limited.
-      expect(ledger.admit({ genId: `p${++n}`, keyHash: "k", limitNano: null, holdNano: 0, paid: true, abandoned: record(`p${n}`) })).toEqual(grantedUsd > 0 ? { ok: true } : { ok: false, reason: "balance" });
+      expect(ledger.admit({ genId: `p${++n}`, keyHash: "k", limitNano: null, holdNano: 0, paid: true, abandoned: record(`p${n}`) })).toEqual(
+        grantedUsd > 0 ? { ok: true } : { ok: false, reason: "balance" },
+      );
       clock.set("2026-11-24T00:00:00Z");
       for (let i = 0; i < perDay; i++) expect(admitFree(ledger, small)).toEqual({ ok: true });
       expect(admitFree(ledger, small)).toMatchObject({ ok: false, window: "day" });
@@ -74,7 +91,8 @@ describe("free-model rate limits, counted by the account's ledger", () => {
 
   it("a plan mixing free and priced endpoints: a free slot while one is left, else only the priced ones if the balance pays, else 429", async () => {
     const one: FreeLimits = { perMinute: 1, perDay: 1000, perDayBought: 1000, boughtNano: 10e9 };
-    const mixed = (ledger: LedgerObject, genId: string) => ledger.admit({ genId, keyHash: "k", limitNano: null, holdNano: 500, paid: true, free: one, abandoned: record(genId) });
+    const mixed = (ledger: LedgerObject, genId: string) =>
+      ledger.admit({ genId, keyHash: "k", limitNano: null, holdNano: 500, paid: true, free: one, abandoned: record(genId) });
     await withLedger(1, (ledger) => {
       expect(mixed(ledger, "m1")).toEqual({ ok: true }); // a slot counted, the hold kept for the priced ones
       expect(ledger.totals().heldNano).toBe(500);
@@ -90,7 +108,9 @@ describe("free-model rate limits, counted by the account's ledger", () => {
   it("a settle that gives a free slot back frees it in the minute and the day, once however often it is retried", async () => {
     const small: FreeLimits = { perMinute: 1000, perDay: 2, perDayBought: 2, boughtNano: 10e9 };
     await withLedger(1, (ledger) => {
-      expect(ledger.admit({ genId: "m1", keyHash: "k", limitNano: null, holdNano: 500, paid: true, free: small, abandoned: record("m1") })).toEqual({ ok: true });
+      expect(ledger.admit({ genId: "m1", keyHash: "k", limitNano: null, holdNano: 500, paid: true, free: small, abandoned: record("m1") })).toEqual({
+        ok: true,
+      });
       expect(admitFree(ledger, small)).toEqual({ ok: true }); // the day is now full
       expect(admitFree(ledger, small)).toMatchObject({ ok: false, window: "day" });
       const served = { genId: "m1", keyHash: "k", costNano: 40, record: record("m1"), releaseFreeSlot: true };
@@ -115,14 +135,16 @@ describe("free-model rate limits, counted by the account's ledger", () => {
 
 describe("free-model rate limits over HTTP", () => {
   type ErrorBody = { error: { code: number; message: string; metadata: Record<string, unknown> } };
-  const inLedger = <R>(accountId: string, fn: (ledger: LedgerObject) => R) => runInDurableObject(env.LEDGER.get(env.LEDGER.idFromName(accountId)), (o) => fn(o as LedgerObject));
+  const inLedger = <R>(accountId: string, fn: (ledger: LedgerObject) => R) =>
+    runInDurableObject(env.LEDGER.get(env.LEDGER.idFromName(accountId)), (o) => fn(o as LedgerObject));
   /** Pins the account's ledger clock (the windows' time) at `start`; the returned function moves it. */
   async function pinClock(accountId: string, start: number): Promise<(to: number) => void> {
     let now = start;
     await inLedger(accountId, (ledger) => void (ledger.clock = () => now));
     return (to) => void (now = to);
   }
-  const headers = (res: Response) => Object.fromEntries(["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"].map((h) => [h, res.headers.get(h)]));
+  const headers = (res: Response) =>
+    Object.fromEntries(["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"].map((h) => [h, res.headers.get(h)]));
 
   it("20 a minute (the default) per account across keys: the 21st gets 429 with the headers, recorded with cost 0, no carrier called; zero-priced models share it; other accounts and paid traffic unaffected", async () => {
     const a = await newAccount(1);
@@ -138,7 +160,12 @@ describe("free-model rate limits over HTTP", () => {
     for (const key of [a.key, second.key]) {
       const refused = await chat(key, { model: FREE, ...user(`one too many [sim tag=${tag}]`) });
       expect(refused.status).toBe(429);
-      expect(headers(refused)).toEqual({ "x-ratelimit-limit": "20", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(t0 + 60_000), "retry-after": "60" });
+      expect(headers(refused)).toEqual({
+        "x-ratelimit-limit": "20",
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset": String(t0 + 60_000),
+        "retry-after": "60",
+      });
       const body = (await refused.json()) as ErrorBody;
       expect(body.error).toMatchObject({ code: 429, metadata: { error_type: "rate_limit_exceeded", window: "minute" } });
       expect(body.error.message).toMatch(/at most 20 requests a minute to free models/);
@@ -221,7 +248,10 @@ describe("free-model rate limits over HTTP", () => {
     };
     const freeCarrier = catalog.endpoints(FREE)[0]!.provider;
     for (let i = 0; i < 3; i++)
-      expect(await send({ model: FREE, models: [PAID], ...user(`x ${i} [sim carrier=${freeCarrier} status=503] [sim tokens=2]`) })).toEqual({ status: 200, model: PAID });
+      expect(await send({ model: FREE, models: [PAID], ...user(`x ${i} [sim carrier=${freeCarrier} status=503] [sim tokens=2]`) })).toEqual({
+        status: 200,
+        model: PAID,
+      });
     // Three served by the paid fallback: none took a slot, so two plain free requests still fit in the minute.
     expect((await send({ model: FREE, ...user("a [sim tokens=2]") })).status).toBe(200);
     expect((await send({ model: FREE, ...user("b [sim tokens=2]") })).status).toBe(200);

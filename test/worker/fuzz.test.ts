@@ -19,7 +19,13 @@ async function expectWellFormed(res: Response): Promise<void> {
   } else JSON.parse(text);
 }
 
-const message = fc.record({ role: fc.oneof(fc.constantFrom("user", "system", "assistant", "tool"), fc.string()), content: fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.constant(null), fc.array(fc.record({ type: fc.constant("text"), text: fc.string() }))) }, { requiredKeys: [] });
+const message = fc.record(
+  {
+    role: fc.oneof(fc.constantFrom("user", "system", "assistant", "tool"), fc.string()),
+    content: fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.constant(null), fc.array(fc.record({ type: fc.constant("text"), text: fc.string() }))),
+  },
+  { requiredKeys: [] },
+);
 const chatBody = fc.record(
   {
     model: fc.oneof(fc.constantFrom("openai/gpt-oss-20b:free", "router/auto", "nope/none", "", "openai/gpt-oss-20b:free/../x"), fc.string(), fc.integer()),
@@ -41,12 +47,25 @@ const chatBody = fc.record(
 describe("bad input never breaks the service", { timeout: 30_000 }, () => {
   it("arbitrary chat bodies get a success or a 4xx JSON error", async () => {
     const a = await newAccount(1);
-    await fc.assert(fc.asyncProperty(chatBody, async (body) => expectWellFormed(await chat(a.key, body))), { numRuns: 150 });
+    await fc.assert(
+      fc.asyncProperty(chatBody, async (body) => expectWellFormed(await chat(a.key, body))),
+      { numRuns: 150 },
+    );
   });
 
   it("arbitrary JSON values and raw strings as the body", async () => {
     const a = await newAccount(1);
-    await fc.assert(fc.asyncProperty(fc.oneof(fc.jsonValue().map((v) => JSON.stringify(v)), fc.string(), fc.string({ unit: "grapheme" })), async (raw) => expectWellFormed(await chat(a.key, raw))), { numRuns: 150 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+          fc.string(),
+          fc.string({ unit: "grapheme" }),
+        ),
+        async (raw) => expectWellFormed(await chat(a.key, raw)),
+      ),
+      { numRuns: 150 },
+    );
   });
 
   it("deeply nested JSON, huge strings and many messages", async () => {
@@ -59,21 +78,26 @@ describe("bad input never breaks the service", { timeout: 30_000 }, () => {
     const many = await chat(a.key, { model: "openai/gpt-oss-20b:free", messages: Array.from({ length: 2049 }, () => ({ role: "user", content: "x" })) });
     expect(many.status).toBe(400);
     expect(((await many.json()) as { error: { message: string } }).error.message).toMatch(/2048/);
-    await expectWellFormed(await chat(a.key, { model: "openai/gpt-oss-20b:free", messages: [{ role: "user", content: "\ud800 lone surrogate \u0000 \uffff 🚀" }] }));
+    await expectWellFormed(
+      await chat(a.key, { model: "openai/gpt-oss-20b:free", messages: [{ role: "user", content: "\ud800 lone surrogate \u0000 \uffff 🚀" }] }),
+    );
   });
 
   it("bad Authorization headers get 401 JSON", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 200 }).filter((s) => !/[\r\n\0]/.test(s)), async (value) => {
-        let res: Response;
-        try {
-          res = await call("/api/v1/key", { headers: { authorization: value } });
-        } catch {
-          return; // a header value the Fetch API itself refuses never reaches the service
-        }
-        expect(res.status).toBe(401);
-        await expectWellFormed(res);
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 200 }).filter((s) => !/[\r\n\0]/.test(s)),
+        async (value) => {
+          let res: Response;
+          try {
+            res = await call("/api/v1/key", { headers: { authorization: value } });
+          } catch {
+            return; // a header value the Fetch API itself refuses never reaches the service
+          }
+          expect(res.status).toBe(401);
+          await expectWellFormed(res);
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -50,8 +50,19 @@ describe("GET /generation while the ledger flushes", () => {
     const a = await newAccount(1);
     const id = `gen-inflight${Date.now()}${Math.floor(Math.random() * 1e6)}`;
     const record: NewGeneration = {
-      id, accountId: a.accountId, keyHash: a.hash, model: "openai/gpt-oss-20b", providerName: "Groq", app: null, streamed: false,
-      createdAt: Date.now(), tokensPrompt: 1, tokensCompletion: 2, tokensReasoning: 0, costNano: 5, status: 200,
+      id,
+      accountId: a.accountId,
+      keyHash: a.hash,
+      model: "openai/gpt-oss-20b",
+      providerName: "Groq",
+      app: null,
+      streamed: false,
+      createdAt: Date.now(),
+      tokensPrompt: 1,
+      tokensCompletion: 2,
+      tokensReasoning: 0,
+      costNano: 5,
+      status: 200,
     };
     const ledger = env.LEDGER.get(env.LEDGER.idFromName(a.accountId));
     // In the outbox, with no alarm: the test decides when it is flushed.
@@ -75,20 +86,21 @@ describe("GET /generation while the ledger flushes", () => {
           return new Proxy(statement, {
             get(s, p) {
               const value = Reflect.get(s, p, s);
-              if (p === "bind") return (...args: unknown[]) => {
-                const bound = s.bind(...args);
-                return new Proxy(bound, {
-                  get(b, q) {
-                    const run = Reflect.get(b, q, b);
-                    if (typeof run !== "function") return run;
-                    return async (...rest: unknown[]) => {
-                      const result = await run.apply(b, rest);
-                      await flushAfterFirstRead();
-                      return result;
-                    };
-                  },
-                });
-              };
+              if (p === "bind")
+                return (...args: unknown[]) => {
+                  const bound = s.bind(...args);
+                  return new Proxy(bound, {
+                    get(b, q) {
+                      const run = Reflect.get(b, q, b);
+                      if (typeof run !== "function") return run;
+                      return async (...rest: unknown[]) => {
+                        const result = await run.apply(b, rest);
+                        await flushAfterFirstRead();
+                        return result;
+                      };
+                    },
+                  });
+                };
               return typeof value === "function" ? value.bind(s) : value;
             },
           });
@@ -96,7 +108,11 @@ describe("GET /generation while the ledger flushes", () => {
       },
     });
     const ctx = createExecutionContext();
-    const res = await app.fetch(new Request(`https://switchyard.test/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${a.key}` } }), { ...env, DB: db }, ctx);
+    const res = await app.fetch(
+      new Request(`https://switchyard.test/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${a.key}` } }),
+      { ...env, DB: db },
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     expect(flushed).toBe(true);
     expect(res.status).toBe(200);

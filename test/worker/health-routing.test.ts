@@ -28,7 +28,9 @@ async function carriersFor(model: string, extra: Json, directives = "") {
 
 /** Attempts straight into D1 for the fold, `n` of them, spread over the last minutes. */
 async function attempts(model: string, provider: string, n: number, row: (i: number) => { status: number; latencyMs: number; tps?: number }) {
-  const stmt = env.DB.prepare("INSERT INTO endpoint_attempts (generation_id, idx, model, provider, at, status, latency_ms, tokens_per_second) VALUES (?, 0, ?, ?, ?, ?, ?, ?)");
+  const stmt = env.DB.prepare(
+    "INSERT INTO endpoint_attempts (generation_id, idx, model, provider, at, status, latency_ms, tokens_per_second) VALUES (?, 0, ?, ?, ?, ?, ?, ?)",
+  );
   const now = Date.now();
   await env.DB.batch(
     Array.from({ length: n }, (_, i) => {

@@ -18,7 +18,10 @@ let counter = 0;
 export async function newAccount(credits?: number, limit?: number) {
   const email = `user${Date.now()}-${counter++}-${Math.random().toString(36).slice(2)}@example.test`;
   const account = await admin<{ id: string; email: string }>("/accounts", credits === undefined ? { email } : { email, credits });
-  const key = await admin<{ key: string; hash: string; label: string }>("/keys", limit === undefined ? { account: account.id } : { account: account.id, limit });
+  const key = await admin<{ key: string; hash: string; label: string }>(
+    "/keys",
+    limit === undefined ? { account: account.id } : { account: account.id, limit },
+  );
   return { accountId: account.id, email, key: key.key, hash: key.hash, label: key.label };
 }
 
@@ -56,7 +59,8 @@ export async function debited(accountId: string, count = 1, timeoutMs = 5000): P
   for (;;) {
     const audit = await admin<{ records: number; records_pending: number }>(`/accounts/${accountId}/audit`);
     if (audit.records + audit.records_pending >= count) return admin<Totals>(`/accounts/${accountId}`);
-    if (Date.now() > deadline) throw new Error(`account ${accountId}: ${audit.records + audit.records_pending} of ${count} settles stored after ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`account ${accountId}: ${audit.records + audit.records_pending} of ${count} settles stored after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }

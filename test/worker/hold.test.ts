@@ -10,13 +10,20 @@ const catalog = Catalog.parse(catalogJson);
 const GEMMA = "google/gemma-3-27b-it"; // image_tokens: 256
 const MISTRAL = "mistralai/mistral-small-3.2-24b-instruct"; // no image_tokens: 1,600
 const image = { type: "image_url", image_url: { url: "https://example.test/cat.png" } };
-const withImages = (model: string, n: number, text = "What is this?") =>
-  ({ model, max_tokens: 5, messages: [{ role: "user", content: [{ type: "text", text }, ...Array.from({ length: n }, () => image)] }] });
-const hold = (body: object) => holdNano(chatRequestSchema.parse(body), new TextEncoder().encode(JSON.stringify(body)).byteLength, catalog.endpoints((body as { model: string }).model));
+const withImages = (model: string, n: number, text = "What is this?") => ({
+  model,
+  max_tokens: 5,
+  messages: [{ role: "user", content: [{ type: "text", text }, ...Array.from({ length: n }, () => image)] }],
+});
+const hold = (body: object) =>
+  holdNano(chatRequestSchema.parse(body), new TextEncoder().encode(JSON.stringify(body)).byteLength, catalog.endpoints((body as { model: string }).model));
 
 describe("the hold counts image parts", () => {
   it("adds images × the model's per-image allowance × the dearest input price", () => {
-    for (const [model, allowance] of [[GEMMA, 256], [MISTRAL, 1600]] as const) {
+    for (const [model, allowance] of [
+      [GEMMA, 256],
+      [MISTRAL, 1600],
+    ] as const) {
       const body = withImages(model, 3);
       const bytes = new TextEncoder().encode(JSON.stringify(body)).byteLength;
       const expected = Math.max(...catalog.endpoints(model).map((e) => bytes * e.inputNano + 5 * e.outputNano + 3 * allowance * e.inputNano));
@@ -57,8 +64,26 @@ const wide = Catalog.parse({
       audio_tokens: 700,
       video_tokens: 9000,
       endpoints: [
-        { provider: "deepinfra", upstream_model: "wide", input_price_per_1m: 1, output_price_per_1m: 2, context_length: 100_000, max_completion_tokens: 8000, quantization: null },
-        { provider: "nebius", upstream_model: "wide-r", input_price_per_1m: 1, output_price_per_1m: 2, context_length: 100_000, max_completion_tokens: 8000, quantization: null, supports_reasoning: true, reasoning_beyond_cap: true },
+        {
+          provider: "deepinfra",
+          upstream_model: "wide",
+          input_price_per_1m: 1,
+          output_price_per_1m: 2,
+          context_length: 100_000,
+          max_completion_tokens: 8000,
+          quantization: null,
+        },
+        {
+          provider: "nebius",
+          upstream_model: "wide-r",
+          input_price_per_1m: 1,
+          output_price_per_1m: 2,
+          context_length: 100_000,
+          max_completion_tokens: 8000,
+          quantization: null,
+          supports_reasoning: true,
+          reasoning_beyond_cap: true,
+        },
       ],
     },
   ],
@@ -76,7 +101,11 @@ describe("the hold covers the most a carrier may bill", () => {
     { name: "both caps, the other way round", body: { max_completion_tokens: 300, max_tokens: 20 }, completion: 300 },
     { name: "no cap: the endpoint's max completion tokens", body: {}, completion: 8000 },
     { name: "no cap, n = 3", body: { n: 3 }, completion: 3 * 8000 },
-    { name: "a reasoning budget where reasoning stays within the cap changes nothing", body: { max_tokens: 100, reasoning: { max_tokens: 5000 } }, completion: 100 },
+    {
+      name: "a reasoning budget where reasoning stays within the cap changes nothing",
+      body: { max_tokens: 100, reasoning: { max_tokens: 5000 } },
+      completion: 100,
+    },
   ])("$name", ({ body, completion }) => {
     const b = { model: "test/wide", ...user("hi"), ...body };
     expect(holdAt(b)).toBe(price(b, completion));
@@ -132,7 +161,11 @@ describe("media parts a model does not take are refused before anything is held"
   it("a fallback model that takes the part serves it", async () => {
     const a = await newAccount(10);
     const image = { type: "image_url", image_url: { url: "https://example.test/a.png" } };
-    const res = await chat(a.key, { model: "meta-llama/llama-3.1-8b-instruct", models: [GEMMA], messages: [{ role: "user", content: [{ type: "text", text: "hi [sim tokens=2]" }, image] }] });
+    const res = await chat(a.key, {
+      model: "meta-llama/llama-3.1-8b-instruct",
+      models: [GEMMA],
+      messages: [{ role: "user", content: [{ type: "text", text: "hi [sim tokens=2]" }, image] }],
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { model: string }).model).toBe(GEMMA);
   });
@@ -145,7 +178,10 @@ describe("against a carrier that bills every field it is given (the simulator)",
     const a = await newAccount(10);
     const res = await chat(a.key, { ...body, stream: true });
     expect(res.status).toBe(200);
-    const usage = (await readSse(res)).filter((e): e is Record<string, any> => e !== "[DONE]" && e.usage).at(-1)!.usage as { cost: number; completion_tokens: number };
+    const usage = (await readSse(res)).filter((e): e is Record<string, any> => e !== "[DONE]" && e.usage).at(-1)!.usage as {
+      cost: number;
+      completion_tokens: number;
+    };
     const t = await settled(a.accountId);
     expect(Math.round(t.total_usage * 1e9)).toBe(Math.round(usage.cost * 1e9));
     return { nano: Math.round(usage.cost * 1e9), completion: usage.completion_tokens };
@@ -154,7 +190,12 @@ describe("against a carrier that bills every field it is given (the simulator)",
   it.each([
     { name: "n = 8", body: { n: 8, max_tokens: 50 }, directive: "[sim tokens=50]", completion: 400 },
     { name: "best_of = 6 (every candidate billed)", body: { n: 1, best_of: 6, max_tokens: 300 }, directive: "[sim tokens=300]", completion: 1800 },
-    { name: "both caps, to a carrier that reads only max_tokens", body: { max_tokens: 2000, max_completion_tokens: 10 }, directive: "[sim tokens=2000 cap_field=max_tokens]", completion: 2000 },
+    {
+      name: "both caps, to a carrier that reads only max_tokens",
+      body: { max_tokens: 2000, max_completion_tokens: 10 },
+      directive: "[sim tokens=2000 cap_field=max_tokens]",
+      completion: 2000,
+    },
   ])("$name: the hold is at least what the carrier billed", async ({ body, directive, completion }) => {
     const b = { model: LLAMA, ...body, ...user(`count [sim tps=1000000] ${directive}`) };
     const bill = await charged(b);

@@ -6,7 +6,15 @@ import { chat, newAccount, user } from "./helpers";
 // Every value an isolate keeps between requests is in one object (src/isolate.ts), reset through one door.
 describe("the isolate's state", () => {
   it("holds every per-isolate cache in a named slot", () => {
-    expect(isolate.slots.sort()).toEqual(["catalog memo", "failure streaks", "health snapshot memo", "key cache", "ledger clients", "presented catalogs", "settings"]);
+    expect(isolate.slots.sort()).toEqual([
+      "catalog memo",
+      "failure streaks",
+      "health snapshot memo",
+      "key cache",
+      "ledger clients",
+      "presented catalogs",
+      "settings",
+    ]);
   });
 
   it("reset() forgets them all: a key changed behind the cache's back is read afresh", async () => {

@@ -7,8 +7,23 @@ import { chat, get, newAccount, settled, user } from "./helpers";
 
 const MODEL = "meta-llama/llama-3.1-8b-instruct";
 const record = (id: string, costNano: number): NewGeneration => ({
-  id, accountId: "x", keyHash: "k", model: MODEL, providerName: "p", app: null, streamed: false, createdAt: 0,
-  latencyMs: 1, generationTimeMs: 1, tokensPrompt: 1, tokensCompletion: 1, tokensReasoning: 0, costNano, finishReason: "stop", status: 200, errorMessage: null,
+  id,
+  accountId: "x",
+  keyHash: "k",
+  model: MODEL,
+  providerName: "p",
+  app: null,
+  streamed: false,
+  createdAt: 0,
+  latencyMs: 1,
+  generationTimeMs: 1,
+  tokensPrompt: 1,
+  tokensCompletion: 1,
+  tokensReasoning: 0,
+  costNano,
+  finishReason: "stop",
+  status: 200,
+  errorMessage: null,
 });
 
 /** Runs `fn` against a fresh ledger whose clock the test sets. */

@@ -68,7 +68,8 @@ async function sha256Hex(text: string): Promise<string> {
   return [...d].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-const countKeys = async (accountId: string) => (await env.DB.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?").bind(accountId).first<{ n: number }>())!.n;
+const countKeys = async (accountId: string) =>
+  (await env.DB.prepare("SELECT COUNT(*) AS n FROM api_keys WHERE account_id = ?").bind(accountId).first<{ n: number }>())!.n;
 const keyRow = (hash: string) => env.DB.prepare("SELECT * FROM api_keys WHERE hash = ?").bind(hash).first<Json>();
 
 /** Adds usage to a key in its account's ledger on a day long past: in its total, in no current window. */
@@ -131,7 +132,16 @@ describe("POST /keys", () => {
 
     // The new key works at once and reports its settings.
     const self = await json(await get("/key", key), 200);
-    expect(self.data).toMatchObject({ name: "customer 42", limit: 5, limit_remaining: 5, limit_reset: "monthly", include_byok_in_limit: true, expires_at: "2099-12-31T23:59:59.000Z", is_management_key: false, creator_user_id: a.accountId });
+    expect(self.data).toMatchObject({
+      name: "customer 42",
+      limit: 5,
+      limit_remaining: 5,
+      limit_reset: "monthly",
+      include_byok_in_limit: true,
+      expires_at: "2099-12-31T23:59:59.000Z",
+      is_management_key: false,
+      creator_user_id: a.accountId,
+    });
   });
 
   it("a key created through /keys runs completions charged to the management key's account", async () => {
@@ -152,8 +162,25 @@ describe("POST /keys", () => {
     const a = await accountWithManagementKey();
     const first = await json(await keysApi(a.mgmt, "POST", "", { name: "one" }), 201);
     const ws = first.data.workspace_id as string;
-    const ok = await json(await keysApi(a.mgmt, "POST", "", { name: "two", creator_user_id: a.accountId, workspace_id: ws.toUpperCase(), expires_at: "2099-06-01T12:00:00+00:00", limit: 0, limit_reset: null }), 201);
-    expect(ok.data).toMatchObject({ workspace_id: ws, creator_user_id: a.accountId, expires_at: "2099-06-01T12:00:00.000Z", limit: 0, limit_remaining: 0, limit_reset: null });
+    const ok = await json(
+      await keysApi(a.mgmt, "POST", "", {
+        name: "two",
+        creator_user_id: a.accountId,
+        workspace_id: ws.toUpperCase(),
+        expires_at: "2099-06-01T12:00:00+00:00",
+        limit: 0,
+        limit_reset: null,
+      }),
+      201,
+    );
+    expect(ok.data).toMatchObject({
+      workspace_id: ws,
+      creator_user_id: a.accountId,
+      expires_at: "2099-06-01T12:00:00.000Z",
+      limit: 0,
+      limit_remaining: 0,
+      limit_reset: null,
+    });
     // Another account has another workspace.
     const b = await accountWithManagementKey();
     const theirs = await json(await keysApi(b.mgmt, "POST", "", { name: "b" }), 201);
@@ -199,10 +226,20 @@ describe("GET /keys", () => {
     await env.DB.prepare("DELETE FROM api_keys WHERE hash = ?").bind(a.hash).run(); // only the bulk keys below
     // 105 keys straight into D1 (3 disabled), with distinct creation times, plus a second management key.
     const base = Date.parse("2030-01-01T00:00:00Z");
-    const rows = Array.from({ length: 105 }, (_, i) => ({ hash: (i.toString(16).padStart(4, "0") + a.accountId.slice(5)).padEnd(64, "0"), createdAt: base + i * 1000, disabled: i % 40 === 7 }));
+    const rows = Array.from({ length: 105 }, (_, i) => ({
+      hash: (i.toString(16).padStart(4, "0") + a.accountId.slice(5)).padEnd(64, "0"),
+      createdAt: base + i * 1000,
+      disabled: i % 40 === 7,
+    }));
     await env.DB.batch(
       rows.map((r) =>
-        env.DB.prepare("INSERT INTO api_keys (hash, account_id, name, label, disabled, created_at) VALUES (?, ?, ?, 'sk-sy-v1-abc...xyz', ?, ?)").bind(r.hash, a.accountId, `bulk ${r.createdAt}`, r.disabled ? 1 : 0, r.createdAt),
+        env.DB.prepare("INSERT INTO api_keys (hash, account_id, name, label, disabled, created_at) VALUES (?, ?, ?, 'sk-sy-v1-abc...xyz', ?, ?)").bind(
+          r.hash,
+          a.accountId,
+          `bulk ${r.createdAt}`,
+          r.disabled ? 1 : 0,
+          r.createdAt,
+        ),
       ),
     );
     const otherMgmt = await admin<{ hash: string }>("/keys", { account: a.accountId, management: true });
@@ -260,7 +297,10 @@ describe("PATCH /keys/{hash}", () => {
       [{ limit: 2.5 }, { limit: 2.5, limit_remaining: 2.5 }],
       [{ limit_reset: "weekly" }, { limit_reset: "weekly" }],
       [{ include_byok_in_limit: true }, { include_byok_in_limit: true }],
-      [{ limit: null, limit_reset: null }, { limit: null, limit_remaining: null, limit_reset: null }],
+      [
+        { limit: null, limit_reset: null },
+        { limit: null, limit_remaining: null, limit_reset: null },
+      ],
       [{ disabled: true }, { disabled: true }],
     ];
     for (const [change, expected] of steps) {
@@ -291,7 +331,15 @@ describe("PATCH /keys/{hash}", () => {
     ];
     for (const [reset, remaining] of expectations) {
       const patched = (await json(await keysApi(a.mgmt, "PATCH", `/${data.hash}`, { limit_reset: reset }), 200)).data;
-      expect(patched, String(reset)).toMatchObject({ limit: 2, limit_reset: reset, limit_remaining: remaining, usage: 1.5, usage_daily: 0, usage_weekly: 0, usage_monthly: 0 });
+      expect(patched, String(reset)).toMatchObject({
+        limit: 2,
+        limit_reset: reset,
+        limit_remaining: remaining,
+        usage: 1.5,
+        usage_daily: 0,
+        usage_weekly: 0,
+        usage_monthly: 0,
+      });
       expect((await json(await keysApi(a.mgmt, "GET", `/${data.hash}`), 200)).data.limit_remaining).toBe(remaining);
       const self = (await json(await get("/key", key), 200)).data;
       expect(self, String(reset)).toMatchObject({ limit_reset: reset, limit_remaining: remaining, usage: 1.5 });
@@ -366,7 +414,10 @@ describe("roles", () => {
     const totals = await settled(a.accountId);
     expect(totals.total_usage).toBe(0);
     await expect
-      .poll(async () => (await env.DB.prepare("SELECT id, status, cost_nano, key_hash FROM generations WHERE account_id = ?").bind(a.accountId).all()).results, { timeout: 5000, interval: 20 })
+      .poll(
+        async () => (await env.DB.prepare("SELECT id, status, cost_nano, key_hash FROM generations WHERE account_id = ?").bind(a.accountId).all()).results,
+        { timeout: 5000, interval: 20 },
+      )
       .toEqual([{ id, status: 403, cost_nano: 0, key_hash: a.mgmtHash }]);
   });
 

@@ -6,8 +6,23 @@ import type { NewGeneration } from "../../src/db/schema";
 
 const LLAMA = "meta-llama/llama-3.1-8b-instruct";
 const record = (id: string, accountId: string, costNano: number): NewGeneration => ({
-  id, accountId, keyHash: "k", model: LLAMA, providerName: "p", app: null, streamed: false, createdAt: Date.now(),
-  latencyMs: 1, generationTimeMs: 1, tokensPrompt: 1, tokensCompletion: 1, tokensReasoning: 0, costNano, finishReason: "stop", status: 200, errorMessage: null,
+  id,
+  accountId,
+  keyHash: "k",
+  model: LLAMA,
+  providerName: "p",
+  app: null,
+  streamed: false,
+  createdAt: Date.now(),
+  latencyMs: 1,
+  generationTimeMs: 1,
+  tokensPrompt: 1,
+  tokensCompletion: 1,
+  tokensReasoning: 0,
+  costNano,
+  finishReason: "stop",
+  status: 200,
+  errorMessage: null,
 });
 
 /** Settles one request through the batch entry point; true when it was applied. */
@@ -17,7 +32,9 @@ describe("ledger", () => {
   it("100 parallel requests on one account end at the exact balance", async () => {
     const a = await newAccount(10);
     const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => chat(a.key, { model: LLAMA, ...user(`req ${i} [sim tokens=${1 + (i % 9)}]`) })));
-    const costs = await Promise.all(responses.map(async (r) => (r.status === 200 ? Math.round(((await r.json()) as { usage: { cost: number } }).usage.cost * 1e9) : 0)));
+    const costs = await Promise.all(
+      responses.map(async (r) => (r.status === 200 ? Math.round(((await r.json()) as { usage: { cost: number } }).usage.cost * 1e9) : 0)),
+    );
     expect(responses.every((r) => r.status === 200)).toBe(true);
     const t = await settled(a.accountId);
     const sum = costs.reduce((x, y) => x + y, 0);
@@ -35,7 +52,10 @@ describe("ledger", () => {
       expect(ledger.totals().heldNano).toBe(600);
       expect(ledger.admit({ genId: "g2", keyHash: "k", limitNano: null, holdNano: 600, paid: true, abandoned: record("g2", "x", 0) })).toEqual({ ok: true });
       // Available is now 1000 - 1200 < 0: the next paid request is refused, a free one is not.
-      expect(ledger.admit({ genId: "g3", keyHash: "k", limitNano: null, holdNano: 1, paid: true, abandoned: record("g3", "x", 0) })).toEqual({ ok: false, reason: "balance" });
+      expect(ledger.admit({ genId: "g3", keyHash: "k", limitNano: null, holdNano: 1, paid: true, abandoned: record("g3", "x", 0) })).toEqual({
+        ok: false,
+        reason: "balance",
+      });
       expect(ledger.admit({ genId: "g4", keyHash: "k", limitNano: null, holdNano: 0, paid: false, abandoned: record("g4", "x", 0) })).toEqual({ ok: true });
       expect(settleOne(ledger, { genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(true);
       expect(settleOne(ledger, { genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(false);
@@ -52,9 +72,9 @@ describe("ledger", () => {
     await runInDurableObject(stub, async (instance) => {
       const ledger = instance as LedgerObject;
       ledger.grant({ grantId: "test-credits", amountNano: 10_000, source: "test" });
-      const ask = (genId: string, unseenNano: number) => ledger.admit({ genId, keyHash: "k", limitNano: 1000, holdNano: 100, paid: true, abandoned: record(genId, "x", 0), unseenNano });
+      const ask = (genId: string, unseenNano: number) =>
+        ledger.admit({ genId, keyHash: "k", limitNano: 1000, holdNano: 100, paid: true, abandoned: record(genId, "x", 0), unseenNano });
       expect(ask("u1", 900)).toEqual({ ok: true }); // 0 used + 0 held + 900 unseen < 1000
-
     });
   });
 
@@ -76,7 +96,9 @@ describe("ledger", () => {
       expect(ledger.totals()).toMatchObject({ usageNano: 100, heldNano: 0 });
       expect(ledger.outboxSize()).toBe(0);
     });
-    const row = await env.DB.prepare("SELECT cost_nano FROM generations WHERE id = ?").bind("gen-alarm-" + accountId).first<{ cost_nano: number }>();
+    const row = await env.DB.prepare("SELECT cost_nano FROM generations WHERE id = ?")
+      .bind("gen-alarm-" + accountId)
+      .first<{ cost_nano: number }>();
     expect(row?.cost_nano).toBe(100);
     const abandoned = await env.DB.prepare("SELECT cost_nano, status FROM generations WHERE id = ?").bind(stale).first();
     expect(abandoned).toEqual({ cost_nano: 0, status: 500 });
@@ -96,10 +118,18 @@ describe("ledger", () => {
     await runInDurableObject(stub, async (instance, state) => {
       const ledger = instance as LedgerObject;
       ledger.grant({ grantId: "test-credits", amountNano: 1000, source: "test" });
-      ledger.settleBatch(["old", "new"].map((id) => ({ genId: id, keyHash: "k", costNano: 1, record: record(`gen-${id}-${accountId}`, accountId, 1) })), []);
+      ledger.settleBatch(
+        ["old", "new"].map((id) => ({ genId: id, keyHash: "k", costNano: 1, record: record(`gen-${id}-${accountId}`, accountId, 1) })),
+        [],
+      );
       state.storage.sql.exec("UPDATE debits SET settled_at = settled_at - ? WHERE gen_id = 'old'", 7 * 24 * 3600_000 + 1);
       await ledger.alarm();
-      expect(state.storage.sql.exec<{ gen_id: string }>("SELECT gen_id FROM debits ORDER BY gen_id").toArray().map((r) => r.gen_id)).toEqual(["new"]);
+      expect(
+        state.storage.sql
+          .exec<{ gen_id: string }>("SELECT gen_id FROM debits ORDER BY gen_id")
+          .toArray()
+          .map((r) => r.gen_id),
+      ).toEqual(["new"]);
       expect(ledger.totals().usageNano).toBe(2); // pruning forgets ids, never money
     });
   });
@@ -153,9 +183,16 @@ describe("ledger leases (isolate slices)", () => {
       ledger.grant({ grantId: "test-credits", amountNano: 1_000_000, source: "test" });
       ledger.lease({ leaseId: "L", holdNano: 100, wantNano: 100_000 });
       // 30 requests on their own holds (key k1), 60 on the lease (keys k1 and k2), one listed twice.
-      for (let i = 0; i < 30; i++) ledger.admit({ genId: `own${i}`, keyHash: "k1", limitNano: null, holdNano: 1000, paid: true, abandoned: record(`own${i}`, accountId, 0) });
+      for (let i = 0; i < 30; i++)
+        ledger.admit({ genId: `own${i}`, keyHash: "k1", limitNano: null, holdNano: 1000, paid: true, abandoned: record(`own${i}`, accountId, 0) });
       const own = Array.from({ length: 30 }, (_, i) => ({ genId: `own${i}`, keyHash: "k1", costNano: 10 + i, record: record(`own${i}`, accountId, 10 + i) }));
-      const leased = Array.from({ length: 60 }, (_, i) => ({ genId: `l${i}`, keyHash: i % 2 ? "k2" : "k1", costNano: 100 + i, record: record(`l${i}`, accountId, 100 + i), leaseId: "L" }));
+      const leased = Array.from({ length: 60 }, (_, i) => ({
+        genId: `l${i}`,
+        keyHash: i % 2 ? "k2" : "k1",
+        costNano: 100 + i,
+        record: record(`l${i}`, accountId, 100 + i),
+        leaseId: "L",
+      }));
       const items = [...own, ...leased, leased[7]!];
       const ownSum = own.reduce((a, i) => a + i.costNano, 0);
       const leasedSum = leased.reduce((a, i) => a + i.costNano, 0);
@@ -187,7 +224,11 @@ describe("ledger leases (isolate slices)", () => {
       await ledger.alarm();
       expect(ledger.openHolds().map((h) => h.id)).toEqual(["renewed"]);
       expect(ledger.outboxSize()).toBe(0); // a slice leaves no record
-      expect(ledger.sliceAudit()).toMatchObject({ unsettledAdmissions: 2, expiredSlices: 1, recent: [{ leaseId: "dead", admitted: 2, settled: 0, ended: "expired" }] });
+      expect(ledger.sliceAudit()).toMatchObject({
+        unsettledAdmissions: 2,
+        expiredSlices: 1,
+        recent: [{ leaseId: "dead", admitted: 2, settled: 0, ended: "expired" }],
+      });
       expect(ledger.renew({ slices: [{ leaseId: "dead", admitted: 2 }], holds: [] })).toEqual({ gone: ["dead"] });
     });
   });
@@ -224,7 +265,13 @@ describe("ledger leases (isolate slices)", () => {
       now += 3 * 60_000; // slice D's isolate died with two requests admitted
       await ledger.alarm();
     });
-    const audit = await admin<{ unsettled_admissions: number; expired_slices: number; ended_slices: Array<Record<string, unknown>>; held_nano: number; usage_nano: number }>(`/accounts/${a.accountId}/audit`);
+    const audit = await admin<{
+      unsettled_admissions: number;
+      expired_slices: number;
+      ended_slices: Array<Record<string, unknown>>;
+      held_nano: number;
+      usage_nano: number;
+    }>(`/accounts/${a.accountId}/audit`);
     expect(audit).toMatchObject({ unsettled_admissions: 2, expired_slices: 1, held_nano: 0, usage_nano: 300 });
     expect(audit.ended_slices).toEqual([expect.objectContaining({ lease_id: "D", admitted: 2, settled: 0, ended: "expired" })]);
   });

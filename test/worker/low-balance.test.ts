@@ -13,7 +13,8 @@ const catalog = Catalog.parse(catalogJson);
 const LLAMA = "meta-llama/llama-3.1-8b-instruct";
 const OSS = "openai/gpt-oss-20b";
 type Json = Record<string, any>;
-const holdOf = (body: Json) => holdNano(chatRequestSchema.parse(body), new TextEncoder().encode(JSON.stringify(body)).byteLength, catalog.endpoints(body.model));
+const holdOf = (body: Json) =>
+  holdNano(chatRequestSchema.parse(body), new TextEncoder().encode(JSON.stringify(body)).byteLength, catalog.endpoints(body.model));
 
 describe("a positive balance below one hold", () => {
   it("admits request after request; the balance stays above minus one hold", async () => {
@@ -43,7 +44,10 @@ describe("a key's budget", () => {
       expect(run.res.status).toBe(503);
       runs.push(run);
     }
-    for (const free of [{ model: `${OSS}:free`, ...user("x") }, { model: OSS, ...user("x [sim tokens=2]") }]) {
+    for (const free of [
+      { model: `${OSS}:free`, ...user("x") },
+      { model: OSS, ...user("x [sim tokens=2]") },
+    ]) {
       const run = await chatWithVars(vars, a.key, free);
       const body = (await run.res.json()) as Json;
       expect(run.res.status, JSON.stringify(body)).toBe(200);

@@ -92,7 +92,10 @@ describe("models: fallbacks across models", () => {
   });
 
   it("when every model fails the caller gets the carriers' error, nothing is charged and the record lists every attempt", async () => {
-    const { a, res } = await ask({ model: A, models: [B], route: "fallback", provider: { only: [A1!.provider, B1!.provider] } }, outage(A1!.provider, B1!.provider));
+    const { a, res } = await ask(
+      { model: A, models: [B], route: "fallback", provider: { only: [A1!.provider, B1!.provider] } },
+      outage(A1!.provider, B1!.provider),
+    );
     expect(res.status).toBe(503);
     const body = (await res.json()) as Json;
     expect(body.error.metadata.attempts.map((x: Json) => x.provider)).toEqual([A1!.providerEntry.name, B1!.providerEntry.name]);

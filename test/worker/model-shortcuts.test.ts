@@ -9,7 +9,12 @@ describe("model shortcuts over HTTP", () => {
     const a = await newAccount(1);
     const res = await chat(a.key, { model: `${LLAMA}:floor`, ...user("hi [sim tokens=3]") });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { id: string; model: string; provider: string; usage: { prompt_tokens: number; completion_tokens: number; cost: number } };
+    const body = (await res.json()) as {
+      id: string;
+      model: string;
+      provider: string;
+      usage: { prompt_tokens: number; completion_tokens: number; cost: number };
+    };
     expect(body).toMatchObject({ model: `${LLAMA}:floor`, provider: "DeepInfra" }); // $0.03 / $0.05 per 1M: the cheapest
     const { prompt_tokens, completion_tokens, cost } = body.usage;
     expect(Math.round(cost * 1e9)).toBe(prompt_tokens * 30 + completion_tokens * 50);

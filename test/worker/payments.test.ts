@@ -19,9 +19,14 @@ type PaymentRow = { id: string; status: string; reference: string | null; amount
 
 const audit = (accountId: string) => admin<Audit>(`/accounts/${accountId}/audit`);
 const paymentRows = async (accountId: string) =>
-  (await env.DB.prepare("SELECT id, status, reference, amount_nano FROM payments WHERE account_id = ? ORDER BY created_at").bind(accountId).all<PaymentRow>()).results;
+  (await env.DB.prepare("SELECT id, status, reference, amount_nano FROM payments WHERE account_id = ? ORDER BY created_at").bind(accountId).all<PaymentRow>())
+    .results;
 const charges = async (paymentId: string) =>
-  (await env.DB.prepare("SELECT reference, amount_nano FROM test_card_charges WHERE payment_id = ?").bind(paymentId).all<{ reference: string; amount_nano: number }>()).results;
+  (
+    await env.DB.prepare("SELECT reference, amount_nano FROM test_card_charges WHERE payment_id = ?")
+      .bind(paymentId)
+      .all<{ reference: string; amount_nano: number }>()
+  ).results;
 
 /** The add-credits form as the page renders it: its one-time payment id and CSRF token. */
 async function paymentForm(client: ConsoleClient): Promise<{ paymentId: string; csrf: string }> {
@@ -37,7 +42,9 @@ const STEPS: Step[] = ["begun", "charged, reply lost", "charged", "granted"];
 
 /** The state a crash right after `step` leaves behind, for a payment of `amountNano` made with form `paymentId`. */
 async function crashAfter(step: Step, accountId: string, paymentId: string, amountNano: number, createdAt = Date.now()): Promise<void> {
-  await env.DB.prepare("INSERT INTO payments (id, account_id, provider, amount_nano, status, reference, created_at) VALUES (?, ?, 'test-card', ?, 'pending', NULL, ?)")
+  await env.DB.prepare(
+    "INSERT INTO payments (id, account_id, provider, amount_nano, status, reference, created_at) VALUES (?, ?, 'test-card', ?, 'pending', NULL, ?)",
+  )
     .bind(paymentId, accountId, amountNano, createdAt)
     .run();
   if (step === "begun") return;
@@ -45,7 +52,9 @@ async function crashAfter(step: Step, accountId: string, paymentId: string, amou
     .bind(paymentId, accountId, amountNano, `test_${paymentId.slice(-8)}`, createdAt)
     .run();
   if (step === "charged, reply lost") return;
-  await env.DB.prepare("UPDATE payments SET status = 'charged', reference = ? WHERE id = ?").bind(`test_${paymentId.slice(-8)}`, paymentId).run();
+  await env.DB.prepare("UPDATE payments SET status = 'charged', reference = ? WHERE id = ?")
+    .bind(`test_${paymentId.slice(-8)}`, paymentId)
+    .run();
   if (step === "charged") return;
   await env.LEDGER.get(env.LEDGER.idFromName(accountId)).grant({ grantId: `payment:${paymentId}`, amountNano, source: "console-payment" });
 }
@@ -138,7 +147,8 @@ describe("reconciliation (Cron Trigger and the credits page)", () => {
   it("completes every payment a crash left after the charge, gives up on one never charged once it is old, and leaves a young one", async () => {
     const accounts = await Promise.all(STEPS.map(() => signUp()));
     const old = Date.now() - 60 * 60_000; // older than PAYMENT_ABANDON_AFTER_MS (15 minutes)
-    for (const [i, step] of STEPS.entries()) await crashAfter(step, accounts[i]!.accountId, `pay_${"r".repeat(36)}${String(i).padStart(2, "0")}${Date.now() % 1e5}`, (i + 1) * USD, old);
+    for (const [i, step] of STEPS.entries())
+      await crashAfter(step, accounts[i]!.accountId, `pay_${"r".repeat(36)}${String(i).padStart(2, "0")}${Date.now() % 1e5}`, (i + 1) * USD, old);
     const young = await signUp();
     await crashAfter("begun", young.accountId, `pay_${"y".repeat(38)}${Date.now() % 1e5}`, USD);
 
@@ -174,7 +184,10 @@ describe("reconciliation (Cron Trigger and the credits page)", () => {
     const old = Date.now() - 60 * 60_000;
     await crashAfter("begun", accountId, `pay_${"w".repeat(38)}${Date.now() % 1e5}`, USD, old);
     await crashAfter("charged", accountId, `pay_${"c".repeat(38)}${Date.now() % 1e5}`, 2 * USD, old + 1);
-    const report = await reconcilePayments({ d1: env.DB, grant: ledgerGrant(env), providers: [] }, { accountId, limit: 1, abandonAfterMs: 15 * 60_000, now: Date.now() });
+    const report = await reconcilePayments(
+      { d1: env.DB, grant: ledgerGrant(env), providers: [] },
+      { accountId, limit: 1, abandonAfterMs: 15 * 60_000, now: Date.now() },
+    );
     expect(report).toEqual({ completed: 1, abandoned: 0, waiting: 0, errors: 0 });
     expect((await paymentRows(accountId)).map((p) => p.status)).toEqual(["pending", "succeeded"]);
     expect(await audit(accountId)).toMatchObject({ credits_nano: 2 * USD, grants: 1 });

@@ -83,7 +83,12 @@ describe("require_parameters, by each endpoint's supported_parameters", () => {
   it("skips a listed carrier that does not support a parameter sent", async () => {
     const a = await newAccount(10);
     const tag = uniqueTag();
-    const res = await chat(a.key, { model: LLAMA, [lacking]: 0.5, provider: { order: [narrow.provider], require_parameters: true }, ...user(`x [sim tag=${tag}]`) });
+    const res = await chat(a.key, {
+      model: LLAMA,
+      [lacking]: 0.5,
+      provider: { order: [narrow.provider], require_parameters: true },
+      ...user(`x [sim tag=${tag}]`),
+    });
     expect(res.status).toBe(200);
     const carriers = (await simRequests(tag)).map((r) => r.carrier);
     expect(carriers).toHaveLength(1);

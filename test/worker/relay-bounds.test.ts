@@ -25,12 +25,20 @@ function expectErrorEnd(events: Array<Json | "[DONE]">, message: RegExp) {
 describe("a bounded relay", () => {
   it("ends a stream whose event passes RELAY_MAX_EVENT_BYTES with a 502 error chunk, relaying the events before it; nothing is charged", async () => {
     const a = await newAccount(10);
-    const { res, settled: done } = await chatWithVars({ RELAY_MAX_EVENT_BYTES: "100000" }, a.key, { model: LLAMA, stream: true, ...user("x [sim tokens=3 big=300000]") });
+    const { res, settled: done } = await chatWithVars({ RELAY_MAX_EVENT_BYTES: "100000" }, a.key, {
+      model: LLAMA,
+      stream: true,
+      ...user("x [sim tokens=3 big=300000]"),
+    });
     expect(res.status).toBe(200);
     const events = await readSse(res);
     expectErrorEnd(events, /RELAY_MAX_EVENT_BYTES \(100000 bytes\)/);
     // role chunk and the first two tokens; the third token is the oversized one.
-    expect(events.slice(0, -2).map((e) => (e as Json).choices[0].delta.content)).toEqual(["", expect.stringMatching(/^ \w+$/), expect.stringMatching(/^ \w+$/)]);
+    expect(events.slice(0, -2).map((e) => (e as Json).choices[0].delta.content)).toEqual([
+      "",
+      expect.stringMatching(/^ \w+$/),
+      expect.stringMatching(/^ \w+$/),
+    ]);
     await done();
     await settled(a.accountId);
     const g = await generation(a.key, res.headers.get("x-generation-id")!);

@@ -11,6 +11,9 @@ describe("relay limits from the Worker's vars", () => {
   it("take positive whole numbers and ignore anything else", () => {
     const env = { RELAY_MAX_EVENT_BYTES: "1000", RELAY_MAX_STREAM_BYTES: "0", RELAY_MAX_STREAM_MS: "1.5", RELAY_AFTER_DONE_MS: "50" } as Env;
     expect(relayLimits(env)).toEqual({ maxEventBytes: 1000, maxStreamBytes: DEFAULT_MAX_STREAM_BYTES, maxStreamMs: DEFAULT_MAX_STREAM_MS, afterDoneMs: 50 });
-    expect(relayLimits({ RELAY_MAX_EVENT_BYTES: "lots", RELAY_MAX_STREAM_MS: "-5" } as Env)).toMatchObject({ maxEventBytes: DEFAULT_MAX_EVENT_BYTES, maxStreamMs: DEFAULT_MAX_STREAM_MS });
+    expect(relayLimits({ RELAY_MAX_EVENT_BYTES: "lots", RELAY_MAX_STREAM_MS: "-5" } as Env)).toMatchObject({
+      maxEventBytes: DEFAULT_MAX_EVENT_BYTES,
+      maxStreamMs: DEFAULT_MAX_STREAM_MS,
+    });
   });
 });

@@ -123,7 +123,11 @@ describe("price-weighted balancing (ROUTING_BALANCE=price)", () => {
     const a = await newAccount(10);
     for (let seed = 1; seed <= 6; seed++) {
       const tag = uniqueTag();
-      const { res } = await chatWithVars({ ROUTING_BALANCE: "price", ROUTING_SEED: String(seed) }, a.key, { model: LLAMA, provider: { sort: "price" }, ...user(`hi [sim tag=${tag}]`) });
+      const { res } = await chatWithVars({ ROUTING_BALANCE: "price", ROUTING_SEED: String(seed) }, a.key, {
+        model: LLAMA,
+        provider: { sort: "price" },
+        ...user(`hi [sim tag=${tag}]`),
+      });
       await res.arrayBuffer();
       expect((await simRequests(tag))[0]!.carrier).toBe(catalog.endpoints(LLAMA)[0]!.provider);
     }

@@ -16,7 +16,10 @@ describe("every /api/v1 route but the public catalog needs a key", () => {
 
   it.each(routes.filter((r) => !PUBLIC.has(r)))("%s without a key: 401", async (route) => {
     const [method, path] = route.split(" ") as [string, string];
-    const res = await call(path.replace(/:[a-z]+/g, "x"), { method, ...(method === "GET" ? {} : { body: "{}", headers: { "content-type": "application/json" } }) });
+    const res = await call(path.replace(/:[a-z]+/g, "x"), {
+      method,
+      ...(method === "GET" ? {} : { body: "{}", headers: { "content-type": "application/json" } }),
+    });
     expect(res.status).toBe(401);
     expect(((await res.json()) as { error: { code: number } }).error.code).toBe(401);
   });

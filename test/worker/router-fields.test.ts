@@ -25,7 +25,10 @@ const ROUTER_FIELDS = {
 /** The hash the carrier should see: hex SHA-256 of `<account>:<user>`, first 32 characters. */
 async function expectedHash(accountId: string, u: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${accountId}:${u}`)));
-  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 32);
+  return [...digest]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("")
+    .slice(0, 32);
 }
 
 async function errorOf(res: Response): Promise<{ code: number; message: string }> {

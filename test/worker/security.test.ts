@@ -25,7 +25,11 @@ describe("API keys are stored hashed only", () => {
     for (const b of bodies) expect(b).not.toContain(secret);
     for (const line of logged) expect(line).not.toContain(secret);
     // Every text value of every D1 table.
-    const tables = (await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'").all<{ name: string }>()).results;
+    const tables = (
+      await env.DB.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'",
+      ).all<{ name: string }>()
+    ).results;
     expect(tables.length).toBeGreaterThan(2);
     for (const { name } of tables) {
       const rows = (await env.DB.prepare(`SELECT * FROM "${name}"`).all()).results;
@@ -47,7 +51,11 @@ describe("secret comparison", () => {
 
   it("the admin API answers 401 without the right token, with JSON", async () => {
     for (const authorization of [undefined, "Bearer wrong", "Bearer test-admin-tokeN", "test-admin-token", "Basic dGVzdA=="]) {
-      const res = await call("/admin/accounts", { method: "POST", headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) }, body: JSON.stringify({ email: "x@example.test" }) });
+      const res = await call("/admin/accounts", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
+        body: JSON.stringify({ email: "x@example.test" }),
+      });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: { code: 401, message: "Admin token required." } });
     }
@@ -61,14 +69,21 @@ describe("no cross-account reads", () => {
     const res = await chat(a.key, user("mine"));
     const id = res.headers.get("x-generation-id")!;
     expect((await get(`/generation?id=${id}`, b.key)).status).toBe(404);
-    expect((((await (await get("/credits", b.key)).json()) as { data: { total_credits: number } }).data.total_credits)).toBe(7);
-    expect((((await (await get("/key", b.key)).json()) as { data: { label: string } }).data.label)).toBe(b.label);
+    expect(((await (await get("/credits", b.key)).json()) as { data: { total_credits: number } }).data.total_credits).toBe(7);
+    expect(((await (await get("/key", b.key)).json()) as { data: { label: string } }).data.label).toBe(b.label);
   });
 });
 
 describe("CORS", () => {
   it("the API is callable from browsers with a key; the admin API is not", async () => {
-    const preflight = await call("/api/v1/chat/completions", { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, x-title" } });
+    const preflight = await call("/api/v1/chat/completions", {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type, x-title",
+      },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
     expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("authorization");
@@ -88,7 +103,10 @@ describe("CORS", () => {
     const missing = await call("/api/v1/nothing-here", { headers: { origin: "https://app.example" } });
     expect(missing.status).toBe(404);
     expect(missing.headers.get("access-control-allow-origin")).toBe("*");
-    const adminPreflight = await call("/admin/accounts", { method: "OPTIONS", headers: { origin: "https://evil.example", "access-control-request-method": "POST" } });
+    const adminPreflight = await call("/admin/accounts", {
+      method: "OPTIONS",
+      headers: { origin: "https://evil.example", "access-control-request-method": "POST" },
+    });
     expect(adminPreflight.headers.get("access-control-allow-origin")).toBeNull();
   });
 });

@@ -6,13 +6,31 @@ import { ledgerFor } from "../../src/ledger/ledger";
 import type { NewGeneration } from "../../src/db/schema";
 
 const record = (id: string, accountId: string, costNano: number): NewGeneration => ({
-  id, accountId, keyHash: "k", model: "m", providerName: "p", app: null, streamed: true, createdAt: Date.now(),
-  latencyMs: 1, generationTimeMs: 1, tokensPrompt: 1, tokensCompletion: 1, tokensReasoning: 0, costNano, finishReason: "stop", status: 200, errorMessage: null,
+  id,
+  accountId,
+  keyHash: "k",
+  model: "m",
+  providerName: "p",
+  app: null,
+  streamed: true,
+  createdAt: Date.now(),
+  latencyMs: 1,
+  generationTimeMs: 1,
+  tokensPrompt: 1,
+  tokensCompletion: 1,
+  tokensReasoning: 0,
+  costNano,
+  finishReason: "stop",
+  status: 200,
+  errorMessage: null,
 });
 const settle = (genId: string, accountId: string, costNano: number) => ({ genId, keyHash: "k", costNano, record: record(genId, accountId, costNano) });
 
 async function deliver(messages: SettleMessage[]) {
-  const batch = createMessageBatch<SettleMessage>("switchyard-settles", messages.map((body, i) => ({ id: `m${i}-${Math.random()}`, timestamp: new Date(), attempts: 1, body })));
+  const batch = createMessageBatch<SettleMessage>(
+    "switchyard-settles",
+    messages.map((body, i) => ({ id: `m${i}-${Math.random()}`, timestamp: new Date(), attempts: 1, body })),
+  );
   const ctx = createExecutionContext();
   await worker.queue(batch, env);
   return getQueueResult(batch, ctx);
@@ -44,7 +62,10 @@ describe("settle queue", () => {
   });
 
   it("splits a large batch into messages under the queue's size limit, slice reports with the last", () => {
-    const big = Array.from({ length: 64 }, (_, i) => ({ ...settle(`gen-big-${i}`, "x", 1), record: { ...record(`gen-big-${i}`, "x", 1), errorMessage: "e".repeat(1200), userAgent: "u".repeat(300) } }));
+    const big = Array.from({ length: 64 }, (_, i) => ({
+      ...settle(`gen-big-${i}`, "x", 1),
+      record: { ...record(`gen-big-${i}`, "x", 1), errorMessage: "e".repeat(1200), userAgent: "u".repeat(300) },
+    }));
     const messages = settleMessages("x", big, [{ leaseId: "L", admitted: 64, release: true }]);
     expect(messages.length).toBeGreaterThan(1);
     for (const m of messages) expect(new TextEncoder().encode(JSON.stringify(m)).byteLength).toBeLessThan(128 * 1024);

@@ -1,6 +1,15 @@
 import { env } from "cloudflare:test";
 
-export type SimRecord = { tag: string | null; carrier: string; body: Record<string, unknown>; outcome: string; chunks_sent: number; connection: number; received_mono_ms: number; first_write_mono_ms: number | null };
+export type SimRecord = {
+  tag: string | null;
+  carrier: string;
+  body: Record<string, unknown>;
+  outcome: string;
+  chunks_sent: number;
+  connection: number;
+  received_mono_ms: number;
+  first_write_mono_ms: number | null;
+};
 
 /** What the carrier simulator received for requests tagged `[sim tag=T]`. */
 export async function simRequests(tag: string, wait?: { ms: number; until?: string }): Promise<SimRecord[]> {

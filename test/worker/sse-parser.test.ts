@@ -9,7 +9,7 @@ describe("SSE parser", () => {
   it("handles events split across reads, CRLF, comments and multi-line data", () => {
     const p = new SseParser(MiB);
     expect(p.push(bytes('data: {"a"'))).toEqual([]);
-    expect(p.push(bytes(':1}\r\n\r\n: comment\nevent: x\ndata: line1\ndata: line2\n\n'))).toEqual([
+    expect(p.push(bytes(":1}\r\n\r\n: comment\nevent: x\ndata: line1\ndata: line2\n\n"))).toEqual([
       { data: '{"a":1}', bytes: 7 },
       { data: "line1\nline2", bytes: 11 },
     ]);

@@ -61,14 +61,37 @@ describe("what real clients send is accepted and forwarded as sent", () => {
     const a = await newAccount(1);
     const tag = uniqueTag();
     const fields = {
-      temperature: null, top_p: 0.9, top_k: 40, min_p: 0.05, top_a: 0, frequency_penalty: -1.5, presence_penalty: 2, repetition_penalty: 1.1,
-      seed: 7, logit_bias: { "50256": -100 }, logprobs: true, top_logprobs: 20, stop: null, stream_options: null,
+      temperature: null,
+      top_p: 0.9,
+      top_k: 40,
+      min_p: 0.05,
+      top_a: 0,
+      frequency_penalty: -1.5,
+      presence_penalty: 2,
+      repetition_penalty: 1.1,
+      seed: 7,
+      logit_bias: { "50256": -100 },
+      logprobs: true,
+      top_logprobs: 20,
+      stop: null,
+      stream_options: null,
       response_format: { type: "json_schema", json_schema: { name: "answer", schema: { type: "object" }, strict: true } },
-      tools: [{ type: "function", function: { name: "get_weather", description: "d", parameters: { type: "object" }, strict: true } }, { type: "openrouter:web_search", parameters: {} }],
-      tool_choice: { type: "function", function: { name: "get_weather" } }, parallel_tool_calls: false,
+      tools: [
+        { type: "function", function: { name: "get_weather", description: "d", parameters: { type: "object" }, strict: true } },
+        { type: "openrouter:web_search", parameters: {} },
+      ],
+      tool_choice: { type: "function", function: { name: "get_weather" } },
+      parallel_tool_calls: false,
       reasoning: { effort: "low", summary: "auto", max_tokens: 100, exclude: false, enabled: true, extra_key: 1 },
-      reasoning_effort: null, modalities: ["text"], metadata: { session: "abc" }, prompt_cache_key: "k", service_tier: "auto",
-      prediction: { type: "content", content: "x" }, n: 1, best_of: null, vendor_extension: { anything: true },
+      reasoning_effort: null,
+      modalities: ["text"],
+      metadata: { session: "abc" },
+      prompt_cache_key: "k",
+      service_tier: "auto",
+      prediction: { type: "content", content: "x" },
+      n: 1,
+      best_of: null,
+      vendor_extension: { anything: true },
     };
     const res = await chat(a.key, { model: LLAMA, ...user(`x [sim tokens=2 tag=${tag}]`), ...fields });
     expect(res.status, await res.clone().text()).toBe(200);

@@ -14,7 +14,16 @@ const R1 = "deepseek/deepseek-r1-0528";
 const GEMMA = "google/gemma-3-27b-it"; // image_tokens: 256 in the catalog
 type Json = Record<string, any>;
 const nano = (usd: number) => Math.round(usd * 1e9);
-const TOOLS = [{ type: "function", function: { name: "get_weather", description: "Current weather in a city", parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } } }];
+const TOOLS = [
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      description: "Current weather in a city",
+      parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+    },
+  },
+];
 
 /** Sends a stream, reads it whole, waits until the ledger has its settle; returns the events, the record and the account's usage. */
 async function streamed(body: Json) {
@@ -67,7 +76,13 @@ describe("a stream without the carrier's usage is charged for every kind of outp
       { role: "tool", tool_call_id: "c1", content: '{"temperature_c":4,"sky":"rain","wind_kmh":22}' },
       { role: "user", content: "And so? [sim tokens=5 no_usage]" },
     ];
-    const body = { model: LLAMA, messages, tools: TOOLS, tool_choice: "auto", response_format: { type: "json_schema", json_schema: { name: "answer", schema: { type: "object", properties: { answer: { type: "string" } } } } } };
+    const body = {
+      model: LLAMA,
+      messages,
+      tools: TOOLS,
+      tool_choice: "auto",
+      response_format: { type: "json_schema", json_schema: { name: "answer", schema: { type: "object", properties: { answer: { type: "string" } } } } },
+    };
     const { g } = await streamed(body);
     expect(g.tokens_prompt).toBe(promptEstimate(body));
     // Not vacuous: the tools and the rest are a large share of it.
@@ -76,7 +91,12 @@ describe("a stream without the carrier's usage is charged for every kind of outp
 
   it("image parts count the model's per-image allowance, as the carrier counts them", async () => {
     const image = { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } };
-    const body = (images: number, directive: string) => ({ model: GEMMA, messages: [{ role: "user", content: [{ type: "text", text: `What is in these? [sim tokens=4 ${directive}]` }, ...Array.from({ length: images }, () => image)] }] });
+    const body = (images: number, directive: string) => ({
+      model: GEMMA,
+      messages: [
+        { role: "user", content: [{ type: "text", text: `What is in these? [sim tokens=4 ${directive}]` }, ...Array.from({ length: images }, () => image)] },
+      ],
+    });
     const one = await streamed(body(1, "no_usage"));
     const three = await streamed(body(3, "no_usage"));
     expect(three.g.tokens_prompt - one.g.tokens_prompt).toBe(2 * 256);
@@ -98,7 +118,9 @@ describe("a stream without the carrier's usage is charged for every kind of outp
     expect(r.usage.completion_tokens).toBe(completionEstimate([r.choices[0].message]));
     expectWithinSimBound(r.usage.completion_tokens, 40);
     const t = await settled(a.accountId);
-    const cost = costNano(call.usage.prompt_tokens, call.usage.completion_tokens, catalog.endpoints(LLAMA)[0]!) + costNano(r.usage.prompt_tokens, r.usage.completion_tokens, catalog.endpoints(R1)[0]!);
+    const cost =
+      costNano(call.usage.prompt_tokens, call.usage.completion_tokens, catalog.endpoints(LLAMA)[0]!) +
+      costNano(r.usage.prompt_tokens, r.usage.completion_tokens, catalog.endpoints(R1)[0]!);
     expect(nano(t.total_usage)).toBe(cost);
     expect(await generation(a.key, r.id)).toMatchObject({ usage_source: "estimate", insured: false });
   });

@@ -24,7 +24,13 @@ describe("streamed completions", () => {
     const chunks = events.slice(0, -1) as Record<string, any>[];
     const endpoint = catalog.endpoints(LLAMA)[0]!;
     for (const c of chunks) expect(c).toMatchObject({ id: genId, model: LLAMA, provider: endpoint.providerEntry.name });
-    expect(chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("").trim().split(" ")).toHaveLength(5);
+    expect(
+      chunks
+        .map((c) => c.choices[0]?.delta?.content ?? "")
+        .join("")
+        .trim()
+        .split(" "),
+    ).toHaveLength(5);
     expect(chunks.filter((c) => c.usage)).toHaveLength(1);
     const last = chunks.at(-1)!;
     expect(last.usage.completion_tokens).toBe(5);

@@ -15,7 +15,8 @@ function Attempts(props: { g: Generation }) {
       <ol>
         {attempts.map((a) => (
           <li>
-            <code>{a.model}</code> at {a.providerName}: <span class={a.status === 200 ? "status-ok" : "status-bad"}>{a.status}</span> after {count(a.latencyMs)} ms
+            <code>{a.model}</code> at {a.providerName}: <span class={a.status === 200 ? "status-ok" : "status-bad"}>{a.status}</span> after {count(a.latencyMs)}{" "}
+            ms
           </li>
         ))}
       </ol>

@@ -17,6 +17,13 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
   const [page, days] = await Promise.all([activityPage(c.env.DB, accountId, { before, after }), dailySpend(c.env.DB, accountId, CHART_DAYS)]);
   return render(
     c,
-    <ActivityPage meta={await pageMeta(c, "Activity")} rows={page.rows} newer={page.newer} older={page.older} paged={before !== undefined || after !== undefined} days={days} />,
+    <ActivityPage
+      meta={await pageMeta(c, "Activity")}
+      rows={page.rows}
+      newer={page.newer}
+      older={page.older}
+      paged={before !== undefined || after !== undefined}
+      days={days}
+    />,
   );
 });

@@ -45,7 +45,13 @@ export function SpendChart(props: { days: DaySpend[] }) {
         </text>
         {days.map((d, i) =>
           d.costNano > 0 ? (
-            <rect class="bar" x={round(LEFT + i * slot + (slot - barW) / 2)} y={y(d.costNano)} width={round(barW)} height={round(Math.max(1, TOP + plotH - y(d.costNano)))}>
+            <rect
+              class="bar"
+              x={round(LEFT + i * slot + (slot - barW) / 2)}
+              y={y(d.costNano)}
+              width={round(barW)}
+              height={round(Math.max(1, TOP + plotH - y(d.costNano)))}
+            >
               <title>{`${d.day}: ${usd(d.costNano)} (${d.requests} ${d.requests === 1 ? "request" : "requests"})`}</title>
             </rect>
           ) : null,

@@ -7,7 +7,13 @@ import type { PasswordHash } from "./password";
 /** The account and password hash for an email; undefined when there is no account or it has no password. */
 export async function findCredential(d1: D1Database, email: string): Promise<{ accountId: string; hash: PasswordHash } | undefined> {
   const row = await db(d1)
-    .select({ accountId: accounts.id, algorithm: credentials.algorithm, iterations: credentials.iterations, salt: credentials.salt, passwordHash: credentials.passwordHash })
+    .select({
+      accountId: accounts.id,
+      algorithm: credentials.algorithm,
+      iterations: credentials.iterations,
+      salt: credentials.salt,
+      passwordHash: credentials.passwordHash,
+    })
     .from(accounts)
     .innerJoin(credentials, eq(credentials.accountId, accounts.id))
     .where(eq(accounts.email, email))
@@ -26,10 +32,7 @@ export async function createAccountWithPassword(d1: D1Database, email: string, h
   const now = Date.now();
   const d = db(d1);
   try {
-    await d.batch([
-      d.insert(accounts).values({ id, email, createdAt: now }),
-      d.insert(credentials).values({ accountId: id, ...hash, updatedAt: now }),
-    ]);
+    await d.batch([d.insert(accounts).values({ id, email, createdAt: now }), d.insert(credentials).values({ accountId: id, ...hash, updatedAt: now })]);
   } catch (err) {
     if (isUniqueViolation(err)) return undefined;
     throw err;

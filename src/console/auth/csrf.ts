@@ -40,7 +40,12 @@ export function requireCsrf(seed: "session" | "pre-session") {
     const presented = (await readForm(c))[CSRF_FIELD];
     const ok = sameOrigin(c) && secret !== undefined && presented !== undefined && (await constantTimeEqual(presented, await csrfToken(secret)));
     if (!ok)
-      return renderError(c, 403, "This form has expired", "The form was not accepted: it came from another site, or the page was open too long. Go back, reload the page and try again.");
+      return renderError(
+        c,
+        403,
+        "This form has expired",
+        "The form was not accepted: it came from another site, or the page was open too long. Go back, reload the page and try again.",
+      );
     await next();
   });
 }

@@ -15,7 +15,17 @@ export function SignInPage(props: { meta: PageMeta; csrf: string; next?: string;
       <form method="post" action="/sign-in" class="stack" novalidate>
         <CsrfField token={props.csrf} />
         {props.next && <input type="hidden" name="next" value={props.next} />}
-        <Field id="email" name="email" label="Email" type="email" autocomplete="email" required value={state.email} error={state.errors?.email} maxlength={254} />
+        <Field
+          id="email"
+          name="email"
+          label="Email"
+          type="email"
+          autocomplete="email"
+          required
+          value={state.email}
+          error={state.errors?.email}
+          maxlength={254}
+        />
         <Field id="password" name="password" label="Password" type="password" autocomplete="current-password" required error={state.errors?.password} />
         <div>
           <button type="submit">Sign in</button>
@@ -34,11 +44,23 @@ export function SignUpPage(props: { meta: PageMeta; csrf: string; state?: AuthFo
   return (
     <Layout meta={props.meta}>
       <h1>Create an account</h1>
-      <p class="lead">An account holds your API keys and your prepaid balance. It starts with no credits: free models work at once, paid ones once you add credits.</p>
+      <p class="lead">
+        An account holds your API keys and your prepaid balance. It starts with no credits: free models work at once, paid ones once you add credits.
+      </p>
       <ErrorSummary messages={messages} />
       <form method="post" action="/sign-up" class="stack" novalidate>
         <CsrfField token={props.csrf} />
-        <Field id="email" name="email" label="Email" type="email" autocomplete="email" required value={state.email} error={state.errors?.email} maxlength={254} />
+        <Field
+          id="email"
+          name="email"
+          label="Email"
+          type="email"
+          autocomplete="email"
+          required
+          value={state.email}
+          error={state.errors?.email}
+          maxlength={254}
+        />
         <Field
           id="password"
           name="password"

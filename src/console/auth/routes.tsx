@@ -70,7 +70,8 @@ authRoutes.post("/sign-up", ...publicForm, async (c) => {
   const { email, password } = parsed.data;
 
   const limit = await takeSignUpAttempt(c.env, clientAddress(c));
-  if (!limit.ok) return signUpPage(c, 429, { email, problem: `Too many new accounts from your network. Wait ${minutes(limit.retryAfterMs)} minutes and try again.` });
+  if (!limit.ok)
+    return signUpPage(c, 429, { email, problem: `Too many new accounts from your network. Wait ${minutes(limit.retryAfterMs)} minutes and try again.` });
 
   const accountId = await createAccountWithPassword(c.env.DB, email, await hashPassword(password));
   if (!accountId) return signUpPage(c, 400, { email, problem: SIGN_UP_FAILED });

@@ -29,5 +29,7 @@ export async function findSession(d1: D1Database, token: string): Promise<{ acco
 }
 
 export async function deleteSession(d1: D1Database, token: string): Promise<void> {
-  await db(d1).delete(sessions).where(eq(sessions.tokenHash, await sha256Hex(token)));
+  await db(d1)
+    .delete(sessions)
+    .where(eq(sessions.tokenHash, await sha256Hex(token)));
 }

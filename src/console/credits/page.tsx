@@ -49,7 +49,16 @@ function AddCredits(props: { provider: PaymentProvider; csrf: string; paymentId:
         />
         <div class="field-row">
           {p.fields.map((f) => (
-            <Field id={f.name} name={f.name} label={f.label} inputmode={f.inputmode} autocomplete={f.autocomplete} maxlength={f.maxlength} hint={f.hint} required />
+            <Field
+              id={f.name}
+              name={f.name}
+              label={f.label}
+              inputmode={f.inputmode}
+              autocomplete={f.autocomplete}
+              maxlength={f.maxlength}
+              hint={f.hint}
+              required
+            />
           ))}
         </div>
         <div>
@@ -96,8 +105,8 @@ export function CreditsPage(props: {
       ) : (
         <div class="warning" role="note">
           <p>
-            <strong>Adding credits is not available on this deployment.</strong> No payment processor is connected. The operator can add credits to
-            your account; the built-in test-card flow exists only for local development.
+            <strong>Adding credits is not available on this deployment.</strong> No payment processor is connected. The operator can add credits to your
+            account; the built-in test-card flow exists only for local development.
           </p>
         </div>
       )}
@@ -125,7 +134,9 @@ export function CreditsPage(props: {
                     </td>
                     <td class="num">{usd(p.amountNano)}</td>
                     <td>{p.provider === "test-card" ? "Test card" : p.provider}</td>
-                    <td class={p.status === "succeeded" ? "status-ok" : p.status === "pending" || p.status === "charged" ? undefined : "status-bad"}>{STATUS[p.status]}</td>
+                    <td class={p.status === "succeeded" ? "status-ok" : p.status === "pending" || p.status === "charged" ? undefined : "status-bad"}>
+                      {STATUS[p.status]}
+                    </td>
                   </tr>
                 ))}
               </tbody>

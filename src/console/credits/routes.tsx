@@ -63,7 +63,9 @@ creditRoutes.post("/settings/credits", ...accountForm, async (c) => {
   const form = await readForm(c);
   const amountNano = parseUsdInput(form.amount ?? "", 2);
   if (amountNano === undefined || amountNano < provider.minNano || amountNano > provider.maxNano)
-    return creditsPage(c, 400, { form: { amount: form.amount, errors: { amount: `Enter an amount from ${usd(provider.minNano)} to ${usd(provider.maxNano)}, like 10 or 25.50.` } } });
+    return creditsPage(c, 400, {
+      form: { amount: form.amount, errors: { amount: `Enter an amount from ${usd(provider.minNano)} to ${usd(provider.maxNano)}, like 10 or 25.50.` } },
+    });
   const paymentId = form.payment_id ?? "";
   if (!PAYMENT_ID.test(paymentId)) return renderError(c, 400, "This form has expired", "Reload the credits page and try again.");
 

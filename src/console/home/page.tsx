@@ -30,8 +30,8 @@ export function HomePage(props: { meta: PageMeta; baseUrl: string; defaultModel:
     <Layout meta={props.meta}>
       <h1>One API for many open models</h1>
       <p class="lead">
-        Switchyard routes OpenAI-style chat completion requests to the carriers that serve each model, falls back to the next carrier when one fails,
-        and charges your prepaid balance exactly what the serving carrier charges: {props.modelCount} models across {props.carrierCount} carriers.
+        Switchyard routes OpenAI-style chat completion requests to the carriers that serve each model, falls back to the next carrier when one fails, and
+        charges your prepaid balance exactly what the serving carrier charges: {props.modelCount} models across {props.carrierCount} carriers.
       </p>
       <p>
         {signedIn ? (

@@ -14,7 +14,10 @@ export function fromBase64(text: string): Uint8Array {
 
 /** A random token for cookies and one-time form ids: 32 bytes as URL-safe base64 (43 characters). */
 export function randomToken(bytes = 32): string {
-  return toBase64(crypto.getRandomValues(new Uint8Array(bytes))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return toBase64(crypto.getRandomValues(new Uint8Array(bytes)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 export async function sha256Hex(text: string): Promise<string> {

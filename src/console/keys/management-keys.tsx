@@ -5,8 +5,8 @@ import { KeyRowEnd, type KeyRow } from "./key-cells";
 const WHAT_IT_IS = (
   <p>
     A management key manages this account's API keys through the API (<code>/api/v1/keys</code>: list, create, change and delete them). It cannot run
-    completions, and it cannot see, change or delete management keys. Anyone who has it can create keys that spend your credits: keep it as secret as
-    your password.
+    completions, and it cannot see, change or delete management keys. Anyone who has it can create keys that spend your credits: keep it as secret as your
+    password.
   </p>
 );
 
@@ -65,7 +65,17 @@ export function NewManagementKeyPage(props: { meta: PageMeta; csrf: string; crea
       <ErrorSummary messages={messages} />
       <PostForm action="/settings/keys/management" csrf={props.csrf} class="stack" aria-label="Create a management key">
         <input type="hidden" name="creation_token" value={props.creationToken} />
-        <Field id="management-key-name" name="name" label="Name" required maxlength={100} value={props.name} error={props.error} hint="For you to tell keys apart, e.g. the system that provisions keys." autocomplete="off" />
+        <Field
+          id="management-key-name"
+          name="name"
+          label="Name"
+          required
+          maxlength={100}
+          value={props.name}
+          error={props.error}
+          hint="For you to tell keys apart, e.g. the system that provisions keys."
+          autocomplete="off"
+        />
         <SubmitOrCancel submit="Create management key" cancelHref="/settings/keys" />
       </PostForm>
     </Layout>

@@ -19,8 +19,8 @@ function NewKey(props: CreatedKey) {
         Your new {props.management ? "management key" : "key"} “{props.name}”
       </h2>
       <p>
-        <strong>Copy it now: this is the only time it is shown.</strong> Switchyard keeps only a hash of it, so it cannot be shown again — not on reload,
-        not on any other page. If you lose it, delete it and create another.
+        <strong>Copy it now: this is the only time it is shown.</strong> Switchyard keeps only a hash of it, so it cannot be shown again — not on reload, not on
+        any other page. If you lose it, delete it and create another.
       </p>
       <div class="key-output">
         <label for="new-key-value" class="visually-hidden">
@@ -59,8 +59,8 @@ export function KeysPage(props: {
       )}
       {props.created && <NewKey {...props.created} />}
       <p>
-        Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to <code>/api/v1</code>. A disabled, expired or deleted key is refused with 401. A key
-        with a credit limit is refused with 402 once its usage reaches the limit (in the current day, week or month, if the limit resets).
+        Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to <code>/api/v1</code>. A disabled, expired or deleted key is refused with 401. A key with
+        a credit limit is refused with 402 once its usage reaches the limit (in the current day, week or month, if the limit resets).
       </p>
 
       <h2 id="keys-title">Your keys</h2>
@@ -118,7 +118,17 @@ export function KeysPage(props: {
       ) : (
         <PostForm action="/settings/keys" csrf={props.csrf} class="stack" aria-label="Create a key">
           <input type="hidden" name="creation_token" value={props.creationToken} />
-          <Field id="key-name" name="name" label="Name" required maxlength={100} value={form.values?.name} error={errors.name} hint="For you to tell keys apart, e.g. the app or machine that uses it." autocomplete="off" />
+          <Field
+            id="key-name"
+            name="name"
+            label="Name"
+            required
+            maxlength={100}
+            value={form.values?.name}
+            error={errors.name}
+            hint="For you to tell keys apart, e.g. the app or machine that uses it."
+            autocomplete="off"
+          />
           <KeySettingsFields idPrefix="key" values={form.values ?? {}} errors={errors} />
           <div>
             <button type="submit">Create key</button>
@@ -138,8 +148,8 @@ export function DeleteKeyPage(props: { meta: PageMeta; csrf: string; apiKey: Api
     <Layout meta={props.meta}>
       <h1>Delete key “{k.name}”?</h1>
       <p>
-        The key <code>{k.label}</code> will stop working at once (the API answers 401) and cannot be restored. Its past requests stay in your activity.
-        To stop it only for a while, disable it instead.
+        The key <code>{k.label}</code> will stop working at once (the API answers 401) and cannot be restored. Its past requests stay in your activity. To stop
+        it only for a while, disable it instead.
       </p>
       <div class="actions">
         <PostForm action="/settings/keys/delete" csrf={props.csrf}>

@@ -33,7 +33,8 @@ const NOTICES = {
   enabled: "Key enabled.",
   deleted: "Key deleted.",
   updated: "Key saved.",
-  exists: "That form had already created a key, so no other key was made. The key it created is in the list below; its secret was shown only once, when it was created.",
+  exists:
+    "That form had already created a key, so no other key was made. The key it created is in the list below; its secret was shown only once, when it was created.",
 } as const;
 
 /** The create forms' one-time token (`api_keys.creation_token`): a random 43-character id per rendered form. */
@@ -46,7 +47,13 @@ const keyNotFound = (c: Context<ConsoleEnv>) => renderError(c, 404, "Key not fou
 async function keysPage(c: Context<ConsoleEnv>, status: 200 | 400, extra: { created?: CreatedKey; form?: CreateKeyState; notice?: string }) {
   const s = account(c);
   const keys = await listAccountKeys(c.env.DB, s.accountId);
-  const usage = keys.length ? await keysUsageNow(c.env, s.accountId, keys.map((k) => k.hash)) : {};
+  const usage = keys.length
+    ? await keysUsageNow(
+        c.env,
+        s.accountId,
+        keys.map((k) => k.hash),
+      )
+    : {};
   const rows = keys.map((key) => ({ key, usage: usage[key.hash]! }));
   return render(
     c,
@@ -79,7 +86,13 @@ const createForm = z.object({ name, ...settingsShape() });
  * about the plaintext is kept. Every later submission of the same form (the browser's resubmit on
  * reload, a double click) is a redirect to the list: never a second key, never the key again.
  */
-async function createOnce(c: Context<ConsoleEnv>, form: Record<string, string>, name: string, settings: KeySettings, refuse: (problem: string) => Promise<Response>) {
+async function createOnce(
+  c: Context<ConsoleEnv>,
+  form: Record<string, string>,
+  name: string,
+  settings: KeySettings,
+  refuse: (problem: string) => Promise<Response>,
+) {
   const s = account(c);
   const token = form.creation_token ?? "";
   if (!CREATION_TOKEN.test(token)) return renderError(c, 400, "This form has expired", "Reload the keys page and create the key again.");
@@ -96,13 +109,19 @@ keyRoutes.post("/settings/keys", ...accountForm, async (c) => {
   const parsed = createForm.safeParse(form);
   if (!parsed.success) return keysPage(c, 400, { form: { values: form, errors: fieldErrors(parsed.error.issues, ["name", ...SETTINGS_FIELDS]) } });
   const { limit, limit_reset, expires_at } = parsed.data;
-  return createOnce(c, form, parsed.data.name, { limitNano: limit, limitReset: limit_reset, expiresAt: expires_at }, (problem) => keysPage(c, 400, { form: { problem } }));
+  return createOnce(c, form, parsed.data.name, { limitNano: limit, limitReset: limit_reset, expiresAt: expires_at }, (problem) =>
+    keysPage(c, 400, { form: { problem } }),
+  );
 });
 
 /** Management keys have their own form: a name only (they run no completions, so they have no limit). */
 async function managementPage(c: Context<ConsoleEnv>, status: 200 | 400, state: { name?: string; error?: string; problem?: string } = {}) {
   const s = account(c);
-  return render(c, <NewManagementKeyPage meta={await pageMeta(c, "Create a management key")} csrf={await csrfToken(s.token)} creationToken={randomToken()} {...state} />, status);
+  return render(
+    c,
+    <NewManagementKeyPage meta={await pageMeta(c, "Create a management key")} csrf={await csrfToken(s.token)} creationToken={randomToken()} {...state} />,
+    status,
+  );
 }
 
 keyRoutes.get("/settings/keys/management", ...accountPage, (c) => managementPage(c, 200));
@@ -125,7 +144,10 @@ async function apiKeyOf(c: Context<ConsoleEnv>, fields: unknown) {
 keyRoutes.get("/settings/keys/edit", ...accountPage, async (c) => {
   const key = await apiKeyOf(c, { key: c.req.query("key") });
   if (!key) return keyNotFound(c);
-  return render(c, <EditKeyPage meta={await pageMeta(c, `Edit key ${key.name}`)} csrf={await csrfToken(account(c).token)} apiKey={key} values={settingsValues(key)} />);
+  return render(
+    c,
+    <EditKeyPage meta={await pageMeta(c, `Edit key ${key.name}`)} csrf={await csrfToken(account(c).token)} apiKey={key} values={settingsValues(key)} />,
+  );
 });
 
 /** Saves an API key's limit, reset period and expiry (all three, as the form shows them). */
@@ -135,7 +157,15 @@ keyRoutes.post("/settings/keys/edit", ...accountForm, async (c) => {
   if (!key) return keyNotFound(c);
   const parsed = z.object(settingsShape(key.expiresAt)).safeParse(form);
   if (!parsed.success) {
-    const page = <EditKeyPage meta={await pageMeta(c, `Edit key ${key.name}`)} csrf={await csrfToken(account(c).token)} apiKey={key} values={form} errors={fieldErrors(parsed.error.issues, SETTINGS_FIELDS)} />;
+    const page = (
+      <EditKeyPage
+        meta={await pageMeta(c, `Edit key ${key.name}`)}
+        csrf={await csrfToken(account(c).token)}
+        apiKey={key}
+        values={form}
+        errors={fieldErrors(parsed.error.issues, SETTINGS_FIELDS)}
+      />
+    );
     return render(c, page, 400);
   }
   const { limit, limit_reset, expires_at } = parsed.data;
@@ -144,7 +174,10 @@ keyRoutes.post("/settings/keys/edit", ...accountForm, async (c) => {
   return c.redirect("/settings/keys?done=updated", 303);
 });
 
-for (const [action, disabled] of [["disable", true], ["enable", false]] as const) {
+for (const [action, disabled] of [
+  ["disable", true],
+  ["enable", false],
+] as const) {
   keyRoutes.post(`/settings/keys/${action}`, ...accountForm, async (c) => {
     const parsed = hashField.safeParse(await readForm(c));
     const key = parsed.success ? await setAccountKeyDisabled(c.env.DB, account(c).accountId, parsed.data.key, disabled) : undefined;

@@ -43,7 +43,15 @@ export function Field(props: {
 }
 
 /** One labelled drop-down with its hint and error, wired like `Field`. */
-export function SelectField(props: { id: string; name: string; label: string; options: readonly { value: string; label: string }[]; value?: string; hint?: string; error?: string }) {
+export function SelectField(props: {
+  id: string;
+  name: string;
+  label: string;
+  options: readonly { value: string; label: string }[];
+  value?: string;
+  hint?: string;
+  error?: string;
+}) {
   return (
     <FieldFrame {...props}>
       {(describedBy) => (

@@ -28,8 +28,8 @@ export function ModelsPage(props: { meta: PageMeta; rows: ModelRow[]; total: num
     <Layout meta={props.meta}>
       <h1>Models</h1>
       <p class="lead">
-        Every model in the catalog, its context size and its price per 1M tokens in and out (from the cheapest carrier). Use a
-        model's id as <code>model</code> in your requests.
+        Every model in the catalog, its context size and its price per 1M tokens in and out (from the cheapest carrier). Use a model's id as <code>model</code>{" "}
+        in your requests.
       </p>
       <form role="search" method="get" action="/models" class="inline" aria-label="Search the models">
         <div class="field">

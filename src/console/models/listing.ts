@@ -47,7 +47,10 @@ export function modelRows(catalog: Catalog): ModelRow[] {
 
 /** Rows whose id or name contains every word of `query` (case-insensitive), in the chosen order. */
 export function selectRows(rows: readonly ModelRow[], query: string, sort: SortKey): ModelRow[] {
-  const words = query.toLowerCase().split(/\s+/).filter((w) => w.length > 0);
+  const words = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w.length > 0);
   const out = rows.filter((r) => words.every((w) => r.id.includes(w) || r.name.toLowerCase().includes(w)));
   const byName = (a: ModelRow, b: ModelRow) => a.name.localeCompare(b.name, "en");
   const order: Record<SortKey, (a: ModelRow, b: ModelRow) => number> = {

@@ -61,10 +61,17 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
       </dl>
 
       <h2 id="carriers">Carriers</h2>
-      <p>Requests are spread over these carriers, the cheaper ones getting the most (weighted by the inverse square of price; a <code>session_id</code> keeps a conversation on one), and fall back to the others when a carrier fails or rate-limits; a carrier that looks down is tried last. You pay the price of the one that served. A request's <code>provider</code> preferences can reorder or filter this list.</p>
+      <p>
+        Requests are spread over these carriers, the cheaper ones getting the most (weighted by the inverse square of price; a <code>session_id</code> keeps a
+        conversation on one), and fall back to the others when a carrier fails or rate-limits; a carrier that looks down is tried last. You pay the price of the
+        one that served. A request's <code>provider</code> preferences can reorder or filter this list.
+      </p>
       <div class="table-wrap" role="region" aria-labelledby="carriers" tabindex={0}>
         <table>
-          <caption>Carriers serving {m.name}, in the order they are tried. Prices in USD per 1M tokens; uptime, latency (time to first token) and throughput from this service's own traffic.</caption>
+          <caption>
+            Carriers serving {m.name}, in the order they are tried. Prices in USD per 1M tokens; uptime, latency (time to first token) and throughput from this
+            service's own traffic.
+          </caption>
           <thead>
             <tr>
               <th scope="col">Carrier</th>

@@ -28,7 +28,8 @@ export const openAiCompatible: CarrierProtocol = {
   },
 
   answer(json) {
-    if (typeof json !== "object" || json === null || !Array.isArray((json as { choices?: unknown }).choices)) return { unusable: "the carrier's answer is not a chat completion" };
+    if (typeof json !== "object" || json === null || !Array.isArray((json as { choices?: unknown }).choices))
+      return { unusable: "the carrier's answer is not a chat completion" };
     return { answer: json as { choices: unknown[] } };
   },
 

@@ -54,7 +54,8 @@ export class ChunkRewriter implements StreamRenderer {
     const metadata = this.facts.metadata();
     const head = { id: this.genId, object: "chat.completion.chunk", created, model: this.model, provider: this.provider };
     let out = metadata ? `data: ${JSON.stringify({ ...head, choices: [], openrouter_metadata: metadata })}\n\n` : "";
-    if (failure) out += `data: ${JSON.stringify({ ...head, error: { code: failure.status, message: failure.message }, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }] })}\n\n`;
+    if (failure)
+      out += `data: ${JSON.stringify({ ...head, error: { code: failure.status, message: failure.message }, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }] })}\n\n`;
     return out + DONE;
   }
 
@@ -64,7 +65,13 @@ export class ChunkRewriter implements StreamRenderer {
     if (head !== null && data.startsWith(head) && data.endsWith("}")) {
       const rest = data.slice(head.length);
       // Chunks the contract would reject as sent (no finish_reason, a null system_fingerprint) are parsed and mended.
-      if (!rest.includes('"usage"') && !rest.includes('"error"') && !rest.includes('"provider"') && rest.includes('"finish_reason"') && !rest.includes('"system_fingerprint":null')) {
+      if (
+        !rest.includes('"usage"') &&
+        !rest.includes('"error"') &&
+        !rest.includes('"provider"') &&
+        rest.includes('"finish_reason"') &&
+        !rest.includes('"system_fingerprint":null')
+      ) {
         const before = this.output.delivered();
         this.output.addJson(rest, bytes - data.length);
         this.markFirstToken(before);
@@ -86,7 +93,8 @@ export class ChunkRewriter implements StreamRenderer {
     } catch {
       return { status: 502, message: `Carrier ${this.provider} sent a malformed stream chunk.` };
     }
-    if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) return { status: 502, message: `Carrier ${this.provider} sent a malformed stream chunk.` };
+    if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk))
+      return { status: 502, message: `Carrier ${this.provider} sent a malformed stream chunk.` };
     if (chunk.error !== undefined) return { status: 502, message: `Carrier ${this.provider} failed mid-stream: ${errorText(chunk.error)}` };
     if (this.upstreamHead === null) this.learnHead(data, chunk);
     if (typeof chunk.id === "string") this.upstreamId ??= chunk.id;
