@@ -8,7 +8,7 @@ import { TIMEOUT_STATUS, UNREACHABLE_STATUS } from "../db/carrier-attempt";
 /** Thrown by an `accept` step when a 2xx answer is still unusable (malformed, oversized, not a stream). */
 export class UnusableAnswer extends Error {}
 
-export type Served<T> = { endpoint: PricedEndpoint; call: CarrierCall; value: T; failures: AttemptFailure[] };
+export type Dispatched<T> = { endpoint: PricedEndpoint; call: CarrierCall; value: T; failures: AttemptFailure[] };
 
 /**
  * Tries the endpoints in order (a model's carriers, then the next fallback model's) until one answers
@@ -27,7 +27,7 @@ export async function dispatch<T>(
   accept: (call: CarrierCall, endpoint: PricedEndpoint) => Promise<T>,
   log: AttemptLog,
   clientSignal?: AbortSignal,
-): Promise<Served<T>> {
+): Promise<Dispatched<T>> {
   const failures: AttemptFailure[] = [];
   for (const endpoint of endpoints) {
     const provider = endpoint.providerEntry.name;

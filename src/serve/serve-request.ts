@@ -9,8 +9,8 @@ import type { CallerProtocol } from "../protocols/inbound";
 import { carrierProtocol } from "../protocols/outbound";
 import { hashedUser } from "../routing/user-hash";
 import { isolateHealth } from "../health/isolate-health";
-import { dispatch, UnusableAnswer } from "../carriers/dispatch";
-import { carrierBodies, carrierTimeoutMs } from "../carriers/carrier-call";
+import { dispatch, UnusableAnswer, type Dispatched } from "../carriers/dispatch";
+import { carrierBodies, carrierTimeoutMs, type CarrierCall } from "../carriers/carrier-call";
 import { CarriersExhausted } from "../carriers/attempts";
 import { accountAnswer, readAnswer } from "../relay/answer";
 import { relayStream } from "../relay/stream-relay";
@@ -77,18 +77,7 @@ async function serveAnswer(
   protocol: CallerProtocol,
   signal: AbortSignal,
 ): Promise<Answered> {
-  const userHash = await userHashOf(rc, body);
-  const served = await dispatch(
-    rc.env,
-    label(rc, plan),
-    endpoints,
-    carrierBodies(body, false, userHash),
-    false,
-    (call, e) => readAnswer(call, carrierProtocol(e)),
-    rc.attempts,
-    signal,
-  );
-  servedBy(rc, plan, served.endpoint);
+  const served = await carrierFor(rc, body, plan, endpoints, false, (call, e) => readAnswer(call, carrierProtocol(e)), signal);
   const account = accountAnswer(body, served.endpoint, served.value, Date.now());
   const json = protocol.answer(served.value, { tokens: account.tokens, costNano: account.charged.costNano }, answerFacts(rc, served.endpoint));
   const response = new Response(JSON.stringify(json), { headers: { "content-type": "application/json", "x-generation-id": rc.genId } });
@@ -103,21 +92,18 @@ async function serveStream(
   protocol: CallerProtocol,
   signal: AbortSignal,
 ): Promise<Answered> {
-  const userHash = await userHashOf(rc, body);
-  const served = await dispatch(
-    rc.env,
-    label(rc, plan),
+  const served = await carrierFor(
+    rc,
+    body,
+    plan,
     endpoints,
-    carrierBodies(body, true, userHash),
     true,
     async (call, e) => {
       if (!call.response.body || !carrierProtocol(e).isEventStream(call.response.headers.get("content-type") ?? ""))
         throw new UnusableAnswer("the carrier did not answer with an event stream");
     },
-    rc.attempts,
     signal,
   );
-  servedBy(rc, plan, served.endpoint);
   const { readable, outcome } = relayStream(
     served.call,
     {
@@ -149,6 +135,22 @@ function failure(rc: RequestContext, c: Context<AppEnv>, protocol: CallerProtoco
     response: c.json(protocol.errorBody(refused), refused.status, refused.headers),
     outcome: failedOutcome(refused.status, refused.message, refused instanceof CarriersExhausted ? refused.provider : null),
   };
+}
+
+/** The endpoints in order until one answers usably (`accept`); the one that served is named on `rc`. */
+async function carrierFor<T>(
+  rc: RequestContext,
+  body: ChatRequest,
+  plan: Plan,
+  endpoints: PricedEndpoint[],
+  stream: boolean,
+  accept: (call: CarrierCall, endpoint: PricedEndpoint) => Promise<T>,
+  signal: AbortSignal,
+): Promise<Dispatched<T>> {
+  const userHash = await userHashOf(rc, body);
+  const served = await dispatch(rc.env, label(rc, plan), endpoints, carrierBodies(body, stream, userHash), stream, accept, rc.attempts, signal);
+  servedBy(rc, plan, served.endpoint);
+  return served;
 }
 
 /** The caller's `user` as the carriers see it: hashed once per request (WebCrypto is async), before any attempt is built. */

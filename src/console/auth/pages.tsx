@@ -15,17 +15,7 @@ export function SignInPage(props: { meta: PageMeta; csrf: string; next?: string;
       <form method="post" action="/sign-in" class="stack" novalidate>
         <CsrfField token={props.csrf} />
         {props.next && <input type="hidden" name="next" value={props.next} />}
-        <Field
-          id="email"
-          name="email"
-          label="Email"
-          type="email"
-          autocomplete="email"
-          required
-          value={state.email}
-          error={state.errors?.email}
-          maxlength={254}
-        />
+        <EmailField state={state} />
         <Field id="password" name="password" label="Password" type="password" autocomplete="current-password" required error={state.errors?.password} />
         <div>
           <button type="submit">Sign in</button>
@@ -50,17 +40,7 @@ export function SignUpPage(props: { meta: PageMeta; csrf: string; state?: AuthFo
       <ErrorSummary messages={messages} />
       <form method="post" action="/sign-up" class="stack" novalidate>
         <CsrfField token={props.csrf} />
-        <Field
-          id="email"
-          name="email"
-          label="Email"
-          type="email"
-          autocomplete="email"
-          required
-          value={state.email}
-          error={state.errors?.email}
-          maxlength={254}
-        />
+        <EmailField state={state} />
         <Field
           id="password"
           name="password"
@@ -80,5 +60,22 @@ export function SignUpPage(props: { meta: PageMeta; csrf: string; state?: AuthFo
         Already have an account? <a href="/sign-in">Sign in</a>.
       </p>
     </Layout>
+  );
+}
+
+/** The email field both forms ask for. */
+function EmailField(props: { state: AuthFormState }) {
+  return (
+    <Field
+      id="email"
+      name="email"
+      label="Email"
+      type="email"
+      autocomplete="email"
+      required
+      value={props.state.email}
+      error={props.state.errors?.email}
+      maxlength={254}
+    />
   );
 }
