@@ -33,11 +33,14 @@ export function presentGeneration(g: NewGeneration) {
     user_agent: g.userAgent ?? null,
     origin: g.httpReferer ?? "",
     app_id: null,
-    cache_discount: null,
+    // What caching saved (negative: what cache writes cost beyond the input price); null when the prompt touched no cache.
+    cache_discount: g.tokensCached || g.tokensCacheWrite ? nanoToUsd(g.cacheDiscountNano ?? 0) : null,
     upstream_inference_cost: null,
     moderation_latency: null,
     service_tier: null,
-    native_tokens_cached: 0,
+    native_tokens_cached: g.tokensCached ?? 0,
+    // Not in the contract's item (which allows more fields): prompt tokens written to the carrier's cache.
+    native_tokens_cache_write: g.tokensCacheWrite ?? 0,
     native_tokens_completion_images: 0,
     num_media_prompt: 0,
     num_input_audio_prompt: 0,

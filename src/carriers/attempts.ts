@@ -58,7 +58,8 @@ export class CarriersExhausted extends ApiError {
 /** Classifies a carrier's non-2xx answer. Every kind moves on to the next carrier: a rejection may be that carrier's alone. */
 export function classifyStatus(provider: string, status: number, reason: string): AttemptFailure {
   if (status === 429) return { provider, kind: "rate_limited", status, reason };
-  if (status === 503) return { provider, kind: "unavailable", status, reason };
+  // 529: Anthropic's "overloaded", a 503 by another number.
+  if (status === 503 || status === 529) return { provider, kind: "unavailable", status, reason };
   if (REJECTIONS.has(status)) return { provider, kind: "rejected", status, reason };
   return { provider, kind: "failed", status, reason };
 }

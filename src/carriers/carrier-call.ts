@@ -11,9 +11,17 @@ export function carrierTimeoutMs(env: Env): number {
 
 /** The carrier's completion URL in its protocol; locally every carrier is played by the simulator. */
 export function carrierUrl(env: Env, endpoint: PricedEndpoint, stream: boolean): string {
+  const protocol = carrierProtocol(endpoint);
   const override = settings(env).CARRIER_BASE_URL_OVERRIDE;
-  const base = override ? `${override.replace(/\/$/, "")}/${endpoint.provider}/v1` : endpoint.providerEntry.base_url;
-  return carrierProtocol(endpoint).url(base, endpoint, stream);
+  const base = override ? `${override.replace(/\/$/, "")}/${endpoint.provider}${protocol.basePath}` : endpoint.providerEntry.base_url;
+  return protocol.url(base, endpoint, stream);
+}
+
+/** The carrier's request headers: its protocol's, and its key the way the carrier takes it (the catalog's `auth`, else the protocol's). */
+export function carrierHeaders(endpoint: PricedEndpoint, key: string): Record<string, string> {
+  const protocol = carrierProtocol(endpoint);
+  const auth = endpoint.providerEntry.auth ?? protocol.defaultAuth;
+  return { ...protocol.headers, ...(auth === "bearer" ? { authorization: `Bearer ${key}` } : { [auth]: key }) };
 }
 
 /**
@@ -60,7 +68,7 @@ export async function callCarrier(
   try {
     const response = await fetch(carrierUrl(env, endpoint, stream), {
       method: "POST",
-      headers: carrierProtocol(endpoint).headers(key),
+      headers: carrierHeaders(endpoint, key),
       body,
       signal: controller.signal,
     });

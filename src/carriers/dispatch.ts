@@ -4,6 +4,7 @@ import { callCarrier, CarrierTimeout, type CarrierCall } from "./carrier-call";
 import { carrierReason, classifyStatus, exhaustedError, type AttemptFailure } from "./attempts";
 import type { AttemptLog } from "./attempt-log";
 import { TIMEOUT_STATUS, UNREACHABLE_STATUS } from "../db/carrier-attempt";
+import { Untranslatable } from "../request/errors";
 
 /** Thrown by an `accept` step when a 2xx answer is still unusable (malformed, oversized, not a stream). */
 export class UnusableAnswer extends Error {}
@@ -31,10 +32,19 @@ export async function dispatch<T>(
   const failures: AttemptFailure[] = [];
   for (const endpoint of endpoints) {
     const provider = endpoint.providerEntry.name;
+    let body: string;
+    try {
+      body = bodyFor(endpoint);
+    } catch (err) {
+      // What this carrier's protocol cannot express: rejected without a call (no health fault).
+      if (!(err instanceof Untranslatable)) throw err;
+      failures.push({ provider, kind: "rejected", status: 400, reason: err.message });
+      continue;
+    }
     const at = Date.now();
     let call: CarrierCall | "not_configured";
     try {
-      call = await callCarrier(env, endpoint, bodyFor(endpoint), stream, clientSignal);
+      call = await callCarrier(env, endpoint, body, stream, clientSignal);
     } catch (err) {
       if (clientSignal?.aborted) throw err;
       log.fail(endpoint, noAnswerStatus(err), at);

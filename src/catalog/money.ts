@@ -32,7 +32,26 @@ export function nanoToUsdString(nano: number): string {
   return sign + whole + (frac ? "." + frac : "");
 }
 
-/** Cost of one request in nano-USD: prompt × input price + completion × output price. */
-export function costNano(promptTokens: number, completionTokens: number, price: { inputNano: number; outputNano: number }): number {
-  return promptTokens * price.inputNano + completionTokens * price.outputNano;
+/** A request's billed tokens: the prompt includes its cache-read and cache-written tokens (OpenRouter's meaning). */
+export type BilledTokens = { promptTokens: number; completionTokens: number; cachedTokens: number; cacheWriteTokens: number; cacheWrite1hTokens: number };
+export type TokenPrices = { inputNano: number; outputNano: number; cacheReadNano: number; cacheWriteNano: number; cacheWrite1hNano: number };
+
+/**
+ * Cost of one request in nano-USD: uncached prompt × input + cache reads × read price + cache writes ×
+ * write price (the 1-hour part at its own) + completion × output. `cacheWriteTokens` counts every write,
+ * `cacheWrite1hTokens` the 1-hour part of them. Counts a carrier reports beyond its prompt are clamped
+ * to it (reads first), so nothing is billed twice or negative.
+ */
+export function costNano(t: BilledTokens, price: TokenPrices): number {
+  const cached = Math.min(t.cachedTokens, t.promptTokens);
+  const write = Math.min(t.cacheWriteTokens, t.promptTokens - cached);
+  const write1h = Math.min(t.cacheWrite1hTokens, write);
+  const uncached = t.promptTokens - cached - write;
+  return (
+    uncached * price.inputNano +
+    cached * price.cacheReadNano +
+    (write - write1h) * price.cacheWriteNano +
+    write1h * price.cacheWrite1hNano +
+    t.completionTokens * price.outputNano
+  );
 }

@@ -8,9 +8,34 @@ import { nanoToUsdString } from "./money";
  * real traffic passed in; nothing is invented, so what we cannot know is `null`.
  */
 
-/** Per-token USD decimal strings; the router charges exactly these nano amounts. */
-export function presentPricing(price: { inputNano: number; outputNano: number }) {
-  return { prompt: nanoToUsdString(price.inputNano), completion: nanoToUsdString(price.outputNano), request: "0", image: "0" };
+/** Per-token USD decimal strings; the router charges exactly these nano amounts. Cache prices only where the catalog names them. */
+export function presentPricing(
+  e: Pick<
+    PricedEndpoint,
+    | "inputNano"
+    | "outputNano"
+    | "cacheReadNano"
+    | "cacheWriteNano"
+    | "cacheWrite1hNano"
+    | "input_cache_read_per_1m"
+    | "input_cache_write_per_1m"
+    | "input_cache_write_1h_per_1m"
+  >,
+) {
+  return {
+    prompt: nanoToUsdString(e.inputNano),
+    completion: nanoToUsdString(e.outputNano),
+    request: "0",
+    image: "0",
+    ...(e.input_cache_read_per_1m === undefined ? {} : { input_cache_read: nanoToUsdString(e.cacheReadNano) }),
+    ...(e.input_cache_write_per_1m === undefined ? {} : { input_cache_write: nanoToUsdString(e.cacheWriteNano) }),
+    ...(e.input_cache_write_1h_per_1m === undefined ? {} : { input_cache_write_1h: nanoToUsdString(e.cacheWrite1hNano) }),
+  };
+}
+
+/** A carrier caches implicitly when it prices cache reads but no writes (OpenAI, Gemini); Anthropic's caching is explicit (`cache_control`). */
+export function cachesImplicitly(e: Pick<PricedEndpoint, "input_cache_read_per_1m" | "input_cache_write_per_1m">): boolean {
+  return e.input_cache_read_per_1m !== undefined && e.input_cache_write_per_1m === undefined;
 }
 
 export function presentArchitecture(m: ModelEntry) {
@@ -94,7 +119,7 @@ export function presentEndpoint(m: ModelEntry, e: PricedEndpoint, stats: Endpoin
     uptime_last_5m: stats.uptime_last_5m,
     uptime_last_30m: stats.uptime_last_30m,
     uptime_last_1d: stats.uptime_last_1d,
-    supports_implicit_caching: false,
+    supports_implicit_caching: cachesImplicitly(e),
     latency_last_30m: stats.latency_last_30m,
     throughput_last_30m: stats.throughput_last_30m,
   };

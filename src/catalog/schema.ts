@@ -9,13 +9,26 @@ const pricePerMillion = z
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/);
 
-/** A carrier: an upstream provider speaking the OpenAI-compatible protocol. */
+/** The wire protocols carriers speak (each one adapter in src/protocols/outbound/). */
+export const CARRIER_PROTOCOL_NAMES = ["openai-chat", "anthropic-messages", "gemini"] as const;
+/** How a carrier takes its API key: `Authorization: Bearer`, Anthropic's `x-api-key`, Google's `x-goog-api-key`. */
+export const CARRIER_AUTH_NAMES = ["bearer", "x-api-key", "x-goog-api-key"] as const;
+export type CarrierProtocolName = (typeof CARRIER_PROTOCOL_NAMES)[number];
+export type CarrierAuthName = (typeof CARRIER_AUTH_NAMES)[number];
+
+/** A carrier: an upstream provider, the protocol it speaks and how it takes its key. */
 export const providerSchema = z.object({
   slug,
   name: z.string().min(1),
+  /** The carrier's wire protocol (default OpenAI Chat Completions). */
+  protocol: z.enum(CARRIER_PROTOCOL_NAMES).default("openai-chat"),
+  /** How the key is sent; default: the protocol's own (bearer, x-api-key for anthropic-messages, x-goog-api-key for gemini). */
+  auth: z.enum(CARRIER_AUTH_NAMES).optional(),
   /**
-   * OpenAI-compatible base URL; requests go to `${base_url}/chat/completions`. Always https: the
-   * carrier's API key and every prompt travel on it. (Only the local CARRIER_BASE_URL_OVERRIDE may be http.)
+   * The protocol's base URL: OpenAI-compatible ones end in their version (`…/v1`, requests go to
+   * `${base_url}/chat/completions`); Anthropic's and Gemini's are the host (`${base_url}/v1/messages`,
+   * `${base_url}/v1beta/models/{model}:generateContent`). Always https: the carrier's API key and every
+   * prompt travel on it. (Only the local CARRIER_BASE_URL_OVERRIDE may be http.)
    */
   base_url: z.url({ protocol: /^https$/, error: "a carrier base_url must be an https:// URL" }),
   headquarters: z.string().length(2).nullable(),
@@ -38,6 +51,12 @@ export const endpointSchema = z.object({
   upstream_model: z.string().min(1),
   input_price_per_1m: pricePerMillion,
   output_price_per_1m: pricePerMillion,
+  /** Price of a prompt token read from the carrier's cache (default: the input price, no discount). */
+  input_cache_read_per_1m: pricePerMillion.optional(),
+  /** Price of a prompt token written to the cache (Anthropic: 5-minute entries; default: the input price). */
+  input_cache_write_per_1m: pricePerMillion.optional(),
+  /** Price of a prompt token written to a 1-hour cache entry (Anthropic `ttl: "1h"`; default: the 5-minute write price). */
+  input_cache_write_1h_per_1m: pricePerMillion.optional(),
   context_length: z.int().positive(),
   max_completion_tokens: z.int().positive().nullable(),
   quantization: z.string().nullable(),

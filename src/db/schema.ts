@@ -51,6 +51,11 @@ export const generations = sqliteTable(
     tokensPrompt: integer("tokens_prompt").notNull(),
     tokensCompletion: integer("tokens_completion").notNull(),
     tokensReasoning: integer("tokens_reasoning").notNull(),
+    // Of tokens_prompt: read from the carrier's cache, and written to it (OpenRouter's meaning: the prompt includes both).
+    tokensCached: integer("tokens_cached").notNull().default(0),
+    tokensCacheWrite: integer("tokens_cache_write").notNull().default(0),
+    // What caching changed the cost by, in nano-USD: the prompt at the input price minus what it was billed (negative when writes cost more).
+    cacheDiscountNano: integer("cache_discount_nano").notNull().default(0),
     costNano: integer("cost_nano").notNull(), // what was debited; 0 when nothing was
     finishReason: text("finish_reason"),
     status: integer("status").notNull(), // HTTP status the caller got (or the in-stream error code)

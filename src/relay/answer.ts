@@ -8,7 +8,7 @@ import type { CanonicalAnswer } from "../request/answer";
 import type { ChatRequest } from "../request/chat-request";
 import type { Served } from "../request/outcome";
 import { readUsage } from "../request/usage";
-import { estimatePromptTokens, OutputMeter } from "../request/token-estimate";
+import { estimatedUsage, OutputMeter } from "../request/token-estimate";
 import { charge } from "../request/charge";
 
 /** Largest non-stream carrier answer accepted, in bytes. */
@@ -43,7 +43,7 @@ export function accountAnswer(body: ChatRequest, endpoint: PricedEndpoint, answe
   const reported = readUsage(answer.usage);
   const first = answer.choices[0];
   const finishReason = isObject(first) && typeof first.finish_reason === "string" ? first.finish_reason : null;
-  const tokens = reported ?? estimateUsage(body, endpoint, answer.choices);
+  const tokens = reported ?? estimatedUsage(body, endpoint.partTokens, deliveredOutput(answer.choices));
   return {
     provider: endpoint.providerEntry.name,
     status: 200,
@@ -56,15 +56,11 @@ export function accountAnswer(body: ChatRequest, endpoint: PricedEndpoint, answe
   };
 }
 
-/** The token estimate (request/token-estimate.ts) of an answer whose carrier reported no usage. */
-function estimateUsage(body: ChatRequest, endpoint: PricedEndpoint, choices: unknown[]) {
+/** What an answer's choices delivered, for the estimate (request/token-estimate.ts) when its carrier reported no usage. */
+function deliveredOutput(choices: unknown[]): OutputMeter {
   const output = new OutputMeter();
   for (const choice of choices) if (isObject(choice) && isObject(choice.message)) output.addParsed(choice.message);
-  return {
-    promptTokens: estimatePromptTokens(body, endpoint.partTokens),
-    completionTokens: output.completionTokens(endpoint.partTokens.image),
-    reasoningTokens: output.reasoningTokens(endpoint.partTokens.image),
-  };
+  return output;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

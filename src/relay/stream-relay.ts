@@ -3,7 +3,7 @@ import type { CarrierCall } from "../carriers/carrier-call";
 import { CarrierTimeout } from "../carriers/carrier-call";
 import type { ChatRequest } from "../request/chat-request";
 import { servedOutcome, type Outcome } from "../request/outcome";
-import { estimatePromptTokens } from "../request/token-estimate";
+import { estimatedUsage } from "../request/token-estimate";
 import { returnedChoices } from "../request/billed-fields";
 import { charge } from "../request/charge";
 import { SseParser, type SseEvent } from "../http/sse-parser";
@@ -199,11 +199,7 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
 function streamOutcome(s: StreamSetup, end: { failure: ChunkFailure | null; late: ChunkFailure | null; cancelled: boolean }): Outcome {
   const { endpoint, renderer: chunks } = s;
   const { failure, late, cancelled } = end;
-  const tokens = chunks.usage ?? {
-    promptTokens: estimatePromptTokens(s.body, endpoint.partTokens),
-    completionTokens: chunks.output.completionTokens(endpoint.partTokens.image),
-    reasoningTokens: chunks.output.reasoningTokens(endpoint.partTokens.image),
-  };
+  const tokens = chunks.usage ?? estimatedUsage(s.body, endpoint.partTokens, chunks.output);
   return servedOutcome({
     provider: endpoint.providerEntry.name,
     status: failure ? failure.status : cancelled ? 499 : 200,

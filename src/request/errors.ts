@@ -16,3 +16,10 @@ export class ApiError extends Error {
     super(message);
   }
 }
+
+/**
+ * A request a carrier protocol cannot express (audio to Anthropic, a tool call whose arguments are not
+ * JSON, more cache breakpoints than the carrier takes): that carrier is skipped as having rejected it
+ * (400) without being called, and when none is left the caller gets the 400 with this message.
+ */
+export class Untranslatable extends Error {}

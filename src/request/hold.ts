@@ -12,7 +12,8 @@ import { partTokensOf } from "../catalog/modalities";
  *   either), else the endpoint's max completion tokens, else its context; where the endpoint bills
  *   reasoning beyond that cap (`reasoning_beyond_cap`), plus the reasoning budget (without one, the
  *   context); never more than the context;
- * - choices: `n`, or `best_of` when larger (every candidate is billed).
+ * - choices: `n`, or `best_of` when larger (every candidate is billed);
+ * - a prompt token at the dearest way it may be billed: input, or a cache write (which costs more).
  */
 export function holdNano(body: ChatRequest, bodyBytes: number, endpoints: PricedEndpoint[]): number {
   const parts = countParts(body);
@@ -24,7 +25,10 @@ export function holdNano(body: ChatRequest, bodyBytes: number, endpoints: Priced
     let completion = cap ?? e.max_completion_tokens ?? e.context_length;
     if (e.reasoning_beyond_cap) completion = budget === null ? e.context_length : completion + budget;
     const prompt = bodyBytes + partTokensOf(parts, e.partTokens);
-    hold = Math.max(hold, prompt * e.inputNano + choices * Math.min(completion, e.context_length) * e.outputNano);
+    hold = Math.max(
+      hold,
+      prompt * Math.max(e.inputNano, e.cacheWriteNano, e.cacheWrite1hNano) + choices * Math.min(completion, e.context_length) * e.outputNano,
+    );
   }
   return hold;
 }

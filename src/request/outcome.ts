@@ -1,4 +1,5 @@
 import type { CarrierUsage } from "./usage";
+import type { Charge } from "./charge";
 
 /** How one request ended: what is debited and recorded. */
 export type Outcome = {
@@ -7,6 +8,11 @@ export type Outcome = {
   promptTokens: number;
   completionTokens: number;
   reasoningTokens: number;
+  /** Of promptTokens: read from and written to the carrier's cache. */
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  /** What caching changed the cost by (prompt at the input price − billed; negative when writes cost more); 0 when insured. */
+  cacheDiscountNano: number;
   costNano: number;
   finishReason: string | null;
   errorMessage: string | null;
@@ -26,7 +32,7 @@ export type Served = {
   status: number;
   tokens: CarrierUsage;
   /** What it costs, insurance applied (`charge`). */
-  charged: { costNano: number; insured: boolean };
+  charged: Charge;
   usageSource: "carrier" | "estimate";
   finishReason: string | null;
   errorMessage?: string | null;
@@ -43,6 +49,9 @@ export function servedOutcome(s: Served): Outcome {
     promptTokens: s.tokens.promptTokens,
     completionTokens: s.tokens.completionTokens,
     reasoningTokens: s.tokens.reasoningTokens,
+    cachedTokens: s.tokens.cachedTokens,
+    cacheWriteTokens: s.tokens.cacheWriteTokens,
+    cacheDiscountNano: s.charged.cacheDiscountNano,
     costNano: s.charged.costNano,
     finishReason: s.finishReason,
     errorMessage: s.errorMessage ?? null,
@@ -62,6 +71,9 @@ export function failedOutcome(status: number, message: string, provider: string 
     promptTokens: 0,
     completionTokens: 0,
     reasoningTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    cacheDiscountNano: 0,
     costNano: 0,
     finishReason: null,
     errorMessage: message,

@@ -1,6 +1,7 @@
 import type { ChatRequest } from "./chat-request";
 import { countParts } from "./billed-fields";
 import { partTokensOf, type PartTokens } from "../catalog/modalities";
+import { plainUsage, type CarrierUsage } from "./usage";
 
 /**
  * The one token estimate, used only when a carrier reports no usage (a stream it failed, a caller
@@ -159,4 +160,9 @@ export function estimatePromptTokens(body: ChatRequest, partTokens: PartTokens):
 
 function text(v: unknown): number {
   return typeof v === "string" ? utf8Bytes(v) : 0;
+}
+
+/** The usage our estimate bills when a carrier reports none: the prompt, and what `output` measured was delivered (no cache: none is known). */
+export function estimatedUsage(body: ChatRequest, partTokens: PartTokens, output: OutputMeter): CarrierUsage {
+  return plainUsage(estimatePromptTokens(body, partTokens), output.completionTokens(partTokens.image), output.reasoningTokens(partTokens.image));
 }

@@ -79,7 +79,7 @@ async function serveAnswer(
 ): Promise<Answered> {
   const served = await carrierFor(rc, body, plan, endpoints, false, (call, e) => readAnswer(call, carrierProtocol(e)), signal);
   const account = accountAnswer(body, served.endpoint, served.value, Date.now());
-  const json = protocol.answer(served.value, { tokens: account.tokens, costNano: account.charged.costNano }, answerFacts(rc, served.endpoint));
+  const json = protocol.answer(served.value, { tokens: account.tokens, charged: account.charged, endpoint: served.endpoint }, answerFacts(rc, served.endpoint));
   const response = new Response(JSON.stringify(json), { headers: { "content-type": "application/json", "x-generation-id": rc.genId } });
   return { response, outcome: servedOutcome(account) };
 }

@@ -2,10 +2,12 @@ import { describe, it, expect } from "vitest";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 import { chatRequestSchema } from "../../src/request/chat-request";
-import { openAiCompatible } from "../../src/protocols/outbound/openai-compatible";
+import { openAiChat as openAiCompatible } from "../../src/protocols/outbound/openai-chat";
 import { carrierProtocol } from "../../src/protocols/outbound";
+import { carrierHeaders } from "../../src/carriers/carrier-call";
 import { openAiChat } from "../../src/protocols/inbound/openai-chat";
 import { CALLER_PROTOCOLS } from "../../src/protocols/inbound";
+import { plainUsage } from "../../src/request/usage";
 
 // The protocol seams, as tables: a carrier protocol turns the canonical request into its wire request and
 // its answer back into the canonical one; a caller protocol reads its request and renders the canonical answer.
@@ -62,7 +64,7 @@ describe("carrier protocol: OpenAI-compatible", () => {
   ])("url(%s)", (base, url) => expect(openAiCompatible.url(base, endpoint, false)).toBe(url));
 
   it("headers carry the key as a Bearer token", () => {
-    expect(openAiCompatible.headers("k1")).toEqual({
+    expect(carrierHeaders(endpoint, "k1")).toEqual({
       "content-type": "application/json",
       authorization: "Bearer k1",
       accept: "application/json, text/event-stream",
@@ -89,12 +91,27 @@ describe("carrier protocol: OpenAI-compatible", () => {
     expect(openAiCompatible.isEventStream("application/json")).toBe(false);
   });
 
-  it("is the protocol of every catalog carrier today", () => {
-    for (const m of catalog.models) for (const e of catalog.endpoints(m.id)) expect(carrierProtocol(e)).toBe(openAiCompatible);
+  it("is the protocol of every catalog carrier that names openai-chat (the default)", () => {
+    for (const m of catalog.models)
+      for (const e of catalog.endpoints(m.id)) if (e.providerEntry.protocol === "openai-chat") expect(carrierProtocol(e)).toBe(openAiCompatible);
   });
 });
 
 describe("caller protocol: OpenAI chat", () => {
+  // The usage every answer carries: the counts, their details (no cache here), the cost and its parts, exact from the endpoint's prices.
+  const usage = {
+    prompt_tokens: 3,
+    completion_tokens: 4,
+    total_tokens: 7,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0 },
+    cost: (3 * endpoint.inputNano + 4 * endpoint.outputNano) / 1e9,
+    cost_details: {
+      upstream_inference_cost: null,
+      upstream_inference_prompt_cost: (3 * endpoint.inputNano) / 1e9,
+      upstream_inference_completions_cost: (4 * endpoint.outputNano) / 1e9,
+    },
+  };
   const facts = (metadata: Json | null = null) => ({ genId: "gen-1", model: "m:floor", provider: "Groq", created: 1700000000, metadata: () => metadata });
 
   it.each([
@@ -117,7 +134,7 @@ describe("caller protocol: OpenAI chat", () => {
         provider: "Groq",
         system_fingerprint: null,
         choices: [{ index: 0 }],
-        usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost: 0.000001234, extra: 1 },
+        usage: { ...usage, extra: 1 },
       },
     },
     {
@@ -132,14 +149,14 @@ describe("caller protocol: OpenAI chat", () => {
         provider: "Groq",
         system_fingerprint: "fp",
         choices: [],
-        usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost: 0.000001234 },
+        usage,
         openrouter_metadata: { requested: "m" },
       },
     },
   ])("answer: $name", ({ upstream, metadata, expect: want }) => {
-    expect(openAiChat.answer(upstream, { tokens: { promptTokens: 3, completionTokens: 4, reasoningTokens: 0 }, costNano: 1234 }, facts(metadata))).toEqual(
-      want,
-    );
+    const tokens = plainUsage(3, 4, 0);
+    const charged = { costNano: 3 * endpoint.inputNano + 4 * endpoint.outputNano, insured: false, cacheDiscountNano: 0 };
+    expect(openAiChat.answer(upstream, { tokens, charged, endpoint }, facts(metadata))).toEqual(want);
   });
 
   it.each([

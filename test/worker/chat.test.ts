@@ -1,9 +1,9 @@
 import { describe, it, expect } from "vitest";
-import { chat, newAccount, settled, generation, user, admin, get, call } from "./helpers";
+import { uncachedCost, chat, newAccount, settled, generation, user, admin, get, call } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
-import { costNano, nanoToUsd } from "../../src/catalog/money";
+import { nanoToUsd } from "../../src/catalog/money";
 
 const catalog = Catalog.parse(catalogJson);
 const LLAMA = "meta-llama/llama-3.1-8b-instruct"; // three carriers, no reasoning
@@ -25,7 +25,7 @@ describe("POST /chat/completions (non-stream)", () => {
     expect(body.choices[0].finish_reason).toBe("stop");
     expect(body.usage.completion_tokens).toBe(6);
     expect(body.usage.total_tokens).toBe(body.usage.prompt_tokens + 6);
-    const expected = costNano(body.usage.prompt_tokens, 6, cheapest);
+    const expected = uncachedCost(body.usage.prompt_tokens, 6, cheapest);
     expect(body.usage.cost).toBe(nanoToUsd(expected));
     const t = await settled(a.accountId);
     expect(Math.round(t.total_usage * 1e9)).toBe(expected);

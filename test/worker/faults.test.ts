@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { chat, newAccount, settled, generation, user } from "./helpers";
+import { uncachedCost, chat, newAccount, settled, generation, user } from "./helpers";
 // Client disconnects are tested over real HTTP in test/node/reliability.test.ts: the in-process
 // test harness does not propagate a caller's cancel into the Worker.
 import { simRequests, uniqueTag } from "./sim";
@@ -7,7 +7,6 @@ import { readSse } from "./sse";
 import { completionEstimate, deltas } from "./estimate-oracle";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
-import { costNano } from "../../src/catalog/money";
 
 const catalog = Catalog.parse(catalogJson);
 const LLAMA = "meta-llama/llama-3.1-8b-instruct";
@@ -26,7 +25,7 @@ describe("carrier faults before the first byte fall back, and a lone failing car
       expect(res.status).toBe(200);
       expect(body.provider).toBe(SECOND!.providerEntry.name);
       const t = await settled(a.accountId);
-      expect(nano(t.total_usage)).toBe(costNano(body.usage.prompt_tokens, body.usage.completion_tokens, SECOND!));
+      expect(nano(t.total_usage)).toBe(uncachedCost(body.usage.prompt_tokens, body.usage.completion_tokens, SECOND!));
       const g = await generation(a.key, body.id);
       expect(g).toMatchObject({ status: 200, provider_name: SECOND!.providerEntry.name, total_cost: body.usage.cost });
     });
@@ -93,7 +92,7 @@ describe("stream faults after the first byte never fall back and never end clean
     const estimate = completionEstimate(deltas(events));
     expect(estimate).toBeGreaterThanOrEqual(9);
     expect(g).toMatchObject({ status: 200, tokens_completion: estimate, usage_source: "estimate", insured: false });
-    expect(nano(t.total_usage)).toBe(costNano(g.tokens_prompt as number, estimate, FIRST!));
+    expect(nano(t.total_usage)).toBe(uncachedCost(g.tokens_prompt as number, estimate, FIRST!));
     expect(nano(g.total_cost as number)).toBe(nano(t.total_usage));
   });
 
@@ -102,7 +101,7 @@ describe("stream faults after the first byte never fall back and never end clean
     const body = (await (await chat(a.key, { model: LLAMA, ...user("x [sim no_usage tokens=9]") })).json()) as Json;
     expect(body.usage.completion_tokens).toBeGreaterThan(0);
     const t = await settled(a.accountId);
-    expect(nano(t.total_usage)).toBe(costNano(body.usage.prompt_tokens, body.usage.completion_tokens, FIRST!));
+    expect(nano(t.total_usage)).toBe(uncachedCost(body.usage.prompt_tokens, body.usage.completion_tokens, FIRST!));
   });
 
   it("a carrier that goes silent mid-stream is cut off by the idle timeout with an error chunk", async () => {

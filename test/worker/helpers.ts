@@ -1,3 +1,5 @@
+import { costNano, type TokenPrices } from "../../src/catalog/money";
+import { plainUsage } from "../../src/request/usage";
 import { exports } from "cloudflare:workers";
 
 export const ORIGIN = "https://switchyard.test";
@@ -77,3 +79,8 @@ export async function generation(key: string, id: string, timeoutMs = 5000): Pro
 }
 
 export const user = (content: string) => ({ messages: [{ role: "user", content }] });
+
+/** What `prompt` and `completion` tokens cost at an endpoint, with no cache involved. */
+export function uncachedCost(prompt: number, completion: number, price: TokenPrices): number {
+  return costNano(plainUsage(prompt, completion, 0), price);
+}

@@ -1,11 +1,11 @@
 import { describe, it, expect } from "vitest";
-import { chat, newAccount, settled, generation, user } from "./helpers";
+import { uncachedCost, chat, newAccount, settled, generation, user } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
 import { readSse } from "./sse";
 import { chatWithVars } from "./with-vars";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
-import { costNano, nanoToUsd } from "../../src/catalog/money";
+import { nanoToUsd } from "../../src/catalog/money";
 
 const catalog = Catalog.parse(catalogJson);
 const LLAMA = "meta-llama/llama-3.1-8b-instruct";
@@ -77,7 +77,7 @@ describe("a bounded relay", () => {
     const t = await settled(a.accountId);
     const g = await generation(a.key, res.headers.get("x-generation-id")!);
     expect(g).toMatchObject({ status: 200, finish_reason: "stop", tokens_completion: 4, usage_source: "carrier", insured: false });
-    expect(nano(t.total_usage)).toBe(costNano(usage.prompt_tokens, 4, FIRST));
+    expect(nano(t.total_usage)).toBe(uncachedCost(usage.prompt_tokens, 4, FIRST));
   });
 
   it("keeps the carrier's connection when its body ends after [DONE]: streams one after another share one connection", async () => {
@@ -105,6 +105,6 @@ describe("a bounded relay", () => {
       expect(JSON.parse(e.slice(6)).provider).toBe(FIRST.providerEntry.name);
     }
     const usage = JSON.parse(events.at(-1)!.slice(6)).usage;
-    expect(usage.cost).toBe(nanoToUsd(costNano(usage.prompt_tokens, 6, FIRST)));
+    expect(usage.cost).toBe(nanoToUsd(uncachedCost(usage.prompt_tokens, 6, FIRST)));
   });
 });

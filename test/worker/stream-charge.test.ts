@@ -1,10 +1,9 @@
 import { describe, it, expect } from "vitest";
-import { chat, debited, newAccount, settled, generation, user } from "./helpers";
+import { uncachedCost, chat, debited, newAccount, settled, generation, user } from "./helpers";
 import { readSse } from "./sse";
 import { completionEstimate, deltas, promptEstimate } from "./estimate-oracle";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
-import { costNano } from "../../src/catalog/money";
 
 // Charging without the carrier's usage: the estimate counts every kind of generated output and every
 // billed part of the request; against the simulator's true counts, truth ≤ estimate ≤ 2.5 × truth + 1.
@@ -52,7 +51,7 @@ describe("a stream without the carrier's usage is charged for every kind of outp
     expect(g.native_tokens_reasoning).toBeGreaterThanOrEqual(10);
     const endpoint = catalog.endpoints(R1)[0]!;
     expect(g.tokens_prompt).toBe(promptEstimate({ messages: user("think [sim tokens=40 reasoning_content no_usage]").messages }));
-    expect(usageNano).toBe(costNano(g.tokens_prompt, g.tokens_completion, endpoint));
+    expect(usageNano).toBe(uncachedCost(g.tokens_prompt, g.tokens_completion, endpoint));
     expect(nano(g.total_cost)).toBe(usageNano);
   });
 
@@ -65,7 +64,7 @@ describe("a stream without the carrier's usage is charged for every kind of outp
     expect(g.tokens_completion).toBe(completionEstimate(ds));
     expectWithinSimBound(g.tokens_completion, 12);
     expect(g.tokens_prompt).toBe(promptEstimate(body));
-    expect(usageNano).toBe(costNano(g.tokens_prompt, g.tokens_completion, catalog.endpoints(LLAMA)[0]!));
+    expect(usageNano).toBe(uncachedCost(g.tokens_prompt, g.tokens_completion, catalog.endpoints(LLAMA)[0]!));
   });
 
   it("the prompt estimate counts tools, tool_choice, response_format, tool results and earlier tool calls", async () => {
@@ -119,8 +118,8 @@ describe("a stream without the carrier's usage is charged for every kind of outp
     expectWithinSimBound(r.usage.completion_tokens, 40);
     const t = await settled(a.accountId);
     const cost =
-      costNano(call.usage.prompt_tokens, call.usage.completion_tokens, catalog.endpoints(LLAMA)[0]!) +
-      costNano(r.usage.prompt_tokens, r.usage.completion_tokens, catalog.endpoints(R1)[0]!);
+      uncachedCost(call.usage.prompt_tokens, call.usage.completion_tokens, catalog.endpoints(LLAMA)[0]!) +
+      uncachedCost(r.usage.prompt_tokens, r.usage.completion_tokens, catalog.endpoints(R1)[0]!);
     expect(nano(t.total_usage)).toBe(cost);
     expect(await generation(a.key, r.id)).toMatchObject({ usage_source: "estimate", insured: false });
   });
@@ -150,7 +149,7 @@ describe("zero-completion insurance", () => {
   it("an empty answer that did finish is charged for its prompt", async () => {
     const { g, usageNano } = await streamed({ model: LLAMA, ...user("x [sim tokens=0]") });
     expect(g).toMatchObject({ status: 200, tokens_completion: 0, finish_reason: "stop", insured: false });
-    expect(usageNano).toBe(costNano(g.tokens_prompt, 0, catalog.endpoints(LLAMA)[0]!));
+    expect(usageNano).toBe(uncachedCost(g.tokens_prompt, 0, catalog.endpoints(LLAMA)[0]!));
     expect(usageNano).toBeGreaterThan(0);
   });
 
@@ -185,7 +184,7 @@ describe("a carrier that drops after the answer was delivered whole", () => {
     expect(g).toMatchObject({ status: 200, finish_reason: "stop", usage_source: "estimate", insured: false });
     expect(g.tokens_completion).toBe(completionEstimate(deltas(events)));
     expect(g.error_message).toMatch(/after the answer was complete/);
-    expect(usageNano).toBe(costNano(g.tokens_prompt, g.tokens_completion, catalog.endpoints(LLAMA)[0]!));
+    expect(usageNano).toBe(uncachedCost(g.tokens_prompt, g.tokens_completion, catalog.endpoints(LLAMA)[0]!));
     expect(usageNano).toBeGreaterThan(0);
   });
 

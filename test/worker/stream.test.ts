@@ -1,11 +1,11 @@
 import { describe, it, expect } from "vitest";
-import { chat, newAccount, settled, generation, user } from "./helpers";
+import { uncachedCost, chat, newAccount, settled, generation, user } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
 import { readSse } from "./sse";
 import { completionEstimate, deltas } from "./estimate-oracle";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
-import { costNano, nanoToUsd } from "../../src/catalog/money";
+import { nanoToUsd } from "../../src/catalog/money";
 
 const catalog = Catalog.parse(catalogJson);
 const LLAMA = "meta-llama/llama-3.1-8b-instruct";
@@ -34,7 +34,7 @@ describe("streamed completions", () => {
     expect(chunks.filter((c) => c.usage)).toHaveLength(1);
     const last = chunks.at(-1)!;
     expect(last.usage.completion_tokens).toBe(5);
-    const expected = costNano(last.usage.prompt_tokens, 5, endpoint);
+    const expected = uncachedCost(last.usage.prompt_tokens, 5, endpoint);
     expect(last.usage.cost).toBe(nanoToUsd(expected));
     // The carrier was asked for usage even though the caller said otherwise.
     expect((await simRequests(tag))[0]!.body.stream_options).toEqual({ include_usage: true });

@@ -3,6 +3,7 @@ import type { ChatRequest } from "../../request/chat-request";
 import type { CanonicalAnswer } from "../../request/answer";
 import type { ApiError } from "../../request/errors";
 import type { CarrierUsage } from "../../request/usage";
+import type { Charge } from "../../request/charge";
 import type { OutputMeter } from "../../request/token-estimate";
 import type { SseEvent } from "../../http/sse-parser";
 
@@ -18,6 +19,9 @@ export type AnswerFacts = {
   /** Routing metadata the caller asked for (computed when the answer is rendered: the attempts are known then); null when not asked. */
   metadata: () => Record<string, unknown> | null;
 };
+
+/** What a whole answer was billed: its tokens, the charge, and the endpoint that priced them. */
+export type Billed = { tokens: CarrierUsage; charged: Charge; endpoint: PricedEndpoint };
 
 /** Why a stream must end early: the status and message its error event carries. */
 export type ChunkFailure = { status: number; message: string };
@@ -35,7 +39,7 @@ export interface StreamRenderer {
   readonly upstreamId: string | null;
   readonly usage: CarrierUsage | undefined;
   /** What a usage event showed the caller it costs (insurance applied): the charge, whatever happens next. */
-  readonly shown: { costNano: number; insured: boolean } | undefined;
+  readonly shown: Charge | undefined;
   readonly finishReason: string | null;
   /** Choices that sent a finish reason: the answer is whole once every choice has. */
   readonly finished: number;
@@ -53,8 +57,8 @@ export interface CallerProtocol {
   readonly name: string;
   /** The caller's request as the canonical request, and its size in bytes (what the hold bounds the prompt by): 413 over the limit, 400 when it is not one. */
   read(req: Request): Promise<{ body: ChatRequest; bytes: number }>;
-  /** The caller's answer from the canonical answer, with the usage and the cost charged. */
-  answer(answer: CanonicalAnswer, usage: { tokens: CarrierUsage; costNano: number }, facts: AnswerFacts): unknown;
+  /** The caller's answer from the canonical answer, with the usage billed, what it was charged and the endpoint's prices. */
+  answer(answer: CanonicalAnswer, billed: Billed, facts: AnswerFacts): unknown;
   /** The renderer of one stream, for the endpoint serving it (its prices give the cost of a usage event). */
   stream(facts: AnswerFacts, endpoint: PricedEndpoint): StreamRenderer;
   /** The content type of the caller's stream. */

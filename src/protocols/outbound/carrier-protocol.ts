@@ -1,4 +1,5 @@
 import type { PricedEndpoint } from "../../catalog/catalog";
+import type { CarrierAuthName, CarrierProtocolName } from "../../catalog/schema";
 import type { ChatRequest } from "../../request/chat-request";
 import type { AnswerOrUnusable } from "../../request/answer";
 import type { SseEvent } from "../../http/sse-parser";
@@ -6,20 +7,25 @@ import type { SseEvent } from "../../http/sse-parser";
 /**
  * One carrier protocol: how a canonical request goes to a carrier that speaks it, and how its answer
  * comes back as the canonical answer (src/request/answer.ts). Pure functions, table-tested; registered
- * in ./index.ts; the request path calls each at one place (src/carriers/carrier-call.ts for the request,
- * src/relay/ for the answer and the stream).
+ * in ./index.ts, chosen by the catalog (a carrier's `protocol`); the request path calls each at one place
+ * (src/carriers/carrier-call.ts for the request, src/relay/ for the answer and the stream).
  */
 export interface CarrierProtocol {
-  readonly name: string;
+  readonly name: CarrierProtocolName;
+  /** What this protocol's base URLs end with ("/v1" for OpenAI-compatible ones): the local CARRIER_BASE_URL_OVERRIDE appends it. */
+  readonly basePath: string;
+  /** How its carriers take their key unless the catalog says otherwise. */
+  readonly defaultAuth: CarrierAuthName;
   /**
-   * The body of each attempt, prepared once per request (the caller's fields serialized once, however many
-   * carriers are tried): the router's own fields left out, `user` as its hash, the carrier's model id.
+   * The body of each attempt, prepared once per request (what does not depend on the carrier done once,
+   * however many carriers are tried): the router's own fields left out, `user` as its hash, the carrier's
+   * model id. Throws `Untranslatable` (src/request/errors.ts) for what the protocol cannot express.
    */
   bodies(body: ChatRequest, stream: boolean, userHash: string | null): (endpoint: PricedEndpoint) => string;
   /** The URL of the carrier's completion endpoint, from its base URL. */
   url(base: string, endpoint: PricedEndpoint, stream: boolean): string;
-  /** The request's headers, the carrier's key among them. */
-  headers(key: string): Record<string, string>;
+  /** The protocol's own request headers (the key is added by its auth: src/carriers/carrier-call.ts). */
+  readonly headers: Readonly<Record<string, string>>;
   /** A non-stream answer's JSON as the canonical answer, or why it is unusable. */
   answer(json: unknown): AnswerOrUnusable;
   /** Whether an answer's content type is this protocol's event stream. */

@@ -1,15 +1,18 @@
 import type { PricedEndpoint } from "../../catalog/catalog";
+import type { CarrierProtocolName } from "../../catalog/schema";
 import type { CarrierProtocol } from "./carrier-protocol";
-import { openAiCompatible } from "./openai-compatible";
+import { openAiChat } from "./openai-chat";
+import { anthropicMessages } from "./anthropic";
 
 export type { CarrierProtocol } from "./carrier-protocol";
 
-/** Every carrier protocol, by name: a new one is a file beside these and one line here. */
-const CARRIER_PROTOCOLS: Record<string, CarrierProtocol> = {
-  "openai-compatible": openAiCompatible,
+/** Every carrier protocol, by the name the catalog gives it: a new one is a file beside these and one line here. */
+export const CARRIER_PROTOCOLS: Partial<Record<CarrierProtocolName, CarrierProtocol>> = {
+  "openai-chat": openAiChat,
+  "anthropic-messages": anthropicMessages,
 };
 
-/** The protocol an endpoint's carrier speaks (every catalog carrier speaks OpenAI's today). */
-export function carrierProtocol(_endpoint: PricedEndpoint): CarrierProtocol {
-  return CARRIER_PROTOCOLS["openai-compatible"]!;
+/** The protocol an endpoint's carrier speaks (its catalog `protocol`). */
+export function carrierProtocol(endpoint: PricedEndpoint): CarrierProtocol {
+  return CARRIER_PROTOCOLS[endpoint.providerEntry.protocol]!;
 }

@@ -1,8 +1,8 @@
 import type { PricedEndpoint } from "../../../catalog/catalog";
-import { nanoToUsd } from "../../../catalog/money";
+import { presentUsage } from "./usage";
 import { readUsage, type CarrierUsage } from "../../../request/usage";
 import { OutputMeter } from "../../../request/token-estimate";
-import { charge } from "../../../request/charge";
+import { charge, type Charge } from "../../../request/charge";
 import type { SseEvent } from "../../../http/sse-parser";
 import type { AnswerFacts, ChunkFailure, StreamRenderer } from "../caller-protocol";
 
@@ -25,7 +25,7 @@ export class ChunkRewriter implements StreamRenderer {
   upstreamId: string | null = null;
   usage: CarrierUsage | undefined;
   /** What the last usage chunk told the caller it costs (insurance applied): the charge, whatever happens next. */
-  shown: { costNano: number; insured: boolean } | undefined;
+  shown: Charge | undefined;
   finishReason: string | null = null;
   /** Choices that sent a finish reason: the answer is whole once every choice has. */
   finished = 0;
@@ -123,7 +123,7 @@ export class ChunkRewriter implements StreamRenderer {
       this.usage = reported;
       // The finish chunk comes before usage: the cost shown is the one charged, insurance included.
       this.shown = charge(reported, this.endpoint, this.finishReason, false);
-      chunk.usage = { ...(chunk.usage as object), cost: nanoToUsd(this.shown.costNano) };
+      chunk.usage = presentUsage(chunk.usage, reported, this.shown, this.endpoint.outputNano);
     }
     return `data: ${JSON.stringify(chunk)}\n\n`;
   }

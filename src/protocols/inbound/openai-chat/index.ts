@@ -1,7 +1,7 @@
 import type { CallerProtocol } from "../caller-protocol";
 import { readJsonObject } from "../../../request/json-body";
 import { parseChatRequest } from "../../../request/chat-request";
-import { nanoToUsd } from "../../../catalog/money";
+import { presentUsage } from "./usage";
 import { ChunkRewriter } from "./chunk-rewriter";
 
 /** Largest request body accepted, in bytes (413 above it). */
@@ -22,7 +22,7 @@ export const openAiChat: CallerProtocol = {
     return { body: parseChatRequest(json), bytes };
   },
 
-  answer(upstream, usage, facts) {
+  answer(upstream, billed, facts) {
     const metadata = facts.metadata();
     return {
       ...upstream,
@@ -33,13 +33,7 @@ export const openAiChat: CallerProtocol = {
       provider: facts.provider,
       // The contract requires the field (null allowed): the carrier's when it gives one.
       system_fingerprint: typeof upstream.system_fingerprint === "string" ? upstream.system_fingerprint : null,
-      usage: {
-        ...(typeof upstream.usage === "object" && upstream.usage !== null ? upstream.usage : {}),
-        prompt_tokens: usage.tokens.promptTokens,
-        completion_tokens: usage.tokens.completionTokens,
-        total_tokens: usage.tokens.promptTokens + usage.tokens.completionTokens,
-        cost: nanoToUsd(usage.costNano),
-      },
+      usage: presentUsage(upstream.usage, billed.tokens, billed.charged, billed.endpoint.outputNano),
       ...(metadata ? { openrouter_metadata: metadata } : {}),
     };
   },

@@ -2,12 +2,14 @@ import type { CarrierProtocol } from "./carrier-protocol";
 import { carrierView } from "../../request/router-fields";
 
 /**
- * The OpenAI Chat Completions protocol (`POST {base}/chat/completions`, Bearer key), which most carriers
+ * The OpenAI Chat Completions protocol (`POST {base}/chat/completions`, a Bearer key), which most carriers
  * speak. The canonical request and answer are its own shapes, so the request goes as the caller sent it
  * (less the router's fields, `user` hashed, usage asked for on streams) and the answer comes back as is.
  */
-export const openAiCompatible: CarrierProtocol = {
-  name: "openai-compatible",
+export const openAiChat: CarrierProtocol = {
+  name: "openai-chat",
+  basePath: "/v1",
+  defaultAuth: "bearer",
 
   bodies(body, stream, userHash) {
     const { model: _requested, ...rest } = carrierView(body, userHash);
@@ -23,9 +25,7 @@ export const openAiCompatible: CarrierProtocol = {
     return `${base.replace(/\/$/, "")}/chat/completions`;
   },
 
-  headers(key) {
-    return { "content-type": "application/json", authorization: `Bearer ${key}`, accept: "application/json, text/event-stream" };
-  },
+  headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
 
   answer(json) {
     if (typeof json !== "object" || json === null || !Array.isArray((json as { choices?: unknown }).choices))

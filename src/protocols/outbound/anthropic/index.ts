@@ -1,0 +1,37 @@
+import type { CarrierProtocol } from "../carrier-protocol";
+import { anthropicBody } from "./request";
+import { anthropicAnswer } from "./answer";
+import { AnthropicStreamDecoder } from "./stream";
+
+/** The `anthropic-version` every request names (the Messages API's stable version). */
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+/**
+ * Anthropic's Messages API (`POST {base}/v1/messages`, `x-api-key`): the chat request re-shaped into
+ * system, alternating turns of blocks and tools (./request.ts), the message answer and the event stream
+ * decoded into chat completions and chunks (./answer.ts, ./stream.ts).
+ */
+export const anthropicMessages: CarrierProtocol = {
+  name: "anthropic-messages",
+  basePath: "",
+  defaultAuth: "x-api-key",
+  headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "anthropic-version": ANTHROPIC_VERSION },
+
+  bodies(body, stream, userHash) {
+    return (endpoint) => JSON.stringify(anthropicBody(body, stream, userHash, endpoint));
+  },
+
+  url(base) {
+    return `${base.replace(/\/$/, "")}/v1/messages`;
+  },
+
+  answer: anthropicAnswer,
+
+  isEventStream(contentType) {
+    return contentType.includes("text/event-stream");
+  },
+
+  streamDecoder() {
+    return new AnthropicStreamDecoder().decode;
+  },
+};

@@ -1,0 +1,223 @@
+import type { PricedEndpoint } from "../../../catalog/catalog";
+import type { ChatRequest } from "../../../request/chat-request";
+import { Untranslatable } from "../../../request/errors";
+import { reasoningAsk, thinkingBudget } from "../../../request/reasoning";
+
+type Obj = Record<string, unknown>;
+type Block = Obj & { type: string };
+type Turn = { role: "user" | "assistant"; content: Block[] };
+
+/** Anthropic's least thinking budget (`budget_tokens`). */
+export const MIN_THINKING_BUDGET = 1024;
+/** Most `cache_control` breakpoints one request may carry. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+/** The `reasoning_details` format of Anthropic's signed thinking. */
+export const ANTHROPIC_REASONING_FORMAT = "anthropic-claude-v1";
+
+/**
+ * Chat fields Anthropic's Messages API does not take. They are left out (the catalog does not list them
+ * among the endpoint's supported parameters, so `provider.require_parameters` routes around the carrier).
+ */
+export const NOT_TAKEN = ["n", "frequency_penalty", "presence_penalty", "logprobs", "top_logprobs", "logit_bias", "seed", "best_of"] as const;
+
+/**
+ * The chat request as an Anthropic Messages body: system and developer messages → top-level `system`;
+ * the other messages → alternating user/assistant turns of blocks (tool calls → `tool_use`, tool
+ * messages → `tool_result` blocks in the next user turn, before that turn's own content; signed
+ * reasoning → `thinking` blocks, first in their turn, signatures untouched); tools → `input_schema`;
+ * `tool_choice` (`required` → `any`); `stop` → `stop_sequences`; reasoning → `thinking`; `max_tokens`
+ * always set. `cache_control` stays where the caller put it (at most 4).
+ */
+export function anthropicBody(body: ChatRequest, stream: boolean, userHash: string | null, endpoint: PricedEndpoint): Obj {
+  const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? endpoint.max_completion_tokens ?? endpoint.context_length;
+  const { system, turns } = conversation(body.messages as Obj[]);
+  const out: Obj = { model: endpoint.upstream_model, max_tokens: maxTokens };
+  if (system.length) out.system = system;
+  out.messages = turns;
+  if (stream) out.stream = true;
+  for (const [from, to] of [
+    ["temperature", "temperature"],
+    ["top_p", "top_p"],
+    ["top_k", "top_k"],
+  ] as const)
+    if (typeof (body as Obj)[from] === "number") out[to] = (body as Obj)[from];
+  const stop = body.stop;
+  if (typeof stop === "string") out.stop_sequences = [stop];
+  else if (Array.isArray(stop) && stop.length) out.stop_sequences = stop;
+  if (Array.isArray(body.tools) && body.tools.length) out.tools = body.tools.map(tool);
+  const choice = toolChoice(body.tool_choice, body.parallel_tool_calls);
+  if (choice) out.tool_choice = choice;
+  if (userHash !== null) out.metadata = { user_id: userHash };
+  const format = body.response_format as Obj | null | undefined;
+  if (format && format.type !== "text")
+    throw new Untranslatable(
+      `response_format ${String(format.type)} is not supported by Anthropic carriers here; ask for JSON in the prompt, or use a tool with an input_schema.`,
+    );
+  const ask = reasoningAsk(body);
+  if (ask?.on) {
+    if (maxTokens <= MIN_THINKING_BUDGET)
+      throw new Untranslatable(
+        `Reasoning on Anthropic needs max_tokens above ${MIN_THINKING_BUDGET} (its least thinking budget); this request allows ${maxTokens}.`,
+      );
+    out.thinking = { type: "enabled", budget_tokens: Math.min(thinkingBudget(ask, maxTokens, MIN_THINKING_BUDGET), maxTokens - 1) };
+  }
+  const breakpoints = countCacheControl(out);
+  if (breakpoints > MAX_CACHE_BREAKPOINTS)
+    throw new Untranslatable(`The request marks ${breakpoints} cache_control breakpoints; Anthropic takes at most ${MAX_CACHE_BREAKPOINTS}.`);
+  return out;
+}
+
+function conversation(messages: Obj[]): { system: Block[]; turns: Turn[] } {
+  const system: Block[] = [];
+  const turns: Turn[] = [];
+  const push = (role: Turn["role"], blocks: Block[], first = false) => {
+    const last = turns.at(-1);
+    if (last && last.role === role) {
+      // Tool results lead their user turn, as Anthropic requires; the user's own words follow.
+      if (first) last.content.splice(firstNonResult(last.content), 0, ...blocks);
+      else last.content.push(...blocks);
+    } else turns.push({ role, content: blocks });
+  };
+  for (const m of messages) {
+    switch (m.role) {
+      case "system":
+      case "developer":
+        system.push(...textBlocks(m.content, m.role));
+        break;
+      case "user":
+        push("user", contentBlocks(m.content));
+        break;
+      case "assistant":
+        push("assistant", assistantBlocks(m));
+        break;
+      case "tool":
+        push("user", [toolResult(m)], true);
+        break;
+      default:
+        throw new Untranslatable(`A message with role ${JSON.stringify(m.role)} has no equivalent in Anthropic's Messages API.`);
+    }
+  }
+  for (const t of turns) if (t.content.length === 0) t.content.push({ type: "text", text: "" });
+  return { system, turns };
+}
+
+function firstNonResult(blocks: Block[]): number {
+  const i = blocks.findIndex((b) => b.type !== "tool_result");
+  return i === -1 ? blocks.length : i;
+}
+
+function textBlocks(content: unknown, role: string): Block[] {
+  if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }];
+  if (!Array.isArray(content)) return [];
+  return (content as Obj[]).map((p) => {
+    if (p.type !== "text") throw new Untranslatable(`A ${role} message may carry only text parts on Anthropic (found ${String(p.type)}).`);
+    return withCache({ type: "text", text: p.text }, p);
+  });
+}
+
+function contentBlocks(content: unknown): Block[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  if (!Array.isArray(content)) return [];
+  return (content as Obj[]).map((p) => withCache(part(p), p));
+}
+
+/** One chat content part as an Anthropic block. */
+function part(p: Obj): Block {
+  switch (p.type) {
+    case "text":
+      return { type: "text", text: p.text };
+    case "image_url": {
+      const image = p.image_url as Obj | string | undefined;
+      const url = typeof image === "string" ? image : typeof image?.url === "string" ? image.url : "";
+      return { type: "image", source: source(url, "image") };
+    }
+    case "file": {
+      const file = (p.file ?? {}) as Obj;
+      const data = typeof file.file_data === "string" ? file.file_data : "";
+      return { type: "document", source: source(data, "document") };
+    }
+    default:
+      throw new Untranslatable(`Anthropic carriers do not take ${String(p.type)} parts.`);
+  }
+}
+
+/** A data URL as a base64 source, an http(s) URL as a url source. */
+function source(url: string, what: string): Obj {
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (data) return { type: "base64", media_type: data[1], data: data[2] };
+  if (/^https?:\/\//.test(url)) return { type: "url", url };
+  throw new Untranslatable(`An ${what} part needs a data: URL (base64) or an http(s) URL on Anthropic.`);
+}
+
+function assistantBlocks(m: Obj): Block[] {
+  const blocks: Block[] = [];
+  // Signed thinking first, byte for byte as the carrier gave it.
+  if (Array.isArray(m.reasoning_details))
+    for (const d of m.reasoning_details as Obj[]) {
+      if (d.type === "reasoning.text" && typeof d.signature === "string" && d.signature !== "")
+        blocks.push({ type: "thinking", thinking: typeof d.text === "string" ? d.text : "", signature: d.signature });
+      else if (d.type === "reasoning.encrypted" && typeof d.data === "string") blocks.push({ type: "redacted_thinking", data: d.data });
+    }
+  if (typeof m.content === "string") {
+    if (m.content !== "") blocks.push({ type: "text", text: m.content });
+  } else if (Array.isArray(m.content)) blocks.push(...contentBlocks(m.content));
+  if (Array.isArray(m.tool_calls))
+    for (const call of m.tool_calls as Obj[]) {
+      const fn = (call.function ?? {}) as Obj;
+      blocks.push({ type: "tool_use", id: call.id, name: fn.name, input: toolInput(fn.arguments, fn.name) });
+    }
+  return blocks;
+}
+
+function toolInput(args: unknown, name: unknown): unknown {
+  if (args === undefined || args === "") return {};
+  if (typeof args !== "string") return args;
+  try {
+    const input: unknown = JSON.parse(args);
+    if (typeof input === "object" && input !== null && !Array.isArray(input)) return input;
+  } catch {
+    // refused below
+  }
+  throw new Untranslatable(`The arguments of tool call ${JSON.stringify(name)} are not a JSON object, which Anthropic requires of a tool_use input.`);
+}
+
+function toolResult(m: Obj): Block {
+  const content = typeof m.content === "string" ? m.content : Array.isArray(m.content) ? contentBlocks(m.content) : "";
+  return withCache({ type: "tool_result", tool_use_id: m.tool_call_id, content }, m);
+}
+
+function tool(t: unknown): Obj {
+  const fn = ((t as Obj).function ?? {}) as Obj;
+  if ((t as Obj).type !== "function") throw new Untranslatable(`Anthropic carriers take only function tools here (found ${String((t as Obj).type)}).`);
+  const out: Obj = { name: fn.name, input_schema: fn.parameters ?? { type: "object", properties: {} } };
+  if (typeof fn.description === "string") out.description = fn.description;
+  return withCache(out, t as Obj);
+}
+
+function toolChoice(choice: unknown, parallel: boolean | null | undefined): Obj | null {
+  let out: Obj | null = null;
+  if (choice === "auto") out = { type: "auto" };
+  else if (choice === "none") out = { type: "none" };
+  else if (choice === "required") out = { type: "any" };
+  else if (typeof choice === "object" && choice !== null) {
+    const fn = (choice as Obj).function as Obj | undefined;
+    if (typeof fn?.name === "string") out = { type: "tool", name: fn.name };
+  }
+  if (parallel === false) out = { ...(out ?? { type: "auto" }), disable_parallel_tool_use: true };
+  return out;
+}
+
+/** The caller's `cache_control` kept on the block it marked. */
+function withCache(block: Block, from: Obj): Block;
+function withCache(block: Obj, from: Obj): Obj;
+function withCache(block: Obj, from: Obj): Obj {
+  return from.cache_control === undefined ? block : { ...block, cache_control: from.cache_control };
+}
+
+function countCacheControl(v: unknown): number {
+  if (Array.isArray(v)) return v.reduce((n: number, x) => n + countCacheControl(x), 0);
+  if (typeof v !== "object" || v === null) return 0;
+  let n = "cache_control" in v ? 1 : 0;
+  for (const key of ["system", "messages", "content", "tools"] as const) if (key in v) n += countCacheControl((v as Obj)[key]);
+  return n;
+}
