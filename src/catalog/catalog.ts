@@ -1,5 +1,5 @@
 import { catalogSchema, type CatalogFile, type EndpointEntry, type ModelEntry, type ProviderEntry } from "./schema";
-import { perMillionToNanoPerToken } from "./money";
+import { perMillionToNanoPerToken, type TokenPrices } from "./money";
 import { DEFAULT_PART_TOKENS, type PartTokens } from "./modalities";
 
 export const AUTO_MODEL = "router/auto";
@@ -14,6 +14,8 @@ export interface PricedEndpoint extends EndpointEntry {
   cacheReadNano: number;
   cacheWriteNano: number;
   cacheWrite1hNano: number;
+  /** Prices above a prompt length (`long_context`), null when the endpoint has one price. */
+  longContext: TokenPrices["longContext"];
   providerEntry: ProviderEntry;
   /** The model's allowance per media part in tokens (`image_tokens`, `file_tokens`, …, else DEFAULT_PART_TOKENS). */
   partTokens: PartTokens;
@@ -62,6 +64,7 @@ export class Catalog {
           cacheReadNano: e.input_cache_read_per_1m === undefined ? inputNano : perMillionToNanoPerToken(e.input_cache_read_per_1m)!,
           cacheWriteNano,
           cacheWrite1hNano: e.input_cache_write_1h_per_1m === undefined ? cacheWriteNano : perMillionToNanoPerToken(e.input_cache_write_1h_per_1m)!,
+          longContext: e.long_context ? longContextPrices(e.long_context) : null,
           providerEntry: this.providerBySlug.get(e.provider)!,
           partTokens,
           inputModalities: m.input_modalities,
@@ -96,4 +99,16 @@ export class Catalog {
   endpoints(modelId: string): PricedEndpoint[] {
     return this.endpointsById.get(modelId) ?? [];
   }
+}
+
+function longContextPrices(l: NonNullable<EndpointEntry["long_context"]>): NonNullable<TokenPrices["longContext"]> {
+  const inputNano = perMillionToNanoPerToken(l.input_price_per_1m)!;
+  return {
+    above: l.above_prompt_tokens,
+    inputNano,
+    outputNano: perMillionToNanoPerToken(l.output_price_per_1m)!,
+    cacheReadNano: l.input_cache_read_per_1m === undefined ? inputNano : perMillionToNanoPerToken(l.input_cache_read_per_1m)!,
+    cacheWriteNano: inputNano,
+    cacheWrite1hNano: inputNano,
+  };
 }

@@ -34,15 +34,25 @@ export function nanoToUsdString(nano: number): string {
 
 /** A request's billed tokens: the prompt includes its cache-read and cache-written tokens (OpenRouter's meaning). */
 export type BilledTokens = { promptTokens: number; completionTokens: number; cachedTokens: number; cacheWriteTokens: number; cacheWrite1hTokens: number };
-export type TokenPrices = { inputNano: number; outputNano: number; cacheReadNano: number; cacheWriteNano: number; cacheWrite1hNano: number };
+export type TokenPrices = {
+  inputNano: number;
+  outputNano: number;
+  cacheReadNano: number;
+  cacheWriteNano: number;
+  cacheWrite1hNano: number;
+  /** Prices for a prompt of more than `above` tokens (the whole request is billed at them), null when the carrier has one price. */
+  longContext: (Omit<TokenPrices, "longContext"> & { above: number }) | null;
+};
 
 /**
  * Cost of one request in nano-USD: uncached prompt × input + cache reads × read price + cache writes ×
- * write price (the 1-hour part at its own) + completion × output. `cacheWriteTokens` counts every write,
+ * write price (the 1-hour part at its own) + completion × output, at the long-context prices when the
+ * prompt is longer than their threshold. `cacheWriteTokens` counts every write,
  * `cacheWrite1hTokens` the 1-hour part of them. Counts a carrier reports beyond its prompt are clamped
  * to it (reads first), so nothing is billed twice or negative.
  */
-export function costNano(t: BilledTokens, price: TokenPrices): number {
+export function costNano(t: BilledTokens, prices: TokenPrices): number {
+  const price = prices.longContext !== null && t.promptTokens > prices.longContext.above ? prices.longContext : prices;
   const cached = Math.min(t.cachedTokens, t.promptTokens);
   const write = Math.min(t.cacheWriteTokens, t.promptTokens - cached);
   const write1h = Math.min(t.cacheWrite1hTokens, write);

@@ -67,6 +67,23 @@ export const endpointSchema = z.object({
    * then covers cap + budget (the whole context without a budget).
    */
   reasoning_beyond_cap: z.boolean().default(false),
+  /**
+   * OpenAI's reasoning-model rules (o-series, GPT-5): the completion cap goes as `max_completion_tokens`,
+   * reasoning as `reasoning_effort` (from `reasoning.effort`), never as OpenRouter's `reasoning` object.
+   */
+  reasoning_model_rules: z.boolean().default(false),
+  /**
+   * Prices for a long prompt (Gemini 2.5 Pro above 200K tokens): a request whose prompt has more than
+   * `above_prompt_tokens` tokens is billed wholly at these (cache prices not named here: the input price's).
+   */
+  long_context: z
+    .object({
+      above_prompt_tokens: z.int().positive(),
+      input_price_per_1m: pricePerMillion,
+      output_price_per_1m: pricePerMillion,
+      input_cache_read_per_1m: pricePerMillion.optional(),
+    })
+    .optional(),
   /** The parameters this carrier honours (`provider.require_parameters`); default: the model's. */
   supported_parameters: z.array(z.string()).optional(),
 });

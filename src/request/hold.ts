@@ -13,7 +13,8 @@ import { partTokensOf } from "../catalog/modalities";
  *   reasoning beyond that cap (`reasoning_beyond_cap`), plus the reasoning budget (without one, the
  *   context); never more than the context;
  * - choices: `n`, or `best_of` when larger (every candidate is billed);
- * - a prompt token at the dearest way it may be billed: input, or a cache write (which costs more).
+ * - a prompt token at the dearest way it may be billed: input, or a cache write (which costs more), at
+ *   the long-context prices too where the endpoint has them.
  */
 export function holdNano(body: ChatRequest, bodyBytes: number, endpoints: PricedEndpoint[]): number {
   const parts = countParts(body);

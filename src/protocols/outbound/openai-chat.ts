@@ -1,5 +1,7 @@
 import type { CarrierProtocol } from "./carrier-protocol";
 import { carrierView } from "../../request/router-fields";
+import type { ChatRequest } from "../../request/chat-request";
+import { reasoningAsk, type Effort } from "../../request/reasoning";
 
 /**
  * The OpenAI Chat Completions protocol (`POST {base}/chat/completions`, a Bearer key), which most carriers
@@ -17,8 +19,13 @@ export const openAiChat: CarrierProtocol = {
       const options = typeof body.stream_options === "object" && body.stream_options !== null ? body.stream_options : {};
       rest.stream_options = { ...options, include_usage: true };
     }
-    const fields = JSON.stringify(rest); // "{…}"; a chat request always has messages, so never "{}"
-    return (endpoint) => `{"model":${JSON.stringify(endpoint.upstream_model)},${fields.slice(1)}`;
+    // "{…}"; a chat request always has messages, so never "{}". Each variant serialized once, when first needed.
+    let plain: string | undefined;
+    let reasoningModel: string | undefined;
+    return (endpoint) => {
+      const fields = endpoint.reasoning_model_rules ? (reasoningModel ??= JSON.stringify(reasoningModelFields(rest))) : (plain ??= JSON.stringify(rest));
+      return `{"model":${JSON.stringify(endpoint.upstream_model)},${fields.slice(1)}`;
+    };
   },
 
   url(base) {
@@ -40,4 +47,30 @@ export const openAiChat: CarrierProtocol = {
   streamDecoder() {
     return null; // OpenAI chat completion chunks are the canonical events
   },
+};
+
+/**
+ * OpenAI's reasoning-model rules: the cap as `max_completion_tokens` (they refuse `max_tokens`), the
+ * effort as `reasoning_effort` (OpenRouter's `reasoning` object and `include_reasoning` are not theirs).
+ */
+export function reasoningModelFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const { max_tokens, reasoning: _reasoning, include_reasoning: _include, ...out } = fields;
+  if (out.max_completion_tokens == null && typeof max_tokens === "number") out.max_completion_tokens = max_tokens;
+  const ask = reasoningAsk(fields as ChatRequest);
+  if (out.reasoning_effort === undefined && ask !== null) {
+    if (!ask.on) out.reasoning_effort = "minimal";
+    else if (ask.effort !== null) out.reasoning_effort = OPENAI_EFFORTS[ask.effort];
+  }
+  return out;
+}
+
+/** OpenRouter's efforts as OpenAI's (which stop at high, and start at minimal). */
+const OPENAI_EFFORTS: Record<NonNullable<Effort>, string> = {
+  minimal: "minimal",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  xhigh: "high",
+  max: "high",
+  none: "minimal",
 };
