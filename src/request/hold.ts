@@ -26,9 +26,11 @@ export function holdNano(body: ChatRequest, bodyBytes: number, endpoints: Priced
     let completion = cap ?? e.max_completion_tokens ?? e.context_length;
     if (e.reasoning_beyond_cap) completion = budget === null ? e.context_length : completion + budget;
     const prompt = bodyBytes + partTokensOf(parts, e.partTokens);
+    // Long-context prices apply once the prompt may pass their threshold.
+    const price = e.longContext !== null && prompt > e.longContext.above ? e.longContext : e;
     hold = Math.max(
       hold,
-      prompt * Math.max(e.inputNano, e.cacheWriteNano, e.cacheWrite1hNano) + choices * Math.min(completion, e.context_length) * e.outputNano,
+      prompt * Math.max(price.inputNano, price.cacheWriteNano, price.cacheWrite1hNano) + choices * Math.min(completion, e.context_length) * price.outputNano,
     );
   }
   return hold;

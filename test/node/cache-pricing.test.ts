@@ -1,0 +1,99 @@
+import { describe, it, expect } from "vitest";
+import catalogJson from "../../catalog.json";
+import { Catalog } from "../../src/catalog/catalog";
+import { costNano } from "../../src/catalog/money";
+import { presentPricing, cachesImplicitly } from "../../src/catalog/present";
+import { charge } from "../../src/request/charge";
+import { holdNano } from "../../src/request/hold";
+import { chatRequestSchema } from "../../src/request/chat-request";
+import { openAiChat } from "../../src/protocols/outbound/openai-chat";
+
+// Cache and long-context prices, exact in integer nano-USD, from the catalog's published prices.
+const catalog = Catalog.parse(catalogJson);
+const sonnet = catalog.endpoints("anthropic/claude-sonnet-4.5")[0]!;
+const pro = catalog.endpoints("google/gemini-2.5-pro")[0]!;
+const gpt5 = catalog.endpoints("openai/gpt-5")[0]!;
+const llama = catalog.endpoints("meta-llama/llama-3.1-8b-instruct")[0]!;
+const usage = (p: number, c: number, cached = 0, write = 0, write1h = 0) => ({
+  promptTokens: p,
+  completionTokens: c,
+  reasoningTokens: 0,
+  cachedTokens: cached,
+  cacheWriteTokens: write,
+  cacheWrite1hTokens: write1h,
+});
+
+describe("cache prices", () => {
+  it("Claude Sonnet 4.5: $3 in, $15 out, $0.30 read, $3.75 write, $6 1-hour write per 1M", () => {
+    expect([sonnet.inputNano, sonnet.outputNano, sonnet.cacheReadNano, sonnet.cacheWriteNano, sonnet.cacheWrite1hNano]).toEqual([3000, 15000, 300, 3750, 6000]);
+  });
+
+  it.each([
+    // prompt 3,210 = 10 uncached + 3,000 read + 200 written (50 of them 1-hour); 5 completion
+    ["Anthropic read + write + 1h write", sonnet, usage(3210, 5, 3000, 200, 50), 10 * 3000 + 3000 * 300 + 150 * 3750 + 50 * 6000 + 5 * 15000],
+    ["OpenAI implicit read", gpt5, usage(2048, 100, 1024), 1024 * 1250 + 1024 * 125 + 100 * 10000],
+    ["no cache prices: reads billed as input", llama, usage(100, 10, 60), 100 * llama.inputNano + 10 * llama.outputNano],
+    ["reported reads beyond the prompt are clamped to it", sonnet, usage(100, 0, 150, 20), 100 * 300],
+    ["Gemini 2.5 Pro at 200,000 prompt tokens: the base prices", pro, usage(200_000, 10, 100_000), 100_000 * 1250 + 100_000 * 125 + 10 * 10000],
+    ["Gemini 2.5 Pro above 200,000: every token at the long-context prices", pro, usage(200_001, 10, 100_000), 100_001 * 2500 + 100_000 * 250 + 10 * 15000],
+  ])("%s", (_name, endpoint, tokens, want) => {
+    expect(costNano(tokens, endpoint)).toBe(want);
+  });
+
+  it("the charge names what caching saved (negative when writes cost more); insured answers save nothing", () => {
+    expect(charge(usage(3210, 5, 3000, 200, 50), sonnet, "stop", false)).toEqual({
+      costNano: 10 * 3000 + 3000 * 300 + 150 * 3750 + 50 * 6000 + 5 * 15000,
+      insured: false,
+      cacheDiscountNano: 3210 * 3000 - (10 * 3000 + 3000 * 300 + 150 * 3750 + 50 * 6000),
+    });
+    expect(charge(usage(1000, 5, 0, 1000), sonnet, "stop", false).cacheDiscountNano).toBe(1000 * 3000 - 1000 * 3750);
+    expect(charge(usage(1000, 0, 500), sonnet, null, false)).toEqual({ costNano: 0, insured: true, cacheDiscountNano: 0 });
+  });
+
+  it("the hold prices a prompt token as the dearest write, and at long-context prices once the prompt may pass their threshold", () => {
+    const body = chatRequestSchema.parse({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] });
+    expect(holdNano(body, 1000, [sonnet])).toBe(1000 * 6000 + 10 * 15000);
+    expect(holdNano(body, 200_000, [pro])).toBe(200_000 * 1250 + 10 * 10000);
+    expect(holdNano(body, 200_001, [pro])).toBe(200_001 * 2500 + 10 * 15000);
+  });
+
+  it("published as the contract names them, per token; implicit caching where reads are priced and writes are not", () => {
+    expect(presentPricing(sonnet)).toEqual({
+      prompt: "0.000003",
+      completion: "0.000015",
+      request: "0",
+      image: "0",
+      input_cache_read: "0.0000003",
+      input_cache_write: "0.00000375",
+      input_cache_write_1h: "0.000006",
+    });
+    expect(presentPricing(gpt5)).toMatchObject({ input_cache_read: "0.000000125" });
+    expect(presentPricing(llama)).not.toHaveProperty("input_cache_read");
+    expect([cachesImplicitly(sonnet), cachesImplicitly(gpt5), cachesImplicitly(pro), cachesImplicitly(llama)]).toEqual([false, true, true, false]);
+  });
+});
+
+describe("OpenAI's reasoning-model rules", () => {
+  const body = (json: Record<string, unknown>) => chatRequestSchema.parse({ model: "openai/gpt-5", messages: [{ role: "user", content: "x" }], ...json });
+  it.each([
+    [
+      { max_tokens: 50, reasoning: { effort: "high" }, include_reasoning: true },
+      { max_completion_tokens: 50, reasoning_effort: "high" },
+    ],
+    [
+      { max_completion_tokens: 20, max_tokens: 50, reasoning: { enabled: false } },
+      { max_completion_tokens: 20, reasoning_effort: "minimal" },
+    ],
+    [{ reasoning_effort: "low" }, { reasoning_effort: "low" }],
+    [{ reasoning: { effort: "xhigh" } }, { reasoning_effort: "high" }],
+  ])("%j → %j", (fields, want) => {
+    const sent = JSON.parse(openAiChat.bodies(body(fields), false, null)(gpt5));
+    expect(sent).toEqual({ model: "gpt-5", messages: [{ role: "user", content: "x" }], ...want });
+  });
+
+  it("other carriers get the request as sent, from the same prepared bodies", () => {
+    const bodies = openAiChat.bodies(body({ max_tokens: 50, reasoning: { effort: "high" } }), false, null);
+    expect(JSON.parse(bodies(llama))).toMatchObject({ max_tokens: 50, reasoning: { effort: "high" } });
+    expect(JSON.parse(bodies(gpt5))).not.toHaveProperty("max_tokens");
+  });
+});
