@@ -83,6 +83,8 @@ export type Results = {
   stream: StreamRow[];
   open_streams?: { streams: number; chunk_interval_ms: number; chunks: number; passthrough?: OpenStreams; router?: OpenStreams };
   ledger?: { hot?: LedgerRun; spread?: LedgerRun };
+  /** Scenario 7: the same stream through each carrier protocol's adapter (router CPU per chunk), in interleaved rounds. */
+  protocols?: { chunks: number; concurrency: number; rows: { protocol: string; model: string; round: number; measured: Measured }[] };
   /** Scenario 6: paced streams, router and pass-through at once. */
   paced?: PacedRun;
   /** Scenario 6 again with the floor relay in the router's place: what any JS relay adds per chunk (no target). */
@@ -329,6 +331,23 @@ export function markdown(r: Results): string {
         rows2,
       ),
     );
+
+  if (r.protocols) {
+    const p = r.protocols;
+    out.push(
+      `\n**7. Carrier protocols** (${p.chunks}-chunk streams through the router, concurrency ${p.concurrency}; router CPU per stream and per chunk; rounds interleaved)\n`,
+    );
+    const rows7 = p.rows.map((x) => [
+      x.protocol,
+      x.model,
+      String(x.round),
+      int(x.measured.rps),
+      f(x.measured.runtime_cpu_ms_per_request, 3),
+      f(((x.measured.runtime_cpu_ms_per_request ?? NaN) * 1000) / p.chunks, 1),
+      String(x.measured.errors),
+    ]);
+    out.push(table(["protocol", "model", "round", "streams/s", "router CPU ms/stream", "router CPU µs/chunk", "errors"], rows7));
+  }
 
   if (r.open_streams) {
     const o = r.open_streams;

@@ -62,7 +62,7 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick;
-const runOnly = new Set((values.only ?? "1,2,3,4,5,6,floor,ttfb,probe,profile").split(",").map((s) => s.trim()));
+const runOnly = new Set((values.only ?? "1,2,3,4,5,6,7,floor,ttfb,probe,profile").split(",").map((s) => s.trim()));
 const repeat = values.repeat !== undefined ? Number(values.repeat) : quick || values.only !== undefined ? 1 : 3;
 if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) throw new Error(`--repeat must be a whole number from 1 to 20, not ${values.repeat}`);
 /** What the bench itself wires up: not to be overridden by --var. */
@@ -89,6 +89,15 @@ const MODEL = "meta-llama/llama-3.1-8b-instruct";
 const NON_STREAM_TOKENS = 16;
 const CONCURRENCY = [1, 16, 64];
 const STREAM_CHUNKS = [200, 2000];
+/** Scenario 7: one model per carrier protocol, the same stream through each adapter. */
+const PROTOCOL_MODELS = [
+  ["openai-chat", "meta-llama/llama-3.1-8b-instruct"],
+  ["anthropic-messages", "anthropic/claude-haiku-4.5"],
+  ["gemini", "google/gemini-2.5-flash"],
+] as const;
+const PROTOCOL_CHUNKS = 200;
+const PROTOCOL_CONCURRENCY = 4;
+const PROTOCOL_ROUNDS = 2;
 const STREAM_CONCURRENCY = [1, 16];
 /** Scenario 6: paced streams, through the router and the pass-through at once. */
 const PACED = { pairs: 64, tokens: 300, tps: 50, spreadMs: 1000 };
@@ -262,7 +271,7 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
     });
   }
 
-  const needRuntimes = ["1", "2", "3", "4", "floor", "ttfb"].some((s) => only.has(s));
+  const needRuntimes = ["1", "2", "3", "4", "7", "floor", "ttfb"].some((s) => only.has(s));
   if (needRuntimes) {
     log("starting the pass-through Worker, the floor relay and Switchyard in Miniflare");
     const passthrough = await startRuntime("passthrough", passOptions(), cleanup);
@@ -337,6 +346,31 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
             results.stream.push(row);
           }
         }
+      });
+    }
+
+    if (only.has("7")) {
+      await attempt("scenario 7 (carrier protocols)", async () => {
+        // The same 200-chunk stream through each carrier protocol's adapter, interleaved rounds: the router's CPU per chunk.
+        const rows: NonNullable<Results["protocols"]>["rows"] = [];
+        for (let round = 0; round < PROTOCOL_ROUNDS; round++)
+          for (const [protocol, model] of PROTOCOL_MODELS) {
+            log(`scenario 7: ${PROTOCOL_CHUNKS}-chunk streams through ${protocol} (${model}), concurrency ${PROTOCOL_CONCURRENCY}, round ${round + 1}`);
+            const measured = await quietly(`${protocol} ${PROTOCOL_CHUNKS} chunks`, () =>
+              closedLoop(targetsByKind.router, {
+                concurrency: PROTOCOL_CONCURRENCY,
+                warmupMs: Math.min(D.warmupMs, 1000),
+                durationMs: D.streamMs,
+                stream: true,
+                key: main.key,
+                body: chatBody({ model, stream: true, tokens: PROTOCOL_CHUNKS }),
+                simulatorPid: sim.pid,
+              }),
+            );
+            reportErrors("router", measured);
+            rows.push({ protocol, model, round: round + 1, measured });
+          }
+        results.protocols = { chunks: PROTOCOL_CHUNKS, concurrency: PROTOCOL_CONCURRENCY, rows };
       });
     }
 

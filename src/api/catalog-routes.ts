@@ -18,6 +18,7 @@ interface Presented {
   models: PresentedModel[];
   /** Average of the top endpoint's prompt and completion nano prices, for `sort=pricing-*`. */
   averagePrice: Map<string, number>;
+  /** `GET /models` without a query, serialized once: the text-output models (the contract's default). */
   fullList: string;
   providers: string;
 }
@@ -37,7 +38,11 @@ function presented(catalog: Catalog): Presented {
     p = {
       models,
       averagePrice,
-      fullList: JSON.stringify(presentModelList(models, models.length, null)),
+      // The list without a query: the contract's default filter (text output) applied.
+      fullList: (() => {
+        const text = models.filter((m) => m.architecture.output_modalities.includes("text"));
+        return JSON.stringify(presentModelList(text, text.length, null));
+      })(),
       providers: JSON.stringify(presentProviders(catalog)),
     };
     presentedCache.set(catalog, p);

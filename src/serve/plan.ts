@@ -33,6 +33,13 @@ export async function planRequest(rc: RequestContext, body: ChatRequest, catalog
   rc.model = "unknown" in chosen ? rc.requestedModel : chosen.candidates[0]!.answerAs;
   if ("unknown" in chosen) throw new ApiError(400, `Model ${chosen.unknown} is not in the catalog. GET /api/v1/models lists the available models.`);
   const { candidates } = chosen;
+  // An embeddings model answers POST /embeddings, never a completion.
+  const notChat = candidates.find((x) => !catalog.model(x.modelId)?.output_modalities.includes("text"));
+  if (notChat)
+    throw new ApiError(
+      400,
+      `Model ${notChat.answerAs} is an embeddings model: it answers POST /api/v1/embeddings, not completions. GET /api/v1/models lists the completion models.`,
+    );
   rc.strategy = chosen.strategy;
   const level = metadataLevel(headers);
   if (typeof level === "object") throw new ApiError(400, `X-OpenRouter-Metadata must be "enabled" or "disabled", not "${level.invalid}".`);

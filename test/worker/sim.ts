@@ -3,7 +3,10 @@ import { env } from "cloudflare:test";
 export type SimRecord = {
   tag: string | null;
   carrier: string;
-  body: Record<string, unknown>;
+  body: Record<string, any>;
+  /** The wire protocol the request came in (openai-chat, anthropic-messages, gemini) and its path. */
+  protocol: string;
+  path: string;
   outcome: string;
   chunks_sent: number;
   connection: number;
