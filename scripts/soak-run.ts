@@ -69,7 +69,12 @@ const MODELS = [
   "openai/gpt-oss-20b:free",
   "mistralai/mistral-nemo",
   "free+paid",
+  // First-party carriers in their own protocols (Anthropic Messages, Gemini, OpenAI with its reasoning-model rules).
+  "anthropic/claude-haiku-4.5",
+  "google/gemini-2.5-flash",
+  "openai/gpt-5-mini",
 ];
+const CACHED_MODELS = ["anthropic/claude-haiku-4.5", "google/gemini-2.5-flash", "openai/gpt-5-mini"];
 /** "free+paid": a free model with a paid fallback, which must count against the free-model limits and be charged when the paid one serves. */
 const MIXED = { model: "openai/gpt-oss-20b:free", models: ["meta-llama/llama-3.1-8b-instruct"] };
 /**
@@ -80,6 +85,14 @@ const MIXED = { model: "openai/gpt-oss-20b:free", models: ["meta-llama/llama-3.1
 const SHAPES = [
   { name: "content", model: (r: () => number) => MODELS[Math.floor(r() * MODELS.length)]!, directive: "", extra: {} },
   { name: "reasoning", model: () => "deepseek/deepseek-r1-0528", directive: "[sim reasoning_content]", extra: {} },
+  // Cached prompts: reads (and Anthropic's writes) billed at their own prices, in every protocol.
+  {
+    name: "cached",
+    model: (r: () => number) => CACHED_MODELS[Math.floor(r() * CACHED_MODELS.length)]!,
+    directive: "[sim cache_read=24 cache_write=8]",
+    extra: {},
+  },
+  { name: "thinking", model: () => "anthropic/claude-haiku-4.5", directive: "[sim reasoning_content]", extra: { max_tokens: 2048, reasoning: { effort: "low" } } },
   {
     name: "tool_call",
     model: () => "openai/gpt-oss-20b",

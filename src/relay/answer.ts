@@ -15,7 +15,7 @@ import { charge } from "../request/charge";
 export const MAX_COMPLETION_BYTES = 8 * 1024 * 1024;
 
 /** Reads a carrier's non-stream answer (within the call's timeout) as the canonical answer; an unusable one lets dispatch try the next carrier. */
-export async function readAnswer(call: CarrierCall, protocol: CarrierProtocol): Promise<CanonicalAnswer> {
+export async function readAnswer(call: CarrierCall, protocol: CarrierProtocol, body: ChatRequest): Promise<CanonicalAnswer> {
   let text: string;
   try {
     text = await readTextLimited(call.response, MAX_COMPLETION_BYTES);
@@ -30,7 +30,7 @@ export async function readAnswer(call: CarrierCall, protocol: CarrierProtocol): 
   } catch {
     throw new UnusableAnswer("the carrier answered with malformed JSON");
   }
-  const read = protocol.answer(json);
+  const read = protocol.answer(json, body);
   if ("unusable" in read) throw new UnusableAnswer(read.unusable);
   return read.answer;
 }

@@ -44,3 +44,9 @@ export function thinkingBudget(ask: Extract<ReasoningAsk, { on: true }>, cap: nu
   const budget = ask.budget ?? Math.floor(cap * EFFORT_BUDGET_SHARE[ask.effort ?? "medium"]);
   return Math.max(min, budget);
 }
+
+/** `reasoning.exclude` with reasoning on: the carrier thinks (and bills it) but the caller gets no reasoning. */
+export function excludesReasoning(body: ChatRequest): boolean {
+  const ask = reasoningAsk(body);
+  return ask !== null && ask.on && ask.exclude;
+}

@@ -77,7 +77,7 @@ async function serveAnswer(
   protocol: CallerProtocol,
   signal: AbortSignal,
 ): Promise<Answered> {
-  const served = await carrierFor(rc, body, plan, endpoints, false, (call, e) => readAnswer(call, carrierProtocol(e)), signal);
+  const served = await carrierFor(rc, body, plan, endpoints, false, (call, e) => readAnswer(call, carrierProtocol(e), body), signal);
   const account = accountAnswer(body, served.endpoint, served.value, Date.now());
   const json = protocol.answer(served.value, { tokens: account.tokens, charged: account.charged, endpoint: served.endpoint }, answerFacts(rc, served.endpoint));
   const response = new Response(JSON.stringify(json), { headers: { "content-type": "application/json", "x-generation-id": rc.genId } });
@@ -110,7 +110,7 @@ async function serveStream(
       body,
       endpoint: served.endpoint,
       renderer: protocol.stream(answerFacts(rc, served.endpoint), served.endpoint),
-      decoder: carrierProtocol(served.endpoint).streamDecoder(),
+      decoder: carrierProtocol(served.endpoint).streamDecoder(body),
       limits: relayLimits(rc.env),
       idleMs: carrierTimeoutMs(rc.env),
       startedAt: rc.startedAt,

@@ -276,15 +276,34 @@ describe("Anthropic carrier: the answer", () => {
       usage: { promptTokens: 10, completionTokens: 5, reasoningTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0 },
     },
   ])("$name", ({ json, choice, usage }) => {
-    const read = anthropicMessages.answer(json);
+    const read = anthropicMessages.answer(json, body({ messages: [{ role: "user", content: "x" }] }));
     if (!("answer" in read)) throw new Error(read.unusable);
     expect(read.answer.id).toBe("msg_01");
     expect(read.answer.choices).toEqual([choice]);
     expect(readUsage(read.answer.usage)).toEqual(usage);
   });
 
+  it("with reasoning.exclude the thinking is billed but not returned", () => {
+    const json = message(
+      [
+        { type: "thinking", thinking: "secret", signature: "s" },
+        { type: "text", text: "ok" },
+      ],
+      "end_turn",
+    );
+    const read = anthropicMessages.answer(
+      json,
+      body({ max_tokens: 2000, reasoning: { exclude: true, effort: "low" }, messages: [{ role: "user", content: "x" }] }),
+    );
+    if (!("answer" in read)) throw new Error(read.unusable);
+    expect(read.answer.choices).toEqual([{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }]);
+    expect(readUsage(read.answer.usage)?.reasoningTokens).toBe(2);
+  });
+
   it.each([[{ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }], [{ choices: [] }], [null]])("unusable: %j", (json) => {
-    expect(anthropicMessages.answer(json)).toEqual({ unusable: "the carrier's answer is not an Anthropic message" });
+    expect(anthropicMessages.answer(json, body({ messages: [{ role: "user", content: "x" }] }))).toEqual({
+      unusable: "the carrier's answer is not an Anthropic message",
+    });
   });
 });
 
@@ -293,8 +312,8 @@ describe("Anthropic carrier: the stream", () => {
     const data = JSON.stringify(json);
     return { data, bytes: new TextEncoder().encode(data).byteLength };
   };
-  const decode = (events: Json[]) => {
-    const decoder = anthropicMessages.streamDecoder()!;
+  const decode = (events: Json[], req: Json = {}) => {
+    const decoder = anthropicMessages.streamDecoder(body({ messages: [{ role: "user", content: "x" }], ...req }))!;
     return events.flatMap((e) => decoder(ev(e))).map((e) => (e.data === "[DONE]" ? "[DONE]" : JSON.parse(e.data)));
   };
   const start = {
@@ -353,6 +372,25 @@ describe("Anthropic carrier: the stream", () => {
       cacheWrite1hTokens: 0,
     });
     expect(out.at(-1)).toBe("[DONE]");
+  });
+
+  it("with reasoning.exclude the thinking is not relayed, yet counted in the usage's reasoning tokens", () => {
+    const out = decode(
+      [
+        start,
+        { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } },
+        { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "secret plan" } },
+        { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "sig" } },
+        { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
+        { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "ok" } },
+        { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 9 } },
+        { type: "message_stop" },
+      ],
+      { max_tokens: 2000, reasoning: { effort: "low", exclude: true } },
+    );
+    expect(JSON.stringify(out)).not.toContain("secret");
+    expect(JSON.stringify(out)).not.toContain("reasoning_details");
+    expect((out.at(-2) as Json).usage.completion_tokens_details.reasoning_tokens).toBe(3);
   });
 
   it("a mid-stream error event becomes an error chunk (the caller's stream fails)", () => {

@@ -79,14 +79,14 @@ describe("carrier protocol: OpenAI-compatible", () => {
     [null, false],
     ["text", false],
   ])("answer(%j) usable: %s", (json, usable) => {
-    const read = openAiCompatible.answer(json);
+    const read = openAiCompatible.answer(json, body);
     expect("answer" in read).toBe(usable);
     if ("answer" in read) expect(read.answer).toBe(json);
     else expect(read.unusable).toBe("the carrier's answer is not a chat completion");
   });
 
   it("its streams carry canonical chunks already (no decoder), as text/event-stream", () => {
-    expect(openAiCompatible.streamDecoder()).toBeNull();
+    expect(openAiCompatible.streamDecoder(body)).toBeNull();
     expect(openAiCompatible.isEventStream("text/event-stream; charset=utf-8")).toBe(true);
     expect(openAiCompatible.isEventStream("application/json")).toBe(false);
   });

@@ -26,8 +26,8 @@ export interface CarrierProtocol {
   url(base: string, endpoint: PricedEndpoint, stream: boolean): string;
   /** The protocol's own request headers (the key is added by its auth: src/carriers/carrier-call.ts). */
   readonly headers: Readonly<Record<string, string>>;
-  /** A non-stream answer's JSON as the canonical answer, or why it is unusable. */
-  answer(json: unknown): AnswerOrUnusable;
+  /** A non-stream answer's JSON as the canonical answer, or why it is unusable; `body` is the request it answers (e.g. `reasoning.exclude`). */
+  answer(json: unknown, body: ChatRequest): AnswerOrUnusable;
   /** Whether an answer's content type is this protocol's event stream. */
   isEventStream(contentType: string): boolean;
   /**
@@ -35,5 +35,5 @@ export interface CarrierProtocol {
    * block indexes, usage so far). Null: the carrier's events already are canonical chunks (relayed
    * without being parsed).
    */
-  streamDecoder(): ((event: SseEvent) => SseEvent[]) | null;
+  streamDecoder(body: ChatRequest): ((event: SseEvent) => SseEvent[]) | null;
 }

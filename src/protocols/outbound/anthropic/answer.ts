@@ -54,8 +54,11 @@ export function canonicalUsage(u: AnthropicUsage, thinkingBytes: number): Obj {
   };
 }
 
-/** A Messages answer (`type: "message"`) as a chat completion: text, tool calls, signed reasoning, usage. */
-export function anthropicAnswer(json: unknown): AnswerOrUnusable {
+/**
+ * A Messages answer (`type: "message"`) as a chat completion: text, tool calls, signed reasoning, usage.
+ * With `excludeReasoning` (`reasoning.exclude`) the thinking is billed but not returned.
+ */
+export function anthropicAnswer(json: unknown, excludeReasoning = false): AnswerOrUnusable {
   if (typeof json !== "object" || json === null || (json as Obj).type !== "message" || !Array.isArray((json as Obj).content))
     return { unusable: "the carrier's answer is not an Anthropic message" };
   const msg = json as Obj & { content: Obj[] };
@@ -75,7 +78,7 @@ export function anthropicAnswer(json: unknown): AnswerOrUnusable {
       toolCalls.push({ id: block.id, type: "function", function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
   }
   const message: Obj = { role: "assistant", content: text === "" && toolCalls.length ? null : text };
-  if (details.length) {
+  if (details.length && !excludeReasoning) {
     message.reasoning = reasoning;
     message.reasoning_details = details;
   }

@@ -2,6 +2,7 @@ import type { CarrierProtocol } from "../carrier-protocol";
 import { anthropicBody } from "./request";
 import { anthropicAnswer } from "./answer";
 import { AnthropicStreamDecoder } from "./stream";
+import { excludesReasoning } from "../../../request/reasoning";
 
 /** The `anthropic-version` every request names (the Messages API's stable version). */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -25,13 +26,15 @@ export const anthropicMessages: CarrierProtocol = {
     return `${base.replace(/\/$/, "")}/v1/messages`;
   },
 
-  answer: anthropicAnswer,
+  answer(json, body) {
+    return anthropicAnswer(json, excludesReasoning(body));
+  },
 
   isEventStream(contentType) {
     return contentType.includes("text/event-stream");
   },
 
-  streamDecoder() {
-    return new AnthropicStreamDecoder().decode;
+  streamDecoder(body) {
+    return new AnthropicStreamDecoder(excludesReasoning(body)).decode;
   },
 };

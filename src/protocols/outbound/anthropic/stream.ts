@@ -29,6 +29,9 @@ export class AnthropicStreamDecoder {
   private tools = 0;
   private details = 0;
 
+  /** `excludeReasoning` (`reasoning.exclude`): thinking is billed (its bytes estimate the reasoning tokens) but not relayed. */
+  constructor(private readonly excludeReasoning = false) {}
+
   decode = (event: SseEvent): SseEvent[] => {
     const fast = TEXT_DELTA.exec(event.data);
     if (fast) return [this.chunk(`{"content":${fast[1]}}`)];
@@ -81,7 +84,7 @@ export class AnthropicStreamDecoder {
       this.toolIndex.set(Number(index), i);
       return [this.chunk(JSON.stringify({ tool_calls: [{ index: i, id: block.id, type: "function", function: { name: block.name, arguments: "" } }] }))];
     }
-    if (block.type === "redacted_thinking")
+    if (block.type === "redacted_thinking" && !this.excludeReasoning)
       return [
         this.chunk(
           JSON.stringify({ reasoning_details: [{ type: "reasoning.encrypted", data: block.data, format: ANTHROPIC_REASONING_FORMAT, index: this.details++ }] }),
@@ -103,10 +106,12 @@ export class AnthropicStreamDecoder {
       case "thinking_delta": {
         const text = typeof delta.thinking === "string" ? delta.thinking : "";
         this.thinkingBytes += utf8Bytes(text);
+        if (this.excludeReasoning) return [];
         const detail = { type: "reasoning.text", text, format: ANTHROPIC_REASONING_FORMAT, index: this.details - 1 };
         return [this.chunk(JSON.stringify({ reasoning: text, reasoning_details: [detail] }))];
       }
       case "signature_delta": {
+        if (this.excludeReasoning) return [];
         const detail = { type: "reasoning.text", text: "", signature: delta.signature, format: ANTHROPIC_REASONING_FORMAT, index: this.details - 1 };
         return [this.chunk(JSON.stringify({ reasoning_details: [detail] }))];
       }
