@@ -3,16 +3,18 @@ import type { CarrierProtocolName } from "../../catalog/schema";
 import type { CarrierProtocol } from "./carrier-protocol";
 import { openAiChat } from "./openai-chat";
 import { anthropicMessages } from "./anthropic";
+import { gemini } from "./gemini";
 
 export type { CarrierProtocol } from "./carrier-protocol";
 
 /** Every carrier protocol, by the name the catalog gives it: a new one is a file beside these and one line here. */
-export const CARRIER_PROTOCOLS: Partial<Record<CarrierProtocolName, CarrierProtocol>> = {
+export const CARRIER_PROTOCOLS: Record<CarrierProtocolName, CarrierProtocol> = {
   "openai-chat": openAiChat,
   "anthropic-messages": anthropicMessages,
+  gemini,
 };
 
 /** The protocol an endpoint's carrier speaks (its catalog `protocol`). */
 export function carrierProtocol(endpoint: PricedEndpoint): CarrierProtocol {
-  return CARRIER_PROTOCOLS[endpoint.providerEntry.protocol]!;
+  return CARRIER_PROTOCOLS[endpoint.providerEntry.protocol];
 }

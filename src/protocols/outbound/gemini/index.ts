@@ -1,0 +1,40 @@
+import type { CarrierProtocol } from "../carrier-protocol";
+import { returnedChoices } from "../../../request/billed-fields";
+import { excludesReasoning } from "../../../request/reasoning";
+import { geminiBody } from "./request";
+import { geminiAnswer } from "./answer";
+import { GeminiStreamDecoder } from "./stream";
+
+/**
+ * Google's Gemini API (`POST {base}/v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`,
+ * `x-goog-api-key`): the chat request as contents, parts and a generation config (./request.ts), the
+ * response and its stream decoded into chat completions and chunks (./answer.ts, ./stream.ts).
+ */
+export const gemini: CarrierProtocol = {
+  name: "gemini",
+  basePath: "",
+  defaultAuth: "x-goog-api-key",
+  headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+
+  bodies(body) {
+    // Gemini has no `user` field: the caller's user (hashed) does not travel.
+    return (endpoint) => JSON.stringify(geminiBody(body, endpoint));
+  },
+
+  url(base, endpoint, stream) {
+    const model = encodeURIComponent(endpoint.upstream_model);
+    return `${base.replace(/\/$/, "")}/v1beta/models/${model}:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`;
+  },
+
+  answer(json, body) {
+    return geminiAnswer(json, excludesReasoning(body));
+  },
+
+  isEventStream(contentType) {
+    return contentType.includes("text/event-stream");
+  },
+
+  streamDecoder(body) {
+    return new GeminiStreamDecoder(returnedChoices(body), excludesReasoning(body)).decode;
+  },
+};
