@@ -38,6 +38,10 @@ export interface Directives {
   noFinish: boolean;
   /** `[sim outage requests=N status=S]`: arm an outage of the carrier being played. */
   outage?: { requests: number; status: number };
+  /** `cache_read=N`: report N prompt tokens read from the carrier's cache (out of the prompt), instead of the prefix cache's figure. */
+  cacheRead?: number;
+  /** `cache_write=N`: report N prompt tokens written to the cache, where the protocol reports writes (Anthropic). */
+  cacheWrite?: number;
   /** `cap_field=…`: the only completion cap field this carrier reads (default: max_completion_tokens, else max_tokens). */
   capField?: "max_tokens" | "max_completion_tokens";
 }
@@ -138,6 +142,12 @@ function applyWord(d: Directives, key: string, value: string | undefined): void 
       break;
     case "tag":
       if (value.length > 0) d.tag = value;
+      break;
+    case "cache_read":
+      d.cacheRead = nonNegativeInt(value) ?? d.cacheRead;
+      break;
+    case "cache_write":
+      d.cacheWrite = nonNegativeInt(value) ?? d.cacheWrite;
       break;
     case "cap_field":
       if (value === "max_tokens" || value === "max_completion_tokens") d.capField = value;

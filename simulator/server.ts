@@ -11,7 +11,12 @@ import { listOutages, listProfiles, resetProfile, setOutage, setProfile } from "
 import { lastUserText, parseDirectives, type Directives } from "./directives";
 import { Outages } from "./outages";
 import { Profiles, type ProfileMode } from "./profiles";
-import { countRequestTokens, planCompletion, type CompletionPlan, type PartAllowances } from "./tokens";
+import { countRequestTokens, planCompletion, type PartAllowances } from "./tokens";
+import { PromptCache } from "./prompt-cache";
+import type { Exchange, Normalized, ProtocolName, Refusal, Wire } from "./wire";
+import { openAiWire } from "./openai-wire";
+import { anthropicWire } from "./anthropic-wire";
+import { geminiWire } from "./gemini-wire";
 
 export interface SimulatorOptions {
   /** 0 (the default) picks an ephemeral port. */
@@ -37,9 +42,12 @@ export type Outcome = "pending" | "hang" | "completed" | "aborted" | "reset" | "
 export interface RequestRecord {
   tag: string | null;
   carrier: string;
+  /** The protocol the request came in, and its path (never its query). */
+  protocol: ProtocolName;
+  path: string;
   body: unknown;
-  /** Only whether the header was present: the simulator never keeps credentials. */
-  headers: { authorization: boolean };
+  /** Only whether each credential header was present (the simulator never keeps credentials); `anthropic-beta`'s value (not a secret). */
+  headers: { authorization: boolean; x_api_key: boolean; x_goog_api_key: boolean; anthropic_version: boolean; anthropic_beta: string | null };
   outcome: Outcome;
   /** Body writes: SSE events (including [DONE]) for streams, 1 for any other body. */
   chunks_sent: number;
@@ -209,120 +217,46 @@ interface Context {
   outages: Outages;
   /** Each accepted socket's number. */
   connections: WeakMap<Socket, number>;
+  /** The carriers' prompt caches. */
+  cache: PromptCache;
 }
 
-/** One in-flight chat completion: what was asked and how to answer it. */
-interface Exchange {
+/** Where one answer is written: the response, its log record, and the client's signal. */
+interface Sink {
   res: ServerResponse;
   record: RequestRecord;
   log: RequestLog;
-  directives: Directives;
   signal: AbortSignal;
-  id: string;
-  created: number;
-  model: string;
-  /** The choices answered (`n`), index 0 first. */
-  plans: CompletionPlan[];
-  /** Every completion generated and billed: the answered ones, then the rest of `best_of`. */
-  billed: CompletionPlan[];
-  reasoningModel: boolean;
-  carrier: string;
 }
 
-/** The chunk or body head: id, object, created, model, and the carrier's own `provider` when asked for. */
-function head(x: Exchange, object: string): Json {
-  const h: Json = { id: x.id, object, created: x.created, model: x.model };
-  if (x.directives.providerField) h.provider = `Sim ${x.carrier}`;
-  return h;
-}
-
-function reasoningKey(x: Exchange): string {
-  return x.directives.reasoningContent ? "reasoning_content" : "reasoning";
-}
-
-/** Usage over every completion generated (all `best_of` candidates are billed). */
-function usageOf(x: Exchange): Json {
-  const promptTokens = x.plans[0]!.promptTokens;
-  const completionTokens = x.billed.reduce((sum, p) => sum + p.completionTokens, 0);
-  const usage: Json = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-  if (x.reasoningModel) usage.completion_tokens_details = { reasoning_tokens: x.billed.reduce((sum, p) => sum + p.reasoning.length, 0) };
-  return usage;
-}
-
-function callId(x: Exchange, index: number): string {
-  return `call_${x.id.slice(-8)}${index ? `_${index}` : ""}`;
-}
-
-async function answerJson(x: Exchange): Promise<void> {
-  const choices = x.plans.map((plan, index) => {
-    const { toolCall } = plan;
-    const message: Json = { role: "assistant", content: toolCall ? null : plan.content.join("") };
-    if (x.reasoningModel) message[reasoningKey(x)] = plan.reasoning.join("");
-    if (toolCall) message.tool_calls = [{ id: callId(x, index), type: "function", function: { name: toolCall.name, arguments: toolCall.arguments.join("") } }];
-    return { index, message, finish_reason: x.directives.noFinish ? null : plan.finishReason };
-  });
-  const completion: Json = { ...head(x, "chat.completion"), choices };
-  if (!x.directives.noUsage) completion.usage = usageOf(x);
-  const full = JSON.stringify(completion);
+async function answerJson(x: Exchange, wire: Wire, sink: Sink): Promise<void> {
+  const full = wire.answerJson(x);
   // Cutting the JSON in half always loses the closing brace: guaranteed invalid.
   const text = x.directives.malformed ? full.slice(0, Math.floor(full.length / 2)) : full;
   const { resetAfter } = x.directives;
   if (resetAfter !== undefined) {
     // Promise the full length, deliver half, then drop the connection.
-    x.res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
-    x.record.first_write_mono_ms = monotonicMs();
-    const written = await write(x.res, text.slice(0, Math.floor(text.length / 2)), x.signal);
-    if (written) x.record.chunks_sent = 1;
-    x.log.settle(x.record, "reset");
-    x.res.socket?.destroy();
+    sink.res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
+    sink.record.first_write_mono_ms = monotonicMs();
+    const written = await write(sink.res, text.slice(0, Math.floor(text.length / 2)), sink.signal);
+    if (written) sink.record.chunks_sent = 1;
+    sink.log.settle(sink.record, "reset");
+    sink.res.socket?.destroy();
     return;
   }
-  x.record.chunks_sent = 1;
-  x.record.first_write_mono_ms = monotonicMs();
-  x.log.settle(x.record, "completed");
-  sendJson(x.res, 200, text);
-}
-
-interface StreamEvent {
-  data: string;
-  /** Token events are the ones paced by `tps`. */
-  token: boolean;
-}
-
-/** The stream: each choice in turn (role chunk, token chunks, finish chunk, all with its `index`), then usage and [DONE]. */
-function streamEvents(x: Exchange, includeUsage: boolean): StreamEvent[] {
-  const chunk = (choices: unknown[], extra?: Json): StreamEvent => ({
-    data: JSON.stringify({ ...head(x, "chat.completion.chunk"), choices, ...extra }),
-    token: false,
-  });
-  const events: StreamEvent[] = [];
-  for (const [index, plan] of x.plans.entries()) {
-    const delta = (d: Json): StreamEvent => ({ ...chunk([{ index, delta: d, finish_reason: null }]), token: true });
-    const tokens = [...plan.reasoning.map((w) => delta({ [reasoningKey(x)]: w })), ...plan.content.map((w) => delta({ content: w }))];
-    const { toolCall } = plan;
-    if (toolCall) {
-      // OpenAI's shape: the first delta names the call, the next ones carry argument fragments.
-      tokens.push(delta({ tool_calls: [{ index: 0, id: callId(x, index), type: "function", function: { name: toolCall.name, arguments: "" } }] }));
-      for (const fragment of toolCall.arguments) tokens.push(delta({ tool_calls: [{ index: 0, function: { arguments: fragment } }] }));
-    }
-    if (x.directives.malformed && index === 0) {
-      tokens.splice(Math.floor(tokens.length / 2), 0, { data: `{"id":"${x.id}","choices":[{"delta": not json`, token: false });
-    }
-    events.push(chunk([{ index, delta: { role: "assistant", content: "" }, finish_reason: null }]), ...tokens);
-    if (!x.directives.noFinish) events.push(chunk([{ index, delta: {}, finish_reason: plan.finishReason }]));
-  }
-  if (includeUsage && !x.directives.noUsage) events.push(chunk([], { usage: usageOf(x) }));
-  events.push({ data: "[DONE]", token: false });
-  return events;
+  sink.record.chunks_sent = 1;
+  sink.record.first_write_mono_ms = monotonicMs();
+  sink.log.settle(sink.record, "completed");
+  sendJson(sink.res, 200, text);
 }
 
 // Junk a tolerant SSE client must skip: a comment, a blank line, a data-less event, a stray line.
 const JUNK = [": ping\n\n", "\n", "event: foo\n\n", "this line has no data field\n\n"] as const;
 
-async function answerStream(x: Exchange, includeUsage: boolean, tps: number | undefined): Promise<void> {
-  x.res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
+async function answerStream(x: Exchange, wire: Wire, sink: Sink, tps: number | undefined): Promise<void> {
+  sink.res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
   const interval = tps === undefined ? 0 : 1000 / tps;
-  const events = streamEvents(x, includeUsage);
+  const events = wire.streamEvents(x);
   const { resetAfter, garbage } = x.directives;
   // Timers cannot wait under a millisecond: at thousands of tokens/s the owed time is slept in
   // whole-millisecond steps, several tokens per step. At ≥ 1 ms per token it is one sleep per token.
@@ -331,29 +265,29 @@ async function answerStream(x: Exchange, includeUsage: boolean, tps: number | un
     if (event.token && interval > 0) {
       owedMs += interval;
       if (owedMs >= 1) {
-        if (!(await sleep(owedMs, x.signal))) return;
+        if (!(await sleep(owedMs, sink.signal))) return;
         owedMs = 0;
       }
     }
-    if (i === 0) x.record.first_write_mono_ms = monotonicMs();
-    if (garbage && i > 0 && !(await write(x.res, JUNK[i % JUNK.length]!, x.signal))) return;
-    if (!(await write(x.res, `data: ${event.data}\n\n`, x.signal))) return;
-    x.record.chunks_sent++;
-    if (resetAfter !== undefined && x.record.chunks_sent >= resetAfter) break;
+    if (i === 0) sink.record.first_write_mono_ms = monotonicMs();
+    if (garbage && i > 0 && !(await write(sink.res, JUNK[i % JUNK.length]!, sink.signal))) return;
+    if (!(await write(sink.res, event.text, sink.signal))) return;
+    sink.record.chunks_sent++;
+    if (resetAfter !== undefined && sink.record.chunks_sent >= resetAfter) break;
   }
   if (resetAfter !== undefined) {
-    // Dropping the socket before the terminating chunk makes the body end in an error.
-    x.log.settle(x.record, "reset");
-    x.res.socket?.destroy();
+    // Dropping the socket before the terminating event makes the body end in an error.
+    sink.log.settle(sink.record, "reset");
+    sink.res.socket?.destroy();
     return;
   }
-  if (x.directives.linger) return; // [DONE] is sent, the connection stays open: "aborted" once the client closes it
-  x.log.settle(x.record, "completed");
-  x.res.end();
+  if (x.directives.linger) return; // the stream is whole, the connection stays open: "aborted" once the client closes it
+  sink.log.settle(sink.record, "completed");
+  sink.res.end();
 }
 
-/** Fails a request taken by an outage: its status with an error body, or a reset for status 0. */
-function failOutage(req: IncomingMessage, res: ServerResponse, record: RequestRecord, carrier: string, status: number, log: RequestLog): void {
+/** Fails a request taken by an outage: its status with the protocol's error body, or a reset for status 0. */
+function failOutage(req: IncomingMessage, res: ServerResponse, record: RequestRecord, carrier: string, status: number, log: RequestLog, wire: Wire): void {
   if (status === 0) {
     log.settle(record, "reset");
     req.socket.resetAndDestroy();
@@ -361,18 +295,51 @@ function failOutage(req: IncomingMessage, res: ServerResponse, record: RequestRe
   }
   record.chunks_sent = 1;
   log.settle(record, "error");
-  sendJson(res, status, errorJson(status, `simulated outage: ${status} from ${carrier}`, "sim_error"));
+  sendJson(res, status, wire.errorBody(status, `simulated outage: ${status} from ${carrier}`));
 }
 
-async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrier: string, ctx: Context): Promise<void> {
+/** The prompt tokens read from and written to the cache: the directives' figures, else the carrier's prompt cache. */
+function cacheUse(ctx: Context, wire: Wire, carrier: string, n: Normalized, d: Directives, promptTokens: number): { read: number; write: number } {
+  let read: number;
+  let write: number;
+  if (d.cacheRead !== undefined || d.cacheWrite !== undefined) {
+    read = d.cacheRead ?? 0;
+    write = wire.reportsCacheWrites ? (d.cacheWrite ?? 0) : 0;
+  } else if (wire.reportsCacheWrites) ({ read, write } = ctx.cache.explicit(`${carrier}\n${n.model}`, n.breakpoints));
+  else {
+    read = wire.implicitStep === null ? 0 : ctx.cache.implicit(`${carrier}\n${n.model}`, n.implicitPrefix, wire.implicitStep);
+    write = 0;
+  }
+  read = Math.min(read, promptTokens);
+  return { read, write: Math.min(write, promptTokens - read) };
+}
+
+/** One completion request in any protocol: auth, body, directives, faults, then the planned answer in the protocol's shapes. */
+async function serveCompletion(
+  req: IncomingMessage,
+  res: ServerResponse,
+  carrier: string,
+  ctx: Context,
+  wire: Wire,
+  path: { pathname: string; model?: string; stream?: boolean },
+): Promise<void> {
   ctx.profiles.touch(carrier);
   const raw = await readBody(req);
   const receivedMonoMs = monotonicMs();
+  const beta = req.headers["anthropic-beta"];
   const record: RequestRecord = {
     tag: null,
     carrier,
+    protocol: wire.name,
+    path: path.pathname,
     body: null,
-    headers: { authorization: req.headers.authorization !== undefined },
+    headers: {
+      authorization: req.headers.authorization !== undefined,
+      x_api_key: req.headers["x-api-key"] !== undefined,
+      x_goog_api_key: req.headers["x-goog-api-key"] !== undefined,
+      anthropic_version: req.headers["anthropic-version"] !== undefined,
+      anthropic_beta: typeof beta === "string" ? beta : null,
+    },
     outcome: "pending",
     chunks_sent: 0,
     connection: ctx.connections.get(req.socket) ?? 0,
@@ -382,7 +349,7 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
   if (typeof raw === "string") {
     ctx.log.add(record);
     ctx.log.settle(record, raw === "aborted" ? "aborted" : "error");
-    if (raw === "too_large") sendJson(res, 413, errorJson(413, "request body too large", "invalid_request_error"));
+    if (raw === "too_large") sendJson(res, 413, wire.errorBody(413, "request body too large", true));
     return;
   }
   let body: unknown;
@@ -391,29 +358,25 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
   } catch {
     body = undefined;
   }
-  const valid = isRecord(body) && Array.isArray(body.messages);
-  const userText = valid ? lastUserText((body as Json).messages as unknown[]) : "";
+  const read = wire.read(body, { model: path.model, stream: path.stream ?? false });
+  const normalized = "messages" in read ? read : null;
+  const userText = normalized ? lastUserText(normalized.messages) : "";
   const directives = parseDirectives(userText, carrier);
   // An outage answers whatever the request says; the message arming it is its first victim.
   if (directives.outage) ctx.outages.armOnce(carrier, userText, directives.outage.requests, directives.outage.status);
   const outageStatus = ctx.outages.take(carrier);
-  if (outageStatus !== undefined) {
-    record.tag = directives.tag ?? null;
-    record.body = body ?? null;
-    ctx.log.add(record);
-    return failOutage(req, res, record, carrier, outageStatus, ctx.log);
-  }
-  if (!isRecord(body) || !Array.isArray(body.messages)) {
-    ctx.log.add(record);
+  record.tag = directives.tag ?? null;
+  record.body = body ?? null;
+  ctx.log.add(record);
+  if (outageStatus !== undefined) return failOutage(req, res, record, carrier, outageStatus, ctx.log, wire);
+  const refused = wire.auth(req) ?? (normalized ? null : (read as Refusal));
+  if (refused) {
+    record.chunks_sent = 1;
     ctx.log.settle(record, "error");
-    const message = body === undefined ? "request body is not valid JSON" : "`messages` must be an array";
-    sendJson(res, 400, errorJson(400, message, "invalid_request_error"));
+    sendJson(res, refused.status, wire.errorBody(refused.status, refused.message, true));
     return;
   }
-  const messages = body.messages as unknown[];
-  record.tag = directives.tag ?? null;
-  record.body = body;
-  ctx.log.add(record);
+  const n = normalized!;
 
   // The client (the router) closing early is what tests want to observe as "aborted".
   const abort = new AbortController();
@@ -436,56 +399,48 @@ async function chatCompletions(req: IncomingMessage, res: ServerResponse, carrie
   if (directives.status !== undefined && directives.status >= 300) {
     record.chunks_sent = 1;
     ctx.log.settle(record, "error");
-    sendJson(res, directives.status, errorJson(directives.status, `simulated ${directives.status} from ${carrier}`, "sim_error"));
+    sendJson(res, directives.status, wire.errorBody(directives.status, `simulated ${directives.status} from ${carrier}`));
     return;
   }
 
-  const model = typeof body.model === "string" ? body.model : "unknown";
-  const reasoningModel = isReasoningModel(model, ctx.catalog.reasoning);
-  // `n` choices answered; `best_of` (when larger) candidates generated and billed.
-  const answered = positiveInt(body.n) ?? 1;
-  const generated = Math.max(answered, positiveInt(body.best_of) ?? 1);
-  const cap = (field: "max_tokens" | "max_completion_tokens") => nonNegativeInt(body[field]);
-  const maxTokens = directives.capField ? cap(directives.capField) : (cap("max_completion_tokens") ?? cap("max_tokens"));
-  const budget = isRecord(body.reasoning) ? positiveInt(body.reasoning.max_tokens) : undefined;
-  const promptTokens = countRequestTokens(body, ctx.catalog.partTokens.get(model) ?? {});
-  const billed = Array.from({ length: generated }, (_, choice) =>
+  const model = n.model;
+  const reasoningModel = directives.reasoningContent || (n.thinks ?? isReasoningModel(model, ctx.catalog.reasoning));
+  const promptTokens = countRequestTokens({ messages: n.messages, tools: n.tools, ...n.extraCounted }, ctx.catalog.partTokens.get(model) ?? {});
+  const billed = Array.from({ length: n.generated }, (_, choice) =>
     planCompletion({
       model,
-      messages,
+      messages: n.messages,
       promptTokens,
-      toolName: directives.toolCall ? (firstToolName(body.tools) ?? "lookup") : undefined,
-      maxTokens,
+      toolName: directives.toolCall ? (firstToolName(n.tools) ?? "lookup") : undefined,
+      maxTokens: n.maxTokens(directives.capField),
       tokens: directives.tokens,
       big: directives.big,
       reasoning: reasoningModel,
       choice,
       reasoningBeyondCap: ctx.catalog.reasoningBeyondCap.has(`${carrier}\n${model}`),
-      reasoningBudget: budget,
+      reasoningBudget: n.reasoningBudget,
     }),
   );
   const exchange: Exchange = {
-    res,
-    record,
-    log: ctx.log,
     directives,
-    signal: abort.signal,
     id: `chatcmpl-${randomBytes(12).toString("hex")}`,
     created: Math.floor(Date.now() / 1000),
     model,
     reasoningModel,
+    showsThinking: n.showsThinking || directives.reasoningContent,
     carrier,
-    plans: billed.slice(0, answered),
+    plans: billed.slice(0, n.answered),
     billed,
+    cache: cacheUse(ctx, wire, carrier, n, directives, promptTokens),
+    request: n,
   };
-  if (body.stream === true) {
-    const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
-    await answerStream(exchange, includeUsage, directives.tps ?? profile.tps ?? undefined);
-  } else {
+  const sink: Sink = { res, record, log: ctx.log, signal: abort.signal };
+  if (n.stream) await answerStream(exchange, wire, sink, directives.tps ?? profile.tps ?? undefined);
+  else {
     // A profiled carrier takes its generation time before a whole answer too (tps= paces streams only).
     const generationMs = profile.source !== "off" && profile.tps !== null ? (billed.reduce((sum, p) => sum + p.completionTokens, 0) * 1000) / profile.tps : 0;
     if (generationMs >= 1 && !(await sleep(generationMs, abort.signal))) return;
-    await answerJson(exchange);
+    await answerJson(exchange, wire, sink);
   }
 }
 
@@ -512,11 +467,23 @@ async function listRequests(url: URL, res: ServerResponse, log: RequestLog): Pro
 }
 
 const CHAT_PATH = /^\/([^/]+)\/v1\/chat\/completions$/;
+const MESSAGES_PATH = /^\/([^/]+)\/v1\/messages$/;
+const GEMINI_PATH = /^\/([^/]+)\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 
 async function route(req: IncomingMessage, res: ServerResponse, ctx: Context): Promise<void> {
   const url = new URL(req.url ?? "/", "http://simulator.invalid");
-  const chat = CHAT_PATH.exec(url.pathname);
-  if (req.method === "POST" && chat) return chatCompletions(req, res, decodeURIComponent(chat[1]!), ctx);
+  const { pathname } = url;
+  const chat = CHAT_PATH.exec(pathname);
+  if (req.method === "POST" && chat) return serveCompletion(req, res, decodeURIComponent(chat[1]!), ctx, openAiWire, { pathname });
+  const messages = MESSAGES_PATH.exec(pathname);
+  if (req.method === "POST" && messages) return serveCompletion(req, res, decodeURIComponent(messages[1]!), ctx, anthropicWire, { pathname });
+  const gemini = GEMINI_PATH.exec(pathname);
+  if (req.method === "POST" && gemini) {
+    const stream = gemini[3] === "streamGenerateContent";
+    if (stream && url.searchParams.get("alt") !== "sse") return sendJson(res, 400, geminiWire.errorBody(400, "this simulator streams with alt=sse only"));
+    return serveCompletion(req, res, decodeURIComponent(gemini[1]!), ctx, geminiWire, { pathname, model: decodeURIComponent(gemini[2]!), stream });
+  }
+  if (req.method === "DELETE" && pathname === "/__sim/cache") return sendJson(res, 200, JSON.stringify({ cleared: ctx.cache.clear() }));
   if (req.method === "GET" && url.pathname === "/health") return sendJson(res, 200, JSON.stringify({ ok: true }));
   if (req.method === "GET" && url.pathname === "/__sim/requests") return listRequests(url, res, ctx.log);
   if (req.method === "GET" && url.pathname === "/__sim/profiles") return listProfiles(url, res, ctx.profiles);
@@ -539,6 +506,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     profiles: new Profiles(mode, tps, catalog.carriers),
     outages: new Outages(),
     connections: new WeakMap(),
+    cache: new PromptCache(),
   };
   const server = createServer((req, res) => {
     route(req, res, ctx).catch((err: unknown) => {

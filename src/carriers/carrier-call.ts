@@ -4,6 +4,7 @@ import { carrierSecret } from "./carrier-secret";
 import { settings } from "../settings";
 import type { ChatRequest } from "../request/chat-request";
 import { carrierProtocol, type CarrierProtocol } from "../protocols/outbound";
+import { carrierHeaders } from "./carrier-headers";
 
 export function carrierTimeoutMs(env: Env): number {
   return settings(env).CARRIER_TIMEOUT_MS;
@@ -15,13 +16,6 @@ export function carrierUrl(env: Env, endpoint: PricedEndpoint, stream: boolean):
   const override = settings(env).CARRIER_BASE_URL_OVERRIDE;
   const base = override ? `${override.replace(/\/$/, "")}/${endpoint.provider}${protocol.basePath}` : endpoint.providerEntry.base_url;
   return protocol.url(base, endpoint, stream);
-}
-
-/** The carrier's request headers: its protocol's, and its key the way the carrier takes it (the catalog's `auth`, else the protocol's). */
-export function carrierHeaders(endpoint: PricedEndpoint, key: string): Record<string, string> {
-  const protocol = carrierProtocol(endpoint);
-  const auth = endpoint.providerEntry.auth ?? protocol.defaultAuth;
-  return { ...protocol.headers, ...(auth === "bearer" ? { authorization: `Bearer ${key}` } : { [auth]: key }) };
 }
 
 /**

@@ -7,7 +7,7 @@ import { readUsage } from "../../src/request/usage";
 import { anthropicMessages } from "../../src/protocols/outbound/anthropic";
 import { anthropicBody } from "../../src/protocols/outbound/anthropic/request";
 import { carrierProtocol } from "../../src/protocols/outbound";
-import { carrierHeaders } from "../../src/carriers/carrier-call";
+import { carrierHeaders } from "../../src/carriers/carrier-headers";
 
 // The Anthropic Messages carrier adapter, both directions, from wire fixtures in Anthropic's documented shapes.
 const catalog = Catalog.parse(catalogJson);

@@ -6,7 +6,7 @@ import { Untranslatable } from "../../src/request/errors";
 import { readUsage } from "../../src/request/usage";
 import { gemini } from "../../src/protocols/outbound/gemini";
 import { carrierProtocol } from "../../src/protocols/outbound";
-import { carrierHeaders } from "../../src/carriers/carrier-call";
+import { carrierHeaders } from "../../src/carriers/carrier-headers";
 
 // The Gemini carrier adapter, both directions, from wire fixtures in Gemini's documented shapes.
 const catalog = Catalog.parse(catalogJson);
@@ -184,7 +184,7 @@ describe("Gemini carrier: the answer", () => {
   const read = (json: unknown) => {
     const r = gemini.answer(json, ask);
     if (!("answer" in r)) throw new Error(r.unusable);
-    return r.answer;
+    return r.answer as Json;
   };
 
   it("text, thoughts and usage with cached tokens counted once (promptTokenCount includes them)", () => {
@@ -299,7 +299,7 @@ describe("Gemini carrier: the stream", () => {
   };
   const decode = (events: Json[], req: Json = {}) => {
     const decoder = gemini.streamDecoder(body({ messages: [{ role: "user", content: "x" }], ...req }))!;
-    return decoder === null ? [] : events.flatMap((e) => decoder(ev(e))).map((e) => (e.data === "[DONE]" ? "[DONE]" : JSON.parse(e.data)));
+    return events.flatMap((e) => decoder(ev(e))).map((e): Json | "[DONE]" => (e.data === "[DONE]" ? "[DONE]" : JSON.parse(e.data)));
   };
   const part = (parts: Json[], extra: Json = {}, usage?: Json) => ({
     candidates: [{ content: { role: "model", parts }, index: 0, ...extra }],

@@ -4,7 +4,7 @@ import { Catalog } from "../../src/catalog/catalog";
 import { chatRequestSchema } from "../../src/request/chat-request";
 import { openAiChat as openAiCompatible } from "../../src/protocols/outbound/openai-chat";
 import { carrierProtocol } from "../../src/protocols/outbound";
-import { carrierHeaders } from "../../src/carriers/carrier-call";
+import { carrierHeaders } from "../../src/carriers/carrier-headers";
 import { openAiChat } from "../../src/protocols/inbound/openai-chat";
 import { CALLER_PROTOCOLS } from "../../src/protocols/inbound";
 import { plainUsage } from "../../src/request/usage";

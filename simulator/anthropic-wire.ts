@@ -1,0 +1,246 @@
+// Anthropic's Messages API (`POST /v1/messages`), as api.anthropic.com speaks it.
+import type { IncomingMessage } from "node:http";
+import { isRecord, type Json } from "./http";
+import { counts, joined, named, sign, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
+
+const TOP_LEVEL = new Set([
+  "model",
+  "messages",
+  "max_tokens",
+  "system",
+  "metadata",
+  "stop_sequences",
+  "stream",
+  "temperature",
+  "top_p",
+  "top_k",
+  "tools",
+  "tool_choice",
+  "thinking",
+  "service_tier",
+  "container",
+  "mcp_servers",
+]);
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  402: "billing_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
+};
+const STOP_REASONS = { stop: "end_turn", length: "max_tokens", tool_calls: "tool_use" } as const;
+const MAX_BREAKPOINTS = 4;
+
+const refuse = (message: string): Refusal => ({ status: 400, message });
+
+/** A block's text as the prompt counts it. */
+function blockText(b: Json): string {
+  if (typeof b.text === "string") return b.text;
+  if (b.type === "tool_result")
+    return typeof b.content === "string" ? b.content : Array.isArray(b.content) ? (b.content as Json[]).map(blockText).join("\n") : "";
+  if (b.type === "tool_use") return `${String(b.name)} ${JSON.stringify(b.input ?? {})}`;
+  return "";
+}
+
+/** Checks one message's blocks the way Anthropic does; returns why it refuses, if it does. */
+function checkBlocks(role: string, blocks: Json[]): string | null {
+  for (const b of blocks) {
+    const t = b.type;
+    if (t === "thinking") {
+      if (role !== "assistant") return "thinking blocks may only appear in assistant turns";
+      if (typeof b.signature !== "string" || b.signature !== sign(String(b.thinking ?? ""))) return "Invalid `signature` in `thinking` block";
+    } else if (t === "tool_use" && role !== "assistant") return "tool_use blocks may only appear in assistant turns";
+    else if (t === "tool_result" && role !== "user") return "tool_result blocks may only appear in user turns";
+    else if (!["text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking"].includes(String(t)))
+      return `unknown content block type ${JSON.stringify(t)}`;
+  }
+  return null;
+}
+
+function usage(x: Exchange, outputTokens: number): Json {
+  const c = counts(x);
+  return {
+    input_tokens: c.prompt - x.cache.read - x.cache.write,
+    cache_creation_input_tokens: x.cache.write,
+    cache_read_input_tokens: x.cache.read,
+    output_tokens: outputTokens,
+  };
+}
+
+function content(x: Exchange): Json[] {
+  const plan = x.plans[0]!;
+  const blocks: Json[] = [];
+  if (x.reasoningModel && plan.reasoning.length && x.showsThinking)
+    blocks.push({ type: "thinking", thinking: joined(plan.reasoning), signature: sign(joined(plan.reasoning)) });
+  if (plan.content.length) blocks.push({ type: "text", text: joined(plan.content) });
+  if (plan.toolCall)
+    blocks.push({ type: "tool_use", id: toolUseId(x), name: plan.toolCall.name, input: JSON.parse(plan.toolCall.arguments.join("")) as unknown });
+  return blocks;
+}
+
+function toolUseId(x: Exchange): string {
+  return `toolu_${x.id.slice(-12)}`;
+}
+
+export const anthropicWire: Wire = {
+  name: "anthropic-messages",
+  reportsCacheWrites: true,
+  implicitStep: null,
+
+  auth(req: IncomingMessage): Refusal | null {
+    if (typeof req.headers["x-api-key"] !== "string") return { status: 401, message: "x-api-key header is required" };
+    if (typeof req.headers["anthropic-version"] !== "string") return { status: 400, message: "anthropic-version: header is required" };
+    return null;
+  },
+
+  read(body): Normalized | Refusal {
+    if (!isRecord(body)) return refuse("request body is not a JSON object");
+    for (const key of Object.keys(body)) if (!TOP_LEVEL.has(key)) return refuse(`${key}: Extra inputs are not permitted`);
+    if (typeof body.model !== "string") return refuse("model: Field required");
+    if (typeof body.max_tokens !== "number" || !Number.isInteger(body.max_tokens) || body.max_tokens < 1)
+      return refuse("max_tokens: Field required (a positive integer)");
+    if (!Array.isArray(body.messages) || body.messages.length === 0) return refuse("messages: Field required (a non-empty array)");
+    const maxTokens = body.max_tokens;
+    const messages: unknown[] = [];
+    const texts: string[] = [];
+    const breakpoints: string[] = [];
+    let marks = 0;
+    const mark = (b: Json) => {
+      if (b.cache_control !== undefined) {
+        marks++;
+        breakpoints.push(texts.join("\n"));
+      }
+    };
+    // System blocks, then tools, then messages: the order Anthropic caches prefixes in.
+    const system = typeof body.system === "string" ? [{ type: "text", text: body.system }] : Array.isArray(body.system) ? (body.system as Json[]) : [];
+    for (const b of system) {
+      texts.push(blockText(b));
+      mark(b);
+    }
+    if (system.length) messages.push({ role: "system", content: system.map(blockText).join("\n") });
+    const tools = Array.isArray(body.tools) ? (body.tools as Json[]) : [];
+    for (const t of tools) {
+      if (typeof t.name !== "string" || !isRecord(t.input_schema)) return refuse("tools: each tool needs a name and an input_schema object");
+      texts.push(JSON.stringify(t));
+      mark(t);
+    }
+    let expected = "user";
+    for (const [i, m] of (body.messages as unknown[]).entries()) {
+      if (!isRecord(m) || (m.role !== "user" && m.role !== "assistant")) return refuse(`messages.${i}.role: must be "user" or "assistant"`);
+      if (m.role !== expected)
+        return refuse(`messages: roles must alternate between "user" and "assistant", starting with "user" (messages.${i} is ${m.role})`);
+      expected = m.role === "user" ? "assistant" : "user";
+      const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? (m.content as Json[]) : null;
+      if (!blocks) return refuse(`messages.${i}.content: must be a string or an array of blocks`);
+      const why = checkBlocks(m.role, blocks);
+      if (why) return refuse(`messages.${i}.content: ${why}`);
+      for (const b of blocks) {
+        texts.push(blockText(b));
+        mark(b);
+      }
+      const calls = blocks
+        .filter((b) => b.type === "tool_use")
+        .map((b) => ({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }));
+      const parts = blocks.map((b) =>
+        b.type === "image" ? { type: "image_url" } : b.type === "document" ? { type: "file" } : { type: "text", text: blockText(b) },
+      );
+      messages.push({ role: m.role, content: parts, ...(calls.length ? { tool_calls: calls } : {}) });
+    }
+    if (marks > MAX_BREAKPOINTS) return refuse(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marks}.`);
+    const thinking = isRecord(body.thinking) ? body.thinking : undefined;
+    if (thinking && thinking.type === "enabled") {
+      const budget = thinking.budget_tokens;
+      if (typeof budget !== "number" || budget < 1024) return refuse("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
+      if (budget >= maxTokens) return refuse("`max_tokens` must be greater than `thinking.budget_tokens`");
+    }
+    const thinks = thinking?.type === "enabled";
+    return {
+      model: body.model,
+      messages,
+      tools: tools.map((t) => ({ type: "function", function: { name: t.name, parameters: t.input_schema } })),
+      extraCounted: { tool_choice: body.tool_choice },
+      stream: body.stream === true,
+      includeUsage: true,
+      answered: 1,
+      generated: 1,
+      maxTokens: () => maxTokens,
+      reasoningBudget: undefined,
+      thinks,
+      showsThinking: thinks,
+      breakpoints,
+      implicitPrefix: "",
+    };
+  },
+
+  errorBody(status, message) {
+    return JSON.stringify({ type: "error", error: { type: ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"), message } });
+  },
+
+  answerJson(x) {
+    const plan = x.plans[0]!;
+    const message: Json = {
+      id: `msg_${x.id.slice(-24)}`,
+      type: "message",
+      role: "assistant",
+      model: x.model,
+      content: content(x),
+      stop_reason: x.directives.noFinish ? null : STOP_REASONS[plan.finishReason],
+      stop_sequence: null,
+    };
+    if (!x.directives.noUsage) message.usage = usage(x, counts(x).completion);
+    return JSON.stringify(message);
+  },
+
+  streamEvents(x) {
+    const plan = x.plans[0]!;
+    const events: StreamEvent[] = [];
+    const start: Json = {
+      id: `msg_${x.id.slice(-24)}`,
+      type: "message",
+      role: "assistant",
+      model: x.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+    };
+    if (!x.directives.noUsage) start.usage = usage(x, 1);
+    events.push(named("message_start", { type: "message_start", message: start }), named("ping", { type: "ping" }));
+    let index = 0;
+    const block = (startBlock: Json, deltas: Json[], extra: Json[] = []) => {
+      events.push(named("content_block_start", { type: "content_block_start", index, content_block: startBlock }));
+      for (const delta of deltas) events.push(named("content_block_delta", { type: "content_block_delta", index, delta }, true));
+      for (const delta of extra) events.push(named("content_block_delta", { type: "content_block_delta", index, delta }));
+      events.push(named("content_block_stop", { type: "content_block_stop", index }));
+      index++;
+    };
+    if (x.reasoningModel && plan.reasoning.length && x.showsThinking)
+      block(
+        { type: "thinking", thinking: "", signature: "" },
+        plan.reasoning.map((w) => ({ type: "thinking_delta", thinking: w })),
+        [{ type: "signature_delta", signature: sign(joined(plan.reasoning)) }],
+      );
+    if (plan.content.length)
+      block(
+        { type: "text", text: "" },
+        plan.content.map((w) => ({ type: "text_delta", text: w })),
+      );
+    if (plan.toolCall)
+      block(
+        { type: "tool_use", id: toolUseId(x), name: plan.toolCall.name, input: {} },
+        plan.toolCall.arguments.map((f) => ({ type: "input_json_delta", partial_json: f })),
+      );
+    if (x.directives.malformed) events.splice(Math.floor(events.length / 2), 0, this.malformedEvent(x));
+    const delta: Json = { type: "message_delta", delta: { stop_reason: x.directives.noFinish ? null : STOP_REASONS[plan.finishReason], stop_sequence: null } };
+    if (!x.directives.noUsage) delta.usage = { output_tokens: counts(x).completion };
+    events.push(named("message_delta", delta), named("message_stop", { type: "message_stop" }));
+    return events;
+  },
+
+  malformedEvent() {
+    return { text: 'event: content_block_delta\ndata: {"type":"content_block_delta", not json\n\n', token: false };
+  },
+};
