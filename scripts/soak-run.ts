@@ -92,7 +92,12 @@ const SHAPES = [
     directive: "[sim cache_read=24 cache_write=8]",
     extra: {},
   },
-  { name: "thinking", model: () => "anthropic/claude-haiku-4.5", directive: "[sim reasoning_content]", extra: { max_tokens: 2048, reasoning: { effort: "low" } } },
+  {
+    name: "thinking",
+    model: () => "anthropic/claude-haiku-4.5",
+    directive: "[sim reasoning_content]",
+    extra: { max_tokens: 2048, max_completion_tokens: 2048, reasoning: { effort: "low" } },
+  },
   {
     name: "tool_call",
     model: () => "openai/gpt-oss-20b",
@@ -195,7 +200,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         kinds.set(gid, track.what);
         track.what += ` ${gid}`;
       }
-      if (!ALLOWED.has(res.status) && FAULT_STATUS[fault] !== res.status) report.unexpected.push(`${res.status} ${(await res.text()).slice(0, 200)}`);
+      if (!ALLOWED.has(res.status) && FAULT_STATUS[fault] !== res.status) {
+        report.unexpected.push(`${res.status} ${(await res.text()).slice(0, 200)}`);
+        return; // its body is read
+      }
       if (res.status === 200 && stream) {
         const reader = res.body!.getReader();
         if (disconnect) {

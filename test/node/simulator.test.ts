@@ -799,7 +799,12 @@ describe("resets, hangs and the request log", () => {
         received_mono_ms: expect.any(Number),
         first_write_mono_ms: expect.any(Number),
       },
-      expect.objectContaining({ carrier: "cerebras", body: { ...body, stream: true }, headers: expect.objectContaining({ authorization: false }), outcome: "completed" }),
+      expect.objectContaining({
+        carrier: "cerebras",
+        body: { ...body, stream: true },
+        headers: expect.objectContaining({ authorization: false }),
+        outcome: "completed",
+      }),
     ]);
     expect(requests[1]!.chunks_sent).toBeGreaterThan(3);
     expect(await records("no-such-tag", { waitMs: 1 })).toEqual([]);
