@@ -21,6 +21,8 @@ export function routingMetadata(m: {
   available: PricedEndpoint[];
   selected: PricedEndpoint | null;
   attempts: RouterAttempt[];
+  /** Request fields the serving carrier's protocol left out (it has no such parameter). */
+  dropped?: string[];
 }) {
   const selectedName = m.selected?.providerEntry.name ?? "none";
   return {
@@ -36,5 +38,7 @@ export function routingMetadata(m: {
       available: m.available.map((e) => ({ model: e.modelId, provider: e.providerEntry.name, selected: e === m.selected })),
     },
     attempts: m.attempts,
+    // RouterParams takes any field: what the carrier that served could not be sent.
+    ...(m.dropped?.length ? { params: { dropped_parameters: m.dropped } } : {}),
   };
 }

@@ -1,10 +1,12 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import type { AnswerFacts } from "../protocols/inbound/caller-protocol";
 import { routingMetadata } from "../routing/routing-metadata";
+import { carrierProtocol } from "../protocols/outbound";
+import type { ChatRequest } from "../request/chat-request";
 import type { RequestContext } from "./request-context";
 
 /** What the caller's answer names beyond the carrier's: the generation, the model as asked, the carrier, and the routing metadata when asked for. */
-export function answerFacts(rc: RequestContext, selected: PricedEndpoint): AnswerFacts {
+export function answerFacts(rc: RequestContext, selected: PricedEndpoint, body: ChatRequest): AnswerFacts {
   return {
     genId: rc.genId,
     model: rc.model,
@@ -18,6 +20,7 @@ export function answerFacts(rc: RequestContext, selected: PricedEndpoint): Answe
             available: rc.metadata.available,
             selected,
             attempts: rc.attempts.attemptsSoFar(),
+            dropped: carrierProtocol(selected).leftOut(body),
           })
         : null,
   };

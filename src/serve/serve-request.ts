@@ -79,7 +79,11 @@ async function serveAnswer(
 ): Promise<Answered> {
   const served = await carrierFor(rc, body, plan, endpoints, false, (call, e) => readAnswer(call, carrierProtocol(e), body), signal);
   const account = accountAnswer(body, served.endpoint, served.value, Date.now());
-  const json = protocol.answer(served.value, { tokens: account.tokens, charged: account.charged, endpoint: served.endpoint }, answerFacts(rc, served.endpoint));
+  const json = protocol.answer(
+    served.value,
+    { tokens: account.tokens, charged: account.charged, endpoint: served.endpoint },
+    answerFacts(rc, served.endpoint, body),
+  );
   const response = new Response(JSON.stringify(json), { headers: { "content-type": "application/json", "x-generation-id": rc.genId } });
   return { response, outcome: servedOutcome(account) };
 }
@@ -109,7 +113,7 @@ async function serveStream(
     {
       body,
       endpoint: served.endpoint,
-      renderer: protocol.stream(answerFacts(rc, served.endpoint), served.endpoint),
+      renderer: protocol.stream(answerFacts(rc, served.endpoint, body), served.endpoint),
       decoder: carrierProtocol(served.endpoint).streamDecoder(body),
       limits: relayLimits(rc.env),
       idleMs: carrierTimeoutMs(rc.env),

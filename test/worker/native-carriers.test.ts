@@ -231,6 +231,22 @@ describe("Anthropic: signed thinking", () => {
     expect(sent!.body.messages[1].content[0]).toEqual({ type: "thinking", thinking: signed.text, signature: signed.signature });
   });
 
+  it("parameters Anthropic has no place for are left out and named in the routing metadata; require_parameters keeps the carrier out", async () => {
+    const tag = uniqueTag();
+    const { res, json } = await answered(
+      CLAUDE,
+      { frequency_penalty: 0.5, seed: 3, n: 1, ...user(`x [sim tokens=2 tag=${tag}]`) },
+      { "x-openrouter-metadata": "enabled" },
+    );
+    expect(res.status).toBe(200);
+    expect(json.openrouter_metadata.params).toEqual({ dropped_parameters: ["frequency_penalty", "seed"] });
+    const [sent] = await simRequests(tag);
+    expect(sent!.body).not.toHaveProperty("frequency_penalty");
+    const strict = await answered(CLAUDE, { frequency_penalty: 0.5, provider: { require_parameters: true }, ...user("x") });
+    expect(strict.res.status).toBe(404);
+    expect(strict.json.error.message).toMatch(/frequency_penalty/);
+  });
+
   it("what Anthropic cannot take is refused with a 400 naming it, nothing charged", async () => {
     const { res, json } = await answered(CLAUDE, { response_format: { type: "json_object" }, ...user("json please") });
     expect(res.status).toBe(400);

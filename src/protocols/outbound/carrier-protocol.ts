@@ -26,6 +26,11 @@ export interface CarrierProtocol {
   url(base: string, endpoint: PricedEndpoint, stream: boolean): string;
   /** The protocol's own request headers (the key is added by its auth: src/carriers/carrier-call.ts). */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The request's fields this protocol leaves out (it has no such parameter), named in the routing
+   * metadata (`params.dropped_parameters`); `provider.require_parameters` keeps such carriers out instead.
+   */
+  leftOut(body: ChatRequest): string[];
   /** A non-stream answer's JSON as the canonical answer, or why it is unusable; `body` is the request it answers (e.g. `reasoning.exclude`). */
   answer(json: unknown, body: ChatRequest): AnswerOrUnusable;
   /** Whether an answer's content type is this protocol's event stream. */

@@ -28,6 +28,10 @@ export const openAiChat: CarrierProtocol = {
     };
   },
 
+  leftOut() {
+    return []; // every field goes as sent
+  },
+
   url(base) {
     return `${base.replace(/\/$/, "")}/chat/completions`;
   },

@@ -1,5 +1,6 @@
 import type { CarrierProtocol } from "../carrier-protocol";
-import { anthropicBody } from "./request";
+import { anthropicBody, NOT_TAKEN } from "./request";
+import { presentFields } from "../../../request/present-fields";
 import { anthropicAnswer } from "./answer";
 import { AnthropicStreamDecoder } from "./stream";
 import { excludesReasoning } from "../../../request/reasoning";
@@ -20,6 +21,10 @@ export const anthropicMessages: CarrierProtocol = {
 
   bodies(body, stream, userHash) {
     return (endpoint) => JSON.stringify(anthropicBody(body, stream, userHash, endpoint));
+  },
+
+  leftOut(body) {
+    return presentFields(body, NOT_TAKEN);
   },
 
   url(base) {

@@ -1,7 +1,8 @@
 import type { CarrierProtocol } from "../carrier-protocol";
 import { returnedChoices } from "../../../request/billed-fields";
 import { excludesReasoning } from "../../../request/reasoning";
-import { geminiBody } from "./request";
+import { geminiBody, NOT_TAKEN } from "./request";
+import { presentFields } from "../../../request/present-fields";
 import { geminiAnswer } from "./answer";
 import { GeminiStreamDecoder } from "./stream";
 
@@ -19,6 +20,10 @@ export const gemini: CarrierProtocol = {
   bodies(body) {
     // Gemini has no `user` field: the caller's user (hashed) does not travel.
     return (endpoint) => JSON.stringify(geminiBody(body, endpoint));
+  },
+
+  leftOut(body) {
+    return presentFields(body, NOT_TAKEN);
   },
 
   url(base, endpoint, stream) {

@@ -7,6 +7,9 @@ type Obj = Record<string, unknown>;
 type Part = Obj;
 type Content = { role: "user" | "model"; parts: Part[] };
 
+/** Chat fields Gemini's API has no place for: left out (named in the routing metadata). */
+export const NOT_TAKEN = ["logprobs", "top_logprobs", "logit_bias", "best_of", "parallel_tool_calls", "user"] as const;
+
 /** The `reasoning_details` format of Gemini's thought signatures. */
 export const GEMINI_REASONING_FORMAT = "google-gemini-v1";
 /** Gemini's least thinking budget where thinking can be set (2.5 Flash takes 0 to turn it off; Pro at least 128). */
