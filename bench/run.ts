@@ -96,6 +96,12 @@ const PROTOCOL_MODELS = [
   ["gemini", "google/gemini-2.5-flash"],
 ] as const;
 const PROTOCOL_CHUNKS = 200;
+/** The same stream for every protocol: reasoning off, so all 200 tokens are content chunks (Gemini 2.5 thinks by default). */
+function protocolBody(model: string): Buffer {
+  return Buffer.from(
+    JSON.stringify({ ...(JSON.parse(chatBody({ model, stream: true, tokens: PROTOCOL_CHUNKS }).toString()) as object), reasoning: { enabled: false } }),
+  );
+}
 const PROTOCOL_CONCURRENCY = 4;
 const PROTOCOL_ROUNDS = 2;
 const STREAM_CONCURRENCY = [1, 16];
@@ -363,7 +369,7 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
                 durationMs: D.streamMs,
                 stream: true,
                 key: main.key,
-                body: chatBody({ model, stream: true, tokens: PROTOCOL_CHUNKS }),
+                body: protocolBody(model),
                 simulatorPid: sim.pid,
               }),
             );

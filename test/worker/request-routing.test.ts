@@ -94,16 +94,18 @@ describe("price-weighted balancing (ROUTING_BALANCE=price)", () => {
     expect(leads.size).toBeGreaterThan(1);
   });
 
-  it("a session sticks to one carrier: every request of it is drawn the same (session_id or x-session-id); the record keeps it", async () => {
+  it("a session sticks to one carrier (its prompt cache stays warm): every request of it is drawn the same (session_id, x-session-id or x-claude-code-session-id); the record keeps it", async () => {
     const a = await newAccount(10);
     const vars = { ROUTING_BALANCE: "price" };
     const expected = (session: string) => balanceByPrice(catalog.endpoints(LLAMA), routingRandom(vars, { accountId: a.accountId, id: session }))[0]!.provider;
     for (const session of ["conv-1", "conv-2", "conv-3"]) {
-      for (let i = 0; i < 4; i++) {
+      for (let i = 0; i < 6; i++) {
         const tag = uniqueTag();
-        const viaHeader = i % 2 === 1;
-        const body = { model: LLAMA, ...(viaHeader ? {} : { session_id: session }), ...user(`turn ${i} [sim tag=${tag}]`) };
-        const { res } = await chatWithVars(vars, a.key, body, viaHeader ? { "x-session-id": session } : {});
+        // Turns alternate the ways of naming the session: the body, x-session-id, Claude Code's x-claude-code-session-id.
+        const via = i % 3;
+        const body = { model: LLAMA, ...(via === 0 ? { session_id: session } : {}), ...user(`turn ${i} [sim tag=${tag}]`) };
+        const headers: Record<string, string> = via === 1 ? { "x-session-id": session } : via === 2 ? { "x-claude-code-session-id": session } : {};
+        const { res } = await chatWithVars(vars, a.key, body, headers);
         expect(res.status).toBe(200);
         const { id } = (await res.json()) as Json;
         expect((await simRequests(tag))[0]!.carrier).toBe(expected(session));
