@@ -264,6 +264,30 @@ describe("Anthropic carrier: the answer", () => {
       usage: { promptTokens: 10, completionTokens: 5, reasoningTokens: 4, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0 },
     },
     {
+      name: "parallel tool calls, with the text before them",
+      json: message(
+        [
+          { type: "text", text: "Both:" },
+          { type: "tool_use", id: "toolu_a", name: "weather", input: { city: "Paris" } },
+          { type: "tool_use", id: "toolu_b", name: "weather", input: { city: "Rome" } },
+        ],
+        "tool_use",
+      ),
+      choice: {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: "Both:",
+          tool_calls: [
+            { id: "toolu_a", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } },
+            { id: "toolu_b", type: "function", function: { name: "weather", arguments: '{"city":"Rome"}' } },
+          ],
+        },
+        finish_reason: "tool_calls",
+      },
+      usage: { promptTokens: 10, completionTokens: 5, reasoningTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0 },
+    },
+    {
       name: "max_tokens → length",
       json: message([{ type: "text", text: "Hel" }], "max_tokens"),
       choice: { index: 0, message: { role: "assistant", content: "Hel" }, finish_reason: "length" },
@@ -391,6 +415,27 @@ describe("Anthropic carrier: the stream", () => {
     expect(JSON.stringify(out)).not.toContain("secret");
     expect(JSON.stringify(out)).not.toContain("reasoning_details");
     expect((out.at(-2) as Json).usage.completion_tokens_details.reasoning_tokens).toBe(3);
+  });
+
+  it("parallel tool calls: each tool_use block its own tool call index, its arguments to it", () => {
+    const out = decode([
+      start,
+      { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_a", name: "f", input: {} } },
+      { type: "content_block_start", index: 1, content_block: { type: "tool_use", id: "toolu_b", name: "g", input: {} } },
+      { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"b":2}' } },
+      { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a":1}' } },
+      { type: "content_block_stop", index: 0 },
+      { type: "content_block_stop", index: 1 },
+      { type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 12 } },
+      { type: "message_stop" },
+    ]);
+    const calls = out.filter((c) => c !== "[DONE]" && c.choices[0]?.delta.tool_calls).map((c: Json) => c.choices[0].delta.tool_calls[0]);
+    expect(calls).toEqual([
+      { index: 0, id: "toolu_a", type: "function", function: { name: "f", arguments: "" } },
+      { index: 1, id: "toolu_b", type: "function", function: { name: "g", arguments: "" } },
+      { index: 1, function: { arguments: '{"b":2}' } },
+      { index: 0, function: { arguments: '{"a":1}' } },
+    ]);
   });
 
   it("a mid-stream error event becomes an error chunk (the caller's stream fails)", () => {

@@ -168,6 +168,38 @@ const CHAT_CASES: ChatCase[] = [
   { name: "a tool call", model: LLAMA, content: "Look it up [sim tool_call tokens=5]", extra: { tools: [LOOKUP_TOOL] }, tool: true },
   { name: "the carrier's own provider field", model: LLAMA, content: "Hi [sim provider_field tokens=4]" },
   { name: "a free model", model: "openai/gpt-oss-20b:free", content: "Free [sim tokens=4]", reasoning: true, free: true },
+  // Native carriers: their answers and streams, translated, conform too — cache reads and writes in the usage, signed thinking, tool calls.
+  { name: "Anthropic, cache read and write", model: "anthropic/claude-haiku-4.5", content: `${"ctx ".repeat(60)} [sim tokens=6 cache_read=20 cache_write=10]` },
+  {
+    name: "Anthropic, signed thinking",
+    model: "anthropic/claude-sonnet-4.5",
+    content: "Think [sim tokens=8]",
+    extra: { max_tokens: 3000, reasoning: { effort: "low" } },
+    reasoning: true,
+  },
+  {
+    name: "Anthropic, a tool call",
+    model: "anthropic/claude-haiku-4.5",
+    content: "Look it up [sim tool_call tokens=5]",
+    extra: { tools: [LOOKUP_TOOL] },
+    tool: true,
+  },
+  {
+    name: "Gemini, thoughts shown and a cache read",
+    model: "google/gemini-2.5-flash",
+    content: `${"ctx ".repeat(60)} [sim tokens=8 cache_read=20]`,
+    extra: { reasoning: { effort: "low" } },
+    reasoning: true,
+  },
+  {
+    name: "Gemini, a tool call",
+    model: "google/gemini-2.5-pro",
+    content: "Look it up [sim tool_call tokens=5]",
+    extra: { tools: [LOOKUP_TOOL] },
+    tool: true,
+    reasoning: true,
+  },
+  { name: "OpenAI, a cache read", model: "openai/gpt-5-mini", content: `${"ctx ".repeat(60)} [sim tokens=6 cache_read=20]`, reasoning: true },
 ];
 
 describe.each(CHAT_CASES)("POST /chat/completions: $name", ({ model, content, extra, reasoning, tool, free }) => {

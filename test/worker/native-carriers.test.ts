@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { chat, debited, get, newAccount, generation, user } from "./helpers";
+import { chat, debited, get, newAccount, generation, uncachedCost, user } from "./helpers";
 import { readSse } from "./sse";
 import { simRequests, uniqueTag } from "./sim";
 import catalogJson from "../../catalog.json";
@@ -196,6 +196,16 @@ describe.each([
     expect(g).toMatchObject({ status: want, total_cost: 0 });
   });
 
+  it("a stream whose carrier reports no usage ends cleanly and is charged our estimate of what it delivered", async () => {
+    const { a, res, events } = await streamed(model, user("no usage [sim tokens=12 no_usage]"));
+    expect(events.at(-1)).toBe("[DONE]");
+    await debited(a.accountId);
+    const g = (await generation(a.key, res.headers.get("x-generation-id")!)) as Json;
+    expect(g).toMatchObject({ status: 200, finish_reason: "stop", usage_source: "estimate", insured: false });
+    expect(g.tokens_completion).toBeGreaterThanOrEqual(12);
+    expect(nano(g.total_cost)).toBe(uncachedCost(g.tokens_prompt, g.tokens_completion, endpointOf(model)));
+  });
+
   it("a stream the carrier cuts mid-way fails for the caller and is charged the estimate of what was delivered", async () => {
     const { a, res, chunks } = await streamed(model, user("long [sim tokens=40 reset_after=5]"));
     expect(chunks.at(-1)).toMatchObject({ error: { code: 502 }, choices: [{ finish_reason: "error" }] });
@@ -251,6 +261,20 @@ describe("Anthropic: signed thinking", () => {
     const { res, json } = await answered(CLAUDE, { response_format: { type: "json_object" }, ...user("json please") });
     expect(res.status).toBe(400);
     expect(json.error.message).toMatch(/response_format json_object/);
+  });
+});
+
+describe("Gemini: structured output", () => {
+  it("response_format json_schema goes as responseMimeType and responseJsonSchema", async () => {
+    const tag = uniqueTag();
+    const schema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] };
+    const { res } = await answered(GEMINI, {
+      response_format: { type: "json_schema", json_schema: { name: "a", schema } },
+      ...user(`json [sim tokens=4 tag=${tag}]`),
+    });
+    expect(res.status).toBe(200);
+    const [sent] = await simRequests(tag);
+    expect(sent!.body.generationConfig).toMatchObject({ responseMimeType: "application/json", responseJsonSchema: schema });
   });
 });
 
