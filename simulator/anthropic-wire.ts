@@ -20,7 +20,9 @@ const TOP_LEVEL = new Set([
   "service_tier",
   "container",
   "mcp_servers",
+  "output_format", // structured outputs, with their beta flag only
 ]);
+const STRUCTURED_OUTPUTS_BETA = "structured-outputs-2025-11-13";
 const ERROR_TYPES: Record<number, string> = {
   400: "invalid_request_error",
   401: "authentication_error",
@@ -97,9 +99,18 @@ export const anthropicWire: Wire = {
     return null;
   },
 
-  read(body): Normalized | Refusal {
+  read(body, req): Normalized | Refusal {
     if (!isRecord(body)) return refuse("request body is not a JSON object");
-    for (const key of Object.keys(body)) if (!TOP_LEVEL.has(key)) return refuse(`${key}: Extra inputs are not permitted`);
+    const betas = String(req.headers["anthropic-beta"] ?? "")
+      .split(",")
+      .map((b) => b.trim());
+    for (const key of Object.keys(body))
+      if (!TOP_LEVEL.has(key) || (key === "output_format" && !betas.includes(STRUCTURED_OUTPUTS_BETA))) return refuse(`${key}: Extra inputs are not permitted`);
+    if (
+      body.output_format !== undefined &&
+      (!isRecord(body.output_format) || body.output_format.type !== "json_schema" || !isRecord(body.output_format.schema))
+    )
+      return refuse('output_format: must be {type: "json_schema", schema: {...}}');
     if (typeof body.model !== "string") return refuse("model: Field required");
     if (typeof body.max_tokens !== "number" || !Number.isInteger(body.max_tokens) || body.max_tokens < 1)
       return refuse("max_tokens: Field required (a positive integer)");

@@ -358,7 +358,7 @@ async function serveCompletion(
   } catch {
     body = undefined;
   }
-  const read = wire.read(body, { model: path.model, stream: path.stream ?? false });
+  const read = wire.read(body, { model: path.model, stream: path.stream ?? false, headers: req.headers });
   const normalized = "messages" in read ? read : null;
   const userText = normalized ? lastUserText(normalized.messages) : "";
   const directives = parseDirectives(userText, carrier);

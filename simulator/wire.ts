@@ -65,7 +65,7 @@ export interface Wire {
   /** The auth header this protocol's carriers check; null when it is present. */
   auth(req: IncomingMessage): Refusal | null;
   /** The request body as the engine's request, or why the carrier refuses it (400). */
-  read(body: unknown, req: { model?: string; stream: boolean }): Normalized | Refusal;
+  read(body: unknown, req: { model?: string; stream: boolean; headers: IncomingMessage["headers"] }): Normalized | Refusal;
   /** The protocol's error body; `refusal`: the carrier refuses the request itself (not a simulated fault). */
   errorBody(status: number, message: string, refusal?: boolean): string;
   answerJson(x: Exchange): string;

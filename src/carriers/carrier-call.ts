@@ -18,17 +18,20 @@ export function carrierUrl(env: Env, endpoint: PricedEndpoint, stream: boolean):
   return protocol.url(base, endpoint, stream);
 }
 
+/** One attempt as it goes on the wire: the body, and headers this request needs beyond the protocol's own. */
+export type WireRequest = { body: string; headers: Record<string, string> | null };
+
 /**
- * Each attempt's body in its carrier's protocol (src/protocols/outbound/). A protocol prepares the
- * caller's fields (up to 4 MiB) once per request, not once per attempt.
+ * Each attempt's body in its carrier's protocol (src/protocols/outbound/), with the headers it needs. A
+ * protocol prepares the caller's fields (up to 4 MiB) once per request, not once per attempt.
  */
-export function carrierBodies(body: ChatRequest, stream: boolean, userHash: string | null): (endpoint: PricedEndpoint) => string {
+export function carrierBodies(body: ChatRequest, stream: boolean, userHash: string | null): (endpoint: PricedEndpoint) => WireRequest {
   const prepared = new Map<CarrierProtocol, (endpoint: PricedEndpoint) => string>();
   return (endpoint) => {
     const protocol = carrierProtocol(endpoint);
     let bodyFor = prepared.get(protocol);
     if (!bodyFor) prepared.set(protocol, (bodyFor = protocol.bodies(body, stream, userHash)));
-    return bodyFor(endpoint);
+    return { body: bodyFor(endpoint), headers: protocol.requestHeaders(body, endpoint) };
   };
 }
 
@@ -49,7 +52,7 @@ export type CarrierCall = {
 export async function callCarrier(
   env: Env,
   endpoint: PricedEndpoint,
-  body: string,
+  wire: WireRequest,
   stream: boolean,
   clientSignal?: AbortSignal,
 ): Promise<CarrierCall | "not_configured"> {
@@ -62,8 +65,8 @@ export async function callCarrier(
   try {
     const response = await fetch(carrierUrl(env, endpoint, stream), {
       method: "POST",
-      headers: carrierHeaders(endpoint, key),
-      body,
+      headers: wire.headers ? { ...carrierHeaders(endpoint, key), ...wire.headers } : carrierHeaders(endpoint, key),
+      body: wire.body,
       signal: controller.signal,
     });
     return { response, abort: (reason) => controller.abort(reason), signal: controller.signal, answered: () => clearTimeout(timer) };

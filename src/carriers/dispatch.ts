@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
-import { callCarrier, CarrierTimeout, type CarrierCall } from "./carrier-call";
+import { callCarrier, CarrierTimeout, type CarrierCall, type WireRequest } from "./carrier-call";
 import { carrierReason, classifyStatus, exhaustedError, type AttemptFailure } from "./attempts";
 import type { AttemptLog } from "./attempt-log";
 import { TIMEOUT_STATUS, UNREACHABLE_STATUS } from "../db/carrier-attempt";
@@ -23,7 +23,7 @@ export async function dispatch<T>(
   env: Env,
   label: string,
   endpoints: PricedEndpoint[],
-  bodyFor: (endpoint: PricedEndpoint) => string,
+  bodyFor: (endpoint: PricedEndpoint) => WireRequest,
   stream: boolean,
   accept: (call: CarrierCall, endpoint: PricedEndpoint) => Promise<T>,
   log: AttemptLog,
@@ -32,9 +32,9 @@ export async function dispatch<T>(
   const failures: AttemptFailure[] = [];
   for (const endpoint of endpoints) {
     const provider = endpoint.providerEntry.name;
-    let body: string;
+    let wire: WireRequest;
     try {
-      body = bodyFor(endpoint);
+      wire = bodyFor(endpoint);
     } catch (err) {
       // What this carrier's protocol cannot express: rejected without a call (no health fault).
       if (!(err instanceof Untranslatable)) throw err;
@@ -44,7 +44,7 @@ export async function dispatch<T>(
     const at = Date.now();
     let call: CarrierCall | "not_configured";
     try {
-      call = await callCarrier(env, endpoint, body, stream, clientSignal);
+      call = await callCarrier(env, endpoint, wire, stream, clientSignal);
     } catch (err) {
       if (clientSignal?.aborted) throw err;
       log.fail(endpoint, noAnswerStatus(err), at);

@@ -186,10 +186,7 @@ describe("Anthropic carrier: the request", () => {
       { max_tokens: 10, messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "x", format: "wav" } }] }] },
       /do not take input_audio/,
     ],
-    [
-      { max_tokens: 10, messages: [{ role: "user", content: "x" }], response_format: { type: "json_schema", json_schema: { name: "a", schema: {} } } },
-      /response_format json_schema/,
-    ],
+    [{ max_tokens: 10, messages: [{ role: "user", content: "x" }], response_format: { type: "json_object" } }, /response_format json_object has no equivalent/],
     [{ max_tokens: 1000, reasoning: { effort: "low" }, messages: [{ role: "user", content: "x" }] }, /max_tokens above 1024/],
     [
       {
@@ -213,6 +210,26 @@ describe("Anthropic carrier: the request", () => {
   ])("refuses what it cannot express (%#)", (req, message) => {
     expect(() => wire(req)).toThrow(Untranslatable);
     expect(() => wire(req)).toThrow(message);
+  });
+});
+
+describe("Anthropic carrier: structured outputs", () => {
+  const schema = { type: "object", properties: { a: { type: "number" } }, required: ["a"], additionalProperties: false };
+  const req = body({
+    max_tokens: 10,
+    messages: [{ role: "user", content: "x" }],
+    response_format: { type: "json_schema", json_schema: { name: "a", schema } },
+  });
+
+  it("json_schema → output_format with the structured-outputs beta flag, where the model takes it", () => {
+    expect(JSON.parse(anthropicMessages.bodies(req, false, null)(endpoint))).toMatchObject({ output_format: { type: "json_schema", schema } });
+    expect(anthropicMessages.requestHeaders(req, endpoint)).toEqual({ "anthropic-beta": "structured-outputs-2025-11-13" });
+    expect(anthropicMessages.requestHeaders(body({ messages: [{ role: "user", content: "x" }] }), endpoint)).toBeNull();
+  });
+
+  it("refused where the model does not take structured outputs", () => {
+    const haiku = catalog.endpoints("anthropic/claude-haiku-4.5")[0]!;
+    expect(() => anthropicMessages.bodies(req, false, null)(haiku)).toThrow(/does not take structured outputs/);
   });
 });
 

@@ -103,6 +103,7 @@ describe("simulator: Anthropic Messages", () => {
     [ANTHROPIC_HEADERS, { ...claude("x"), n: 2 }, 400, "invalid_request_error"],
     [ANTHROPIC_HEADERS, { ...claude("x"), messages: [{ role: "assistant", content: "a" }] }, 400, "invalid_request_error"],
     [ANTHROPIC_HEADERS, { ...claude("x"), thinking: { type: "enabled", budget_tokens: 500 } }, 400, "invalid_request_error"],
+    [ANTHROPIC_HEADERS, { ...claude("x"), output_format: { type: "json_schema", schema: {} } }, 400, "invalid_request_error"], // without its beta flag
     [ANTHROPIC_HEADERS, claude("x [sim status=529]"), 529, "overloaded_error"],
     [ANTHROPIC_HEADERS, claude("x [sim status=429]"), 429, "rate_limit_error"],
   ])("refuses in Anthropic's error shape (%#)", async (headers, body, status, type) => {

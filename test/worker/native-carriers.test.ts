@@ -264,6 +264,22 @@ describe("Anthropic: signed thinking", () => {
   });
 });
 
+describe("Anthropic: structured outputs", () => {
+  it("json_schema goes as output_format with the beta flag to a model that takes it (Sonnet 4.5); another refuses it clearly", async () => {
+    const tag = uniqueTag();
+    const schema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false };
+    const response_format = { type: "json_schema", json_schema: { name: "a", schema } };
+    const { res } = await answered("anthropic/claude-sonnet-4.5", { response_format, ...user(`json [sim tokens=4 tag=${tag}]`) });
+    expect(res.status).toBe(200);
+    const [sent] = await simRequests(tag);
+    expect(sent!.body.output_format).toEqual({ type: "json_schema", schema });
+    expect(sent!.headers.anthropic_beta).toBe("structured-outputs-2025-11-13");
+    const haiku = await answered(CLAUDE, { response_format, ...user("json") });
+    expect(haiku.res.status).toBe(400);
+    expect(haiku.json.error.message).toMatch(/does not take structured outputs/);
+  });
+});
+
 describe("Gemini: structured output", () => {
   it("response_format json_schema goes as responseMimeType and responseJsonSchema", async () => {
     const tag = uniqueTag();

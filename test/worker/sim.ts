@@ -7,6 +7,7 @@ export type SimRecord = {
   /** The wire protocol the request came in (openai-chat, anthropic-messages, gemini) and its path. */
   protocol: string;
   path: string;
+  headers: { authorization: boolean; x_api_key: boolean; x_goog_api_key: boolean; anthropic_version: boolean; anthropic_beta: string | null };
   outcome: string;
   chunks_sent: number;
   connection: number;

@@ -22,6 +22,8 @@ export interface CarrierProtocol {
    * model id. Throws `Untranslatable` (src/request/errors.ts) for what the protocol cannot express.
    */
   bodies(body: ChatRequest, stream: boolean, userHash: string | null): (endpoint: PricedEndpoint) => string;
+  /** Headers this request needs beyond the protocol's own (e.g. Anthropic's beta flag for structured outputs), or null. */
+  requestHeaders(body: ChatRequest, endpoint: PricedEndpoint): Record<string, string> | null;
   /** The URL of the carrier's completion endpoint, from its base URL. */
   url(base: string, endpoint: PricedEndpoint, stream: boolean): string;
   /** The protocol's own request headers (the key is added by its auth: src/carriers/carrier-call.ts). */

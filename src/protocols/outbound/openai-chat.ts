@@ -28,6 +28,10 @@ export const openAiChat: CarrierProtocol = {
     };
   },
 
+  requestHeaders() {
+    return null;
+  },
+
   leftOut() {
     return []; // every field goes as sent
   },

@@ -1,5 +1,5 @@
 import type { CarrierProtocol } from "../carrier-protocol";
-import { anthropicBody, NOT_TAKEN } from "./request";
+import { anthropicBody, NOT_TAKEN, STRUCTURED_OUTPUTS_BETA, structuredOutput } from "./request";
 import { presentFields } from "../../../request/present-fields";
 import { anthropicAnswer } from "./answer";
 import { AnthropicStreamDecoder } from "./stream";
@@ -21,6 +21,11 @@ export const anthropicMessages: CarrierProtocol = {
 
   bodies(body, stream, userHash) {
     return (endpoint) => JSON.stringify(anthropicBody(body, stream, userHash, endpoint));
+  },
+
+  requestHeaders(body) {
+    // Structured outputs are a beta of the Messages API: the request names it.
+    return structuredOutput(body) ? { "anthropic-beta": STRUCTURED_OUTPUTS_BETA } : null;
   },
 
   leftOut(body) {

@@ -7,6 +7,17 @@ type Obj = Record<string, unknown>;
 type Block = Obj & { type: string };
 type Turn = { role: "user" | "assistant"; content: Block[] };
 
+/** The beta flag of Anthropic's structured outputs (`output_format`). */
+export const STRUCTURED_OUTPUTS_BETA = "structured-outputs-2025-11-13";
+
+/** The JSON schema of a `response_format: {type: "json_schema"}`, which Anthropic takes as `output_format`; null otherwise. */
+export function structuredOutput(body: ChatRequest): unknown {
+  const format = body.response_format as Obj | null | undefined;
+  if (format?.type !== "json_schema") return null;
+  const schema = (format.json_schema as Obj | undefined)?.schema;
+  return schema === undefined ? null : schema;
+}
+
 /** Anthropic's least thinking budget (`budget_tokens`). */
 export const MIN_THINKING_BUDGET = 1024;
 /** Most `cache_control` breakpoints one request may carry. */
@@ -49,9 +60,16 @@ export function anthropicBody(body: ChatRequest, stream: boolean, userHash: stri
   if (choice) out.tool_choice = choice;
   if (userHash !== null) out.metadata = { user_id: userHash };
   const format = body.response_format as Obj | null | undefined;
-  if (format && format.type !== "text")
+  const schema = structuredOutput(body);
+  if (schema !== null) {
+    if (!endpoint.supportedParameters.includes("structured_outputs"))
+      throw new Untranslatable(
+        `${endpoint.modelId} does not take structured outputs (response_format json_schema) on Anthropic; ask for JSON in the prompt, or use a tool with an input_schema.`,
+      );
+    out.output_format = { type: "json_schema", schema };
+  } else if (format && format.type !== "text")
     throw new Untranslatable(
-      `response_format ${String(format.type)} is not supported by Anthropic carriers here; ask for JSON in the prompt, or use a tool with an input_schema.`,
+      `response_format ${String(format.type)} has no equivalent on Anthropic carriers: use json_schema (structured outputs) with a schema, or ask for JSON in the prompt.`,
     );
   const ask = reasoningAsk(body);
   if (ask?.on) {

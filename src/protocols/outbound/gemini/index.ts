@@ -22,6 +22,10 @@ export const gemini: CarrierProtocol = {
     return (endpoint) => JSON.stringify(geminiBody(body, endpoint));
   },
 
+  requestHeaders() {
+    return null;
+  },
+
   leftOut(body) {
     return presentFields(body, NOT_TAKEN);
   },
