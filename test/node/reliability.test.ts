@@ -91,6 +91,43 @@ describe("client disconnect mid-stream", () => {
   });
 });
 
+describe.each([
+  ["anthropic/claude-haiku-4.5", "anthropic-messages"],
+  ["google/gemini-2.5-flash", "gemini"],
+])("client disconnect mid-stream from a native carrier (%s)", (model, protocol) => {
+  it("aborts the carrier request in its protocol, charges the estimate of what was delivered, settles once", async () => {
+    const a = await account(10);
+    const tag = `disc-n-${Date.now()}`;
+    const ac = new AbortController();
+    const res = await chat(
+      a.key,
+      { model, stream: true, reasoning: { enabled: false }, messages: [{ role: "user", content: `x [sim tokens=300 tps=40 tag=${tag}]` }] },
+      ac.signal,
+    );
+    const genId = res.headers.get("x-generation-id")!;
+    const reader = res.body!.getReader();
+    let text = "";
+    while ((text.match(/"content":" /g) ?? []).length < 3) text += new TextDecoder().decode((await reader.read()).value);
+    ac.abort();
+    const sim = (await (await fetch(`${service.simulator.url}/__sim/requests?tag=${tag}&wait_ms=5000&until=aborted`)).json()) as {
+      requests: Array<{ outcome: string; protocol: string }>;
+    };
+    expect(sim.requests.map((r) => [r.outcome, r.protocol])).toEqual([["aborted", protocol]]);
+    const t = await audit(a.id);
+    expect(t.records).toBe(1);
+    const g = (
+      (await (await fetch(`${service.url}/api/v1/generation?id=${genId}`, { headers: { authorization: `Bearer ${a.key}` } })).json()) as {
+        data: Record<string, number | boolean | string>;
+      }
+    ).data;
+    expect(g).toMatchObject({ cancelled: true, status: 499, usage_source: "estimate", insured: false });
+    expect(g.tokens_completion).toBeGreaterThanOrEqual(3);
+    expect(g.tokens_completion).toBeLessThan(300);
+    expect(t.usage_nano).toBe(nano(g.total_cost as number));
+    expect(t.usage_nano).toBe(t.records_cost_nano);
+  });
+});
+
 describe("client disconnect during reasoning", () => {
   it("charges the estimate of what was delivered, reasoning_content included; a disconnect is not insured", async () => {
     const a = await account(10);

@@ -114,6 +114,35 @@ describe.each([
     }
   });
 
+  it("parallel tool calls and their results go back as one turn of calls and one of results, in order", async () => {
+    const tag = uniqueTag();
+    const call = (id: string, city: string) => ({ id, type: "function", function: { name: "get_weather", arguments: JSON.stringify({ city }) } });
+    const { res } = await answered(model, {
+      tools: TOOLS,
+      messages: [
+        { role: "user", content: "Paris and Rome?" },
+        { role: "assistant", content: null, tool_calls: [call("call_p", "Paris"), call("call_r", "Rome")] },
+        { role: "tool", tool_call_id: "call_p", content: '{"temp":18}' },
+        { role: "tool", tool_call_id: "call_r", content: '{"temp":24}' },
+        { role: "user", content: `Compare [sim tokens=4 tag=${tag}]` },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const [sent] = await simRequests(tag);
+    if (protocol === "anthropic-messages") {
+      const [, assistant, results] = sent!.body.messages;
+      expect(assistant.content.map((b: Json) => [b.type, b.id, b.input?.city])).toEqual([
+        ["tool_use", "call_p", "Paris"],
+        ["tool_use", "call_r", "Rome"],
+      ]);
+      expect(results.content.map((b: Json) => b.tool_use_id ?? b.type)).toEqual(["call_p", "call_r", "text"]);
+    } else {
+      const [, modelTurn, results] = sent!.body.contents;
+      expect(modelTurn.parts.map((p: Json) => p.functionCall.args.city)).toEqual(["Paris", "Rome"]);
+      expect(results.parts.map((p: Json) => p.functionResponse?.response.temp ?? "text")).toEqual([18, 24, "text"]);
+    }
+  });
+
   it("an image part reaches the carrier as its own image block", async () => {
     const tag = uniqueTag();
     const { res } = await answered(model, {
