@@ -7,6 +7,7 @@ import { apiCors } from "./api/cors";
 import { accountRoutes } from "./api/account-routes";
 import { catalogRoutes } from "./api/catalog-routes";
 import { chatRoutes } from "./api/chat-routes";
+import { messagesRoutes } from "./api/messages-routes";
 import { keyManagementRoutes } from "./api/key-management-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { consoleApp } from "./console/console-app";
@@ -18,6 +19,7 @@ const api = new Hono<AppEnv>();
 api.use("*", apiCors);
 api.route("/", catalogRoutes);
 api.route("/", chatRoutes);
+api.route("/", messagesRoutes);
 api.route("/", accountRoutes);
 api.route("/", keyManagementRoutes);
 

@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, Env } from "../env";
 import type { ApiKey } from "../db/schema";
@@ -31,6 +32,25 @@ export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
   c.set("caller", { key: checked.key, accountId: checked.key.accountId });
   await next();
 });
+
+/**
+ * The same for Anthropic's clients, which send their key as `x-api-key` (the Anthropic SDK) or as a
+ * Bearer token (Claude Code with ANTHROPIC_AUTH_TOKEN); a refusal is rendered by `refused` (the caller's
+ * protocol's error shape).
+ */
+export function requireKeyOrApiKey(refused: (c: Context<AppEnv>, err: ApiError) => Response) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const apiKey = c.req.header("x-api-key");
+    const checked = await checkKey(c.env, c.req.header("authorization") ?? (apiKey === undefined ? undefined : `Bearer ${apiKey}`));
+    if ("error" in checked)
+      return refused(
+        c,
+        new ApiError(401, checked.error.replace("send the header `Authorization: Bearer <key>`", "send `x-api-key: <key>` or `Authorization: Bearer <key>`")),
+      );
+    c.set("caller", { key: checked.key, accountId: checked.key.accountId });
+    await next();
+  });
+}
 
 /** For public routes that show more to callers with a key: whether the request presents a valid one (no header: no lookup). */
 export async function hasValidKey(env: Env, header: string | undefined): Promise<boolean> {

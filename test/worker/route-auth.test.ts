@@ -21,6 +21,9 @@ describe("every /api/v1 route but the public catalog needs a key", () => {
       ...(method === "GET" ? {} : { body: "{}", headers: { "content-type": "application/json" } }),
     });
     expect(res.status).toBe(401);
-    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(401);
+    const body = (await res.json()) as { type?: string; error: { code?: number; type?: string } };
+    // Each protocol refuses in its own shape: Anthropic's for /messages, OpenAI's elsewhere.
+    if (path.startsWith("/api/v1/messages")) expect(body).toMatchObject({ type: "error", error: { type: "authentication_error" } });
+    else expect(body.error.code).toBe(401);
   });
 });

@@ -57,6 +57,8 @@ export interface CallerProtocol {
   readonly name: string;
   /** The caller's request as the canonical request, and its size in bytes (what the hold bounds the prompt by): 413 over the limit, 400 when it is not one. */
   read(req: Request): Promise<{ body: ChatRequest; bytes: number }>;
+  /** A prompt to count (a token-count request: the request's shape, no completion asked), as the canonical request; for protocols with a count endpoint. */
+  readPrompt?(req: Request): Promise<ChatRequest>;
   /** The caller's answer from the canonical answer, with the usage billed, what it was charged and the endpoint's prices. */
   answer(answer: CanonicalAnswer, billed: Billed, facts: AnswerFacts): unknown;
   /** The renderer of one stream, for the endpoint serving it (its prices give the cost of a usage event). */

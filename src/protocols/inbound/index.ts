@@ -1,9 +1,11 @@
 import type { CallerProtocol } from "./caller-protocol";
 import { openAiChat } from "./openai-chat";
+import { anthropicMessagesCaller } from "./anthropic-messages";
 
 export type { CallerProtocol } from "./caller-protocol";
 
 /** Every caller protocol, by name: a new one is a folder beside openai-chat/ and one line here. */
 export const CALLER_PROTOCOLS = {
   "openai-chat": openAiChat,
+  "anthropic-messages": anthropicMessagesCaller,
 } satisfies Record<string, CallerProtocol>;

@@ -1,0 +1,68 @@
+import type { CallerProtocol } from "../caller-protocol";
+import { readJsonObject } from "../../../request/json-body";
+import { parseChatRequest } from "../../../request/chat-request";
+import { chatFromMessages } from "./request";
+import { anthropicUsage, contentBlocks, messageId, stopReason } from "./answer";
+import { MessagesStream } from "./stream";
+
+/** Largest request body accepted, in bytes (413 above it): as on /chat/completions. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Our statuses as Anthropic's error types. */
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  402: "billing_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  503: "overloaded_error",
+  529: "overloaded_error",
+};
+
+/**
+ * Anthropic's Messages API (`POST /api/v1/messages`: the Anthropic SDK and Claude Code with the base URL
+ * `<origin>/api`): the request translated into the canonical request (./request.ts), answers as
+ * `message` objects and streams as Anthropic's events (./answer.ts, ./stream.ts), errors in its shape.
+ */
+export const anthropicMessagesCaller: CallerProtocol = {
+  name: "anthropic-messages",
+  streamContentType: "text/event-stream; charset=utf-8",
+
+  async read(req) {
+    const { json, bytes } = await readJsonObject(req, MAX_BODY_BYTES);
+    return { body: parseChatRequest(chatFromMessages(json)), bytes };
+  },
+
+  async readPrompt(req) {
+    const { json } = await readJsonObject(req, MAX_BODY_BYTES);
+    // count_tokens takes the Messages body without max_tokens.
+    return parseChatRequest(chatFromMessages({ max_tokens: 1, ...json, stream: undefined }));
+  },
+
+  answer(answer, billed, facts) {
+    const choice = (answer.choices[0] ?? {}) as { finish_reason?: unknown };
+    const metadata = facts.metadata();
+    return {
+      id: messageId(facts.genId),
+      type: "message",
+      role: "assistant",
+      model: facts.model,
+      content: contentBlocks(answer),
+      stop_reason: stopReason(typeof choice.finish_reason === "string" ? choice.finish_reason : null),
+      stop_sequence: null,
+      usage: anthropicUsage(billed.tokens),
+      ...(metadata ? { openrouter_metadata: metadata } : {}),
+    };
+  },
+
+  stream(facts, endpoint) {
+    return new MessagesStream(facts, endpoint);
+  },
+
+  errorBody(err) {
+    const type = ERROR_TYPES[err.status] ?? (err.status >= 500 ? "api_error" : "invalid_request_error");
+    return { type: "error", error: { type, message: err.message } };
+  },
+};
