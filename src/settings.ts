@@ -100,6 +100,10 @@ export const SETTINGS = {
     1_000,
     "how long a carrier's body may take to end after its `[DONE]`, ms; then its connection is kept for the next request; past it (or past `RELAY_MAX_EVENT_BYTES` more bytes) the connection is closed. The caller's stream has ended already; the request settles after it",
   ),
+  RELAY_PING_MS: count(
+    10_000,
+    "a stream whose carrier has been silent this long gets a keep-alive event, and again each time as long, where the caller's protocol has one (Anthropic's `ping` on /messages), ms",
+  ),
   FREE_REQUESTS_PER_MINUTE: count(20, "free-model requests an account may make in any 60 s"),
   FREE_REQUESTS_PER_DAY: count(50, "free-model requests an account may make a UTC day while its credit grants total less than the threshold"),
   FREE_REQUESTS_PER_DAY_BOUGHT: count(1000, "the same once they total the threshold or more"),

@@ -51,7 +51,9 @@ export function presentGeneration(g: NewGeneration) {
     is_byok: false,
     external_user: g.externalUser ?? null,
     session_id: g.sessionId ?? null,
-    api_type: "completions",
+    api_type: g.inboundApi === "embeddings" ? "embeddings" : "completions",
+    // Not in the contract's item (which allows more fields): the API the caller spoke (chat, messages, responses, embeddings).
+    inbound_api: g.inboundApi ?? "chat",
     preset_id: null,
     router: g.strategy === "auto" ? AUTO_MODEL : null,
     // Not in the contract's item (which allows more fields): how the router chose (direct, fallback, auto).

@@ -74,6 +74,10 @@ export const generations = sqliteTable(
     // The routing strategy (RoutingStrategy): "direct", "fallback" (a `models` list) or "auto" (router/auto); null before routing.
     strategy: text("strategy", { enum: ["direct", "fallback", "auto"] }),
     sessionId: text("session_id"), // the request's session_id (or x-session-id header); null when none
+    // The API the caller spoke (src/protocols/inbound): "chat", "messages", "responses" or "embeddings".
+    inboundApi: text("inbound_api", { enum: ["chat", "messages", "responses", "embeddings"] })
+      .notNull()
+      .default("chat"),
   },
   (t) => [index("generations_account_created").on(t.accountId, t.createdAt), index("generations_model_provider").on(t.model, t.providerName, t.createdAt)],
 );

@@ -3,6 +3,9 @@ import type { CarrierAttempt } from "../db/carrier-attempt";
 import type { Outcome } from "../request/outcome";
 import type { Strategy } from "../routing/candidate-models";
 
+/** The API a caller spoke (recorded as `inbound_api`). */
+export type InboundApi = NewGeneration["inboundApi"] & string;
+
 /** What a request's record says of it beyond its outcome: who asked, for what, from where. */
 export type RecordFacts = {
   genId: string;
@@ -15,6 +18,7 @@ export type RecordFacts = {
   userAgent: string | null;
   externalUser: string | null;
   sessionId: string | null;
+  inboundApi: InboundApi;
   strategy: Strategy | null;
 };
 
@@ -47,6 +51,7 @@ export function generationRecord(r: RecordFacts, o: Outcome, endedAt: number, at
     userAgent: r.userAgent,
     externalUser: r.externalUser,
     sessionId: r.sessionId,
+    inboundApi: r.inboundApi,
     usageSource: o.usageSource,
     insured: o.insured,
     providerResponses: attempts.length ? JSON.stringify(attempts) : null,

@@ -61,7 +61,9 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
   };
   clientSignal.addEventListener("abort", callerGone, { once: true });
   writer.closed.catch(callerGone);
-  const watchdog = new Watchdog(s.idleMs, () => call.abort(new CarrierTimeout()), callerGone);
+  // A keep-alive goes out only between whole writes (the watchdog checks no write is under way).
+  const keepalive = chunks.keepalive ? { pingMs: limits.pingMs, quiet: () => void write(encoder.encode(chunks.keepalive!())).catch(callerGone) } : null;
+  const watchdog = new Watchdog(s.idleMs, () => call.abort(new CarrierTimeout()), callerGone, keepalive);
   // Every write to the caller goes through here, so the watchdog sees a write never drained.
   // A plain promise chain, not an async function: this runs once per carrier read.
   const wrote = () => {

@@ -12,6 +12,7 @@ export function answerFacts(rc: RequestContext, selected: PricedEndpoint, body: 
     model: rc.model,
     provider: selected.providerEntry.name,
     created: Math.floor(rc.startedAt / 1000),
+    echo: rc.echo,
     metadata: () =>
       rc.metadata
         ? routingMetadata({

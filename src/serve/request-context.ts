@@ -5,6 +5,7 @@ import type { PricedEndpoint } from "../catalog/catalog";
 import { AttemptLog } from "../carriers/attempt-log";
 import type { CarrierAttempt } from "../db/carrier-attempt";
 import type { Strategy } from "../routing/candidate-models";
+import type { InboundApi } from "../generations/record";
 
 /** What the request path knows about one completion request from its start. */
 export type RequestContext = {
@@ -30,6 +31,10 @@ export type RequestContext = {
   externalUser: string | null;
   /** The request's session (`session_id`, else the `x-session-id` header): sticky routing and grouping; null when none. */
   sessionId: string | null;
+  /** The API the caller spoke (its caller protocol's `api`). */
+  inboundApi: InboundApi;
+  /** What the caller's answer repeats of its request (CallerProtocol.read). */
+  echo: Record<string, unknown>;
   startedAt: number;
   /** Resolves once the request is settled; held under waitUntil from the start so a caller leaving cannot cut settling short. */
   markSettled: () => void;
@@ -76,6 +81,8 @@ export function newRequestContext(
     userAgent: headers.get("user-agent")?.slice(0, 300) ?? null,
     externalUser: null,
     sessionId: null,
+    inboundApi: "chat",
+    echo: {},
     startedAt: Date.now(),
     markSettled,
     ticket: null,

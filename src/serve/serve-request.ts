@@ -34,6 +34,7 @@ type Answered = { response: Response; outcome: Outcome | Promise<Outcome> };
 export async function serveRequest(c: Context<AppEnv>, protocol: CallerProtocol): Promise<Response> {
   // Every attempt also feeds this isolate's failure streaks, which the next request's routing reads.
   const rc = newRequestContext(c.env, c.executionCtx, c.get("caller"), c.req.raw.headers, (a) => isolateHealth().note(a));
+  rc.inboundApi = protocol.api;
   c.header("x-generation-id", rc.genId);
   let answered: Answered;
   try {
@@ -50,7 +51,8 @@ export async function serveRequest(c: Context<AppEnv>, protocol: CallerProtocol)
 async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: CallerProtocol): Promise<Answered> {
   if (rc.caller.key.isManagement)
     throw new ApiError(403, "This is a management key: it manages API keys through /api/v1/keys and cannot run completions. Use an API key for completions.");
-  const { body, bytes } = await read(protocol, c.req.raw);
+  const { body, bytes, echo } = await read(protocol, c.req.raw);
+  rc.echo = echo ?? {};
   rc.externalUser = body.user ?? null;
   rc.stream = body.stream === true;
   const catalog = await loadCatalog(rc.env, rc.waitUntil);
@@ -61,7 +63,7 @@ async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: Caller
 }
 
 /** The caller's request as the canonical request; anything but a refusal of its own is a 400. */
-async function read(protocol: CallerProtocol, req: Request): Promise<{ body: ChatRequest; bytes: number }> {
+async function read(protocol: CallerProtocol, req: Request): ReturnType<CallerProtocol["read"]> {
   try {
     return await protocol.read(req);
   } catch (err) {

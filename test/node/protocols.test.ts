@@ -112,7 +112,14 @@ describe("caller protocol: OpenAI chat", () => {
       upstream_inference_completions_cost: (4 * endpoint.outputNano) / 1e9,
     },
   };
-  const facts = (metadata: Json | null = null) => ({ genId: "gen-1", model: "m:floor", provider: "Groq", created: 1700000000, metadata: () => metadata });
+  const facts = (metadata: Json | null = null) => ({
+    genId: "gen-1",
+    model: "m:floor",
+    provider: "Groq",
+    created: 1700000000,
+    echo: {},
+    metadata: () => metadata,
+  });
 
   it.each([
     {

@@ -16,6 +16,8 @@ export type AnswerFacts = {
   provider: string;
   /** Unix seconds, when the carrier gives none. */
   created: number;
+  /** What the caller's answer repeats of its request (the protocol's own `read` says what); empty when nothing. */
+  echo: Record<string, unknown>;
   /** Routing metadata the caller asked for (computed when the answer is rendered: the attempts are known then); null when not asked. */
   metadata: () => Record<string, unknown> | null;
 };
@@ -34,6 +36,8 @@ export type ChunkFailure = { status: number; message: string };
 export interface StreamRenderer {
   /** One canonical chunk as the caller's stream text, or why the stream must end. */
   rewrite(event: SseEvent): string | ChunkFailure;
+  /** What is sent while the carrier is silent (every STREAM_PING_MS), for protocols with a keep-alive event (Anthropic's `ping`). */
+  keepalive?(): string;
   /** The stream's last text: the routing metadata when asked, the error event when it failed, the end marker. */
   end(failure: ChunkFailure | null): string;
   readonly upstreamId: string | null;
@@ -55,8 +59,14 @@ export interface StreamRenderer {
  */
 export interface CallerProtocol {
   readonly name: string;
-  /** The caller's request as the canonical request, and its size in bytes (what the hold bounds the prompt by): 413 over the limit, 400 when it is not one. */
-  read(req: Request): Promise<{ body: ChatRequest; bytes: number }>;
+  /** The API it is, as the generation record names it (`inbound_api`). */
+  readonly api: "chat" | "messages" | "responses";
+  /**
+   * The caller's request as the canonical request, and its size in bytes (what the hold bounds the prompt
+   * by): 413 over the limit, 400 when it is not one; with what its answer repeats of the request, if anything.
+   */
+  read(req: Request): Promise<{ body: ChatRequest; bytes: number; echo?: Record<string, unknown> }>;
+
   /** A prompt to count (a token-count request: the request's shape, no completion asked), as the canonical request; for protocols with a count endpoint. */
   readPrompt?(req: Request): Promise<ChatRequest>;
   /** The caller's answer from the canonical answer, with the usage billed, what it was charged and the endpoint's prices. */

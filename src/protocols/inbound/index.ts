@@ -1,6 +1,7 @@
 import type { CallerProtocol } from "./caller-protocol";
 import { openAiChat } from "./openai-chat";
 import { anthropicMessagesCaller } from "./anthropic-messages";
+import { openAiResponses } from "./openai-responses";
 
 export type { CallerProtocol } from "./caller-protocol";
 
@@ -8,4 +9,5 @@ export type { CallerProtocol } from "./caller-protocol";
 export const CALLER_PROTOCOLS = {
   "openai-chat": openAiChat,
   "anthropic-messages": anthropicMessagesCaller,
+  "openai-responses": openAiResponses,
 } satisfies Record<string, CallerProtocol>;

@@ -28,6 +28,7 @@ const ERROR_TYPES: Record<number, string> = {
  */
 export const anthropicMessagesCaller: CallerProtocol = {
   name: "anthropic-messages",
+  api: "messages",
   streamContentType: "text/event-stream; charset=utf-8",
 
   async read(req) {

@@ -1,12 +1,7 @@
-import type { PricedEndpoint } from "../../../catalog/catalog";
-import { readUsage, type CarrierUsage } from "../../../request/usage";
-import { OutputMeter } from "../../../request/token-estimate";
-import { charge, type Charge } from "../../../request/charge";
-import type { SseEvent } from "../../../http/sse-parser";
-import type { AnswerFacts, ChunkFailure, StreamRenderer } from "../caller-protocol";
+import { ChunkStream, reasoningText, type Obj } from "../chunk-stream";
+import type { ChunkFailure } from "../caller-protocol";
 import { anthropicUsage, messageId, stopReason } from "./answer";
 
-type Obj = Record<string, unknown>;
 type Block = { kind: "text" | "thinking" | "tool_use"; index: number; toolIndex?: number };
 
 const event = (type: string, data: Obj): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -18,56 +13,15 @@ const event = (type: string, data: Obj): string => `event: ${type}\ndata: ${JSON
  * `message_delta` with the stop reason and the usage (input excluding the cache), then `message_stop` —
  * or an `error` event when the stream failed. Keeps the stream's accounting as every renderer does.
  */
-export class MessagesStream implements StreamRenderer {
-  upstreamId: string | null = null;
-  usage: CarrierUsage | undefined;
-  shown: Charge | undefined;
-  finishReason: string | null = null;
-  finished = 0;
-  readonly output = new OutputMeter();
-  firstTokenAt: number | null = null;
+export class MessagesStream extends ChunkStream {
   private started = false;
   private open: Block | null = null;
   private next = 0;
   /** Tool call index (in the chat chunks) → its block. */
   private readonly tools = new Map<number, Block>();
 
-  constructor(
-    private readonly facts: AnswerFacts,
-    private readonly endpoint: PricedEndpoint,
-  ) {}
-
-  rewrite({ data }: SseEvent): string | ChunkFailure {
-    let chunk: Obj;
-    try {
-      chunk = JSON.parse(data) as Obj;
-    } catch {
-      return { status: 502, message: `Carrier ${this.facts.provider} sent a malformed stream chunk.` };
-    }
-    if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk))
-      return { status: 502, message: `Carrier ${this.facts.provider} sent a malformed stream chunk.` };
-    if (chunk.error !== undefined) return { status: 502, message: `Carrier ${this.facts.provider} failed mid-stream: ${errorText(chunk.error)}` };
-    if (typeof chunk.id === "string") this.upstreamId ??= chunk.id;
-    let out = this.start();
-    // Anthropic answers one choice: only index 0 is rendered (a carrier answers one unless asked for n).
-    for (const choice of Array.isArray(chunk.choices) ? (chunk.choices as Obj[]) : []) {
-      if ((choice.index ?? 0) !== 0) continue;
-      const delta = (choice.delta ?? {}) as Obj;
-      const before = this.output.delivered();
-      this.output.addParsed(delta);
-      if (this.firstTokenAt === null && this.output.delivered() > before) this.firstTokenAt = Date.now();
-      out += this.deltaEvents(delta);
-      if (typeof choice.finish_reason === "string") {
-        this.finishReason = choice.finish_reason;
-        this.finished++;
-      }
-    }
-    const reported = readUsage(chunk.usage);
-    if (reported) {
-      this.usage = reported;
-      this.shown = charge(reported, this.endpoint, this.finishReason, false);
-    }
-    return out;
+  keepalive(): string {
+    return this.started ? event("ping", { type: "ping" }) : this.start();
   }
 
   end(failure: ChunkFailure | null): string {
@@ -82,7 +36,7 @@ export class MessagesStream implements StreamRenderer {
     return out + event("message_stop", metadata ? { type: "message_stop", openrouter_metadata: metadata } : { type: "message_stop" });
   }
 
-  private start(): string {
+  protected start(): string {
     if (this.started) return "";
     this.started = true;
     const message = {
@@ -99,10 +53,10 @@ export class MessagesStream implements StreamRenderer {
     return event("message_start", { type: "message_start", message }) + event("ping", { type: "ping" });
   }
 
-  private deltaEvents(delta: Obj): string {
+  protected deltaEvents(delta: Obj): string {
     let out = "";
     const details = Array.isArray(delta.reasoning_details) ? (delta.reasoning_details as Obj[]) : [];
-    const reasoning = typeof delta.reasoning === "string" ? delta.reasoning : typeof delta.reasoning_content === "string" ? delta.reasoning_content : "";
+    const reasoning = reasoningText(delta);
     for (const d of details)
       if (d.type === "reasoning.encrypted" && typeof d.data === "string") {
         out += this.close();
@@ -165,10 +119,4 @@ export class MessagesStream implements StreamRenderer {
     this.open = null;
     return event("content_block_stop", { type: "content_block_stop", index });
   }
-}
-
-function errorText(error: unknown): string {
-  if (typeof error === "string") return error;
-  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") return error.message;
-  return "unknown error";
 }

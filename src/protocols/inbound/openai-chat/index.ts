@@ -15,6 +15,7 @@ export const MAX_BODY_BYTES = 4 * 1024 * 1024;
  */
 export const openAiChat: CallerProtocol = {
   name: "openai-chat",
+  api: "chat",
   streamContentType: "text/event-stream; charset=utf-8",
 
   async read(req) {

@@ -1,0 +1,1 @@
+ALTER TABLE `generations` ADD `inbound_api` text DEFAULT 'chat' NOT NULL;

@@ -1,0 +1,135 @@
+import type { CanonicalAnswer } from "../../../request/answer";
+import type { CarrierUsage } from "../../../request/usage";
+import type { AnswerFacts } from "../caller-protocol";
+import { sealReasoning } from "./reasoning-envelope";
+
+type Obj = Record<string, unknown>;
+
+/** A response id for a generation: OpenAI's `resp_` prefix on our generation id. */
+export function responseId(genId: string): string {
+  return `resp_${genId.replace(/^gen-/, "")}`;
+}
+
+/** An output item's id: its kind's prefix (`msg`, `fc`, `rs`), the generation, its position. */
+export function itemId(prefix: "msg" | "fc" | "rs", genId: string, index: number): string {
+  return `${prefix}_${genId.replace(/^gen-/, "")}_${index}`;
+}
+
+/** Usage in the Responses meaning: `input_tokens` includes cached tokens, `output_tokens` includes reasoning. */
+export function responsesUsage(t: CarrierUsage): Obj {
+  const details: Obj = { cached_tokens: t.cachedTokens };
+  if (t.cacheWriteTokens > 0) details.cache_write_tokens = t.cacheWriteTokens;
+  return {
+    input_tokens: t.promptTokens,
+    input_tokens_details: details,
+    output_tokens: t.completionTokens,
+    output_tokens_details: { reasoning_tokens: t.reasoningTokens },
+    total_tokens: t.promptTokens + t.completionTokens,
+  };
+}
+
+/** The response's status from the chat finish reason: cut by the token cap or a filter is `incomplete`. */
+export function statusOf(finish: string | null): { status: "completed" | "incomplete"; incomplete_details: Obj | null } {
+  if (finish === "length") return { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } };
+  if (finish === "content_filter") return { status: "incomplete", incomplete_details: { reason: "content_filter" } };
+  return { status: "completed", incomplete_details: null };
+}
+
+/** A reasoning output item: the reasoning text as its summary; the details sealed into `encrypted_content` when asked for (`include`). */
+export function reasoningItem(id: string, text: string, details: Obj[], sealed: boolean, status = "completed"): Obj {
+  const item: Obj = { type: "reasoning", id, summary: text === "" ? [] : [{ type: "summary_text", text }] };
+  if (sealed && details.length) item.encrypted_content = sealReasoning(details);
+  item.status = status;
+  return item;
+}
+
+export function messageItem(id: string, text: string, status = "completed"): Obj {
+  return { type: "message", id, status, role: "assistant", content: text === "" && status !== "completed" ? [] : [outputText(text)] };
+}
+
+export function outputText(text: string): Obj {
+  return { type: "output_text", text, annotations: [], logprobs: [] };
+}
+
+export function functionCallItem(id: string, callId: string, name: string, args: string, status = "completed"): Obj {
+  return { type: "function_call", id, call_id: callId, name, arguments: args, status };
+}
+
+/** The canonical answer's first choice as output items: reasoning, then the message, then each function call. */
+export function outputItems(answer: CanonicalAnswer, genId: string, sealed: boolean): Obj[] {
+  const message = ((answer.choices[0] ?? {}) as Obj).message as Obj | undefined;
+  if (!message) return [];
+  const items: Obj[] = [];
+  const details = Array.isArray(message.reasoning_details) ? (message.reasoning_details as Obj[]) : [];
+  const reasoning =
+    typeof message.reasoning === "string"
+      ? message.reasoning
+      : typeof message.reasoning_content === "string"
+        ? message.reasoning_content
+        : details.map((d) => (typeof d.text === "string" ? d.text : "")).join("");
+  if (reasoning !== "" || details.length) items.push(reasoningItem(itemId("rs", genId, items.length), reasoning, details, sealed));
+  if (typeof message.content === "string" && message.content !== "") items.push(messageItem(itemId("msg", genId, items.length), message.content));
+  if (Array.isArray(message.tool_calls))
+    for (const call of message.tool_calls as Obj[]) {
+      const fn = (call.function ?? {}) as Obj;
+      items.push(
+        functionCallItem(
+          itemId("fc", genId, items.length),
+          String(call.id ?? ""),
+          String(fn.name ?? ""),
+          typeof fn.arguments === "string" ? fn.arguments : "{}",
+        ),
+      );
+    }
+  return items;
+}
+
+/** The `response` object around output items: what the request set, echoed, and the status and usage. */
+export function responseObject(
+  facts: AnswerFacts,
+  fields: { status: string; incomplete_details?: Obj | null; error?: Obj | null; output: Obj[]; usage: Obj | null; completedAt: number | null },
+): Obj {
+  const e = facts.echo;
+  const text = fields.output
+    .filter((i) => i.type === "message")
+    .flatMap((i) => i.content as Obj[])
+    .map((c) => c.text)
+    .join("");
+  const metadata = fields.status === "in_progress" ? null : facts.metadata();
+  return {
+    id: responseId(facts.genId),
+    object: "response",
+    created_at: facts.created,
+    status: fields.status,
+    background: false,
+    completed_at: fields.completedAt,
+    error: fields.error ?? null,
+    incomplete_details: fields.incomplete_details ?? null,
+    instructions: e.instructions ?? null,
+    max_output_tokens: e.max_output_tokens ?? null,
+    max_tool_calls: null,
+    model: facts.model,
+    output: fields.output,
+    output_text: text,
+    parallel_tool_calls: e.parallel_tool_calls ?? true,
+    previous_response_id: null,
+    prompt_cache_key: e.prompt_cache_key ?? null,
+    reasoning: e.reasoning ?? null,
+    safety_identifier: e.safety_identifier ?? null,
+    service_tier: e.service_tier ?? null,
+    store: false,
+    temperature: e.temperature ?? null,
+    text: e.text ?? { format: { type: "text" } },
+    tool_choice: e.tool_choice ?? "auto",
+    tools: e.tools ?? [],
+    top_logprobs: 0,
+    top_p: e.top_p ?? null,
+    presence_penalty: e.presence_penalty ?? null,
+    frequency_penalty: e.frequency_penalty ?? null,
+    truncation: "disabled",
+    usage: fields.usage,
+    user: e.user ?? null,
+    metadata: e.metadata ?? {},
+    ...(metadata ? { openrouter_metadata: metadata } : {}),
+  };
+}

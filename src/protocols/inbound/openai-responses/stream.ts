@@ -1,0 +1,184 @@
+import { ChunkStream, joinDetails, reasoningText, type Obj } from "../chunk-stream";
+import type { ChunkFailure } from "../caller-protocol";
+import { functionCallItem, itemId, messageItem, outputText, reasoningItem, responseObject, responsesUsage, statusOf } from "./answer";
+
+/** The item being streamed: its kind, position, id and what it has gathered. */
+type Open =
+  | { kind: "reasoning"; index: number; id: string; text: string; details: Obj[] }
+  | { kind: "message"; index: number; id: string; text: string }
+  | { kind: "function_call"; index: number; id: string; toolIndex: number; callId: string; name: string; args: string };
+
+/**
+ * One caller's stream in OpenAI's Responses events, rendered from canonical chat chunks, with nothing
+ * but the documented event kinds (Codex refuses others) and a rising `sequence_number`:
+ * `response.created`, `response.in_progress`; per output item `response.output_item.added` … `.done`
+ * — a reasoning item's summary (`response.reasoning_summary_part.added`,
+ * `response.reasoning_summary_text.delta`/`.done`, `response.reasoning_summary_part.done`), a message's
+ * text part (`response.content_part.added`, `response.output_text.delta`/`.done`,
+ * `response.content_part.done`), a function call's arguments
+ * (`response.function_call_arguments.delta`/`.done`); then `response.completed` (or
+ * `response.incomplete` when cut by the token cap) with the whole response and its usage, or
+ * `response.failed` when the stream failed.
+ */
+export class ResponsesStream extends ChunkStream {
+  private seq = 0;
+  private started = false;
+  private open: Open | null = null;
+  private readonly items: Obj[] = [];
+  /** Reasoning details that came when no reasoning item could take them (after other output): one more reasoning item at the end. */
+  private readonly late: Obj[] = [];
+
+  private get sealed(): boolean {
+    return this.facts.echo.include_encrypted_reasoning === true;
+  }
+
+  private event(type: string, data: Obj): string {
+    return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...data })}\n\n`;
+  }
+
+  protected start(): string {
+    if (this.started) return "";
+    this.started = true;
+    const response = responseObject(this.facts, { status: "in_progress", output: [], usage: null, completedAt: null });
+    return this.event("response.created", { response }) + this.event("response.in_progress", { response });
+  }
+
+  protected deltaEvents(delta: Obj): string {
+    let out = "";
+    const details = Array.isArray(delta.reasoning_details) ? (delta.reasoning_details as Obj[]) : [];
+    const reasoning = reasoningText(delta);
+    if (reasoning !== "" || details.length) {
+      if (this.open?.kind === "reasoning" || this.items.length === 0) {
+        out += this.openReasoning();
+        const open = this.open as Extract<Open, { kind: "reasoning" }>;
+        open.details.push(...details);
+        if (reasoning !== "") {
+          if (open.text === "")
+            out += this.event("response.reasoning_summary_part.added", { ...this.at(open), summary_index: 0, part: { type: "summary_text", text: "" } });
+          open.text += reasoning;
+          out += this.event("response.reasoning_summary_text.delta", { ...this.at(open), summary_index: 0, delta: reasoning });
+        }
+      } else this.late.push(...details); // reasoning text after other output has no item to go in: only its details are kept
+    }
+    if (typeof delta.content === "string" && delta.content !== "") {
+      if (this.open?.kind !== "message") {
+        out += this.close();
+        const open: Open = { kind: "message", index: this.items.length, id: itemId("msg", this.facts.genId, this.items.length), text: "" };
+        this.items.push(messageItem(open.id, "", "in_progress"));
+        this.open = open;
+        out += this.event("response.output_item.added", { output_index: open.index, item: messageItem(open.id, "", "in_progress") });
+        out += this.event("response.content_part.added", { ...this.at(open), content_index: 0, part: outputText("") });
+      }
+      const open = this.open as Extract<Open, { kind: "message" }>;
+      open.text += delta.content;
+      out += this.event("response.output_text.delta", { ...this.at(open), content_index: 0, delta: delta.content, logprobs: [] });
+    }
+    if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls as Obj[]) out += this.toolDelta(call);
+    return out;
+  }
+
+  private toolDelta(call: Obj): string {
+    let out = "";
+    const toolIndex = typeof call.index === "number" ? call.index : 0;
+    const fn = (call.function ?? {}) as Obj;
+    if (this.open?.kind !== "function_call" || this.open.toolIndex !== toolIndex) {
+      out += this.close();
+      const index = this.items.length;
+      const open: Open = {
+        kind: "function_call",
+        index,
+        id: itemId("fc", this.facts.genId, index),
+        toolIndex,
+        callId: typeof call.id === "string" ? call.id : itemId("fc", this.facts.genId, index),
+        name: typeof fn.name === "string" ? fn.name : "",
+        args: "",
+      };
+      this.items.push(functionCallItem(open.id, open.callId, open.name, "", "in_progress"));
+      this.open = open;
+      out += this.event("response.output_item.added", { output_index: index, item: functionCallItem(open.id, open.callId, open.name, "", "in_progress") });
+    }
+    const open = this.open as Extract<Open, { kind: "function_call" }>;
+    if (typeof fn.arguments === "string" && fn.arguments !== "") {
+      open.args += fn.arguments;
+      out += this.event("response.function_call_arguments.delta", { ...this.at(open), delta: fn.arguments });
+    }
+    return out;
+  }
+
+  end(failure: ChunkFailure | null): string {
+    let out = this.start();
+    if (failure) {
+      const error = { code: failure.status === 429 ? "rate_limit_exceeded" : "server_error", message: failure.message };
+      const response = responseObject(this.facts, { status: "failed", error, output: this.items, usage: this.usageObject(), completedAt: null });
+      return out + this.event("response.failed", { response });
+    }
+    out += this.close();
+    if (this.late.length && this.sealed) {
+      const index = this.items.length;
+      const item = reasoningItem(itemId("rs", this.facts.genId, index), "", joinDetails(this.late), true);
+      this.items.push(item);
+      out += this.event("response.output_item.added", { output_index: index, item: reasoningItem(item.id as string, "", [], false, "in_progress") });
+      out += this.event("response.output_item.done", { output_index: index, item });
+    }
+    const { status, incomplete_details } = statusOf(this.finishReason);
+    const response = responseObject(this.facts, {
+      status,
+      incomplete_details,
+      output: this.items,
+      usage: this.usageObject(),
+      completedAt: Math.floor(Date.now() / 1000),
+    });
+    return out + this.event(status === "completed" ? "response.completed" : "response.incomplete", { response });
+  }
+
+  private usageObject(): Obj {
+    return responsesUsage(
+      this.usage ?? {
+        promptTokens: 0,
+        completionTokens: this.output.completionTokens(0),
+        reasoningTokens: 0,
+        cachedTokens: 0,
+        cacheWriteTokens: 0,
+        cacheWrite1hTokens: 0,
+      },
+    );
+  }
+
+  private openReasoning(): string {
+    if (this.open?.kind === "reasoning") return "";
+    const index = this.items.length;
+    const open: Open = { kind: "reasoning", index, id: itemId("rs", this.facts.genId, index), text: "", details: [] };
+    this.items.push(reasoningItem(open.id, "", [], false, "in_progress"));
+    this.open = open;
+    return this.event("response.output_item.added", { output_index: index, item: reasoningItem(open.id, "", [], false, "in_progress") });
+  }
+
+  private at(open: Open): Obj {
+    return { item_id: open.id, output_index: open.index };
+  }
+
+  /** Closes the open item: its closing events, and the item in its final form. */
+  private close(): string {
+    const open = this.open;
+    if (!open) return "";
+    this.open = null;
+    let out = "";
+    let item: Obj;
+    if (open.kind === "reasoning") {
+      if (open.text !== "") {
+        out += this.event("response.reasoning_summary_text.done", { ...this.at(open), summary_index: 0, text: open.text });
+        out += this.event("response.reasoning_summary_part.done", { ...this.at(open), summary_index: 0, part: { type: "summary_text", text: open.text } });
+      }
+      item = reasoningItem(open.id, open.text, joinDetails(open.details), this.sealed);
+    } else if (open.kind === "message") {
+      out += this.event("response.output_text.done", { ...this.at(open), content_index: 0, text: open.text, logprobs: [] });
+      out += this.event("response.content_part.done", { ...this.at(open), content_index: 0, part: outputText(open.text) });
+      item = messageItem(open.id, open.text);
+    } else {
+      out += this.event("response.function_call_arguments.done", { ...this.at(open), name: open.name, arguments: open.args });
+      item = functionCallItem(open.id, open.callId, open.name, open.args);
+    }
+    this.items[open.index] = item;
+    return out + this.event("response.output_item.done", { output_index: open.index, item });
+  }
+}
