@@ -17,6 +17,7 @@ import type { Exchange, Normalized, ProtocolName, Refusal, Wire } from "./wire";
 import { openAiWire } from "./openai-wire";
 import { anthropicWire } from "./anthropic-wire";
 import { geminiWire } from "./gemini-wire";
+import { geminiEmbeddingsAnswer, openAiEmbeddingsAnswer, readGeminiEmbeddings, readOpenAiEmbeddings } from "./embeddings";
 
 export interface SimulatorOptions {
   /** 0 (the default) picks an ephemeral port. */
@@ -469,6 +470,76 @@ async function listRequests(url: URL, res: ServerResponse, log: RequestLog): Pro
 const CHAT_PATH = /^\/([^/]+)\/v1\/chat\/completions$/;
 const MESSAGES_PATH = /^\/([^/]+)\/v1\/messages$/;
 const GEMINI_PATH = /^\/([^/]+)\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const OPENAI_EMBEDDINGS_PATH = /^\/([^/]+)\/v1\/embeddings$/;
+const GEMINI_EMBEDDINGS_PATH = /^\/([^/]+)\/v1beta\/models\/([^/:]+):(embedContent|batchEmbedContents)$/;
+
+/**
+ * One embeddings request, OpenAI's or Gemini's: logged as completions are; `[sim status=N]`,
+ * `[sim delay_ms=N]` and `[sim hang]` in its text apply; otherwise deterministic vectors.
+ */
+async function serveEmbeddings(
+  req: IncomingMessage,
+  res: ServerResponse,
+  carrier: string,
+  ctx: Context,
+  wire: Wire,
+  path: { pathname: string; model?: string; batch?: boolean },
+): Promise<void> {
+  const raw = await readBody(req);
+  const record: RequestRecord = {
+    tag: null,
+    carrier,
+    protocol: wire.name,
+    path: path.pathname,
+    body: null,
+    headers: {
+      authorization: req.headers.authorization !== undefined,
+      x_api_key: req.headers["x-api-key"] !== undefined,
+      x_goog_api_key: req.headers["x-goog-api-key"] !== undefined,
+      anthropic_version: false,
+      anthropic_beta: null,
+    },
+    outcome: "pending",
+    chunks_sent: 0,
+    connection: ctx.connections.get(req.socket) ?? 0,
+    received_mono_ms: monotonicMs(),
+    first_write_mono_ms: null,
+  };
+  ctx.log.add(record);
+  if (typeof raw === "string") {
+    ctx.log.settle(record, raw === "aborted" ? "aborted" : "error");
+    if (raw === "too_large") sendJson(res, 413, wire.errorBody(413, "request body too large", true));
+    return;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.text);
+  } catch {
+    body = undefined;
+  }
+  record.body = body ?? null;
+  const ask = path.model === undefined ? readOpenAiEmbeddings(body) : readGeminiEmbeddings(body, path.model, path.batch === true);
+  const directives = parseDirectives("texts" in ask ? ask.texts.join("\n") : "", carrier);
+  record.tag = directives.tag ?? null;
+  const refused = wire.auth(req) ?? ("texts" in ask ? null : ask);
+  record.chunks_sent = 1;
+  if (refused) {
+    ctx.log.settle(record, "error");
+    return sendJson(res, refused.status, wire.errorBody(refused.status, refused.message, true));
+  }
+  if (directives.hang) return ctx.log.settle(record, "hang");
+  const abort = new AbortController();
+  res.on("close", () => abort.abort());
+  if (!(await sleep(directives.delayMs ?? 0, abort.signal))) return ctx.log.settle(record, "aborted");
+  if (directives.status !== undefined && directives.status >= 300) {
+    ctx.log.settle(record, "error");
+    return sendJson(res, directives.status, wire.errorBody(directives.status, `simulated ${directives.status} from ${carrier}`));
+  }
+  if (!("texts" in ask)) return;
+  record.first_write_mono_ms = monotonicMs();
+  sendJson(res, 200, path.model === undefined ? openAiEmbeddingsAnswer(ask) : geminiEmbeddingsAnswer(ask, path.batch === true));
+  ctx.log.settle(record, "completed");
+}
 
 async function route(req: IncomingMessage, res: ServerResponse, ctx: Context): Promise<void> {
   const url = new URL(req.url ?? "/", "http://simulator.invalid");
@@ -483,6 +554,15 @@ async function route(req: IncomingMessage, res: ServerResponse, ctx: Context): P
     if (stream && url.searchParams.get("alt") !== "sse") return sendJson(res, 400, geminiWire.errorBody(400, "this simulator streams with alt=sse only"));
     return serveCompletion(req, res, decodeURIComponent(gemini[1]!), ctx, geminiWire, { pathname, model: decodeURIComponent(gemini[2]!), stream });
   }
+  const openAiEmbeddings = OPENAI_EMBEDDINGS_PATH.exec(pathname);
+  if (req.method === "POST" && openAiEmbeddings) return serveEmbeddings(req, res, decodeURIComponent(openAiEmbeddings[1]!), ctx, openAiWire, { pathname });
+  const geminiEmbeddings = GEMINI_EMBEDDINGS_PATH.exec(pathname);
+  if (req.method === "POST" && geminiEmbeddings)
+    return serveEmbeddings(req, res, decodeURIComponent(geminiEmbeddings[1]!), ctx, geminiWire, {
+      pathname,
+      model: decodeURIComponent(geminiEmbeddings[2]!),
+      batch: geminiEmbeddings[3] === "batchEmbedContents",
+    });
   if (req.method === "DELETE" && pathname === "/__sim/cache") return sendJson(res, 200, JSON.stringify({ cleared: ctx.cache.clear() }));
   if (req.method === "GET" && url.pathname === "/health") return sendJson(res, 200, JSON.stringify({ ok: true }));
   if (req.method === "GET" && url.pathname === "/__sim/requests") return listRequests(url, res, ctx.log);

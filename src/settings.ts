@@ -104,6 +104,11 @@ export const SETTINGS = {
     10_000,
     "a stream whose carrier has been silent this long gets a keep-alive event, and again each time as long, where the caller's protocol has one (Anthropic's `ping` on /messages), ms",
   ),
+  EMBEDDINGS_MAX_ANSWER_BYTES: count(
+    64 * 1024 * 1024,
+    "largest embeddings answer read from a carrier, in bytes; a larger one is unusable and the next carrier is tried",
+    "67108864 = 64 MiB",
+  ),
   FREE_REQUESTS_PER_MINUTE: count(20, "free-model requests an account may make in any 60 s"),
   FREE_REQUESTS_PER_DAY: count(50, "free-model requests an account may make a UTC day while its credit grants total less than the threshold"),
   FREE_REQUESTS_PER_DAY_BOUGHT: count(1000, "the same once they total the threshold or more"),

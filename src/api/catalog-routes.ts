@@ -116,17 +116,19 @@ function selectModels(p: Presented, q: ModelsQuery): PresentedModel[] {
   return out;
 }
 
-catalogRoutes.get("/models", async (c) => {
+/** `GET /models`, and `GET /embeddings/models` (the embeddings models, `output` forcing the output modality). */
+async function listModels(c: Context<AppEnv>, output: "embeddings" | null): Promise<Response> {
   const p = presented(await catalogFor(c));
   const url = new URL(c.req.url);
-  if (url.search === "") return c.body(p.fullList, 200, { "content-type": "application/json; charset=UTF-8", "cache-control": CACHE_CONTROL });
+  if (url.search === "" && output === null)
+    return c.body(p.fullList, 200, { "content-type": "application/json; charset=UTF-8", "cache-control": CACHE_CONTROL });
 
   const parsed = modelsQuery.safeParse(Object.fromEntries(url.searchParams));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ApiError(400, `Invalid query parameter${issue?.path.length ? ` ${issue.path.join(".")}` : ""}: ${issue?.message ?? "invalid"}`);
   }
-  const q = parsed.data;
+  const q = output === null ? parsed.data : { ...parsed.data, output_modalities: [output] };
   const all = selectModels(p, q);
   // The contract returns the whole list unless offset or limit is given.
   if (q.offset === undefined && q.limit === undefined) return c.json(presentModelList(all, all.length, null), 200, { "cache-control": CACHE_CONTROL });
@@ -137,10 +139,13 @@ catalogRoutes.get("/models", async (c) => {
     const nextParams = new URLSearchParams(url.searchParams);
     nextParams.set("offset", String(offset + limit));
     nextParams.set("limit", String(limit));
-    next = `/api/v1/models?${nextParams}`;
+    next = `${url.pathname}?${nextParams}`;
   }
   return c.json(presentModelList(all.slice(offset, offset + limit), all.length, next), 200, { "cache-control": CACHE_CONTROL });
-});
+}
+
+catalogRoutes.get("/models", (c) => listModels(c, null));
+catalogRoutes.get("/embeddings/models", (c) => listModels(c, "embeddings"));
 
 /** Catalog id parts: anything else (encoded slashes, dots-only, over-long, upper case) names no model. */
 const idPart = z

@@ -3,6 +3,7 @@ import type { AppEnv } from "../env";
 import { requireKey } from "./auth";
 import { CALLER_PROTOCOLS } from "../protocols/inbound";
 import { serveRequest } from "../serve/serve-request";
+import { serveEmbeddings } from "../serve/serve-embeddings";
 
 export const chatRoutes = new Hono<AppEnv>();
 
@@ -11,3 +12,6 @@ chatRoutes.post("/chat/completions", requireKey, (c) => serveRequest(c, CALLER_P
 
 /** OpenAI's Responses API, stateless (the same request path). */
 chatRoutes.post("/responses", requireKey, (c) => serveRequest(c, CALLER_PROTOCOLS["openai-responses"]));
+
+/** Embeddings (src/serve/serve-embeddings.ts): routed, held, charged and recorded as completions are. */
+chatRoutes.post("/embeddings", requireKey, (c) => serveEmbeddings(c));

@@ -10,16 +10,19 @@ export function carrierTimeoutMs(env: Env): number {
   return settings(env).CARRIER_TIMEOUT_MS;
 }
 
-/** The carrier's completion URL in its protocol; locally every carrier is played by the simulator. */
-export function carrierUrl(env: Env, endpoint: PricedEndpoint, stream: boolean): string {
-  const protocol = carrierProtocol(endpoint);
+/** The carrier's base URL; locally every carrier is played by the simulator. */
+export function carrierBase(env: Env, endpoint: PricedEndpoint): string {
   const override = settings(env).CARRIER_BASE_URL_OVERRIDE;
-  const base = override ? `${override.replace(/\/$/, "")}/${endpoint.provider}${protocol.basePath}` : endpoint.providerEntry.base_url;
-  return protocol.url(base, endpoint, stream);
+  return override ? `${override.replace(/\/$/, "")}/${endpoint.provider}${carrierProtocol(endpoint).basePath}` : endpoint.providerEntry.base_url;
 }
 
-/** One attempt as it goes on the wire: the body, and headers this request needs beyond the protocol's own. */
-export type WireRequest = { body: string; headers: Record<string, string> | null };
+/** The carrier's completion URL in its protocol. */
+export function carrierUrl(env: Env, endpoint: PricedEndpoint, stream: boolean): string {
+  return carrierProtocol(endpoint).url(carrierBase(env, endpoint), endpoint, stream);
+}
+
+/** One attempt as it goes on the wire: the body, headers this request needs beyond the protocol's own, and its URL when not the completion URL (embeddings). */
+export type WireRequest = { body: string; headers: Record<string, string> | null; url?: (base: string) => string };
 
 /**
  * Each attempt's body in its carrier's protocol (src/protocols/outbound/), with the headers it needs. A
@@ -63,7 +66,7 @@ export async function callCarrier(
   clientSignal?.addEventListener("abort", () => controller.abort(clientSignal.reason), { once: true });
   const timer = setTimeout(() => controller.abort(new CarrierTimeout()), carrierTimeoutMs(env));
   try {
-    const response = await fetch(carrierUrl(env, endpoint, stream), {
+    const response = await fetch(wire.url ? wire.url(carrierBase(env, endpoint)) : carrierUrl(env, endpoint, stream), {
       method: "POST",
       headers: wire.headers ? { ...carrierHeaders(endpoint, key), ...wire.headers } : carrierHeaders(endpoint, key),
       body: wire.body,

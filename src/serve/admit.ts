@@ -17,7 +17,14 @@ import { rateLimited } from "./rate-limited";
  * With both, the ledger says which may serve it. Refused: 402 or 429, nothing held. Returns the
  * endpoints the request may be served by.
  */
-export async function admit(rc: RequestContext, body: ChatRequest, bytes: number, plan: Plan, origin: string): Promise<PricedEndpoint[]> {
+export async function admit(
+  rc: RequestContext,
+  body: ChatRequest,
+  bytes: number,
+  plan: Plan,
+  origin: string,
+  hold = holdNano(body, bytes, plan.endpoints),
+): Promise<PricedEndpoint[]> {
   const paid = plan.endpoints.some((e) => !isFree(e));
   const free = plan.endpoints.some(isFree);
   const { caller } = rc;
@@ -27,7 +34,7 @@ export async function admit(rc: RequestContext, body: ChatRequest, bytes: number
       keyHash: caller.key.hash,
       limitNano: caller.key.limitNano,
       limitReset: caller.key.limitReset,
-      holdNano: paid ? holdNano(body, bytes, plan.endpoints) : 0,
+      holdNano: paid ? hold : 0,
       paid,
       ...(free ? { free: freeLimits(rc.env) } : {}),
       abandoned: () => abandonedRecord(rc, failedOutcome(500, "The request ended without settling (the Worker was stopped); nothing was charged.")),

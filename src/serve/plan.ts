@@ -21,7 +21,13 @@ export type Plan = RoutePlan & { candidates: Candidate[]; /** The caller asked f
  * that look down last (the Cron Trigger's snapshot and this isolate's failure streaks). Records on `rc`
  * what the answer and the record name. Nothing left is a 400 or 404, before anything is held.
  */
-export async function planRequest(rc: RequestContext, body: ChatRequest, catalog: Catalog, headers: Headers): Promise<Plan> {
+export async function planRequest(
+  rc: RequestContext,
+  body: ChatRequest,
+  catalog: Catalog,
+  headers: Headers,
+  output: "text" | "embeddings" = "text",
+): Promise<Plan> {
   // `:nitro` / `:floor` ask for a sort; answers name ids as sent.
   const chosen = candidateModels(
     body.model,
@@ -33,12 +39,14 @@ export async function planRequest(rc: RequestContext, body: ChatRequest, catalog
   rc.model = "unknown" in chosen ? rc.requestedModel : chosen.candidates[0]!.answerAs;
   if ("unknown" in chosen) throw new ApiError(400, `Model ${chosen.unknown} is not in the catalog. GET /api/v1/models lists the available models.`);
   const { candidates } = chosen;
-  // An embeddings model answers POST /embeddings, never a completion.
-  const notChat = candidates.find((x) => !catalog.model(x.modelId)?.output_modalities.includes("text"));
-  if (notChat)
+  // An embeddings model answers POST /embeddings, never a completion; a completion model never embeds.
+  const other = candidates.find((x) => !catalog.model(x.modelId)?.output_modalities.includes(output));
+  if (other)
     throw new ApiError(
       400,
-      `Model ${notChat.answerAs} is an embeddings model: it answers POST /api/v1/embeddings, not completions. GET /api/v1/models lists the completion models.`,
+      output === "text"
+        ? `Model ${other.answerAs} is an embeddings model: it answers POST /api/v1/embeddings, not completions. GET /api/v1/models lists the completion models.`
+        : `Model ${other.answerAs} is not an embeddings model. GET /api/v1/embeddings/models lists the embeddings models.`,
     );
   rc.strategy = chosen.strategy;
   const level = metadataLevel(headers);

@@ -48,9 +48,14 @@ export async function serveRequest(c: Context<AppEnv>, protocol: CallerProtocol)
   return answered.response;
 }
 
-async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: CallerProtocol): Promise<Answered> {
+/** A management key manages keys; it never runs a model. */
+export function refuseManagementKey(rc: RequestContext): void {
   if (rc.caller.key.isManagement)
     throw new ApiError(403, "This is a management key: it manages API keys through /api/v1/keys and cannot run completions. Use an API key for completions.");
+}
+
+async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: CallerProtocol): Promise<Answered> {
+  refuseManagementKey(rc);
   const { body, bytes, echo } = await read(protocol, c.req.raw);
   rc.echo = echo ?? {};
   rc.externalUser = body.user ?? null;

@@ -3,6 +3,17 @@ import type { CarrierAuthName, CarrierProtocolName } from "../../catalog/schema"
 import type { ChatRequest } from "../../request/chat-request";
 import type { AnswerOrUnusable } from "../../request/answer";
 import type { SseEvent } from "../../http/sse-parser";
+import type { EmbeddingsRequest } from "../../request/embeddings-request";
+
+/** A carrier protocol's embeddings endpoint: the canonical embeddings request out, vectors and usage back. Pure functions. */
+export interface EmbeddingsCarrier {
+  /** The URL of the carrier's embeddings endpoint, from its base URL. */
+  url(base: string, endpoint: PricedEndpoint): string;
+  /** The attempt's body: the carrier's model id, floats always asked for (base64 is ours to encode). Throws `Untranslatable` for what it cannot take. */
+  body(req: EmbeddingsRequest, endpoint: PricedEndpoint, userHash: string | null): string;
+  /** The carrier's answer as one vector per input, in input order, and the input tokens it reports (null when it reports none); or why it is unusable. */
+  answer(json: unknown, inputs: number): { vectors: number[][]; promptTokens: number | null } | { unusable: string };
+}
 
 /**
  * One carrier protocol: how a canonical request goes to a carrier that speaks it, and how its answer
@@ -43,4 +54,6 @@ export interface CarrierProtocol {
    * without being parsed).
    */
   streamDecoder(body: ChatRequest): ((event: SseEvent) => SseEvent[]) | null;
+  /** Its embeddings endpoint; null when the protocol has none (Anthropic). */
+  readonly embeddings: EmbeddingsCarrier | null;
 }

@@ -2,6 +2,7 @@ import type { CarrierProtocol } from "./carrier-protocol";
 import { carrierView } from "../../request/router-fields";
 import type { ChatRequest } from "../../request/chat-request";
 import { reasoningAsk, type Effort } from "../../request/reasoning";
+import { openAiEmbeddings } from "./embeddings/openai-embeddings";
 
 /**
  * The OpenAI Chat Completions protocol (`POST {base}/chat/completions`, a Bearer key), which most carriers
@@ -51,6 +52,8 @@ export const openAiChat: CarrierProtocol = {
   isEventStream(contentType) {
     return contentType.includes("text/event-stream");
   },
+
+  embeddings: openAiEmbeddings,
 
   streamDecoder() {
     return null; // OpenAI chat completion chunks are the canonical events

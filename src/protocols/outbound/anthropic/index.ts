@@ -44,6 +44,8 @@ export const anthropicMessages: CarrierProtocol = {
     return contentType.includes("text/event-stream");
   },
 
+  embeddings: null,
+
   streamDecoder(body) {
     return new AnthropicStreamDecoder(excludesReasoning(body)).decode;
   },

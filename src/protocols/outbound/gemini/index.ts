@@ -5,6 +5,7 @@ import { geminiBody, NOT_TAKEN } from "./request";
 import { presentFields } from "../../../request/present-fields";
 import { geminiAnswer } from "./answer";
 import { GeminiStreamDecoder } from "./stream";
+import { geminiEmbeddings } from "../embeddings/gemini-embeddings";
 
 /**
  * Google's Gemini API (`POST {base}/v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`,
@@ -42,6 +43,8 @@ export const gemini: CarrierProtocol = {
   isEventStream(contentType) {
     return contentType.includes("text/event-stream");
   },
+
+  embeddings: geminiEmbeddings,
 
   streamDecoder(body) {
     return new GeminiStreamDecoder(returnedChoices(body), excludesReasoning(body)).decode;

@@ -1,0 +1,158 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../env";
+import type { PricedEndpoint } from "../catalog/catalog";
+import { loadCatalog } from "../catalog/load";
+import { costNano, nanoToUsd } from "../catalog/money";
+import { ApiError } from "../request/errors";
+import { readJsonObject } from "../request/json-body";
+import { parseChatRequest } from "../request/chat-request";
+import { estimateInputTokens, inputTokensBound, parseEmbeddingsRequest, type EmbeddingsRequest } from "../request/embeddings-request";
+import { BYTES_PER_TOKEN, utf8Bytes } from "../request/token-estimate";
+import { plainUsage } from "../request/usage";
+import { failedOutcome, servedOutcome, type Outcome } from "../request/outcome";
+import { Untranslatable } from "../request/errors";
+import { carrierProtocol } from "../protocols/outbound";
+import { CALLER_PROTOCOLS } from "../protocols/inbound";
+import { hashedUser } from "../routing/user-hash";
+import { isolateHealth } from "../health/isolate-health";
+import { dispatch, UnusableAnswer } from "../carriers/dispatch";
+import { CarrierTimeout, type CarrierCall } from "../carriers/carrier-call";
+import { CarriersExhausted, OversizedBody, readTextLimited } from "../carriers/attempts";
+import { settings } from "../settings";
+import { logError } from "../log-error";
+import { newRequestContext, type RequestContext } from "./request-context";
+import { planRequest } from "./plan";
+import { admit } from "./admit";
+import { settle } from "./settle";
+import { refuseManagementKey } from "./serve-request";
+
+/** Largest request body accepted, in bytes (413 above it): as on /chat/completions. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Errors are OpenAI's shape, as on /chat/completions. */
+const errorBody = CALLER_PROTOCOLS["openai-chat"].errorBody;
+
+/**
+ * An embeddings request, top to bottom as a completion is: auth (the route's middleware) → body →
+ * catalog → routing (the model's carriers with its preferences and health) → ledger (a hold of the
+ * most the inputs can cost: a token is at least a byte) → carrier (its protocol's embeddings endpoint,
+ * next carrier on failure) → settle once (the carrier's input tokens, else our estimate, at the input
+ * price). Recorded as a generation with `inbound_api: embeddings`; `x-generation-id` on every answer.
+ */
+export async function serveEmbeddings(c: Context<AppEnv>): Promise<Response> {
+  const rc = newRequestContext(c.env, c.executionCtx, c.get("caller"), c.req.raw.headers, (a) => isolateHealth().note(a));
+  rc.inboundApi = "embeddings";
+  c.header("x-generation-id", rc.genId);
+  let response: Response;
+  let outcome: Outcome;
+  try {
+    ({ response, outcome } = await embed(rc, c));
+  } catch (err) {
+    if (!(err instanceof ApiError) && c.req.raw.signal.aborted) {
+      response = new Response(null, { status: 499 });
+      outcome = failedOutcome(499, "The caller closed the request before a carrier answered.");
+    } else {
+      if (!(err instanceof ApiError)) logError("embeddings request failed", err, { generation: rc.genId });
+      const refused = err instanceof ApiError ? err : new ApiError(500, "Internal error while serving the request; nothing was charged.");
+      response = c.json(errorBody(refused), refused.status, refused.headers);
+      outcome = failedOutcome(refused.status, refused.message, refused instanceof CarriersExhausted ? refused.provider : null);
+    }
+  }
+  void settle(rc, outcome);
+  return response;
+}
+
+async function embed(rc: RequestContext, c: Context<AppEnv>): Promise<{ response: Response; outcome: Outcome }> {
+  refuseManagementKey(rc);
+  let read: Awaited<ReturnType<typeof readJsonObject>>;
+  try {
+    read = await readJsonObject(c.req.raw, MAX_BODY_BYTES);
+  } catch (err) {
+    throw err instanceof ApiError ? err : new ApiError(400, "The request body could not be read.");
+  }
+  const req = parseEmbeddingsRequest(read.json);
+  rc.externalUser = req.user ?? null;
+  const catalog = await loadCatalog(rc.env, rc.waitUntil);
+  // Routing reads a chat-shaped view: the model and the preferences (the inputs' fit is checked below, each on its own).
+  const view = parseChatRequest({ model: req.model, ...(req.provider ? { provider: req.provider } : {}), messages: [{ role: "user", content: "" }] });
+  const plan = await planRequest(rc, view, catalog, c.req.raw.headers, "embeddings");
+  const model = catalog.model(plan.candidates[0]!.modelId)!;
+  if (req.dimensions !== undefined && !model.supported_parameters.includes("dimensions"))
+    throw new ApiError(400, `Model ${rc.model} has a fixed size: \`dimensions\` cannot be set for it.`);
+  const longest = Math.max(...req.inputs.map((i) => (typeof i === "string" ? Math.ceil(utf8Bytes(i) / BYTES_PER_TOKEN) : i.length)));
+  const endpoints = plan.endpoints.filter((e) => e.context_length >= longest);
+  if (endpoints.length === 0)
+    throw new ApiError(400, `An input is about ${longest} tokens, more than model ${rc.model} takes (${plan.endpoints[0]!.context_length}): split it.`);
+  const hold = inputTokensBound(req) * Math.max(...endpoints.map((e) => e.inputNano));
+  const admitted = await admit(rc, view, read.bytes, { ...plan, endpoints }, new URL(c.req.url).origin, hold);
+  const userHash = req.user === undefined ? null : await hashedUser(rc.caller.accountId, req.user);
+  const maxBytes = settings(rc.env).EMBEDDINGS_MAX_ANSWER_BYTES;
+  const served = await dispatch(
+    rc.env,
+    rc.model,
+    admitted,
+    (e) => {
+      const adapter = carrierProtocol(e).embeddings;
+      if (!adapter) throw new Untranslatable(`carrier ${e.providerEntry.name} has no embeddings endpoint`);
+      return { body: adapter.body(req, e, userHash), headers: null, url: (base) => adapter.url(base, e) };
+    },
+    false,
+    (call, e) => readEmbeddings(call, e, req, maxBytes),
+    rc.attempts,
+    c.req.raw.signal,
+  );
+  rc.served = served.endpoint;
+  rc.model = plan.candidateOf.get(served.endpoint)!.answerAs;
+  const tokens = plainUsage(served.value.promptTokens ?? estimateInputTokens(req), 0, 0);
+  const cost = costNano(tokens, served.endpoint);
+  const body = {
+    id: rc.genId,
+    object: "list",
+    data: served.value.vectors.map((v, index) => ({ object: "embedding", index, embedding: req.encoding_format === "base64" ? base64Floats(v) : v })),
+    model: rc.model,
+    provider: served.endpoint.providerEntry.name,
+    usage: { prompt_tokens: tokens.promptTokens, total_tokens: tokens.promptTokens, cost: nanoToUsd(cost) },
+  };
+  return {
+    response: new Response(JSON.stringify(body), { headers: { "content-type": "application/json", "x-generation-id": rc.genId } }),
+    outcome: servedOutcome({
+      provider: served.endpoint.providerEntry.name,
+      status: 200,
+      tokens,
+      charged: { costNano: cost, insured: false, cacheDiscountNano: 0 },
+      usageSource: served.value.promptTokens === null ? "estimate" : "carrier",
+      finishReason: null,
+      firstTokenAt: Date.now(),
+      upstreamId: null,
+    }),
+  };
+}
+
+/** A carrier's embeddings answer (bounded in bytes, within the call's timeout) as vectors; unusable → the next carrier. */
+async function readEmbeddings(call: CarrierCall, endpoint: PricedEndpoint, req: EmbeddingsRequest, maxBytes: number) {
+  let text: string;
+  try {
+    text = await readTextLimited(call.response, maxBytes);
+  } catch (err) {
+    if (err instanceof OversizedBody) throw new UnusableAnswer(`the carrier's answer exceeded EMBEDDINGS_MAX_ANSWER_BYTES (${maxBytes} bytes)`);
+    if (call.signal.reason instanceof CarrierTimeout) throw call.signal.reason;
+    throw err;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UnusableAnswer("the carrier answered with malformed JSON");
+  }
+  const read = carrierProtocol(endpoint).embeddings!.answer(json, req.inputs.length);
+  if ("unusable" in read) throw new UnusableAnswer(read.unusable);
+  return read;
+}
+
+/** A vector as OpenAI's base64 encoding: little-endian float32s. */
+function base64Floats(v: number[]): string {
+  const bytes = new Uint8Array(new Float32Array(v).buffer);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
