@@ -24,6 +24,8 @@ export const providerSchema = z.object({
   protocol: z.enum(CARRIER_PROTOCOL_NAMES).default("openai-chat"),
   /** How the key is sent; default: the protocol's own (bearer, x-api-key for anthropic-messages, x-goog-api-key for gemini). */
   auth: z.enum(CARRIER_AUTH_NAMES).optional(),
+  /** Anthropic Messages carriers: the `anthropic-beta` flags a caller may have forwarded to it (others are dropped, never a failure). */
+  betas: z.array(z.string().min(1).max(100)).optional(),
   /**
    * The protocol's base URL: OpenAI-compatible ones end in their version (`…/v1`, requests go to
    * `${base_url}/chat/completions`); Anthropic's and Gemini's are the host (`${base_url}/v1/messages`,

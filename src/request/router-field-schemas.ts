@@ -18,6 +18,7 @@ export const routerFieldsShape = {
     .max(MAX_FALLBACK_MODELS, `at most ${MAX_FALLBACK_MODELS} models are accepted`)
     .optional(),
   route: z.enum(["fallback", "sort"]).nullable().optional(),
+  anthropic_beta: z.array(z.string().min(1).max(100)).max(32, "at most 32 beta flags").optional(),
   session_id: z.string().max(MAX_ID_CHARS, `at most ${MAX_ID_CHARS} characters`).optional(),
   user: z.string().max(MAX_ID_CHARS, `at most ${MAX_ID_CHARS} characters`).optional(),
   usage: z.object({ include: z.boolean().optional() }).optional(),

@@ -16,6 +16,9 @@ export const ROUTER_FIELDS = [
   "usage", // usage accounting {include}; usage is always included
   "transforms", // prompt transforms such as "middle-out"
   "preset", // a saved preset's slug
+  // Ours: the caller's `anthropic-beta` flags (/messages reads the header; chat may send the field), which go to
+  // Anthropic carriers as that header, only the flags the carrier takes (its catalog `betas`).
+  "anthropic_beta",
 ] as const;
 
 export type RouterField = (typeof ROUTER_FIELDS)[number];

@@ -276,7 +276,7 @@ describe("simulator routes", () => {
     for (const [method, path] of [
       ["GET", "/nope"],
       ["GET", "/groq/v1/chat/completions"],
-      ["POST", "/groq/v1/embeddings"],
+      ["POST", "/groq/v1/completions"],
     ] as const) {
       const res = await fetch(`${sim.url}${path}`, { method, signal: AbortSignal.timeout(5000) });
       expect(res.status).toBe(404);

@@ -44,6 +44,7 @@ const base = (id: string, accountId: string): NewGeneration => ({
   ]),
   strategy: "direct",
   sessionId: "conv-1",
+  inboundApi: "messages",
 });
 
 describe("generation flush (records as JSON into D1)", () => {
@@ -70,6 +71,7 @@ describe("generation flush (records as JSON into D1)", () => {
       providerResponses: _older2,
       strategy: _older3,
       sessionId: _older4,
+      inboundApi: _older5,
       ...withoutDefault
     } = { ...base("gen-flush-c" + Math.random().toString(36).slice(2), accountId) };
     await flushGenerations(
@@ -86,6 +88,7 @@ describe("generation flush (records as JSON into D1)", () => {
       providerResponses: null,
       strategy: null,
       sessionId: null,
+      inboundApi: "chat",
     }); // the column defaults
     // A late settle's record replaces the "abandoned" one.
     const replaced = { ...first, status: 500, costNano: 0, finishReason: null };

@@ -1,7 +1,7 @@
 import type { CallerProtocol } from "../caller-protocol";
 import { readJsonObject } from "../../../request/json-body";
 import { parseChatRequest } from "../../../request/chat-request";
-import { chatFromMessages } from "./request";
+import { betaFlags, chatFromMessages } from "./request";
 import { anthropicUsage, contentBlocks, messageId, stopReason } from "./answer";
 import { MessagesStream } from "./stream";
 
@@ -33,7 +33,7 @@ export const anthropicMessagesCaller: CallerProtocol = {
 
   async read(req) {
     const { json, bytes } = await readJsonObject(req, MAX_BODY_BYTES);
-    return { body: parseChatRequest(chatFromMessages(json)), bytes };
+    return { body: parseChatRequest(chatFromMessages(json, betaFlags(req.headers.get("anthropic-beta")))), bytes };
   },
 
   async readPrompt(req) {

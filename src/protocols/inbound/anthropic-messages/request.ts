@@ -18,6 +18,10 @@ const TAKEN = new Set([
   "tool_choice",
   "thinking",
   "service_tier", // a hint of Anthropic's capacity tier: no meaning across carriers, so it is not sent
+  // Server-side context edits (Claude Code sends "clear thinking, keep all"): not applied, the whole context is
+  // sent and billed as sent (docs/api/messages.md); accepted so that agents which send it work.
+  "context_management",
+  "output_config", // effort → reasoning effort; format → response_format
   // The router's fields, as the contract's MessagesRequest lists them:
   "models",
   "provider",
@@ -41,7 +45,7 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
  * marks; tools → function tools; `tool_choice`; `stop_sequences` → `stop`; `thinking` → `reasoning`;
  * `metadata.user_id` → `user`. Fields it has no equivalent for are refused with a 400 naming them.
  */
-export function chatFromMessages(json: Obj): Obj {
+export function chatFromMessages(json: Obj, betas: string[] = []): Obj {
   const unknown = Object.keys(json).filter((k) => !TAKEN.has(k));
   if (unknown.length) refuse(`Unsupported field${unknown.length > 1 ? "s" : ""} for /messages: ${unknown.join(", ")}.`);
   if (typeof json.max_tokens !== "number") refuse("max_tokens: Field required (a positive integer).");
@@ -62,9 +66,22 @@ export function chatFromMessages(json: Obj): Obj {
   const choice = toolChoice(json.tool_choice);
   if (choice) Object.assign(out, choice);
   const reasoning = thinking(json.thinking);
-  if (reasoning) out.reasoning = reasoning;
+  const output = outputConfig(json.output_config);
+  if (reasoning || output.effort) out.reasoning = { ...reasoning, ...(output.effort ? { effort: output.effort } : {}) };
+  if (output.format) out.response_format = output.format;
   if (isObj(json.metadata) && typeof json.metadata.user_id === "string") out.user = json.metadata.user_id;
+  if (json.context_management !== undefined && !isObj(json.context_management)) refuse("context_management: must be an object.");
+  if (betas.length) out.anthropic_beta = betas.slice(0, 32);
   return out;
+}
+
+/** The `anthropic-beta` header's flags (comma-separated, possibly repeated). */
+export function betaFlags(header: string | null): string[] {
+  if (!header) return [];
+  return header
+    .split(",")
+    .map((f) => f.trim())
+    .filter((f) => f !== "" && f.length <= 100);
 }
 
 function systemMessage(system: unknown): Obj | null {
@@ -79,7 +96,9 @@ function systemMessage(system: unknown): Obj | null {
 }
 
 function turnMessages(turn: unknown, i: number): Obj[] {
-  if (!isObj(turn) || (turn.role !== "user" && turn.role !== "assistant")) refuse(`messages.${i}.role: must be "user" or "assistant".`);
+  // Claude Code sends mid-conversation `system` turns (text): system messages where they stand.
+  if (isObj(turn) && turn.role === "system") return [systemMessage(turn.content) ?? { role: "system", content: "" }];
+  if (!isObj(turn) || (turn.role !== "user" && turn.role !== "assistant")) refuse(`messages.${i}.role: must be "user", "assistant" or "system".`);
   const blocks = typeof turn.content === "string" ? [{ type: "text", text: turn.content }] : Array.isArray(turn.content) ? (turn.content as unknown[]) : null;
   if (!blocks) refuse(`messages.${i}.content: must be a string or an array of blocks.`);
   return turn.role === "user" ? userMessages(blocks as unknown[], i) : [assistantMessage(blocks as unknown[], i)];
@@ -197,8 +216,28 @@ function thinking(t: unknown): Obj | null {
   if (!isObj(t)) refuse("thinking: must be an object.");
   if (t.type === "disabled") return { enabled: false };
   if (t.type === "adaptive") return { enabled: true };
+  // `display` ("summarized", "omitted") says how much thinking text to show: thinking is returned as the carrier gives it.
   if (t.type === "enabled") return typeof t.budget_tokens === "number" ? { max_tokens: t.budget_tokens } : { enabled: true };
   return refuse(`thinking.type: ${String(t.type)} is not one of enabled, disabled, adaptive.`);
+}
+
+/** `output_config`: `effort` (low, medium, high, max) and `format` (a JSON schema the answer follows). */
+function outputConfig(config: unknown): { effort?: string; format?: Obj } {
+  if (config === undefined || config === null) return {};
+  if (!isObj(config)) refuse("output_config: must be an object ({effort, format}).");
+  const unknown = Object.keys(config).filter((k) => k !== "effort" && k !== "format");
+  if (unknown.length) refuse(`output_config: ${unknown.join(", ")} has no equivalent here (effort and format are accepted).`);
+  const out: { effort?: string; format?: Obj } = {};
+  if (config.effort !== undefined) {
+    if (typeof config.effort !== "string") refuse("output_config.effort: must be a string (low, medium, high, max).");
+    out.effort = config.effort;
+  }
+  if (config.format !== undefined && config.format !== null) {
+    const f = config.format;
+    if (!isObj(f) || f.type !== "json_schema" || !isObj(f.schema)) refuse('output_config.format: must be {type: "json_schema", schema}.');
+    out.format = { type: "json_schema", json_schema: { name: "output", schema: f.schema, strict: true } };
+  }
+  return out;
 }
 
 function withCache(target: Obj, from: Obj): Obj {

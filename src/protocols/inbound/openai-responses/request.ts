@@ -32,6 +32,7 @@ const TAKEN = new Set([
   "previous_response_id",
   "max_tool_calls",
   "top_logprobs",
+  "client_metadata", // the client's own labels (Codex's turn and session ids): not sent to carriers
   // The router's fields, as the contract's ResponsesRequest lists them:
   "models",
   "provider",

@@ -23,9 +23,13 @@ export const anthropicMessages: CarrierProtocol = {
     return (endpoint) => JSON.stringify(anthropicBody(body, stream, userHash, endpoint));
   },
 
-  requestHeaders(body) {
-    // Structured outputs are a beta of the Messages API: the request names it.
-    return structuredOutput(body) ? { "anthropic-beta": STRUCTURED_OUTPUTS_BETA } : null;
+  requestHeaders(body, endpoint) {
+    // Structured outputs are a beta of the Messages API: the request names it. The caller's own flags
+    // go along where this carrier takes them (its catalog `betas`); others are dropped, never a failure.
+    const taken = new Set(endpoint.providerEntry.betas ?? []);
+    const flags = new Set((body.anthropic_beta ?? []).filter((f) => taken.has(f)));
+    if (structuredOutput(body)) flags.add(STRUCTURED_OUTPUTS_BETA);
+    return flags.size ? { "anthropic-beta": [...flags].join(",") } : null;
   },
 
   leftOut(body) {
