@@ -54,6 +54,16 @@ export default defineConfig({
         },
       },
       {
+        // The coding agents' CLIs (Claude Code, Codex) against a started service: runs alone with `--project agents`.
+        test: {
+          name: "agents",
+          include: ["test/agents/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 150_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
         test: {
           name: "browser",
           include: ["test/browser/**/*.test.ts"],

@@ -110,7 +110,7 @@ export function requestSeed(model: string, messages: unknown): number {
 export const prng = mulberry32;
 
 // Letters only, so each generated word is exactly one token under `tokenize`.
-const VOCABULARY = [
+export const VOCABULARY = [
   "the",
   "switch",
   "yard",
