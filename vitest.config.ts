@@ -29,6 +29,8 @@ export default defineConfig({
                 // tested with its own vars (test/worker/request-routing.test.ts) and as a pure function.
                 ROUTING_BALANCE: "off",
                 HEALTH_MIN_ATTEMPTS: "1000000",
+                // Keep-alives show within a test's slow stream (test/worker/inbound-apis.test.ts); the default is 10 s.
+                RELAY_PING_MS: "100",
                 ...carrierSecretBindings(),
               },
             },
