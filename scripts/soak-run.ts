@@ -38,6 +38,8 @@ export type SoakReport = {
   stream_error_chunks: number;
   /** Requests per answer shape (content, reasoning, tool_call). */
   shapes: Record<string, number>;
+  /** Requests per inbound API (chat, messages, responses, embeddings). */
+  apis: Record<string, number>;
   unexpected: string[];
   accounts: Array<AccountAudit & { sent: number; invariant_held: boolean }>;
   invariant_held: boolean;
@@ -114,6 +116,71 @@ const SHAPES = [
 ] as const;
 const ALLOWED = new Set([200, 402, 429, 502, 503]);
 
+/** The inbound APIs mixed in, with their weights: every one billed, limited and recorded as chat is. */
+const APIS = [
+  ["chat", 0.4],
+  ["messages", 0.25],
+  ["responses", 0.25],
+  ["embeddings", 0.1],
+] as const;
+type Api = (typeof APIS)[number][0];
+const EMBEDDING_MODELS = ["openai/text-embedding-3-small", "google/gemini-embedding-001"];
+
+function pickApi(r: number): Api {
+  let acc = 0;
+  for (const [api, weight] of APIS) if (r < (acc += weight)) return api;
+  return "chat";
+}
+
+type Json = Record<string, any>;
+/** One soak request in an inbound API: its path, its body, and how its stream ends well or in error. */
+function inApi(
+  api: Api,
+  chat: Json,
+  text: string,
+  rand: () => number,
+): { path: string; body: Json; ended: (t: string) => boolean; failed: (t: string) => boolean } {
+  const tools = (chat.tools as Json[] | undefined)?.map((t) => t.function as Json);
+  if (api === "messages")
+    return {
+      path: "/messages",
+      body: {
+        model: chat.model,
+        ...(chat.models ? { models: chat.models } : {}),
+        stream: chat.stream,
+        max_tokens: chat.reasoning ? 2048 : 64,
+        messages: [{ role: "user", content: text }],
+        ...(chat.reasoning ? { thinking: { type: "enabled", budget_tokens: 1024 } } : {}),
+        ...(tools ? { tools: tools.map((f) => ({ name: f.name, description: f.description, input_schema: f.parameters })) } : {}),
+      },
+      ended: (t) => t.includes("event: message_stop") || t.includes("event: error"),
+      failed: (t) => t.includes("event: error"),
+    };
+  if (api === "responses")
+    return {
+      path: "/responses",
+      body: {
+        model: chat.model,
+        ...(chat.models ? { models: chat.models } : {}),
+        stream: chat.stream,
+        max_output_tokens: chat.reasoning ? 2048 : 64,
+        input: text,
+        ...(chat.reasoning ? { reasoning: { effort: "low" } } : {}),
+        ...(tools ? { tools: tools.map((f) => ({ type: "function", name: f.name, description: f.description, parameters: f.parameters })) } : {}),
+      },
+      ended: (t) => /event: response\.(completed|incomplete|failed)\n/.test(t),
+      failed: (t) => t.includes("event: response.failed"),
+    };
+  if (api === "embeddings")
+    return {
+      path: "/embeddings",
+      body: { model: EMBEDDING_MODELS[Math.floor(rand() * EMBEDDING_MODELS.length)], input: [text, `${text} again`] },
+      ended: () => true,
+      failed: () => false,
+    };
+  return { path: "/chat/completions", body: chat, ended: (t) => t.endsWith("data: [DONE]\n\n"), failed: (t) => t.includes('"finish_reason":"error"') };
+}
+
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const rand = prng(o.seed ?? 1);
   const faultRate = o.faultRate ?? 0.2;
@@ -136,6 +203,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     by_status: {},
     stream_error_chunks: 0,
     shapes: {},
+    apis: {},
     unexpected: [],
     accounts: [],
     invariant_held: false,
@@ -180,18 +248,24 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       messages: [{ role: "user", content: `soak ${next} ${pace} ${capField} ${shape.directive} ${fault}` }],
       ...shape.extra,
     };
-    track.what = `${stream ? "S" : "N"} ${disconnect ? "disc " : ""}${shape.name} ${model} ${JSON.stringify(billed)} ${pace} ${fault}`;
+    const api = pickApi(rand());
+    report.apis[api] = (report.apis[api] ?? 0) + 1;
+    const text = `soak ${next} ${pace} ${capField} ${shape.directive} ${fault}`;
+    // Embeddings are whole answers: a streamed pick goes as chat's would, unstreamed.
+    const wire = inApi(api, api === "embeddings" ? { ...body, stream: false } : body, text, rand);
+    const streamed = stream && api !== "embeddings";
+    track.what = `${api} ${streamed ? "S" : "N"} ${disconnect ? "disc " : ""}${shape.name} ${model} ${JSON.stringify(billed)} ${pace} ${fault}`;
     const ac = new AbortController();
     const timeout = setTimeout(() => ac.abort(), 30_000);
     account.sent++;
     report.sent++;
     try {
-      if (disconnect && !stream) setTimeout(() => ac.abort(), 100);
-      const res = await fetch(`${o.url}/api/v1/chat/completions`, {
+      if (disconnect && !streamed) setTimeout(() => ac.abort(), 100);
+      const res = await fetch(`${o.url}/api/v1${wire.path}`, {
         method: "POST",
         signal: ac.signal,
         headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
+        body: JSON.stringify(wire.body),
       });
       track.phase = `body of ${res.status}`;
       report.by_status[res.status] = (report.by_status[res.status] ?? 0) + 1;
@@ -204,7 +278,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         report.unexpected.push(`${res.status} ${(await res.text()).slice(0, 200)}`);
         return; // its body is read
       }
-      if (res.status === 200 && stream) {
+      if (res.status === 200 && streamed) {
         const reader = res.body!.getReader();
         if (disconnect) {
           await reader.read();
@@ -219,8 +293,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
           if (done) break;
           text += decoder.decode(value, { stream: true });
         }
-        if (!text.endsWith("data: [DONE]\n\n")) report.unexpected.push("stream without [DONE]");
-        if (text.includes('"finish_reason":"error"')) report.stream_error_chunks++;
+        if (!wire.ended(text)) report.unexpected.push(`${api} stream without its end: ${track.what}`);
+        if (wire.failed(text)) report.stream_error_chunks++;
       } else if (disconnect) {
         // A caller that leaves stops waiting for the body itself (Node's fetch does not always end a body read on abort).
         const left = new Promise<void>((resolve) => (ac.signal.aborted ? resolve() : ac.signal.addEventListener("abort", () => resolve(), { once: true })));

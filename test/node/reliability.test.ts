@@ -230,7 +230,7 @@ describe("concurrency", () => {
 });
 
 describe("soak (CI variant)", () => {
-  it("1,000 mixed requests: no 5xx of our own, every request recorded, usage = Σ records", async () => {
+  it("1,000 mixed requests through all four APIs: no 5xx of our own, every request recorded, usage = Σ records", async () => {
     const report = await runSoak({ url: service.url, admin, requests: 1000, concurrency: 24, accounts: 3, timeLimitMs: 240_000, seed: 7 });
     expect(report.unexpected).toEqual([]);
     expect(report.unsent).toBe(0);
@@ -241,6 +241,14 @@ describe("soak (CI variant)", () => {
     // Each shape about a fifth: reasoning_content streams, tool-call streams, cached prompts on the native carriers
     // (Anthropic, Gemini, OpenAI) and Anthropic thinking, each with its share of faults and disconnects.
     for (const shape of ["content", "reasoning", "tool_call", "cached", "thinking"]) expect(report.shapes[shape]).toBeGreaterThan(120);
+    // Every inbound API in the mix (chat 40 %, messages and responses 25 % each, embeddings 10 %), billed alike.
+    for (const [api, least] of [
+      ["chat", 300],
+      ["messages", 180],
+      ["responses", 180],
+      ["embeddings", 60],
+    ] as const)
+      expect(report.apis[api]).toBeGreaterThan(least);
     for (const a of report.accounts) {
       expect(a.held_nano).toBe(0);
       expect(a.usage_nano).toBe(a.records_cost_nano);
