@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { env } from "cloudflare:test";
-import { admin, chat, newAccount, settled, user } from "./helpers";
+import { admin, call, chat, newAccount, settled, user } from "./helpers";
 import { createKeyViaConsole, signUp, textOf, type ConsoleClient } from "./console-helpers";
 
 const DAY = 86_400_000;
@@ -63,6 +63,28 @@ describe("/activity", () => {
     expect(html).toContain(`<title>${today}: ${costText} (2 requests)</title>`);
     expect(html).toMatch(/<svg[^>]*role="img"[^>]*aria-labelledby="spend-title spend-desc"/);
     expect(textOf(html)).toContain(`${costText} spent on 2 requests`);
+  });
+
+  it("each request names the API it came in: chat, messages, responses, embeddings", async () => {
+    const { client, accountId } = await signUp();
+    await admin(`/accounts/${accountId}/credits`, { usd: 2 });
+    const { key } = await createKeyViaConsole(client, "apis");
+    const post = (path: string, body: unknown) =>
+      call(`/api/v1${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const model = "meta-llama/llama-3.1-8b-instruct";
+    const answers = [
+      ["chat", await chat(key, { model, ...user("a [sim tokens=2]") })],
+      ["messages", await post("/messages", { model, max_tokens: 20, messages: [{ role: "user", content: "b [sim tokens=2]" }] })],
+      ["responses", await post("/responses", { model, input: "c [sim tokens=2]" })],
+      ["embeddings", await post("/embeddings", { model: "openai/text-embedding-3-small", input: "d" })],
+    ] as const;
+    for (const [, res] of answers) expect(res.status).toBe(200);
+    await settled(accountId);
+    const rows = rowsOf(await activityWhen(client, (h) => rowsOf(h).length === 4));
+    for (const [api, res] of answers) {
+      const row = rows.find((r) => r.id === res.headers.get("x-generation-id"))!;
+      expect(row.text).toMatch(new RegExp(` ${api}\\b`));
+    }
   });
 
   it("a request that fell back shows each attempt: model, carrier, status", async () => {

@@ -45,7 +45,10 @@ export function ActivityPage(props: { meta: PageMeta; rows: Generation[]; newer:
   return (
     <Layout meta={props.meta}>
       <h1>Activity</h1>
-      <p>Every request made with your keys, newest first. Failed requests are listed with cost 0. A request shows up here within a few seconds of finishing.</p>
+      <p>
+        Every request made with your keys, newest first. Failed requests are listed with cost 0; each names the API it came in (chat, messages, responses,
+        embeddings). A request shows up here within a few seconds of finishing.
+      </p>
       <SpendChart days={props.days} />
 
       <h2 id="requests-title">Requests</h2>
@@ -79,7 +82,10 @@ export function ActivityPage(props: { meta: PageMeta; rows: Generation[]; newer:
                     <time datetime={new Date(g.createdAt).toISOString()}>{utcDateTime(g.createdAt)}</time>
                   </td>
                   <td>
-                    <code>{g.model}</code>
+                    <code>{g.model}</code>{" "}
+                    <span class="tag" title="the API the request came in">
+                      {g.inboundApi}
+                    </span>
                     {g.streamed && (
                       <>
                         {" "}
