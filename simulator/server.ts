@@ -315,24 +315,14 @@ function cacheUse(ctx: Context, wire: Wire, carrier: string, n: Normalized, d: D
   return { read, write: Math.min(write, promptTokens - read) };
 }
 
-/** One completion request in any protocol: auth, body, directives, faults, then the planned answer in the protocol's shapes. */
-async function serveCompletion(
-  req: IncomingMessage,
-  res: ServerResponse,
-  carrier: string,
-  ctx: Context,
-  wire: Wire,
-  path: { pathname: string; model?: string; stream?: boolean },
-): Promise<void> {
-  ctx.profiles.touch(carrier);
-  const raw = await readBody(req);
-  const receivedMonoMs = monotonicMs();
+/** The log's record of a request just read: what came in, and only whether each credential header was there. */
+function newRecord(req: IncomingMessage, ctx: Context, carrier: string, wire: Wire, pathname: string): RequestRecord {
   const beta = req.headers["anthropic-beta"];
-  const record: RequestRecord = {
+  return {
     tag: null,
     carrier,
     protocol: wire.name,
-    path: path.pathname,
+    path: pathname,
     body: null,
     headers: {
       authorization: req.headers.authorization !== undefined,
@@ -344,9 +334,23 @@ async function serveCompletion(
     outcome: "pending",
     chunks_sent: 0,
     connection: ctx.connections.get(req.socket) ?? 0,
-    received_mono_ms: receivedMonoMs,
+    received_mono_ms: monotonicMs(),
     first_write_mono_ms: null,
   };
+}
+
+/** One completion request in any protocol: auth, body, directives, faults, then the planned answer in the protocol's shapes. */
+async function serveCompletion(
+  req: IncomingMessage,
+  res: ServerResponse,
+  carrier: string,
+  ctx: Context,
+  wire: Wire,
+  path: { pathname: string; model?: string; stream?: boolean },
+): Promise<void> {
+  ctx.profiles.touch(carrier);
+  const raw = await readBody(req);
+  const record = newRecord(req, ctx, carrier, wire, path.pathname);
   if (typeof raw === "string") {
     ctx.log.add(record);
     ctx.log.settle(record, raw === "aborted" ? "aborted" : "error");
@@ -486,25 +490,7 @@ async function serveEmbeddings(
   path: { pathname: string; model?: string; batch?: boolean },
 ): Promise<void> {
   const raw = await readBody(req);
-  const record: RequestRecord = {
-    tag: null,
-    carrier,
-    protocol: wire.name,
-    path: path.pathname,
-    body: null,
-    headers: {
-      authorization: req.headers.authorization !== undefined,
-      x_api_key: req.headers["x-api-key"] !== undefined,
-      x_goog_api_key: req.headers["x-goog-api-key"] !== undefined,
-      anthropic_version: false,
-      anthropic_beta: null,
-    },
-    outcome: "pending",
-    chunks_sent: 0,
-    connection: ctx.connections.get(req.socket) ?? 0,
-    received_mono_ms: monotonicMs(),
-    first_write_mono_ms: null,
-  };
+  const record = newRecord(req, ctx, carrier, wire, path.pathname);
   ctx.log.add(record);
   if (typeof raw === "string") {
     ctx.log.settle(record, raw === "aborted" ? "aborted" : "error");

@@ -16,23 +16,26 @@ export const MAX_COMPLETION_BYTES = 8 * 1024 * 1024;
 
 /** Reads a carrier's non-stream answer (within the call's timeout) as the canonical answer; an unusable one lets dispatch try the next carrier. */
 export async function readAnswer(call: CarrierCall, protocol: CarrierProtocol, body: ChatRequest): Promise<CanonicalAnswer> {
+  const read = protocol.answer(await readCarrierJson(call, MAX_COMPLETION_BYTES, `${MAX_COMPLETION_BYTES} bytes`), body);
+  if ("unusable" in read) throw new UnusableAnswer(read.unusable);
+  return read.answer;
+}
+
+/** A carrier's whole JSON answer, read within the call's timeout and `maxBytes` (`limit` names it); too large or not JSON is unusable (the next carrier is tried). */
+export async function readCarrierJson(call: CarrierCall, maxBytes: number, limit: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readTextLimited(call.response, MAX_COMPLETION_BYTES);
+    text = await readTextLimited(call.response, maxBytes);
   } catch (err) {
-    if (err instanceof OversizedBody) throw new UnusableAnswer(`the carrier's answer exceeded ${MAX_COMPLETION_BYTES} bytes`);
+    if (err instanceof OversizedBody) throw new UnusableAnswer(`the carrier's answer exceeded ${limit}`);
     if (call.signal.reason instanceof CarrierTimeout) throw call.signal.reason;
     throw err;
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new UnusableAnswer("the carrier answered with malformed JSON");
   }
-  const read = protocol.answer(json, body);
-  if ("unusable" in read) throw new UnusableAnswer(read.unusable);
-  return read.answer;
 }
 
 /**

@@ -2,6 +2,14 @@ import type * as z from "zod";
 import { readBodyLimited } from "../http/read-limited";
 import { ApiError } from "./errors";
 
+/** Largest body of a model request (completions in any protocol, embeddings), in bytes: 413 above it. */
+export const MAX_MODEL_REQUEST_BYTES = 4 * 1024 * 1024;
+
+/** A model request's body as a JSON object, within MAX_MODEL_REQUEST_BYTES. */
+export function readModelRequest(req: Request): Promise<{ json: Record<string, unknown>; bytes: number }> {
+  return readJsonObject(req, MAX_MODEL_REQUEST_BYTES);
+}
+
 /**
  * A request's body as a JSON object: 413 over `maxBytes` (the rest stays unread for the app's drain,
  * src/http/drain-body.ts, so the 413 reaches the client), 400 when it is not JSON or not an object.

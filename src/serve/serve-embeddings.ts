@@ -3,31 +3,25 @@ import type { AppEnv } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { loadCatalog } from "../catalog/load";
 import { costNano, nanoToUsd } from "../catalog/money";
-import { ApiError } from "../request/errors";
-import { readJsonObject } from "../request/json-body";
+import { ApiError, Untranslatable } from "../request/errors";
+import { readModelRequest } from "../request/json-body";
 import { parseChatRequest } from "../request/chat-request";
 import { estimateInputTokens, inputTokensBound, parseEmbeddingsRequest, type EmbeddingsRequest } from "../request/embeddings-request";
 import { BYTES_PER_TOKEN, utf8Bytes } from "../request/token-estimate";
 import { plainUsage } from "../request/usage";
-import { failedOutcome, servedOutcome, type Outcome } from "../request/outcome";
-import { Untranslatable } from "../request/errors";
+import { servedOutcome, type Outcome } from "../request/outcome";
 import { carrierProtocol } from "../protocols/outbound";
 import { CALLER_PROTOCOLS } from "../protocols/inbound";
 import { hashedUser } from "../routing/user-hash";
-import { isolateHealth } from "../health/isolate-health";
 import { dispatch, UnusableAnswer } from "../carriers/dispatch";
-import { CarrierTimeout, type CarrierCall } from "../carriers/carrier-call";
-import { CarriersExhausted, OversizedBody, readTextLimited } from "../carriers/attempts";
+import type { CarrierCall } from "../carriers/carrier-call";
+import { readCarrierJson } from "../relay/answer";
 import { settings } from "../settings";
-import { logError } from "../log-error";
-import { newRequestContext, type RequestContext } from "./request-context";
+import type { RequestContext } from "./request-context";
 import { planRequest } from "./plan";
 import { admit } from "./admit";
 import { settle } from "./settle";
-import { refuseManagementKey } from "./serve-request";
-
-/** Largest request body accepted, in bytes (413 above it): as on /chat/completions. */
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+import { failure, openRequest, refuseManagementKey } from "./serve-request";
 
 /** Errors are OpenAI's shape, as on /chat/completions. */
 const errorBody = CALLER_PROTOCOLS["openai-chat"].errorBody;
@@ -40,33 +34,22 @@ const errorBody = CALLER_PROTOCOLS["openai-chat"].errorBody;
  * price). Recorded as a generation with `inbound_api: embeddings`; `x-generation-id` on every answer.
  */
 export async function serveEmbeddings(c: Context<AppEnv>): Promise<Response> {
-  const rc = newRequestContext(c.env, c.executionCtx, c.get("caller"), c.req.raw.headers, (a) => isolateHealth().note(a));
-  rc.inboundApi = "embeddings";
-  c.header("x-generation-id", rc.genId);
-  let response: Response;
-  let outcome: Outcome;
+  const rc = openRequest(c, "embeddings");
+  let answered: { response: Response; outcome: Outcome };
   try {
-    ({ response, outcome } = await embed(rc, c));
+    answered = await embed(rc, c);
   } catch (err) {
-    if (!(err instanceof ApiError) && c.req.raw.signal.aborted) {
-      response = new Response(null, { status: 499 });
-      outcome = failedOutcome(499, "The caller closed the request before a carrier answered.");
-    } else {
-      if (!(err instanceof ApiError)) logError("embeddings request failed", err, { generation: rc.genId });
-      const refused = err instanceof ApiError ? err : new ApiError(500, "Internal error while serving the request; nothing was charged.");
-      response = c.json(errorBody(refused), refused.status, refused.headers);
-      outcome = failedOutcome(refused.status, refused.message, refused instanceof CarriersExhausted ? refused.provider : null);
-    }
+    answered = failure(rc, c, errorBody, err);
   }
-  void settle(rc, outcome);
-  return response;
+  void settle(rc, answered.outcome);
+  return answered.response;
 }
 
 async function embed(rc: RequestContext, c: Context<AppEnv>): Promise<{ response: Response; outcome: Outcome }> {
   refuseManagementKey(rc);
-  let read: Awaited<ReturnType<typeof readJsonObject>>;
+  let read: Awaited<ReturnType<typeof readModelRequest>>;
   try {
-    read = await readJsonObject(c.req.raw, MAX_BODY_BYTES);
+    read = await readModelRequest(c.req.raw);
   } catch (err) {
     throw err instanceof ApiError ? err : new ApiError(400, "The request body could not be read.");
   }
@@ -128,20 +111,7 @@ async function embed(rc: RequestContext, c: Context<AppEnv>): Promise<{ response
 
 /** A carrier's embeddings answer (bounded in bytes, within the call's timeout) as vectors; unusable → the next carrier. */
 async function readEmbeddings(call: CarrierCall, endpoint: PricedEndpoint, req: EmbeddingsRequest, maxBytes: number) {
-  let text: string;
-  try {
-    text = await readTextLimited(call.response, maxBytes);
-  } catch (err) {
-    if (err instanceof OversizedBody) throw new UnusableAnswer(`the carrier's answer exceeded EMBEDDINGS_MAX_ANSWER_BYTES (${maxBytes} bytes)`);
-    if (call.signal.reason instanceof CarrierTimeout) throw call.signal.reason;
-    throw err;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new UnusableAnswer("the carrier answered with malformed JSON");
-  }
+  const json = await readCarrierJson(call, maxBytes, `EMBEDDINGS_MAX_ANSWER_BYTES (${maxBytes} bytes)`);
   const read = carrierProtocol(endpoint).embeddings!.answer(json, req.inputs.length);
   if ("unusable" in read) throw new UnusableAnswer(read.unusable);
   return read;

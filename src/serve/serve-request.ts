@@ -21,6 +21,7 @@ import { planRequest, type Plan } from "./plan";
 import { admit } from "./admit";
 import { answerFacts } from "./answer-metadata";
 import { settle } from "./settle";
+import type { InboundApi } from "../generations/record";
 
 /** What a request came to: the caller's response, and the outcome to settle (now, or when its stream ends). */
 type Answered = { response: Response; outcome: Outcome | Promise<Outcome> };
@@ -32,20 +33,26 @@ type Answered = { response: Response; outcome: Outcome | Promise<Outcome> };
  * at cost 0. Every answer, errors included, carries `x-generation-id`.
  */
 export async function serveRequest(c: Context<AppEnv>, protocol: CallerProtocol): Promise<Response> {
-  // Every attempt also feeds this isolate's failure streaks, which the next request's routing reads.
-  const rc = newRequestContext(c.env, c.executionCtx, c.get("caller"), c.req.raw.headers, (a) => isolateHealth().note(a));
-  rc.inboundApi = protocol.api;
-  c.header("x-generation-id", rc.genId);
+  const rc = openRequest(c, protocol.api);
   let answered: Answered;
   try {
     answered = await complete(rc, c, protocol);
   } catch (err) {
-    answered = failure(rc, c, protocol, err);
+    answered = failure(rc, c, protocol.errorBody, err);
   }
   const { outcome } = answered;
   if (outcome instanceof Promise) rc.waitUntil(outcome.then((o) => settle(rc, o)));
   else void settle(rc, outcome);
   return answered.response;
+}
+
+/** A model request's context once its caller is known, in the API it came in; its generation id is on every answer. */
+export function openRequest(c: Context<AppEnv>, api: InboundApi): RequestContext {
+  // Every attempt also feeds this isolate's failure streaks, which the next request's routing reads.
+  const rc = newRequestContext(c.env, c.executionCtx, c.get("caller"), c.req.raw.headers, (a) => isolateHealth().note(a));
+  rc.inboundApi = api;
+  c.header("x-generation-id", rc.genId);
+  return rc;
 }
 
 /** A management key manages keys; it never runs a model. */
@@ -134,16 +141,21 @@ async function serveStream(
   return { response, outcome };
 }
 
-/** A request refused or failed before anything was served: the caller's error in its protocol, recorded at cost 0. */
-function failure(rc: RequestContext, c: Context<AppEnv>, protocol: CallerProtocol, err: unknown): Answered {
+/** A request refused or failed before anything was served: the caller's error in its protocol (`errorBody`), recorded at cost 0. */
+export function failure(
+  rc: RequestContext,
+  c: Context<AppEnv>,
+  errorBody: CallerProtocol["errorBody"],
+  err: unknown,
+): { response: Response; outcome: Outcome } {
   if (!(err instanceof ApiError) && c.req.raw.signal.aborted) {
     // The caller went away before any carrier answered: recorded as 499 (as nginx names it); no one reads the reply.
     return { response: new Response(null, { status: 499 }), outcome: failedOutcome(499, "The caller closed the request before a carrier answered.") };
   }
-  if (!(err instanceof ApiError)) logError("chat request failed", err, { generation: rc.genId });
+  if (!(err instanceof ApiError)) logError(`${rc.inboundApi} request failed`, err, { generation: rc.genId });
   const refused = err instanceof ApiError ? err : new ApiError(500, "Internal error while serving the request; nothing was charged.");
   return {
-    response: c.json(protocol.errorBody(refused), refused.status, refused.headers),
+    response: c.json(errorBody(refused), refused.status, refused.headers),
     outcome: failedOutcome(refused.status, refused.message, refused instanceof CarriersExhausted ? refused.provider : null),
   };
 }

@@ -5,7 +5,8 @@ import { charge, type Charge } from "../../request/charge";
 import type { SseEvent } from "../../http/sse-parser";
 import type { AnswerFacts, ChunkFailure, StreamRenderer } from "./caller-protocol";
 
-export type Obj = Record<string, unknown>;
+export type { Obj } from "./request-checks";
+import type { Obj } from "./request-checks";
 
 /**
  * A caller stream in a protocol other than chat, rendered from canonical chat chunks: this keeps the

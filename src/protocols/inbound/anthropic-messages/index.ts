@@ -1,12 +1,9 @@
 import type { CallerProtocol } from "../caller-protocol";
-import { readJsonObject } from "../../../request/json-body";
+import { readModelRequest } from "../../../request/json-body";
 import { parseChatRequest } from "../../../request/chat-request";
 import { betaFlags, chatFromMessages } from "./request";
 import { anthropicUsage, contentBlocks, messageId, stopReason } from "./answer";
 import { MessagesStream } from "./stream";
-
-/** Largest request body accepted, in bytes (413 above it): as on /chat/completions. */
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** Our statuses as Anthropic's error types. */
 const ERROR_TYPES: Record<number, string> = {
@@ -32,12 +29,12 @@ export const anthropicMessagesCaller: CallerProtocol = {
   streamContentType: "text/event-stream; charset=utf-8",
 
   async read(req) {
-    const { json, bytes } = await readJsonObject(req, MAX_BODY_BYTES);
+    const { json, bytes } = await readModelRequest(req);
     return { body: parseChatRequest(chatFromMessages(json, betaFlags(req.headers.get("anthropic-beta")))), bytes };
   },
 
   async readPrompt(req) {
-    const { json } = await readJsonObject(req, MAX_BODY_BYTES);
+    const { json } = await readModelRequest(req);
     // count_tokens takes the Messages body without max_tokens.
     return parseChatRequest(chatFromMessages({ max_tokens: 1, ...json, stream: undefined }));
   },

@@ -1,6 +1,4 @@
-import { ApiError } from "../../../request/errors";
-
-type Obj = Record<string, unknown>;
+import { isObj, refuse, refuseUnknownFields, type Obj } from "../request-checks";
 
 /** The Messages API's request fields we take, and the router's own (as on /chat/completions). */
 const TAKEN = new Set([
@@ -31,12 +29,6 @@ const TAKEN = new Set([
   "trace",
 ]);
 
-function refuse(message: string): never {
-  throw new ApiError(400, message);
-}
-
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /**
  * An Anthropic Messages request as the canonical (chat) request: `system` → a system message; each
  * turn's blocks → chat messages in order (a user turn's `tool_result` blocks → `tool` messages, its
@@ -46,8 +38,7 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
  * `metadata.user_id` → `user`. Fields it has no equivalent for are refused with a 400 naming them.
  */
 export function chatFromMessages(json: Obj, betas: string[] = []): Obj {
-  const unknown = Object.keys(json).filter((k) => !TAKEN.has(k));
-  if (unknown.length) refuse(`Unsupported field${unknown.length > 1 ? "s" : ""} for /messages: ${unknown.join(", ")}.`);
+  refuseUnknownFields(json, TAKEN, "/messages");
   if (typeof json.max_tokens !== "number") refuse("max_tokens: Field required (a positive integer).");
   if (!Array.isArray(json.messages)) refuse("messages: Field required (an array of turns).");
   const out: Obj = {};

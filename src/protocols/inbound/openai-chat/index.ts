@@ -1,11 +1,8 @@
 import type { CallerProtocol } from "../caller-protocol";
-import { readJsonObject } from "../../../request/json-body";
+import { readModelRequest } from "../../../request/json-body";
 import { parseChatRequest } from "../../../request/chat-request";
 import { presentUsage } from "./usage";
 import { ChunkRewriter } from "./chunk-rewriter";
-
-/** Largest request body accepted, in bytes (413 above it). */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
  * OpenAI's Chat Completions, as OpenRouter serves it (`POST /api/v1/chat/completions`): the canonical
@@ -19,7 +16,7 @@ export const openAiChat: CallerProtocol = {
   streamContentType: "text/event-stream; charset=utf-8",
 
   async read(req) {
-    const { json, bytes } = await readJsonObject(req, MAX_BODY_BYTES);
+    const { json, bytes } = await readModelRequest(req);
     return { body: parseChatRequest(json), bytes };
   },
 

@@ -1,12 +1,9 @@
 import type { CallerProtocol } from "../caller-protocol";
-import { readJsonObject } from "../../../request/json-body";
+import { readModelRequest } from "../../../request/json-body";
 import { parseChatRequest } from "../../../request/chat-request";
 import { chatFromResponses } from "./request";
 import { outputItems, responseObject, responsesUsage, statusOf } from "./answer";
 import { ResponsesStream } from "./stream";
-
-/** Largest request body accepted, in bytes (413 above it): as on /chat/completions. */
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
  * OpenAI's Responses API, stateless as OpenRouter's (`POST /api/v1/responses`: the openai SDK's
@@ -20,7 +17,7 @@ export const openAiResponses: CallerProtocol = {
   streamContentType: "text/event-stream; charset=utf-8",
 
   async read(req) {
-    const { json, bytes } = await readJsonObject(req, MAX_BODY_BYTES);
+    const { json, bytes } = await readModelRequest(req);
     const { chat, echo } = chatFromResponses(json);
     return { body: parseChatRequest(chat), bytes, echo };
   },

@@ -1,7 +1,5 @@
-import { ApiError } from "../../../request/errors";
+import { isObj, refuse, refuseUnknownFields, type Obj } from "../request-checks";
 import { openReasoning } from "./reasoning-envelope";
-
-type Obj = Record<string, unknown>;
 
 /** The Responses API's request fields we take, and the router's own (as on /chat/completions). */
 const TAKEN = new Set([
@@ -65,12 +63,6 @@ const ECHOED = [
 /** The one `include` we honour; anything else names an output we do not produce. */
 const ENCRYPTED_REASONING = "reasoning.encrypted_content";
 
-function refuse(message: string): never {
-  throw new ApiError(400, message);
-}
-
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /**
  * An OpenAI Responses request as the canonical (chat) request, and what the answer echoes. Stateless, as
  * OpenRouter's: `store: true`, `previous_response_id`, stored prompts and background runs are refused.
@@ -82,8 +74,7 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
  * cache key. Fields and items with no equivalent are refused with a 400 naming them.
  */
 export function chatFromResponses(json: Obj): { chat: Obj; echo: Obj } {
-  const unknown = Object.keys(json).filter((k) => !TAKEN.has(k));
-  if (unknown.length) refuse(`Unsupported field${unknown.length > 1 ? "s" : ""} for /responses: ${unknown.join(", ")}.`);
+  refuseUnknownFields(json, TAKEN, "/responses");
   refuseStateful(json);
   if (json.input === undefined || json.input === null) refuse("input: Field required (a string or an array of items).");
   const out: Obj = {};
