@@ -339,6 +339,33 @@ function newRecord(req: IncomingMessage, ctx: Context, carrier: string, wire: Wi
   };
 }
 
+/**
+ * A request's body and its new log record; `body` undefined when it is not JSON. Null when the body could
+ * not be read (too large: 413; the client gone): logged and answered here.
+ */
+async function readRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: Context,
+  carrier: string,
+  wire: Wire,
+  pathname: string,
+): Promise<{ record: RequestRecord; body: unknown } | null> {
+  const raw = await readBody(req);
+  const record = newRecord(req, ctx, carrier, wire, pathname);
+  if (typeof raw === "string") {
+    ctx.log.add(record);
+    ctx.log.settle(record, raw === "aborted" ? "aborted" : "error");
+    if (raw === "too_large") sendJson(res, 413, wire.errorBody(413, "request body too large", true));
+    return null;
+  }
+  try {
+    return { record, body: JSON.parse(raw.text) as unknown };
+  } catch {
+    return { record, body: undefined };
+  }
+}
+
 /** One completion request in any protocol: auth, body, directives, faults, then the planned answer in the protocol's shapes. */
 async function serveCompletion(
   req: IncomingMessage,
@@ -349,20 +376,9 @@ async function serveCompletion(
   path: { pathname: string; model?: string; stream?: boolean },
 ): Promise<void> {
   ctx.profiles.touch(carrier);
-  const raw = await readBody(req);
-  const record = newRecord(req, ctx, carrier, wire, path.pathname);
-  if (typeof raw === "string") {
-    ctx.log.add(record);
-    ctx.log.settle(record, raw === "aborted" ? "aborted" : "error");
-    if (raw === "too_large") sendJson(res, 413, wire.errorBody(413, "request body too large", true));
-    return;
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.text);
-  } catch {
-    body = undefined;
-  }
+  const received = await readRequest(req, res, ctx, carrier, wire, path.pathname);
+  if (!received) return;
+  const { record, body } = received;
   const read = wire.read(body, { model: path.model, stream: path.stream ?? false, headers: req.headers });
   const normalized = "messages" in read ? read : null;
   const userText = normalized ? lastUserText(normalized.messages) : "";
@@ -489,20 +505,10 @@ async function serveEmbeddings(
   wire: Wire,
   path: { pathname: string; model?: string; batch?: boolean },
 ): Promise<void> {
-  const raw = await readBody(req);
-  const record = newRecord(req, ctx, carrier, wire, path.pathname);
+  const received = await readRequest(req, res, ctx, carrier, wire, path.pathname);
+  if (!received) return;
+  const { record, body } = received;
   ctx.log.add(record);
-  if (typeof raw === "string") {
-    ctx.log.settle(record, raw === "aborted" ? "aborted" : "error");
-    if (raw === "too_large") sendJson(res, 413, wire.errorBody(413, "request body too large", true));
-    return;
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(raw.text);
-  } catch {
-    body = undefined;
-  }
   record.body = body ?? null;
   const ask = path.model === undefined ? readOpenAiEmbeddings(body) : readGeminiEmbeddings(body, path.model, path.batch === true);
   const directives = parseDirectives("texts" in ask ? ask.texts.join("\n") : "", carrier);

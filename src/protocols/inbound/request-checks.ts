@@ -9,6 +9,9 @@ export function refuse(message: string): never {
 
 export const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** The router's own fields the Messages and Responses requests take (the contract lists them on both), passed to the canonical request as they are. */
+export const ROUTER_FIELDS_TAKEN = ["models", "provider", "route", "session_id", "plugins", "trace"] as const;
+
 /** Refuses every field of `json` the protocol does not take, naming them and the API (`/messages`). */
 export function refuseUnknownFields(json: Obj, taken: ReadonlySet<string>, api: string): void {
   const unknown = Object.keys(json).filter((k) => !taken.has(k));

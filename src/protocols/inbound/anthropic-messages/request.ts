@@ -1,4 +1,4 @@
-import { isObj, refuse, refuseUnknownFields, type Obj } from "../request-checks";
+import { isObj, refuse, refuseUnknownFields, ROUTER_FIELDS_TAKEN, type Obj } from "../request-checks";
 
 /** The Messages API's request fields we take, and the router's own (as on /chat/completions). */
 const TAKEN = new Set([
@@ -20,13 +20,7 @@ const TAKEN = new Set([
   // sent and billed as sent (docs/api/messages.md); accepted so that agents which send it work.
   "context_management",
   "output_config", // effort → reasoning effort; format → response_format
-  // The router's fields, as the contract's MessagesRequest lists them:
-  "models",
-  "provider",
-  "route",
-  "session_id",
-  "plugins",
-  "trace",
+  ...ROUTER_FIELDS_TAKEN,
 ]);
 
 /**
@@ -42,8 +36,7 @@ export function chatFromMessages(json: Obj, betas: string[] = []): Obj {
   if (typeof json.max_tokens !== "number") refuse("max_tokens: Field required (a positive integer).");
   if (!Array.isArray(json.messages)) refuse("messages: Field required (an array of turns).");
   const out: Obj = {};
-  for (const k of ["model", "max_tokens", "stream", "temperature", "top_p", "top_k", "models", "provider", "route", "session_id", "plugins", "trace"])
-    if (json[k] !== undefined) out[k] = json[k];
+  for (const k of ["model", "max_tokens", "stream", "temperature", "top_p", "top_k", ...ROUTER_FIELDS_TAKEN]) if (json[k] !== undefined) out[k] = json[k];
   const messages: Obj[] = [];
   const system = systemMessage(json.system);
   if (system) messages.push(system);

@@ -1,4 +1,4 @@
-import { isObj, refuse, refuseUnknownFields, type Obj } from "../request-checks";
+import { isObj, refuse, refuseUnknownFields, ROUTER_FIELDS_TAKEN, type Obj } from "../request-checks";
 import { openReasoning } from "./reasoning-envelope";
 
 /** The Responses API's request fields we take, and the router's own (as on /chat/completions). */
@@ -31,13 +31,7 @@ const TAKEN = new Set([
   "max_tool_calls",
   "top_logprobs",
   "client_metadata", // the client's own labels (Codex's turn and session ids): not sent to carriers
-  // The router's fields, as the contract's ResponsesRequest lists them:
-  "models",
-  "provider",
-  "route",
-  "session_id",
-  "plugins",
-  "trace",
+  ...ROUTER_FIELDS_TAKEN,
 ]);
 
 /** What the answer repeats of the request (OpenAI's response object echoes these). */
@@ -80,7 +74,7 @@ export function chatFromResponses(json: Obj): { chat: Obj; echo: Obj } {
   const out: Obj = {};
   for (const k of ["model", "stream", "temperature", "top_p", "top_k", "frequency_penalty", "presence_penalty", "metadata", "parallel_tool_calls"])
     if (json[k] !== undefined && json[k] !== null) out[k] = json[k];
-  for (const k of ["models", "provider", "route", "session_id", "plugins", "trace", "prompt_cache_key"]) if (json[k] !== undefined) out[k] = json[k];
+  for (const k of [...ROUTER_FIELDS_TAKEN, "prompt_cache_key"]) if (json[k] !== undefined) out[k] = json[k];
   if (json.max_output_tokens !== undefined && json.max_output_tokens !== null) out.max_tokens = json.max_output_tokens;
   const user = json.user ?? json.safety_identifier;
   if (typeof user === "string") out.user = user;
