@@ -124,26 +124,35 @@ export const catalogSchema = z
     models: z.array(modelSchema).min(1),
   })
   .superRefine((cat, ctx) => {
-    const providers = new Set(cat.providers.map((p) => p.slug));
+    // Each issue names where it is (path), so `npm run catalog -- check` can name the line to fix.
+    const issue = (path: Array<string | number>, message: string) => ctx.addIssue({ code: "custom", path, message });
+    const providers = new Set<string>();
+    cat.providers.forEach((p, i) => {
+      if (providers.has(p.slug)) issue(["providers", i, "slug"], `duplicate carrier ${p.slug}`);
+      providers.add(p.slug);
+    });
     const ids = new Set<string>();
-    for (const m of cat.models) {
-      if (ids.has(m.id)) ctx.addIssue({ code: "custom", message: `duplicate model ${m.id}` });
+    cat.models.forEach((m, i) => {
+      if (ids.has(m.id)) issue(["models", i, "id"], `duplicate model ${m.id}`);
       // A part a carrier bills must be held for: a model taking files, audio or video says how many tokens one part may cost.
       for (const kind of ["file", "audio", "video"] as const)
         if (m.input_modalities.includes(kind) && m[`${kind}_tokens`] === undefined)
-          ctx.addIssue({
-            code: "custom",
-            message: `${m.id}: input_modalities lists ${kind}, so ${kind}_tokens (the tokens one ${kind} part may be billed as) is required`,
-          });
+          issue(
+            ["models", i, "input_modalities"],
+            `${m.id}: input_modalities lists ${kind}, so ${kind}_tokens (the tokens one ${kind} part may be billed as) is required`,
+          );
       ids.add(m.id);
-      for (const e of m.endpoints) {
-        if (!providers.has(e.provider)) ctx.addIssue({ code: "custom", message: `${m.id}: unknown provider ${e.provider}` });
+      m.endpoints.forEach((e, j) => {
+        if (!providers.has(e.provider)) issue(["models", i, "endpoints", j, "provider"], `${m.id}: unknown provider ${e.provider}`);
         // A `:free` variant is free at every carrier: it is billed nothing and rate-limited as free (a request whose every candidate endpoint is priced 0).
         if (m.id.endsWith(":free") && (e.input_price_per_1m !== 0 || e.output_price_per_1m !== 0))
-          ctx.addIssue({ code: "custom", message: `${m.id}: a :free model must be priced 0 at ${e.provider}` });
-      }
-    }
-    if (!ids.has(cat.default_model)) ctx.addIssue({ code: "custom", message: `default_model ${cat.default_model} is not in the catalog` });
+          issue(
+            ["models", i, "endpoints", j, e.input_price_per_1m !== 0 ? "input_price_per_1m" : "output_price_per_1m"],
+            `${m.id}: a :free model must be priced 0 at ${e.provider}`,
+          );
+      });
+    });
+    if (!ids.has(cat.default_model)) issue(["default_model"], `default_model ${cat.default_model} is not in the catalog`);
   });
 
 export type CatalogFile = z.infer<typeof catalogSchema>;
