@@ -10,9 +10,12 @@ export const USAGE = `usage: npm run admin -- <command> [--url URL] [--token TOK
   grant-credits --account <email|id> --usd N [--idempotency-key K]   (the same K grants once)
   show-account --account <email|id>
   audit-account --account <email|id>
+  list-accounts [--offset N] [--page-size N]           (oldest first; N ≤ 500, default 100; next_offset pages on)
+  list-keys --account <email|id> [--offset N] [--page-size N]
+  help [command]                                      (also --help)
 The token comes from --token, else $SWITCHYARD_ADMIN_TOKEN, else (for a local URL only) the development token.`;
 
-type StringFlag = "email" | "credits" | "account" | "label" | "limit" | "hash" | "usd" | "idempotency-key";
+type StringFlag = "email" | "credits" | "account" | "label" | "limit" | "hash" | "usd" | "idempotency-key" | "offset" | "page-size";
 export type Flags = Partial<Record<StringFlag, string>> & { management?: boolean };
 export type AdminRequest = { method: "GET" | "POST"; path: string; body?: unknown };
 
@@ -58,7 +61,34 @@ const commands: Record<string, (f: Flags) => AdminRequest> = {
   }),
   "show-account": (f) => ({ method: "GET", path: `/accounts/${ref(need(f, "account"))}` }),
   "audit-account": (f) => ({ method: "GET", path: `/accounts/${ref(need(f, "account"))}/audit` }),
+  "list-accounts": (f) => ({ method: "GET", path: `/accounts${paging(f)}` }),
+  "list-keys": (f) => ({ method: "GET", path: `/accounts/${ref(need(f, "account"))}/keys${paging(f)}` }),
 };
+
+/** Whole-number flags, checked here so a typo is a usage error, not a server's 400. */
+function whole(flags: Flags, name: StringFlag, min: number, max: number): number | undefined {
+  const raw = flags[name];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= min && n <= max && raw.trim() !== "" ? n : fail(`--${name} must be a whole number from ${min} to ${max}`);
+}
+
+function paging(flags: Flags): string {
+  const q = new URLSearchParams();
+  const offset = whole(flags, "offset", 0, Number.MAX_SAFE_INTEGER);
+  const size = whole(flags, "page-size", 1, 500);
+  if (offset !== undefined) q.set("offset", String(offset));
+  if (size !== undefined) q.set("limit", String(size));
+  return q.size ? `?${q}` : "";
+}
+
+/** The usage of one command (its lines of USAGE), or the whole text; null for an unknown command. */
+export function usageOf(command?: string): string | null {
+  if (command === undefined) return USAGE;
+  if (!(command in commands) && command !== "help") return null;
+  const lines = USAGE.split("\n").filter((l) => l.trimStart().startsWith(`${command} `) || l.trim() === command);
+  return `usage: npm run admin -- ${lines.map((l) => l.trim()).join("\n       npm run admin -- ")} [--url URL] [--token TOKEN]`;
+}
 
 /** The request for a command; throws UsageError for an unknown command or a bad flag. */
 export function adminRequest(command: string | undefined, flags: Flags): AdminRequest {

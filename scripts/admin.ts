@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { AdminClient, AdminError } from "./admin-client.ts";
 import { DEV_ADMIN_TOKEN } from "./local-service.ts";
-import { USAGE, UsageError, adminRequest, type AdminRequest } from "./admin-commands.ts";
+import { USAGE, UsageError, adminRequest, usageOf, type AdminRequest } from "./admin-commands.ts";
 
 const config = {
   allowPositionals: true,
@@ -18,6 +18,9 @@ const config = {
     usd: { type: "string" },
     "idempotency-key": { type: "string" },
     management: { type: "boolean" },
+    offset: { type: "string" },
+    "page-size": { type: "string" },
+    help: { type: "boolean", short: "h" },
   },
 } as const;
 
@@ -35,6 +38,15 @@ function parse() {
   }
 }
 const { values, positionals } = parse();
+
+// `--help`, `help` and `help <command>`: the usage on stdout, exit 0 (an unknown command's help: 2).
+if (values.help || positionals[0] === "help") {
+  const topic = positionals[0] === "help" ? positionals[1] : positionals[0];
+  const text = usageOf(topic);
+  if (text === null) fail(`unknown command ${topic}`);
+  console.log(text);
+  process.exit(0);
+}
 
 let request: AdminRequest;
 try {

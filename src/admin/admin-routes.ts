@@ -4,7 +4,8 @@ import type { AppEnv } from "../env";
 import { ApiError } from "../request/errors";
 import { requireAdmin } from "./admin-auth";
 import { db } from "../db/client";
-import { accounts, type ApiKey } from "../db/schema";
+import { accounts, apiKeys, type ApiKey } from "../db/schema";
+import { asc, eq } from "drizzle-orm";
 import { createKey, findAccount, setKeyDisabled, setKeyLimit } from "../keys/key-store";
 import { ledgerFor } from "../ledger/ledger";
 import type { Totals } from "../ledger/ledger-object";
@@ -68,6 +69,50 @@ adminRoutes.post("/accounts", async (c) => {
     ? (await ledger.grant({ grantId: `account-created:${account.id}`, amountNano: usdToNano(body.credits), source: "admin" })).totals
     : await ledger.totals();
   return c.json({ id: account.id, email: account.email, ...presentTotals(totals) }, 201);
+});
+
+/** One page of a list: `offset` from 0, `limit` 1–500 (default 100); `next_offset` null on the last page. */
+const pageQuery = z.object({ offset: z.coerce.number().int().min(0).default(0), limit: z.coerce.number().int().min(1).max(500).default(100) });
+function pageOf(c: { req: { query(): Record<string, string> } }) {
+  const parsed = pageQuery.safeParse(c.req.query());
+  if (!parsed.success) throw new ApiError(400, `Invalid paging: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  return parsed.data;
+}
+function page<T>(rows: T[], offset: number, limit: number) {
+  // One row beyond the page says whether there is another.
+  return { data: rows.slice(0, limit), offset, next_offset: rows.length > limit ? offset + limit : null };
+}
+
+/** The accounts, oldest first, a page at a time (their balances: `show-account`, one ledger call each). */
+adminRoutes.get("/accounts", async (c) => {
+  const { offset, limit } = pageOf(c);
+  const rows = await db(c.env.DB)
+    .select()
+    .from(accounts)
+    .orderBy(asc(accounts.createdAt), asc(accounts.id))
+    .limit(limit + 1)
+    .offset(offset);
+  return c.json(
+    page(
+      rows.map((a) => ({ id: a.id, email: a.email, created_at: new Date(a.createdAt).toISOString() })),
+      offset,
+      limit,
+    ),
+  );
+});
+
+/** An account's keys, oldest first, a page at a time: hashes and labels only, never a key. */
+adminRoutes.get("/accounts/:ref/keys", async (c) => {
+  const account = await accountOr404(c.env.DB, c.req.param("ref"));
+  const { offset, limit } = pageOf(c);
+  const rows = await db(c.env.DB)
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.accountId, account.id))
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.hash))
+    .limit(limit + 1)
+    .offset(offset);
+  return c.json(page(rows.map(presentKey), offset, limit));
 });
 
 adminRoutes.get("/accounts/:ref", async (c) => {

@@ -93,4 +93,56 @@ describe("npm run admin", () => {
     });
     expect((await admin("show-account", "--account", "neg@example.test")).code).toBe(1); // never created
   });
+
+  it("--help, help and help <command> exit 0 with the usage; an unknown command's help exits 2", async () => {
+    const run = (...args: string[]) =>
+      new Promise<{ code: number; stdout: string }>((resolve) =>
+        execFile("node_modules/.bin/tsx", ["scripts/admin.ts", ...args], { timeout: 30_000 }, (err, stdout) =>
+          resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout }),
+        ),
+      );
+    for (const args of [["--help"], ["-h"], ["help"]]) {
+      const r = await run(...args);
+      expect(r.code).toBe(0);
+      for (const command of ["create-account", "grant-credits", "list-accounts", "list-keys"]) expect(r.stdout).toContain(command);
+    }
+    const one = await run("help", "list-keys");
+    expect(one).toEqual({ code: 0, stdout: expect.stringMatching(/^usage: npm run admin -- list-keys --account/) });
+    expect(one.stdout).not.toContain("grant-credits");
+    expect((await run("help", "nope")).code).toBe(2);
+  });
+
+  it("list-accounts and list-keys page through everything once, and never show a key", async () => {
+    const stamp = Date.now();
+    const emails = [0, 1, 2].map((i) => `cli-list-${stamp}-${i}@example.test`);
+    for (const email of emails) expect((await admin("create-account", "--email", email)).code).toBe(0);
+    const seen: string[] = [];
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const { code, out } = await admin("list-accounts", "--page-size", "2", "--offset", String(offset));
+      expect(code).toBe(0);
+      const data = out.data as Array<{ email: string }>;
+      expect(data.length).toBeLessThanOrEqual(2);
+      seen.push(...data.map((a) => a.email));
+      offset = out.next_offset as number | null;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(expect.arrayContaining(emails));
+
+    const made = [
+      (await admin("create-key", "--account", emails[0]!, "--label", "a")).out,
+      (await admin("create-key", "--account", emails[0]!, "--label", "b")).out,
+    ];
+    const first = await admin("list-keys", "--account", emails[0]!, "--page-size", "1");
+    const second = await admin("list-keys", "--account", emails[0]!, "--page-size", "1", "--offset", String(first.out.next_offset));
+    expect([...(first.out.data as object[]), ...(second.out.data as object[])]).toEqual(
+      made.map((k) => expect.objectContaining({ hash: k.hash, name: k.name })),
+    );
+    expect(second.out.next_offset).toBeNull();
+    expect(JSON.stringify([first.out, second.out])).not.toContain(made[0]!.key as string);
+    expect(await admin("list-keys", "--account", emails[0]!, "--page-size", "0")).toEqual({
+      code: 2,
+      out: { error: "--page-size must be a whole number from 1 to 500" },
+    });
+  });
 });
