@@ -12,11 +12,18 @@ import { readWranglerConfig } from "./wrangler-config.ts";
 /** Local development only: the admin token of `npm start` (a deploy sets its own secret). */
 export const DEV_ADMIN_TOKEN = "dev-admin-token";
 
-export type LocalService = { url: string; simulator: Simulator; stop(): Promise<void> };
+export type LocalService = {
+  url: string;
+  simulator: Simulator;
+  stop(): Promise<void>;
+  /** From now on wrangler's request log is shown too (`npm start` calls it after its banner). */
+  showRequestLog(): void;
+};
 export type LocalServiceOptions = {
   port?: number;
   simulatorPort?: number;
   persistTo?: string;
+  /** Nothing of wrangler's output (tests). Otherwise `npm start`'s: the migrations in one line, wrangler's start-up noise dropped, its warnings and errors shown. */
   quiet?: boolean;
   /** Extra Worker vars, e.g. a short CARRIER_TIMEOUT_MS for fault tests. */
   vars?: Record<string, string>;
@@ -45,7 +52,7 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   const persist = opts.persistTo ?? ".wrangler/state";
   const simulator = await startSimulator({ port: opts.simulatorPort ?? 0 });
   const wrangler = "node_modules/.bin/wrangler";
-  await run(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], opts.quiet);
+  await migrate(wrangler, persist, opts.quiet);
   const vars: Record<string, string> = { CARRIER_BASE_URL_OVERRIDE: simulator.url, ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...carrierSecretBindings(), ...opts.vars };
   const args = [
     "dev",
@@ -62,7 +69,9 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   ];
   vars.PAYMENTS_TEST_MODE ??= "on"; // the web console's local test-card flow (never set in a deploy)
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-  const child = spawn(wrangler, args, { env: offline, stdio: opts.quiet ? "ignore" : ["ignore", "inherit", "inherit"] });
+  const child = spawn(wrangler, args, { env: offline, stdio: opts.quiet ? "ignore" : ["ignore", "pipe", "pipe"] });
+  const log = { requests: false };
+  if (!opts.quiet) for (const out of [child.stdout!, child.stderr!]) forwardLines(out, (line) => shownLine(line, log.requests));
   const url = `http://127.0.0.1:${port}`;
   let cron: ReturnType<typeof setInterval> | undefined;
   const stop = async () => {
@@ -81,7 +90,58 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
     cron = setInterval(() => void runCron(url).catch(() => {}), every);
     cron.unref();
   }
-  return { url, simulator, stop };
+  return { url, simulator, stop, showRequestLog: () => (log.requests = true) };
+}
+
+/** wrangler's start-up output that says nothing an operator needs (its banner, the bindings table, blank lines). */
+const NOISE = [
+  /^\s*$/,
+  /⛅️ wrangler/,
+  /^─+$/,
+  /^Your Worker has access to the following bindings/,
+  /^Binding\s+Resource/,
+  /^env\.[A-Z_]+ /,
+  /^⎔ Starting local server/,
+  /Ready on http/,
+];
+/** wrangler's request log lines (`[wrangler:info] GET /… 200 OK`). */
+const REQUEST_LOG = /^\[wrangler:info\] [A-Z]+ \//;
+
+function shownLine(line: string, requests: boolean): boolean {
+  if (REQUEST_LOG.test(line)) return requests;
+  return !NOISE.some((re) => re.test(line));
+}
+
+function forwardLines(stream: Readable, keep: (line: string) => boolean): void {
+  let rest = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    const lines = (rest + chunk).split("\n");
+    rest = lines.pop()!;
+    for (const line of lines) if (keep(line)) console.log(line);
+  });
+  stream.on("end", () => {
+    if (rest && keep(rest)) console.log(rest);
+  });
+}
+
+/**
+ * Applies the D1 migrations to local storage; `npm start` prints one line for them (wrangler's tables go
+ * only to a failure's output).
+ */
+async function migrate(wrangler: string, persist: string, quiet?: boolean): Promise<void> {
+  const child = spawn(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { env: offline, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  const [code] = (await once(child, "exit")) as [number | null];
+  if (code !== 0) {
+    if (!quiet) console.error(output);
+    throw new Error(`wrangler d1 migrations apply exited with ${code}`);
+  }
+  if (quiet) return;
+  const applied = /About to apply (\d+) migration/.exec(output);
+  console.log(applied ? `D1 (local): ${applied[1]} migration${applied[1] === "1" ? "" : "s"} applied.` : "D1 (local): migrations up to date.");
 }
 
 /** The same service from the deploy bundle in Miniflare (one workerd process, no wrangler dev proxy in front). */
@@ -128,7 +188,7 @@ async function startBundleService(opts: LocalServiceOptions): Promise<LocalServi
     cron = setInterval(() => void runCron(url, "/cdn-cgi/handler/scheduled").catch(() => {}), every);
     cron.unref();
   }
-  return { url, simulator, stop };
+  return { url, simulator, stop, showRequestLog: () => {} };
 }
 
 /** Runs the Worker's Cron Trigger once, through `wrangler dev --test-scheduled` (or Miniflare's trigger route; local only; bounded in time). */
@@ -147,12 +207,6 @@ export async function freePort(): Promise<number> {
   server.close();
   await once(server, "close");
   return port;
-}
-
-async function run(cmd: string, args: string[], quiet?: boolean): Promise<void> {
-  const child = spawn(cmd, args, { env: offline, stdio: quiet ? "ignore" : ["ignore", "inherit", "inherit"] });
-  const [code] = (await once(child, "exit")) as [number | null];
-  if (code !== 0) throw new Error(`${cmd} ${args.join(" ")} exited with ${code}`);
 }
 
 async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {

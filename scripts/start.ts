@@ -4,21 +4,24 @@ import { AdminClient } from "./admin-client.ts";
 import { ensureDemoAccount, DEMO_KEY_FILE } from "./demo-account.ts";
 
 const port = Number(process.env.PORT ?? 8787);
-const service = await startLocalService({ port, simulatorPort: Number(process.env.SIM_PORT ?? 8788) });
-const { key, created } = await ensureDemoAccount(new AdminClient(service.url, DEV_ADMIN_TOKEN), service.url);
+// STATE_DIR and DEMO_KEY_FILE move the local state and the demo key elsewhere (a second instance, a test).
+const service = await startLocalService({ port, simulatorPort: Number(process.env.SIM_PORT ?? 8788), persistTo: process.env.STATE_DIR });
+const keyFile = process.env.DEMO_KEY_FILE ?? DEMO_KEY_FILE;
+const { key, created } = await ensureDemoAccount(new AdminClient(service.url, DEV_ADMIN_TOKEN), service.url, keyFile);
 
 console.log(`
 Switchyard is running.
   Web console    ${service.url}/  (sign up there; test-card payments are on locally)
   API base URL   ${service.url}/api/v1
   Carriers       simulated at ${service.simulator.url}
-  Demo key       ${key}  (${created ? "new, " : ""}saved in ${DEMO_KEY_FILE})
+  Demo key       ${key}  (${created ? "new, " : ""}saved in ${keyFile})
   Admin          npm run admin -- <command>   (local admin token: ${DEV_ADMIN_TOKEN})
 
 Try it:
-  curl ${service.url}/api/v1/chat/completions -H "Authorization: Bearer $(cat ${DEMO_KEY_FILE})" \\
+  curl ${service.url}/api/v1/chat/completions -H "Authorization: Bearer $(cat ${keyFile})" \\
     -H "Content-Type: application/json" -d '{"model":"openai/gpt-oss-20b","messages":[{"role":"user","content":"Hello"}]}'
 `);
+service.showRequestLog();
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const)
