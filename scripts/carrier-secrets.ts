@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { carrierSecretName } from "../src/carriers/carrier-secret.ts";
+import { carrierSecretName } from "../src/catalog/carrier-secret.ts";
 
 /** Local-only carrier keys (the simulator accepts any): one `CARRIER_KEY_<SLUG>` per catalog provider. */
 export function carrierSecretBindings(catalogPath = new URL("../catalog.json", import.meta.url)): Record<string, string> {

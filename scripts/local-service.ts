@@ -25,6 +25,13 @@ export type LocalServiceOptions = {
   persistTo?: string;
   /** Nothing of wrangler's output (tests). Otherwise `npm start`'s: the migrations in one line, wrangler's start-up noise dropped, its warnings and errors shown. */
   quiet?: boolean;
+  /**
+   * `simulated` (default): every carrier played by the simulator, each with a stand-in key. `real`: carriers at
+   * their catalog base URLs with the keys in `.dev.vars` (wrangler dev reads it), none set here.
+   */
+  carriers?: "simulated" | "real";
+  /** With simulated carriers: the keys to set (default one per catalog carrier); a carrier left out is unconfigured. */
+  carrierKeys?: Record<string, string>;
   /** Extra Worker vars, e.g. a short CARRIER_TIMEOUT_MS for fault tests. */
   vars?: Record<string, string>;
   /** How often to run the Worker's Cron Trigger (wrangler dev does not on its own), ms; 0 = never. Default 60000, as deployed. */
@@ -53,7 +60,8 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   const simulator = await startSimulator({ port: opts.simulatorPort ?? 0 });
   const wrangler = "node_modules/.bin/wrangler";
   await migrate(wrangler, persist, opts.quiet);
-  const vars: Record<string, string> = { CARRIER_BASE_URL_OVERRIDE: simulator.url, ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...carrierSecretBindings(), ...opts.vars };
+  const carriers = opts.carriers === "real" ? {} : { CARRIER_BASE_URL_OVERRIDE: simulator.url, ...(opts.carrierKeys ?? carrierSecretBindings()) };
+  const vars: Record<string, string> = { ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...carriers, ...opts.vars };
   const args = [
     "dev",
     "--ip",

@@ -2,10 +2,28 @@
 import { startLocalService, DEV_ADMIN_TOKEN } from "./local-service.ts";
 import { AdminClient } from "./admin-client.ts";
 import { ensureDemoAccount, DEMO_KEY_FILE } from "./demo-account.ts";
+import { configuredCarriers } from "./dev-vars.ts";
 
 const port = Number(process.env.PORT ?? 8787);
+const args = process.argv.slice(2);
+const unknown = args.filter((a) => a !== "--real");
+if (unknown.length) {
+  console.error(`Unknown option ${unknown.join(" ")}. Usage: npm start [-- --real]   (--real: real carriers, keys from .dev.vars)`);
+  process.exit(2);
+}
+const real = args.includes("--real");
+const configured = real ? configuredCarriers(".dev.vars", "catalog.json") : null;
+if (configured && configured.length === 0) {
+  console.error("--real: .dev.vars sets no CARRIER_KEY_*: copy .dev.vars.example to .dev.vars and fill in at least one key.");
+  process.exit(2);
+}
 // STATE_DIR and DEMO_KEY_FILE move the local state and the demo key elsewhere (a second instance, a test).
-const service = await startLocalService({ port, simulatorPort: Number(process.env.SIM_PORT ?? 8788), persistTo: process.env.STATE_DIR });
+const service = await startLocalService({
+  port,
+  simulatorPort: Number(process.env.SIM_PORT ?? 8788),
+  persistTo: process.env.STATE_DIR,
+  carriers: real ? "real" : "simulated",
+});
 const keyFile = process.env.DEMO_KEY_FILE ?? DEMO_KEY_FILE;
 const { key, created } = await ensureDemoAccount(new AdminClient(service.url, DEV_ADMIN_TOKEN), service.url, keyFile);
 
@@ -13,7 +31,7 @@ console.log(`
 Switchyard is running.
   Web console    ${service.url}/  (sign up there; test-card payments are on locally)
   API base URL   ${service.url}/api/v1
-  Carriers       simulated at ${service.simulator.url}
+  Carriers       ${configured ? `real, configured in .dev.vars: ${configured.join(", ")} (the models of the others are not listed)` : `simulated at ${service.simulator.url}`}
   Demo key       ${key}  (${created ? "new, " : ""}saved in ${keyFile})
   Admin          npm run admin -- <command>   (local admin token: ${DEV_ADMIN_TOKEN})
 

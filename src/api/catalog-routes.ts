@@ -166,7 +166,8 @@ catalogRoutes.get("/models/:author/:slug/endpoints", async (c) => {
   const catalog = await catalogFor(c);
   const id = `${params.data.author}/${params.data.slug}`;
   const model = catalog.model(id);
-  if (!model) throw new ApiError(404, `Model ${id} not found`);
+  // A model no configured carrier serves is not listed, here as on /models.
+  if (!model || catalog.endpoints(id).length === 0) throw new ApiError(404, `Model ${id} not found`);
   // Figures come from the Cron Trigger's snapshot in KV (this route never queries D1 for them);
   // latency and throughput only for callers with a valid key, as the contract has it.
   const [snapshot, withPercentiles] = await Promise.all([

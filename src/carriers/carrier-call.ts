@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
-import { carrierSecret } from "./carrier-secret";
+import { carrierSecret } from "../catalog/carrier-secret";
 import { settings } from "../settings";
 import type { ChatRequest } from "../request/chat-request";
 import { carrierProtocol, type CarrierProtocol } from "../protocols/outbound";

@@ -33,16 +33,24 @@ export function isFree(e: Pick<PricedEndpoint, "inputNano" | "outputNano">): boo
 /** Parameters that only mean something when the endpoint returns reasoning. */
 const REASONING_PARAMETERS = new Set(["reasoning", "include_reasoning", "reasoning_effort"]);
 
-/** The parsed catalog, indexed for the request path. Built once per catalog version. */
+/**
+ * The parsed catalog, indexed for the request path. Built once per catalog version. Only carriers that are
+ * configured (their key is set: `configured`) serve: an endpoint of another is left out, and a model none
+ * of whose carriers is configured is not listed (`models`) though still known (`model`), so a request for
+ * it is told no carrier can serve it now.
+ */
 export class Catalog {
+  /** The models listed: those with at least one configured carrier. */
   readonly models: ModelEntry[];
   readonly providers: ProviderEntry[];
   private readonly byId = new Map<string, ModelEntry>();
   private readonly providerBySlug = new Map<string, ProviderEntry>();
   private readonly endpointsById = new Map<string, PricedEndpoint[]>();
 
-  constructor(readonly file: CatalogFile) {
-    this.models = file.models;
+  constructor(
+    readonly file: CatalogFile,
+    configured: (slug: string) => boolean = () => true,
+  ) {
     this.providers = file.providers;
     for (const p of file.providers) this.providerBySlug.set(p.slug, p);
     for (const m of file.models) {
@@ -53,7 +61,7 @@ export class Catalog {
         audio: m.audio_tokens ?? DEFAULT_PART_TOKENS,
         video: m.video_tokens ?? DEFAULT_PART_TOKENS,
       };
-      const priced = m.endpoints.map((e) => {
+      const priced = m.endpoints.filter((e) => configured(e.provider)).map((e) => {
         const inputNano = perMillionToNanoPerToken(e.input_price_per_1m)!;
         const cacheWriteNano = e.input_cache_write_per_1m === undefined ? inputNano : perMillionToNanoPerToken(e.input_cache_write_per_1m)!;
         return {
@@ -76,10 +84,11 @@ export class Catalog {
       priced.sort((a, b) => a.outputNano + a.inputNano - (b.outputNano + b.inputNano));
       this.endpointsById.set(m.id, priced);
     }
+    this.models = file.models.filter((m) => this.endpoints(m.id).length > 0);
   }
 
-  static parse(json: unknown): Catalog {
-    return new Catalog(catalogSchema.parse(json));
+  static parse(json: unknown, configured?: (slug: string) => boolean): Catalog {
+    return new Catalog(catalogSchema.parse(json), configured);
   }
 
   /** The model a request names; an omitted model or `router/auto` is the default model. */
@@ -95,7 +104,7 @@ export class Catalog {
     return this.providerBySlug.get(slug);
   }
 
-  /** The model's endpoints, cheapest first (the order balancing draws from; with ROUTING_BALANCE=off, the order tried). */
+  /** The model's endpoints at configured carriers, cheapest first (the order balancing draws from; with ROUTING_BALANCE=off, the order tried). */
   endpoints(modelId: string): PricedEndpoint[] {
     return this.endpointsById.get(modelId) ?? [];
   }

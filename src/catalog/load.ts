@@ -2,6 +2,7 @@ import bundled from "../../catalog.json";
 import { Catalog } from "./catalog";
 import type { Env } from "../env";
 import { isolate } from "../isolate";
+import { carrierSecret } from "./carrier-secret";
 
 /** KV key holding the live catalog JSON (same shape as catalog.json). */
 export const CATALOG_KV_KEY = "catalog:v1";
@@ -17,9 +18,14 @@ type Memo = {
 };
 const catalogMemo = isolate.slot<Memo>("catalog memo", () => ({}));
 
-function fallback(): Catalog {
+/** Whether a carrier's key is set in this Worker: only those carriers serve (and their models are listed). */
+function configuredIn(env: Env): (slug: string) => boolean {
+  return (slug) => carrierSecret(env, slug) !== undefined;
+}
+
+function fallback(env: Env): Catalog {
   const m = catalogMemo.get();
-  return (m.bundled ??= Catalog.parse(bundled));
+  return (m.bundled ??= Catalog.parse(bundled, configuredIn(env)));
 }
 
 /**
@@ -38,13 +44,13 @@ export async function loadCatalog(env: Env, waitUntil?: (p: Promise<unknown>) =>
     raw = await env.CATALOG.get(CATALOG_KV_KEY);
   } catch {
     // KV unavailable: what we have stays, and KV is asked again in a few seconds.
-    memo = state.served = { catalog: memo?.catalog ?? fallback(), raw: memo?.raw ?? null, at: now - MEMO_TTL_MS + KV_RETRY_MS };
+    memo = state.served = { catalog: memo?.catalog ?? fallback(env), raw: memo?.raw ?? null, at: now - MEMO_TTL_MS + KV_RETRY_MS };
     return memo.catalog;
   }
   if (raw === null) {
     // No catalog in KV yet: the bundled one is served and seeds it.
     waitUntil?.(env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(bundled)).catch(() => {}));
-    memo = state.served = { catalog: fallback(), raw: null, at: now };
+    memo = state.served = { catalog: fallback(env), raw: null, at: now };
     return memo.catalog;
   }
   if (memo && raw === memo.raw) {
@@ -53,11 +59,11 @@ export async function loadCatalog(env: Env, waitUntil?: (p: Promise<unknown>) =>
   }
   let catalog: Catalog | undefined;
   try {
-    catalog = Catalog.parse(JSON.parse(raw));
+    catalog = Catalog.parse(JSON.parse(raw), configuredIn(env));
   } catch {
     catalog = undefined; // invalid: never served
   }
-  memo = state.served = catalog ? { catalog, raw, at: now } : { catalog: memo?.catalog ?? fallback(), raw: memo?.raw ?? null, at: now };
+  memo = state.served = catalog ? { catalog, raw, at: now } : { catalog: memo?.catalog ?? fallback(env), raw: memo?.raw ?? null, at: now };
   return memo.catalog;
 }
 

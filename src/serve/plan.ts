@@ -48,6 +48,9 @@ export async function planRequest(
         ? `Model ${other.answerAs} is an embeddings model: it answers POST /api/v1/embeddings, not completions. GET /api/v1/models lists the completion models.`
         : `Model ${other.answerAs} is not an embeddings model. GET /api/v1/embeddings/models lists the embeddings models.`,
     );
+  // No configured carrier serves any candidate (their keys are not set): nothing to try, nothing held.
+  if (candidates.every((x) => catalog.endpoints(x.modelId).length === 0))
+    throw new ApiError(503, `No carrier can serve ${candidates.length > 1 ? "these models" : `model ${candidates[0]!.answerAs}`} now: none of its carriers is configured.`);
   rc.strategy = chosen.strategy;
   const level = metadataLevel(headers);
   if (typeof level === "object") throw new ApiError(400, `X-OpenRouter-Metadata must be "enabled" or "disabled", not "${level.invalid}".`);

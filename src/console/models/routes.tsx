@@ -25,7 +25,8 @@ modelRoutes.get("/models/:author/:slug", ...publicPage, async (c) => {
   const catalog = await loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p));
   const id = `${c.req.param("author")}/${c.req.param("slug")}`;
   const model = catalog.model(id);
-  if (!model) return renderError(c, 404, "Model not found", `There is no model ${id} in the catalog.`);
+  // A model no configured carrier serves is not listed, here as on the API.
+  if (!model || catalog.endpoints(id).length === 0) return renderError(c, 404, "Model not found", `There is no model ${id} in the catalog.`);
   // Figures come from the Cron Trigger's snapshot in KV: this public page never queries D1 for them.
   // The page shows latency and throughput to everyone, as OpenRouter's own pages do; only the API withholds them.
   const stats = endpointStats(await readHealth(c.env, (p) => c.executionCtx.waitUntil(p)), id, true);
