@@ -171,4 +171,87 @@ describe("/activity", () => {
     expect(html).not.toContain('<rect class="bar"');
     expect(textOf(html)).toContain("No requests yet.");
   });
+
+  it("breakdowns by model, key and carrier and the CSV add up to the records; filters narrow all of it; no other account's rows", async () => {
+    const { client, accountId } = await signUp();
+    const a = await admin<{ hash: string; name: string }>("/keys", { account: accountId, label: "alpha" });
+    const b = await admin<{ hash: string; name: string }>("/keys", { account: accountId, label: "beta" });
+    const other = await newAccount(1);
+    const day = (d: string, h = 12) => Date.parse(`${d}T${String(h).padStart(2, "0")}:00:00Z`);
+    // [id, key, model, provider, created, prompt, completion, cached, cost nano, status]
+    const rows: Array<[string, string, string, string | null, number, number, number, number, number, number]> = [
+      ["gen-bd1", a.hash, "openai/gpt-oss-20b", "Groq", day("2026-03-01"), 100, 10, 0, 1_000, 200],
+      ["gen-bd2", a.hash, "openai/gpt-oss-20b", "Cerebras", day("2026-03-02"), 200, 20, 50, 2_500, 200],
+      ["gen-bd3", b.hash, "anthropic/claude-haiku-4.5", "Anthropic", day("2026-03-02", 23), 300, 30, 100, 7_000, 200],
+      ["gen-bd4", b.hash, "anthropic/claude-haiku-4.5", null, day("2026-03-03"), 0, 0, 0, 0, 503],
+      ["gen-bd5", a.hash, "meta-llama/llama-3.1-8b-instruct", "Groq", day("2026-03-04"), 5, 5, 0, 42, 200],
+    ];
+    const insert = (
+      id: string,
+      account: string,
+      key: string,
+      model: string,
+      provider: string | null,
+      at: number,
+      p: number,
+      c: number,
+      cached: number,
+      cost: number,
+      status: number,
+    ) =>
+      env.DB.prepare(
+        "INSERT INTO generations (id, account_id, key_hash, model, provider_name, app, streamed, created_at, latency_ms, generation_time_ms, tokens_prompt, tokens_completion, tokens_reasoning, tokens_cached, cost_nano, finish_reason, status) VALUES (?, ?, ?, ?, ?, 'app, \"quoted\"', 0, ?, 10, 20, ?, ?, 0, ?, ?, 'stop', ?)",
+      ).bind(`${id}-${accountId.slice(5)}`, account, key, model, provider, at, p, c, cached, cost, status);
+    await env.DB.batch([
+      ...rows.map((r) => insert(r[0], accountId, ...(r.slice(1) as [string, string, string | null, number, number, number, number, number, number]))),
+      insert("gen-bdx", other.accountId, other.hash, "openai/gpt-oss-20b", "Groq", day("2026-03-02"), 999, 999, 0, 999_999, 200),
+    ]);
+
+    const tables = (html: string) =>
+      Object.fromEntries(
+        ["model", "key", "carrier"].map((by) => {
+          const table = new RegExp(`<table id="breakdown-${by}">([\\s\\S]*?)</table>`).exec(html)![1]!;
+          const trs = [...table.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].slice(1).map((m) => textOf(m[1]!).trim().replace(/\s+/g, " "));
+          return [by, trs];
+        }),
+      );
+    const all = tables((await client.page("/activity")).html);
+    expect(all.model).toEqual([
+      "anthropic/claude-haiku-4.5 2 300 30 100 $0.000007",
+      "openai/gpt-oss-20b 2 300 30 50 $0.0000035",
+      "meta-llama/llama-3.1-8b-instruct 1 5 5 0 $0.000000042",
+      "Total 5 605 65 150 $0.000010542",
+    ]);
+    expect(all.key).toEqual(["beta 2 300 30 100 $0.000007", "alpha 3 305 35 50 $0.000003542", "Total 5 605 65 150 $0.000010542"]);
+    expect(all.carrier).toEqual([
+      "Anthropic 1 300 30 100 $0.000007",
+      "Cerebras 1 200 20 50 $0.0000025",
+      "Groq 2 105 15 0 $0.000001042",
+      "none 1 0 0 0 $0.00",
+      "Total 5 605 65 150 $0.000010542",
+    ]);
+
+    // A day range (UTC, inclusive) and a key narrow the list, the breakdowns and the CSV alike.
+    const query = `?from=2026-03-02&to=2026-03-03&key=${a.hash}`;
+    const narrowed = await client.page(`/activity${query}`);
+    expect(rowsOf(narrowed.html).map((r) => r.id)).toEqual([`gen-bd2-${accountId.slice(5)}`]);
+    expect(tables(narrowed.html).model).toEqual(["openai/gpt-oss-20b 1 200 20 50 $0.0000025", "Total 1 200 20 50 $0.0000025"]);
+    expect(narrowed.html).toContain(`href="/activity.csv${query.replaceAll("&", "&amp;")}"`);
+
+    const csv = await client.page(`/activity.csv`);
+    expect(csv.status).toBe(200);
+    expect(csv.res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    const lines = csv.html.trimEnd().split("\r\n");
+    expect(lines[0]).toBe("time,generation_id,model,api,provider,key,app,tokens_in,tokens_out,cached_tokens,cost_usd,status");
+    expect(lines.slice(1)).toEqual(
+      rows.map(
+        (r) =>
+          `${new Date(r[4]).toISOString()},${r[0]}-${accountId.slice(5)},${r[2]},chat,${r[3] ?? ""},${r[1] === a.hash ? "alpha" : "beta"},"app, ""quoted""",${r[5]},${r[6]},${r[7]},${(r[8] / 1e9).toFixed(9).replace(/0+$/, "").replace(/\.$/, "")},${r[9]}`,
+      ),
+    );
+    expect(csv.html).not.toContain("gen-bdx");
+    const narrowCsv = (await client.page(`/activity.csv${query}`)).html.trimEnd().split("\r\n");
+    expect(narrowCsv).toHaveLength(2);
+    expect(narrowCsv[1]).toContain(`gen-bd2-${accountId.slice(5)}`);
+  });
 });

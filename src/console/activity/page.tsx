@@ -1,7 +1,9 @@
 import { Layout, type PageMeta } from "../layout/layout";
 import { count, usd, utcDateTime } from "../layout/format";
 import type { Generation } from "../../db/schema";
-import type { DaySpend } from "./queries";
+import type { Breakdown, DaySpend } from "./queries";
+import { Breakdowns, FilterForm } from "./breakdowns";
+import { filterQuery, type ActivityFilter } from "./filter";
 import { SpendChart } from "./spend-chart";
 import { parseAttempts } from "../../db/carrier-attempt";
 
@@ -40,8 +42,19 @@ function Status(props: { g: Generation }) {
   );
 }
 
-export function ActivityPage(props: { meta: PageMeta; rows: Generation[]; newer: string | null; older: string | null; paged: boolean; days: DaySpend[] }) {
-  const { rows } = props;
+export function ActivityPage(props: {
+  meta: PageMeta;
+  rows: Generation[];
+  newer: string | null;
+  older: string | null;
+  paged: boolean;
+  days: DaySpend[];
+  filter: ActivityFilter;
+  keys: Array<{ hash: string; name: string }>;
+  models: string[];
+  breakdowns: Record<"model" | "key" | "carrier", Breakdown>;
+}) {
+  const { rows, filter } = props;
   return (
     <Layout meta={props.meta}>
       <h1>Activity</h1>
@@ -49,7 +62,9 @@ export function ActivityPage(props: { meta: PageMeta; rows: Generation[]; newer:
         Every request made with your keys, newest first. Failed requests are listed with cost 0; each names the API it came in (chat, messages, responses,
         embeddings). A request shows up here within a few seconds of finishing.
       </p>
+      <FilterForm filter={filter} keys={props.keys} models={props.models} />
       <SpendChart days={props.days} />
+      <Breakdowns breakdowns={props.breakdowns} />
 
       <h2 id="requests-title">Requests</h2>
       {rows.length === 0 ? (
@@ -114,9 +129,9 @@ export function ActivityPage(props: { meta: PageMeta; rows: Generation[]; newer:
       )}
       {(props.newer || props.older || props.paged) && (
         <nav class="pager" aria-label="Pages of requests">
-          {props.paged && <a href="/activity">Newest</a>}
-          {props.newer && <a href={`/activity?after=${props.newer}`}>← Newer</a>}
-          {props.older && <a href={`/activity?before=${props.older}`}>Older →</a>}
+          {props.paged && <a href={`/activity${filterQuery(filter)}`}>Newest</a>}
+          {props.newer && <a href={`/activity${filterQuery(filter, { after: props.newer })}`}>← Newer</a>}
+          {props.older && <a href={`/activity${filterQuery(filter, { before: props.older })}`}>Older →</a>}
         </nav>
       )}
     </Layout>

@@ -1,10 +1,11 @@
 import { and, asc, count, desc, eq, gt, gte, lt, or, sql } from "drizzle-orm";
 import { db } from "../../db/client";
-import { generations, type Generation } from "../../db/schema";
+import { apiKeys, generations, type Generation } from "../../db/schema";
+import { DAY_MS, filterWhere, type ActivityFilter } from "./filter";
 
 /** Activity reads: the account's generations (D1), newest first, paged by a (created_at, id) cursor. */
 export const PAGE_SIZE = 50;
-export const DAY_MS = 86_400_000;
+export { DAY_MS } from "./filter";
 
 export type Cursor = { at: number; id: string };
 
@@ -20,8 +21,13 @@ export function decodeCursor(text: string | undefined): Cursor | undefined {
 export type ActivityPage = { rows: Generation[]; newer: string | null; older: string | null };
 
 /** One page of the account's generations: the newest, those older than `before`, or those newer than `after`. */
-export async function activityPage(d1: D1Database, accountId: string, page: { before?: Cursor; after?: Cursor }): Promise<ActivityPage> {
-  const mine = eq(generations.accountId, accountId);
+export async function activityPage(
+  d1: D1Database,
+  accountId: string,
+  page: { before?: Cursor; after?: Cursor },
+  filter: ActivityFilter = {},
+): Promise<ActivityPage> {
+  const mine = filterWhere(accountId, filter);
   const d = db(d1);
   if (page.after) {
     const { at, id } = page.after;
@@ -55,14 +61,14 @@ export async function activityPage(d1: D1Database, accountId: string, page: { be
 export type DaySpend = { day: string; costNano: number; requests: number };
 
 /** The account's spend per UTC day for the last `days` days (today included), zero-filled, oldest first. */
-export async function dailySpend(d1: D1Database, accountId: string, days: number, now = Date.now()): Promise<DaySpend[]> {
+export async function dailySpend(d1: D1Database, accountId: string, days: number, now = Date.now(), filter: ActivityFilter = {}): Promise<DaySpend[]> {
   const today = Math.floor(now / DAY_MS);
   const first = today - days + 1;
   const dayIndex = sql<number>`cast(${generations.createdAt} / ${DAY_MS} as integer)`;
   const rows = await db(d1)
     .select({ day: dayIndex, cost: sql<number>`coalesce(sum(${generations.costNano}), 0)`.mapWith(Number), requests: count() })
     .from(generations)
-    .where(and(eq(generations.accountId, accountId), gte(generations.createdAt, first * DAY_MS)))
+    .where(and(filterWhere(accountId, filter), gte(generations.createdAt, first * DAY_MS)))
     .groupBy(dayIndex)
     .all();
   const byDay = new Map(rows.map((r) => [Number(r.day), r]));
@@ -71,4 +77,73 @@ export async function dailySpend(d1: D1Database, accountId: string, days: number
     const r = byDay.get(d);
     return { day: new Date(d * DAY_MS).toISOString().slice(0, 10), costNano: r?.cost ?? 0, requests: r?.requests ?? 0 };
   });
+}
+
+/** One line of a breakdown: what it groups by (a model id, a key, a carrier), and its sums. */
+export type BreakdownRow = { name: string; requests: number; tokensPrompt: number; tokensCompletion: number; tokensCached: number; costNano: number };
+export type Breakdown = { rows: BreakdownRow[]; total: BreakdownRow };
+
+const sums = {
+  requests: count(),
+  tokensPrompt: sql<number>`coalesce(sum(${generations.tokensPrompt}), 0)`.mapWith(Number),
+  tokensCompletion: sql<number>`coalesce(sum(${generations.tokensCompletion}), 0)`.mapWith(Number),
+  tokensCached: sql<number>`coalesce(sum(${generations.tokensCached}), 0)`.mapWith(Number),
+  costNano: sql<number>`coalesce(sum(${generations.costNano}), 0)`.mapWith(Number),
+};
+
+/**
+ * The filtered requests summed by model, by API key (named by its name, a deleted key by its hash's start)
+ * and by carrier (none: no carrier served), dearest first, each with its total — from the same records the
+ * list shows, so every figure adds up to them.
+ */
+export async function breakdowns(d1: D1Database, accountId: string, filter: ActivityFilter): Promise<Record<"model" | "key" | "carrier", Breakdown>> {
+  const where = filterWhere(accountId, filter);
+  const d = db(d1);
+  const [byModel, byKey, byCarrier, keys] = await Promise.all([
+    d
+      .select({ name: generations.model, ...sums })
+      .from(generations)
+      .where(where)
+      .groupBy(generations.model)
+      .all(),
+    d
+      .select({ name: generations.keyHash, ...sums })
+      .from(generations)
+      .where(where)
+      .groupBy(generations.keyHash)
+      .all(),
+    d
+      .select({ name: sql<string>`coalesce(${generations.providerName}, 'none')`, ...sums })
+      .from(generations)
+      .where(where)
+      .groupBy(generations.providerName)
+      .all(),
+    d.select({ hash: apiKeys.hash, name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.accountId, accountId)).all(),
+  ]);
+  const names = new Map(keys.map((k) => [k.hash, k.name]));
+  const named = byKey.map((r) => ({ ...r, name: names.get(r.name) ?? `deleted key ${r.name.slice(0, 8)}…` }));
+  return { model: summed(byModel), key: summed(named), carrier: summed(byCarrier) };
+}
+
+function summed(rows: BreakdownRow[]): Breakdown {
+  const total = { name: "Total", requests: 0, tokensPrompt: 0, tokensCompletion: 0, tokensCached: 0, costNano: 0 };
+  for (const r of rows) for (const k of ["requests", "tokensPrompt", "tokensCompletion", "tokensCached", "costNano"] as const) total[k] += r[k];
+  return { rows: [...rows].sort((a, b) => b.costNano - a.costNano || b.requests - a.requests || a.name.localeCompare(b.name)), total };
+}
+
+/** The account's keys for the filter's choice: hash and name. */
+export function accountKeys(d1: D1Database, accountId: string): Promise<Array<{ hash: string; name: string }>> {
+  return db(d1).select({ hash: apiKeys.hash, name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(asc(apiKeys.createdAt)).all();
+}
+
+/** One page of the filtered requests, oldest first after `after` (the CSV export walks these). */
+export function exportPage(d1: D1Database, accountId: string, filter: ActivityFilter, after: Cursor | null, size: number): Promise<Generation[]> {
+  const where = filterWhere(accountId, filter);
+  return db(d1)
+    .select()
+    .from(generations)
+    .where(after ? and(where, or(gt(generations.createdAt, after.at), and(eq(generations.createdAt, after.at), gt(generations.id, after.id)))) : where)
+    .orderBy(asc(generations.createdAt), asc(generations.id))
+    .limit(size)
+    .all();
 }

@@ -2,7 +2,10 @@ import { Hono } from "hono";
 import type { ConsoleEnv } from "../console-env";
 import { accountPage } from "../http/stacks";
 import { pageMeta, render } from "../layout/render";
-import { activityPage, dailySpend, decodeCursor } from "./queries";
+import { accountKeys, activityPage, breakdowns, dailySpend, decodeCursor } from "./queries";
+import { readFilter } from "./filter";
+import { activityCsv } from "./csv";
+import { loadCatalog } from "../../catalog/load";
 import { ActivityPage } from "./page";
 
 /** /activity: the signed-in account's generations and daily spend, from the same D1 table the API writes. */
@@ -14,7 +17,14 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
   const { accountId } = c.var.session!;
   const before = decodeCursor(c.req.query("before"));
   const after = before ? undefined : decodeCursor(c.req.query("after"));
-  const [page, days] = await Promise.all([activityPage(c.env.DB, accountId, { before, after }), dailySpend(c.env.DB, accountId, CHART_DAYS)]);
+  const filter = readFilter((name) => c.req.query(name));
+  const [page, days, sums, keys, catalog] = await Promise.all([
+    activityPage(c.env.DB, accountId, { before, after }, filter),
+    dailySpend(c.env.DB, accountId, CHART_DAYS, Date.now(), filter),
+    breakdowns(c.env.DB, accountId, filter),
+    accountKeys(c.env.DB, accountId),
+    loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p)),
+  ]);
   return render(
     c,
     <ActivityPage
@@ -24,6 +34,23 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
       older={page.older}
       paged={before !== undefined || after !== undefined}
       days={days}
+      filter={filter}
+      keys={keys}
+      models={catalog.file.models.map((m) => m.id)}
+      breakdowns={sums}
     />,
   );
+});
+
+/** The filtered requests as CSV (only the signed-in account's), streamed from D1 a page at a time. */
+activityRoutes.get("/activity.csv", ...accountPage, (c) => {
+  const { accountId } = c.var.session!;
+  const filter = readFilter((name) => c.req.query(name));
+  return new Response(activityCsv(c.env.DB, accountId, filter), {
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="switchyard-activity${filter.from ? `-${filter.from}` : ""}${filter.to ? `-to-${filter.to}` : ""}.csv"`,
+      "cache-control": "no-store",
+    },
+  });
 });

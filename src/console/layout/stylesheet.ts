@@ -93,6 +93,10 @@ details.attempts ol { margin: 0.25rem 0 0; padding-left: 1.25rem; }
 .key-output { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
 .key-output input { flex: 1 1 20rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
+.filters { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: end; margin: 1rem 0; }
+.filters label { display: flex; flex-direction: column; gap: 0.25rem; font-size: 0.9rem; }
+.filters select { max-width: 16rem; }
+tfoot tr.total th, tfoot tr.total td { font-weight: 600; border-top: 2px solid var(--line); }
 figure.chart { margin: 1rem 0; padding: 1rem; border: 1px solid var(--line); border-radius: 8px; }
 figure.chart svg { width: 100%; max-width: 760px; height: auto; display: block; }
 figure.chart figcaption { font-weight: 600; margin-bottom: 0.5rem; }
