@@ -14,7 +14,8 @@ const BOTTOM = 30;
  */
 export function SpendChart(props: { days: DaySpend[] }) {
   const { days } = props;
-  const max = Math.max(0, ...days.map((d) => d.costNano));
+  // The axis tops out at a round figure (two significant digits) at or above the dearest day, so its labels read plainly.
+  const max = niceCeiling(Math.max(0, ...days.map((d) => d.costNano)));
   const total = days.reduce((s, d) => s + d.costNano, 0);
   const requests = days.reduce((s, d) => s + d.requests, 0);
   const plotW = W - LEFT - RIGHT;
@@ -33,15 +34,19 @@ export function SpendChart(props: { days: DaySpend[] }) {
   return (
     <figure class="chart">
       <figcaption id="spend-title">Daily spend, last {days.length} days (UTC)</figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img" aria-labelledby="spend-title spend-desc" preserveAspectRatio="xMidYMid meet">
+      <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-labelledby="spend-title spend-desc" preserveAspectRatio="xMidYMid meet">
         <desc id="spend-desc">{summary}</desc>
         <line class="axis" x1={LEFT} y1={TOP + plotH} x2={W - RIGHT} y2={TOP + plotH} />
-        <line class="axis" x1={LEFT} y1={TOP} x2={W - RIGHT} y2={TOP} />
+        {[1, 0.5].map((f) => (
+          <>
+            <line class={f === 1 ? "axis" : "grid"} x1={LEFT} y1={y(max * f)} x2={W - RIGHT} y2={y(max * f)} />
+            <text x={LEFT - 6} y={y(max * f) + 4} text-anchor="end">
+              {usd(Math.round(max * f))}
+            </text>
+          </>
+        ))}
         <text x={LEFT - 6} y={TOP + plotH + 4} text-anchor="end">
           $0
-        </text>
-        <text x={LEFT - 6} y={TOP + 4} text-anchor="end">
-          {usd(max)}
         </text>
         {days.map((d, i) =>
           d.costNano > 0 ? (
@@ -58,7 +63,8 @@ export function SpendChart(props: { days: DaySpend[] }) {
         )}
         {days.map((d, i) =>
           (days.length - 1 - i) % 7 === 0 ? (
-            <text x={round(LEFT + i * slot + slot / 2)} y={H - 8} text-anchor="middle">
+            // The last day's label ends at the plot's edge instead of being cut off there.
+            <text x={round(i === days.length - 1 ? W - RIGHT : LEFT + i * slot + slot / 2)} y={H - 8} text-anchor={i === days.length - 1 ? "end" : "middle"}>
               {d.day.slice(5)}
             </text>
           ) : null,
@@ -94,4 +100,11 @@ export function SpendChart(props: { days: DaySpend[] }) {
       </details>
     </figure>
   );
+}
+
+/** The smallest figure ≥ `nano` with two significant digits (1,710 → 1,800; 0 stays 0). */
+export function niceCeiling(nano: number): number {
+  if (nano <= 0) return 0;
+  const step = 10 ** Math.max(0, Math.floor(Math.log10(nano)) - 1);
+  return Math.ceil(nano / step) * step;
 }

@@ -99,6 +99,8 @@ details.attempts ol { margin: 0.25rem 0 0; padding-left: 1.25rem; }
 tfoot tr.total th, tfoot tr.total td { font-weight: 600; border-top: 2px solid var(--line); }
 figure.chart { margin: 1rem 0; padding: 1rem; border: 1px solid var(--line); border-radius: 8px; }
 figure.chart svg { width: 100%; max-width: 760px; height: auto; display: block; }
+figure.chart svg { max-width: 100%; height: auto; }
+figure.chart .grid { stroke: var(--line); stroke-dasharray: 3 3; }
 figure.chart figcaption { font-weight: 600; margin-bottom: 0.5rem; }
 .chart .bar { fill: var(--bar); }
 .chart .axis { stroke: var(--line); }
