@@ -89,6 +89,14 @@ describe("web console in Chromium", () => {
       .click();
     await page.waitForURL("**/models/meta-llama/**");
     expect(await page.getByRole("table").locator("tbody tr").count()).toBeGreaterThan(0);
+    // The carrier table fits a 1280 px window: no column hidden behind a sideways scroll.
+    expect(page.viewportSize()?.width).toBe(1280);
+    expect(
+      await page
+        .locator(".table-wrap")
+        .first()
+        .evaluate((el) => el.scrollWidth - el.clientWidth),
+    ).toBeLessThanOrEqual(0);
     await shot(page, "model");
     await page.close();
   });

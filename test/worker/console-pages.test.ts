@@ -225,8 +225,8 @@ describe("models", () => {
       const name = bundled.providers.find((p) => p.slug === e.provider)!.name;
       const row = carrierRows.find((r) => r[1] === name)!;
       expect(row, name).toBeDefined();
-      if (e.quantization) expect(row[2]).toContain(`<td>${e.quantization}</td>`);
-      expect(row[2]).toMatch(/<td>(Zero retention|Retains, trains|Retains prompts|Does not retain)<\/td>/);
+      if (e.quantization) expect(row[2]).toMatch(new RegExp(`<td>${e.quantization}<br\\s*/?>`));
+      expect(row[2]).toMatch(/<span class="muted">(Zero retention|Retains, trains|Retains prompts|Does not retain)<\/span><\/td>/);
       if (e.input_price_per_1m > 0)
         expect(row[2]).toContain(`$${e.input_price_per_1m.toFixed(Math.max(2, (String(e.input_price_per_1m).split(".")[1] ?? "").length))}`);
     }

@@ -69,34 +69,27 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
       <div class="table-wrap" role="region" aria-labelledby="carriers" tabindex={0}>
         <table>
           <caption>
-            Carriers serving {m.name}, in the order they are tried. Prices in USD per 1M tokens; uptime, latency (time to first token) and throughput from this
-            service's own traffic.
+            Carriers serving {m.name}, in the order they are tried. Prices in USD per 1M tokens. From this service's own traffic: uptime over 24 hours, latency
+            (median time to first token) and throughput (median) over 30 minutes.
           </caption>
           <thead>
             <tr>
               <th scope="col">Carrier</th>
               <th scope="col" class="num">
-                Input / 1M
+                Price in / out
               </th>
               <th scope="col" class="num">
-                Output / 1M
+                Context, max out
+              </th>
+              <th scope="col">Quantization, data</th>
+              <th scope="col" class="num">
+                Uptime
               </th>
               <th scope="col" class="num">
-                Context
+                Latency
               </th>
               <th scope="col" class="num">
-                Max output
-              </th>
-              <th scope="col">Quantization</th>
-              <th scope="col">Data policy</th>
-              <th scope="col" class="num">
-                Uptime (24 h)
-              </th>
-              <th scope="col" class="num">
-                Latency (median, 30 min)
-              </th>
-              <th scope="col" class="num">
-                Throughput (median, 30 min)
+                Throughput
               </th>
             </tr>
           </thead>
@@ -105,15 +98,16 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
               <tr>
                 <th scope="row">{e.providerEntry.name}</th>
                 <td class="num">
-                  <Price nano={e.inputNano} />
+                  <Price nano={e.inputNano} /> / <Price nano={e.outputNano} />
                 </td>
                 <td class="num">
-                  <Price nano={e.outputNano} />
+                  {contextSize(e.context_length)} / {e.max_completion_tokens === null ? "—" : count(e.max_completion_tokens)}
                 </td>
-                <td class="num">{contextSize(e.context_length)}</td>
-                <td class="num">{e.max_completion_tokens === null ? "—" : count(e.max_completion_tokens)}</td>
-                <td>{e.quantization ?? "Not published"}</td>
-                <td>{dataPolicy(e)}</td>
+                <td>
+                  {e.quantization ?? "Not published"}
+                  <br />
+                  <span class="muted">{dataPolicy(e)}</span>
+                </td>
                 <td class="num">{percent(stats.uptime_last_1d)}</td>
                 <td class="num">{median(stats.latency_last_30m, seconds)}</td>
                 <td class="num">{median(stats.throughput_last_30m, tokensPerSecond)}</td>
