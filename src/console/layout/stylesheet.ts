@@ -76,6 +76,8 @@ a.button.secondary-link { background: transparent; color: var(--accent); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .actions { display: flex; flex-wrap: wrap; gap: 0.4rem; }
 .actions form { margin: 0; }
+td .actions { flex-wrap: nowrap; }
+td .actions button, td .actions a { white-space: nowrap; }
 .table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: 8px; margin: 0.75rem 0; }
 table { border-collapse: collapse; width: 100%; font-size: 0.95rem; }
 caption { text-align: left; padding: 0.6rem 0.75rem; color: var(--muted); }
