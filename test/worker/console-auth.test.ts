@@ -255,3 +255,32 @@ describe("sign-in rate limits", () => {
     expect(await env.DB.prepare("SELECT 1 FROM accounts WHERE email = ?").bind(email).first()).toBeNull();
   });
 });
+
+describe("changing the password", () => {
+  it("checks the current one, stores the new one, ends every other session and keeps this one", async () => {
+    const { client, email } = await signUp();
+    const elsewhere = new ConsoleClient();
+    expect((await elsewhere.post("/sign-in", { email, password: PASSWORD }, { from: "/sign-in" })).status).toBe(303);
+    expect((await elsewhere.page("/settings/keys")).status).toBe(200);
+
+    const wrong = await client.post("/settings/password", { current: "not my password", password: "a brand new passphrase" });
+    expect(wrong.status).toBe(400);
+    expect(textOf(await wrong.text())).toContain("The current password is not right.");
+    const short = await client.post("/settings/password", { current: PASSWORD, password: "short" });
+    expect(short.status).toBe(400);
+
+    const changed = await client.post("/settings/password", { current: PASSWORD, password: "a brand new passphrase" });
+    expect(changed.status).toBe(303);
+    expect(changed.headers.get("location")).toBe("/settings/keys?done=password");
+    expect((await client.page("/settings/keys")).status).toBe(200); // this browser stays signed in
+    expect((await elsewhere.get("/settings/keys")).status).toBe(303); // the other session ended
+    expect((await new ConsoleClient().post("/sign-in", { email, password: PASSWORD }, { from: "/sign-in" })).status).toBe(401);
+    expect((await new ConsoleClient().post("/sign-in", { email, password: "a brand new passphrase" }, { from: "/sign-in" })).status).toBe(303);
+  });
+
+  it("needs a signed-in session and its CSRF token", async () => {
+    expect((await new ConsoleClient().get("/settings/password")).status).toBe(303);
+    const { client } = await signUp();
+    expect((await client.post("/settings/password", { current: PASSWORD, password: "a brand new passphrase" }, { csrf: null })).status).toBe(403);
+  });
+});

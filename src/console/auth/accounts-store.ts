@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import { db } from "../../db/client";
-import { accounts, credentials } from "../../db/schema";
+import { accounts, credentials, sessions } from "../../db/schema";
 import { randomId } from "../../keys/api-key";
 import type { PasswordHash } from "./password";
 
@@ -43,4 +43,25 @@ export async function createAccountWithPassword(d1: D1Database, email: string, h
 function isUniqueViolation(err: unknown): boolean {
   for (let e: unknown = err; e instanceof Error; e = e.cause) if (/UNIQUE constraint failed/i.test(e.message)) return true;
   return false;
+}
+
+/** The password hash of an account (by id); undefined when it has none (an account the operator made). */
+export async function credentialOf(d1: D1Database, accountId: string): Promise<PasswordHash | undefined> {
+  return db(d1)
+    .select({ algorithm: credentials.algorithm, iterations: credentials.iterations, salt: credentials.salt, passwordHash: credentials.passwordHash })
+    .from(credentials)
+    .where(eq(credentials.accountId, accountId))
+    .get();
+}
+
+/** Replaces an account's password and ends its every session but `keepSessionHash`, in one D1 transaction. */
+export async function changePassword(d1: D1Database, accountId: string, hash: PasswordHash, keepSessionHash: string): Promise<void> {
+  const d = db(d1);
+  await d.batch([
+    d
+      .update(credentials)
+      .set({ ...hash, updatedAt: Date.now() })
+      .where(eq(credentials.accountId, accountId)),
+    d.delete(sessions).where(and(eq(sessions.accountId, accountId), ne(sessions.tokenHash, keepSessionHash))),
+  ]);
 }

@@ -79,3 +79,36 @@ function EmailField(props: { state: AuthFormState }) {
     />
   );
 }
+
+export type PasswordFormState = { errors?: Partial<Record<"current" | "password", string>>; problem?: string };
+
+/** Change the password of the signed-in account: the current one, then the new one. */
+export function ChangePasswordPage(props: { meta: PageMeta; csrf: string; state?: PasswordFormState }) {
+  const { state = {} } = props;
+  const messages = [state.problem, state.errors?.current, state.errors?.password].filter((m): m is string => !!m);
+  return (
+    <Layout meta={props.meta}>
+      <h1>Change your password</h1>
+      <p>Every other place you are signed in is signed out; this browser stays signed in.</p>
+      <ErrorSummary messages={messages} />
+      <form method="post" action="/settings/password" class="stack" novalidate>
+        <CsrfField token={props.csrf} />
+        <Field id="current" name="current" label="Current password" type="password" autocomplete="current-password" required error={state.errors?.current} />
+        <Field
+          id="password"
+          name="password"
+          label="New password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minlength={PASSWORD_MIN}
+          hint={`At least ${PASSWORD_MIN} characters.`}
+          error={state.errors?.password}
+        />
+        <div>
+          <button type="submit">Change password</button>
+        </div>
+      </form>
+    </Layout>
+  );
+}

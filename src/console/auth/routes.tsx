@@ -1,17 +1,18 @@
 import { Hono, type Context } from "hono";
 import * as z from "zod";
 import type { ConsoleEnv } from "../console-env";
-import { accountForm, publicForm, publicPage } from "../http/stacks";
+import { accountForm, accountPage, publicForm, publicPage } from "../http/stacks";
 import { readForm } from "../http/form";
 import { pageMeta, render } from "../layout/render";
 import { ensurePreSessionToken } from "./csrf";
 import { csrfToken } from "./csrf-token";
 import { emailField, fieldErrors, newPasswordField, passwordField, type FieldErrors } from "./credentials-input";
 import { hashPassword, PASSWORD_MAX, verifyNothing, verifyPassword } from "./password";
-import { createAccountWithPassword, findCredential } from "./accounts-store";
+import { changePassword, createAccountWithPassword, credentialOf, findCredential } from "./accounts-store";
 import { clearSignInAttempts, clientAddress, takeSignInAttempt, takeSignUpAttempt } from "./rate-limit";
 import { endSession, safeNext, startSession } from "./session";
-import { SignInPage, SignUpPage, type AuthFormState } from "./pages";
+import { ChangePasswordPage, SignInPage, SignUpPage, type AuthFormState, type PasswordFormState } from "./pages";
+import { sha256Hex } from "../http/encoding";
 
 /** Sign up, sign in, sign out. Failures never say whether an email has an account. */
 export const authRoutes = new Hono<ConsoleEnv>();
@@ -83,4 +84,33 @@ authRoutes.post("/sign-up", ...publicForm, async (c) => {
 authRoutes.post("/sign-out", ...accountForm, async (c) => {
   await endSession(c);
   return c.redirect("/", 303);
+});
+
+async function passwordPage(c: Context<ConsoleEnv>, status: 200 | 400 | 429, state?: PasswordFormState) {
+  return render(c, <ChangePasswordPage meta={await pageMeta(c, "Change your password")} csrf={await csrfToken(c.var.session!.token)} state={state} />, status);
+}
+
+authRoutes.get("/settings/password", ...accountPage, (c) => passwordPage(c, 200));
+
+/** A password change: the current password checked (rate-limited as sign-ins are), the new one stored, other sessions ended. */
+authRoutes.post("/settings/password", ...accountForm, async (c) => {
+  const s = c.var.session!;
+  const form = await readForm(c);
+  const parsed = z.object({ current: passwordField, password: newPasswordField }).safeParse(form);
+  if (!parsed.success) {
+    const errors: PasswordFormState["errors"] = {};
+    for (const issue of parsed.error.issues) {
+      const key = issue.path[0];
+      if ((key === "current" || key === "password") && !errors[key]) errors[key] = key === "current" ? "Enter your current password." : issue.message;
+    }
+    return passwordPage(c, 400, { errors });
+  }
+  const limit = await takeSignInAttempt(c.env, s.email, clientAddress(c));
+  if (!limit.ok) return passwordPage(c, 429, { problem: `Too many attempts. Wait ${minutes(limit.retryAfterMs)} minutes and try again.` });
+  const stored = await credentialOf(c.env.DB, s.accountId);
+  const ok = stored && parsed.data.current.length <= PASSWORD_MAX ? await verifyPassword(parsed.data.current, stored) : false;
+  if (!ok) return passwordPage(c, 400, { errors: { current: "The current password is not right." } });
+  await clearSignInAttempts(c.env, s.email);
+  await changePassword(c.env.DB, s.accountId, await hashPassword(parsed.data.password), await sha256Hex(s.token));
+  return c.redirect("/settings/keys?done=password", 303);
 });

@@ -30,6 +30,7 @@ export const keyRoutes = new Hono<ConsoleEnv>();
 
 const NOTICES = {
   disabled: "Key disabled: the API now refuses it with 401.",
+  password: "Password changed. Every other place you were signed in is signed out.",
   enabled: "Key enabled.",
   deleted: "Key deleted.",
   updated: "Key saved.",

@@ -66,9 +66,9 @@ export function Layout(props: { meta: PageMeta; children?: Child }) {
             {meta.account && (
               <form method="post" action="/sign-out" class="sign-out">
                 <CsrfField token={meta.account.csrf} />
-                <span class="who" title="Signed in as">
+                <a class="who" href="/settings/password" title="Signed in as: change your password">
                   {meta.account.email}
-                </span>
+                </a>
                 <button type="submit" class="link-button">
                   Sign out
                 </button>
