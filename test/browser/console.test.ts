@@ -117,6 +117,8 @@ describe("web console in Chromium", () => {
     expect(await page.getByText("Test mode — no real payments.").count()).toBe(1);
     await page.getByLabel("Amount in USD").fill("10");
     await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+    // All 16 digits show: the field is wide enough for the number as written.
+    expect(await page.getByLabel("Card number").evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
     await page.getByLabel("Expiry (MM/YY)").fill("12/40");
     await page.getByLabel("CVC").fill("123");
     await page.getByRole("button", { name: "Add credits" }).click();

@@ -60,6 +60,8 @@ form.inline { display: flex; flex-wrap: wrap; gap: 0.6rem; align-items: end; }
 .field { display: grid; gap: 0.25rem; }
 .field-row { display: flex; flex-wrap: wrap; gap: 0.9rem; }
 .field-row .field { flex: 1 1 8rem; }
+/* The first field of a row is its longest (a card number: 16 digits and their spaces). */
+.field-row .field:first-child { flex: 2 1 14rem; }
 label { font-weight: 600; }
 .hint { color: var(--muted); font-size: 0.9rem; margin: 0; }
 input, select, button { font: inherit; }
