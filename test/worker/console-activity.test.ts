@@ -60,7 +60,7 @@ describe("/activity", () => {
     const today = new Date().toISOString().slice(0, 10);
     const bars = html.match(/<rect class="bar"/g) ?? [];
     expect(bars).toHaveLength(1);
-    expect(html).toContain(`<title>${today}: ${costText} (2 requests)</title>`);
+    expect(html).toContain(`<title>${today}: ${costText} (2 requests, ${okBody.usage.prompt_tokens} → ${okBody.usage.completion_tokens} tokens)</title>`);
     expect(html).toMatch(/<svg[^>]*role="img"[^>]*aria-labelledby="spend-title spend-desc"/);
     expect(textOf(html)).toContain(`${costText} spent on 2 requests`);
   });
@@ -148,9 +148,29 @@ describe("/activity", () => {
       .run();
     const html = (await client.page("/activity")).html;
     const day = new Date(today - 2 * DAY).toISOString().slice(0, 10);
-    expect(html).toContain(`<title>${day}: $0.006 (3 requests)</title>`);
+    expect(html).toContain(`<title>${day}: $0.006 (3 requests, 3 → 6 tokens)</title>`);
     expect(html.match(/<rect class="bar"/g)).toHaveLength(1); // the 40-day-old request is outside the chart
-    expect(textOf(html)).toContain(`${day} 3 $0.006`);
+    expect(textOf(html)).toContain(`${day} 3 3 → 6 $0.006`);
+  });
+
+  it("the hour view sums each UTC hour of the last 48, with tokens; it keeps the filter and the list pages keep the view", async () => {
+    const { client, accountId } = await signUp();
+    const HOUR = 3_600_000;
+    const thisHour = Math.floor(Date.now() / HOUR) * HOUR;
+    await insertGenerations(accountId, 2, thisHour - 3 * HOUR + 1000, 1_000_000); // 2 × $0.001 three hours ago
+    await env.DB.prepare(
+      "INSERT INTO generations (id, account_id, key_hash, model, streamed, created_at, tokens_prompt, tokens_completion, tokens_reasoning, cost_nano, status) VALUES (?, ?, 'k', 'm', 0, ?, 0, 0, 0, 9000000, 200)",
+    )
+      .bind(`gen-hour-old${accountId.slice(5)}`, accountId, thisHour - 50 * HOUR)
+      .run(); // outside the 48 hours
+    const html = (await client.page("/activity?view=hour")).html;
+    const hour = `${new Date(thisHour - 3 * HOUR).toISOString().slice(0, 13).replace("T", " ")}:00`;
+    expect(html).toContain("Hourly spend, last 48 hours (UTC)");
+    expect(html).toContain(`<title>${hour}: $0.002 (2 requests, 2 → 4 tokens)</title>`);
+    expect(html.match(/<rect class="bar"/g)).toHaveLength(1);
+    expect(html).toContain('<input type="hidden" name="view" value="hour"/>');
+    // The day view still counts all three (the 50-hour-old one falls within 30 days).
+    expect((await client.page("/activity")).html).toContain("Daily spend, last 30 days (UTC)");
   });
 
   it("never shows another account's requests", async () => {

@@ -1,7 +1,7 @@
 import { Layout, type PageMeta } from "../layout/layout";
 import { count, usd, utcDateTime } from "../layout/format";
 import type { Generation } from "../../db/schema";
-import type { Breakdown, DaySpend } from "./queries";
+import type { Breakdown, SpendPoint, View } from "./queries";
 import { Breakdowns, FilterForm } from "./breakdowns";
 import { filterQuery, type ActivityFilter } from "./filter";
 import { SpendChart } from "./spend-chart";
@@ -48,13 +48,15 @@ export function ActivityPage(props: {
   newer: string | null;
   older: string | null;
   paged: boolean;
-  days: DaySpend[];
+  days: SpendPoint[];
+  view: View;
   filter: ActivityFilter;
   keys: Array<{ hash: string; name: string }>;
   models: string[];
   breakdowns: Record<"model" | "key" | "carrier", Breakdown>;
 }) {
   const { rows, filter } = props;
+  const viewParam: Record<string, string> = props.view === "hour" ? { view: "hour" } : {};
   return (
     <Layout meta={props.meta}>
       <h1>Activity</h1>
@@ -62,8 +64,12 @@ export function ActivityPage(props: {
         Every request made with your keys, newest first. Failed requests are listed with cost 0; each names the API it came in (chat, messages, responses,
         embeddings). A request shows up here within a few seconds of finishing.
       </p>
-      <FilterForm filter={filter} keys={props.keys} models={props.models} />
-      <SpendChart days={props.days} />
+      <FilterForm filter={filter} keys={props.keys} models={props.models} view={props.view} />
+      <nav class="pager" aria-label="Chart view">
+        {props.view === "day" ? <strong>Days</strong> : <a href={`/activity${filterQuery(filter)}`}>Days</a>}
+        {props.view === "hour" ? <strong>Hours</strong> : <a href={`/activity${filterQuery(filter, { view: "hour" })}`}>Hours</a>}
+      </nav>
+      <SpendChart days={props.days} view={props.view} />
       <Breakdowns breakdowns={props.breakdowns} />
 
       <h2 id="requests-title">Requests</h2>
@@ -129,9 +135,9 @@ export function ActivityPage(props: {
       )}
       {(props.newer || props.older || props.paged) && (
         <nav class="pager" aria-label="Pages of requests">
-          {props.paged && <a href={`/activity${filterQuery(filter)}`}>Newest</a>}
-          {props.newer && <a href={`/activity${filterQuery(filter, { after: props.newer })}`}>← Newer</a>}
-          {props.older && <a href={`/activity${filterQuery(filter, { before: props.older })}`}>Older →</a>}
+          {props.paged && <a href={`/activity${filterQuery(filter, viewParam)}`}>Newest</a>}
+          {props.newer && <a href={`/activity${filterQuery(filter, { ...viewParam, after: props.newer })}`}>← Newer</a>}
+          {props.older && <a href={`/activity${filterQuery(filter, { ...viewParam, before: props.older })}`}>Older →</a>}
         </nav>
       )}
     </Layout>

@@ -58,24 +58,56 @@ export async function activityPage(
   };
 }
 
-export type DaySpend = { day: string; costNano: number; requests: number };
+/** One bar of the activity chart: a UTC day or hour, its spend, requests and tokens. */
+export type SpendPoint = { label: string; axis: string; costNano: number; requests: number; tokensPrompt: number; tokensCompletion: number };
 
-/** The account's spend per UTC day for the last `days` days (today included), zero-filled, oldest first. */
-export async function dailySpend(d1: D1Database, accountId: string, days: number, now = Date.now(), filter: ActivityFilter = {}): Promise<DaySpend[]> {
-  const today = Math.floor(now / DAY_MS);
-  const first = today - days + 1;
-  const dayIndex = sql<number>`cast(${generations.createdAt} / ${DAY_MS} as integer)`;
+/** The chart's two views: the last 30 UTC days, or the last 48 hours. */
+export const VIEWS = {
+  day: {
+    bucketMs: DAY_MS,
+    count: 30,
+    label: (ms: number) => new Date(ms).toISOString().slice(0, 10),
+    axis: (ms: number) => new Date(ms).toISOString().slice(5, 10),
+  },
+  hour: {
+    bucketMs: 3_600_000,
+    count: 48,
+    label: (ms: number) => `${new Date(ms).toISOString().slice(0, 13).replace("T", " ")}:00`,
+    axis: (ms: number) => `${new Date(ms).toISOString().slice(11, 13)}h`,
+  },
+} as const;
+export type View = keyof typeof VIEWS;
+
+/** The account's (filtered) spend, requests and tokens per bucket of the view, up to now, zero-filled, oldest first. */
+export async function spendSeries(d1: D1Database, accountId: string, view: View, now = Date.now(), filter: ActivityFilter = {}): Promise<SpendPoint[]> {
+  const { bucketMs, count: buckets, label, axis } = VIEWS[view];
+  const current = Math.floor(now / bucketMs);
+  const first = current - buckets + 1;
+  const bucket = sql<number>`cast(${generations.createdAt} / ${bucketMs} as integer)`;
   const rows = await db(d1)
-    .select({ day: dayIndex, cost: sql<number>`coalesce(sum(${generations.costNano}), 0)`.mapWith(Number), requests: count() })
+    .select({
+      bucket,
+      cost: sql<number>`coalesce(sum(${generations.costNano}), 0)`.mapWith(Number),
+      requests: count(),
+      prompt: sql<number>`coalesce(sum(${generations.tokensPrompt}), 0)`.mapWith(Number),
+      completion: sql<number>`coalesce(sum(${generations.tokensCompletion}), 0)`.mapWith(Number),
+    })
     .from(generations)
-    .where(and(filterWhere(accountId, filter), gte(generations.createdAt, first * DAY_MS)))
-    .groupBy(dayIndex)
+    .where(and(filterWhere(accountId, filter), gte(generations.createdAt, first * bucketMs)))
+    .groupBy(bucket)
     .all();
-  const byDay = new Map(rows.map((r) => [Number(r.day), r]));
-  return Array.from({ length: days }, (_, i) => {
-    const d = first + i;
-    const r = byDay.get(d);
-    return { day: new Date(d * DAY_MS).toISOString().slice(0, 10), costNano: r?.cost ?? 0, requests: r?.requests ?? 0 };
+  const byBucket = new Map(rows.map((r) => [Number(r.bucket), r]));
+  return Array.from({ length: buckets }, (_, i) => {
+    const b = first + i;
+    const r = byBucket.get(b);
+    return {
+      label: label(b * bucketMs),
+      axis: axis(b * bucketMs),
+      costNano: r?.cost ?? 0,
+      requests: r?.requests ?? 0,
+      tokensPrompt: r?.prompt ?? 0,
+      tokensCompletion: r?.completion ?? 0,
+    };
   });
 }
 

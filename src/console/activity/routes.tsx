@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { ConsoleEnv } from "../console-env";
 import { accountPage } from "../http/stacks";
 import { pageMeta, render } from "../layout/render";
-import { accountKeys, activityPage, breakdowns, dailySpend, decodeCursor } from "./queries";
+import { accountKeys, activityPage, breakdowns, decodeCursor, spendSeries, type View } from "./queries";
 import { readFilter } from "./filter";
 import { activityCsv } from "./csv";
 import { loadCatalog } from "../../catalog/load";
@@ -11,16 +11,15 @@ import { ActivityPage } from "./page";
 /** /activity: the signed-in account's generations and daily spend, from the same D1 table the API writes. */
 export const activityRoutes = new Hono<ConsoleEnv>();
 
-const CHART_DAYS = 30;
-
 activityRoutes.get("/activity", ...accountPage, async (c) => {
   const { accountId } = c.var.session!;
   const before = decodeCursor(c.req.query("before"));
   const after = before ? undefined : decodeCursor(c.req.query("after"));
   const filter = readFilter((name) => c.req.query(name));
+  const view: View = c.req.query("view") === "hour" ? "hour" : "day";
   const [page, days, sums, keys, catalog] = await Promise.all([
     activityPage(c.env.DB, accountId, { before, after }, filter),
-    dailySpend(c.env.DB, accountId, CHART_DAYS, Date.now(), filter),
+    spendSeries(c.env.DB, accountId, view, Date.now(), filter),
     breakdowns(c.env.DB, accountId, filter),
     accountKeys(c.env.DB, accountId),
     loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p)),
@@ -34,6 +33,7 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
       older={page.older}
       paged={before !== undefined || after !== undefined}
       days={days}
+      view={view}
       filter={filter}
       keys={keys}
       models={catalog.file.models.map((m) => m.id)}

@@ -1,5 +1,5 @@
-import { usd } from "../layout/format";
-import type { DaySpend } from "./queries";
+import { count, usd } from "../layout/format";
+import type { SpendPoint, View } from "./queries";
 
 const W = 560;
 const H = 200;
@@ -9,11 +9,13 @@ const TOP = 12;
 const BOTTOM = 30;
 
 /**
- * Daily spend as an inline SVG bar chart (no script, no external file). Each bar has a tooltip, the
- * chart has a text alternative, and the same numbers are available as a table.
+ * Spend per UTC day (or hour) as an inline SVG bar chart (no script, no external file). Each bar has a
+ * tooltip with its spend, requests and tokens, the chart has a text alternative, and the same numbers are
+ * available as a table.
  */
-export function SpendChart(props: { days: DaySpend[] }) {
-  const { days } = props;
+export function SpendChart(props: { days: SpendPoint[]; view: View }) {
+  const { days, view } = props;
+  const unit = view === "day" ? "day" : "hour";
   // The axis tops out at a round figure (two significant digits) at or above the dearest day, so its labels read plainly.
   const max = niceCeiling(Math.max(0, ...days.map((d) => d.costNano)));
   const total = days.reduce((s, d) => s + d.costNano, 0);
@@ -24,16 +26,18 @@ export function SpendChart(props: { days: DaySpend[] }) {
   const barW = Math.max(2, slot * 0.7);
   const round = (n: number) => Math.round(n * 10) / 10;
   const y = (nano: number) => round(TOP + plotH - (max === 0 ? 0 : (nano / max) * plotH));
-  const busiest = days.reduce<DaySpend | undefined>((b, d) => (d.costNano > (b?.costNano ?? 0) ? d : b), undefined);
-  const first = days[0]?.day ?? "";
-  const last = days.at(-1)?.day ?? "";
+  const busiest = days.reduce<SpendPoint | undefined>((b, d) => (d.costNano > (b?.costNano ?? 0) ? d : b), undefined);
+  const first = days[0]?.label ?? "";
+  const last = days.at(-1)?.label ?? "";
   const summary =
     total === 0
       ? `No spend between ${first} and ${last}.`
-      : `${usd(total)} spent on ${requests} ${requests === 1 ? "request" : "requests"} between ${first} and ${last}; the most in one day was ${usd(busiest?.costNano ?? 0)} on ${busiest?.day}.`;
+      : `${usd(total)} spent on ${requests} ${requests === 1 ? "request" : "requests"} between ${first} and ${last}; the most in one ${unit} was ${usd(busiest?.costNano ?? 0)} ${unit === "day" ? "on" : "at"} ${busiest?.label}.`;
   return (
     <figure class="chart">
-      <figcaption id="spend-title">Daily spend, last {days.length} days (UTC)</figcaption>
+      <figcaption id="spend-title">
+        {unit === "day" ? "Daily" : "Hourly"} spend, last {days.length} {unit}s (UTC)
+      </figcaption>
       <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-labelledby="spend-title spend-desc" preserveAspectRatio="xMidYMid meet">
         <desc id="spend-desc">{summary}</desc>
         <line class="axis" x1={LEFT} y1={TOP + plotH} x2={W - RIGHT} y2={TOP + plotH} />
@@ -57,29 +61,32 @@ export function SpendChart(props: { days: DaySpend[] }) {
               width={round(barW)}
               height={round(Math.max(1, TOP + plotH - y(d.costNano)))}
             >
-              <title>{`${d.day}: ${usd(d.costNano)} (${d.requests} ${d.requests === 1 ? "request" : "requests"})`}</title>
+              <title>{`${d.label}: ${usd(d.costNano)} (${d.requests} ${d.requests === 1 ? "request" : "requests"}, ${count(d.tokensPrompt)} → ${count(d.tokensCompletion)} tokens)`}</title>
             </rect>
           ) : null,
         )}
         {days.map((d, i) =>
-          (days.length - 1 - i) % 7 === 0 ? (
+          (days.length - 1 - i) % (unit === "day" ? 7 : 8) === 0 ? (
             // The last day's label ends at the plot's edge instead of being cut off there.
             <text x={round(i === days.length - 1 ? W - RIGHT : LEFT + i * slot + slot / 2)} y={H - 8} text-anchor={i === days.length - 1 ? "end" : "middle"}>
-              {d.day.slice(5)}
+              {d.axis}
             </text>
           ) : null,
         )}
       </svg>
       <p class="muted">{summary}</p>
       <details>
-        <summary>Daily spend as a table</summary>
+        <summary>{unit === "day" ? "Daily" : "Hourly"} spend as a table</summary>
         <div class="table-wrap">
           <table>
             <thead>
               <tr>
-                <th scope="col">Day (UTC)</th>
+                <th scope="col">{unit === "day" ? "Day" : "Hour"} (UTC)</th>
                 <th scope="col" class="num">
                   Requests
+                </th>
+                <th scope="col" class="num">
+                  Tokens in → out
                 </th>
                 <th scope="col" class="num">
                   Spend
@@ -89,8 +96,11 @@ export function SpendChart(props: { days: DaySpend[] }) {
             <tbody>
               {days.map((d) => (
                 <tr>
-                  <td>{d.day}</td>
+                  <td>{d.label}</td>
                   <td class="num">{d.requests}</td>
+                  <td class="num">
+                    {count(d.tokensPrompt)} → {count(d.tokensCompletion)}
+                  </td>
                   <td class="num">{usd(d.costNano)}</td>
                 </tr>
               ))}
