@@ -61,25 +61,27 @@ export class Catalog {
         audio: m.audio_tokens ?? DEFAULT_PART_TOKENS,
         video: m.video_tokens ?? DEFAULT_PART_TOKENS,
       };
-      const priced = m.endpoints.filter((e) => configured(e.provider)).map((e) => {
-        const inputNano = perMillionToNanoPerToken(e.input_price_per_1m)!;
-        const cacheWriteNano = e.input_cache_write_per_1m === undefined ? inputNano : perMillionToNanoPerToken(e.input_cache_write_per_1m)!;
-        return {
-          ...e,
-          modelId: m.id,
-          inputNano,
-          outputNano: perMillionToNanoPerToken(e.output_price_per_1m)!,
-          cacheReadNano: e.input_cache_read_per_1m === undefined ? inputNano : perMillionToNanoPerToken(e.input_cache_read_per_1m)!,
-          cacheWriteNano,
-          cacheWrite1hNano: e.input_cache_write_1h_per_1m === undefined ? cacheWriteNano : perMillionToNanoPerToken(e.input_cache_write_1h_per_1m)!,
-          longContext: e.long_context ? longContextPrices(e.long_context) : null,
-          providerEntry: this.providerBySlug.get(e.provider)!,
-          partTokens,
-          inputModalities: m.input_modalities,
-          supportedParameters:
-            e.supported_parameters ?? (e.supports_reasoning ? m.supported_parameters : m.supported_parameters.filter((p) => !REASONING_PARAMETERS.has(p))),
-        };
-      });
+      const priced = m.endpoints
+        .filter((e) => configured(e.provider))
+        .map((e) => {
+          const inputNano = perMillionToNanoPerToken(e.input_price_per_1m)!;
+          const cacheWriteNano = e.input_cache_write_per_1m === undefined ? inputNano : perMillionToNanoPerToken(e.input_cache_write_per_1m)!;
+          return {
+            ...e,
+            modelId: m.id,
+            inputNano,
+            outputNano: perMillionToNanoPerToken(e.output_price_per_1m)!,
+            cacheReadNano: e.input_cache_read_per_1m === undefined ? inputNano : perMillionToNanoPerToken(e.input_cache_read_per_1m)!,
+            cacheWriteNano,
+            cacheWrite1hNano: e.input_cache_write_1h_per_1m === undefined ? cacheWriteNano : perMillionToNanoPerToken(e.input_cache_write_1h_per_1m)!,
+            longContext: e.long_context ? longContextPrices(e.long_context) : null,
+            providerEntry: this.providerBySlug.get(e.provider)!,
+            partTokens,
+            inputModalities: m.input_modalities,
+            supportedParameters:
+              e.supported_parameters ?? (e.supports_reasoning ? m.supported_parameters : m.supported_parameters.filter((p) => !REASONING_PARAMETERS.has(p))),
+          };
+        });
       // Cheapest first (input + output price per token); ties keep catalog order.
       priced.sort((a, b) => a.outputNano + a.inputNano - (b.outputNano + b.inputNano));
       this.endpointsById.set(m.id, priced);

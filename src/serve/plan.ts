@@ -50,7 +50,10 @@ export async function planRequest(
     );
   // No configured carrier serves any candidate (their keys are not set): nothing to try, nothing held.
   if (candidates.every((x) => catalog.endpoints(x.modelId).length === 0))
-    throw new ApiError(503, `No carrier can serve ${candidates.length > 1 ? "these models" : `model ${candidates[0]!.answerAs}`} now: none of its carriers is configured.`);
+    throw new ApiError(
+      503,
+      `No carrier can serve ${candidates.length > 1 ? "these models" : `model ${candidates[0]!.answerAs}`} now: none of its carriers is configured.`,
+    );
   rc.strategy = chosen.strategy;
   const level = metadataLevel(headers);
   if (typeof level === "object") throw new ApiError(400, `X-OpenRouter-Metadata must be "enabled" or "disabled", not "${level.invalid}".`);

@@ -174,10 +174,18 @@ describe("web console in Chromium", () => {
     await page.waitForURL("**/settings/keys?done=disabled");
     expect(await page.getByText("Disabled", { exact: true }).count()).toBe(1);
     // A key's buttons stay on one line (they do not wrap under each other) and the table fits the window.
-    const tops = await page.locator("tbody .actions").first().evaluate((el) => [...el.querySelectorAll("button, a")].map((b) => (b as HTMLElement).offsetTop));
+    const tops = await page
+      .locator("tbody .actions")
+      .first()
+      .evaluate((el) => Array.from(el.querySelectorAll("button, a")).map((b) => (b as HTMLElement).offsetTop));
     expect(tops.length).toBeGreaterThan(1);
     expect(new Set(tops).size).toBe(1);
-    expect(await page.locator(".table-wrap").first().evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+    expect(
+      await page
+        .locator(".table-wrap")
+        .first()
+        .evaluate((el) => el.scrollWidth - el.clientWidth),
+    ).toBeLessThanOrEqual(0);
     await shot(page, "keys");
     const err = await client(key)
       .chat.completions.create({ model: "meta-llama/llama-3.1-8b-instruct", messages: [{ role: "user", content: "x" }] })
