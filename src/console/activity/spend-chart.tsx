@@ -38,42 +38,45 @@ export function SpendChart(props: { days: SpendPoint[]; view: View }) {
       <figcaption id="spend-title">
         {unit === "day" ? "Daily" : "Hourly"} spend, last {days.length} {unit}s (UTC)
       </figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-labelledby="spend-title spend-desc" preserveAspectRatio="xMidYMid meet">
-        <desc id="spend-desc">{summary}</desc>
-        <line class="axis" x1={LEFT} y1={TOP + plotH} x2={W - RIGHT} y2={TOP + plotH} />
-        {[1, 0.5].map((f) => (
-          <>
-            <line class={f === 1 ? "axis" : "grid"} x1={LEFT} y1={y(max * f)} x2={W - RIGHT} y2={y(max * f)} />
-            <text x={LEFT - 6} y={y(max * f) + 4} text-anchor="end">
-              {usd(Math.round(max * f))}
-            </text>
-          </>
-        ))}
-        <text x={LEFT - 6} y={TOP + plotH + 4} text-anchor="end">
-          $0
-        </text>
-        {days.map((d, i) =>
-          d.costNano > 0 ? (
-            <rect
-              class="bar"
-              x={round(LEFT + i * slot + (slot - barW) / 2)}
-              y={y(d.costNano)}
-              width={round(barW)}
-              height={round(Math.max(1, TOP + plotH - y(d.costNano)))}
-            >
-              <title>{`${d.label}: ${usd(d.costNano)} (${d.requests} ${d.requests === 1 ? "request" : "requests"}, ${count(d.tokensPrompt)} → ${count(d.tokensCompletion)} tokens)`}</title>
-            </rect>
-          ) : null,
-        )}
-        {days.map((d, i) =>
-          (days.length - 1 - i) % (unit === "day" ? 7 : 8) === 0 ? (
-            // The last day's label ends at the plot's edge instead of being cut off there.
-            <text x={round(i === days.length - 1 ? W - RIGHT : LEFT + i * slot + slot / 2)} y={H - 8} text-anchor={i === days.length - 1 ? "end" : "middle"}>
-              {d.axis}
-            </text>
-          ) : null,
-        )}
-      </svg>
+      {/* On a narrow screen the chart keeps a readable size and scrolls sideways in its card, as tables do. */}
+      <div class="chart-scroll" role="region" aria-label="The chart, scrollable" tabindex={0}>
+        <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-labelledby="spend-title spend-desc" preserveAspectRatio="xMidYMid meet">
+          <desc id="spend-desc">{summary}</desc>
+          <line class="axis" x1={LEFT} y1={TOP + plotH} x2={W - RIGHT} y2={TOP + plotH} />
+          {[1, 0.5].map((f) => (
+            <>
+              <line class={f === 1 ? "axis" : "grid"} x1={LEFT} y1={y(max * f)} x2={W - RIGHT} y2={y(max * f)} />
+              <text x={LEFT - 6} y={y(max * f) + 4} text-anchor="end">
+                {usd(Math.round(max * f))}
+              </text>
+            </>
+          ))}
+          <text x={LEFT - 6} y={TOP + plotH + 4} text-anchor="end">
+            $0
+          </text>
+          {days.map((d, i) =>
+            d.costNano > 0 ? (
+              <rect
+                class="bar"
+                x={round(LEFT + i * slot + (slot - barW) / 2)}
+                y={y(d.costNano)}
+                width={round(barW)}
+                height={round(Math.max(1, TOP + plotH - y(d.costNano)))}
+              >
+                <title>{`${d.label}: ${usd(d.costNano)} (${d.requests} ${d.requests === 1 ? "request" : "requests"}, ${count(d.tokensPrompt)} → ${count(d.tokensCompletion)} tokens)`}</title>
+              </rect>
+            ) : null,
+          )}
+          {days.map((d, i) =>
+            (days.length - 1 - i) % (unit === "day" ? 7 : 8) === 0 ? (
+              // The last day's label ends at the plot's edge instead of being cut off there.
+              <text x={round(i === days.length - 1 ? W - RIGHT : LEFT + i * slot + slot / 2)} y={H - 8} text-anchor={i === days.length - 1 ? "end" : "middle"}>
+                {d.axis}
+              </text>
+            ) : null,
+          )}
+        </svg>
+      </div>
       <p class="muted">{summary}</p>
       <details>
         <summary>{unit === "day" ? "Daily" : "Hourly"} spend as a table</summary>

@@ -103,7 +103,10 @@ details.attempts ol { margin: 0.25rem 0 0; padding-left: 1.25rem; }
 tfoot tr.total th, tfoot tr.total td { font-weight: 600; border-top: 2px solid var(--line); }
 figure.chart { margin: 1rem 0; padding: 1rem; border: 1px solid var(--line); border-radius: 8px; }
 figure.chart svg { width: 100%; max-width: 760px; height: auto; display: block; }
-figure.chart svg { max-width: 100%; height: auto; }
+/* Right-to-left only so that a narrow screen starts at the newest bars (the right end); the chart itself is left-to-right. */
+figure.chart .chart-scroll { overflow-x: auto; direction: rtl; }
+figure.chart .chart-scroll svg { direction: ltr; }
+figure.chart svg { min-width: 32rem; height: auto; display: block; }
 figure.chart .grid { stroke: var(--line); stroke-dasharray: 3 3; }
 figure.chart figcaption { font-weight: 600; margin-bottom: 0.5rem; }
 .chart .bar { fill: var(--bar); }
