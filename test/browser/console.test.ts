@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI, { APIError } from "openai";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { startLocalService, freePort, type LocalService } from "../../scripts/local-service.ts";
 import { launchChromium, SCREENSHOTS, type Chromium } from "./chromium.ts";
 
@@ -44,6 +44,8 @@ async function newPage(viewport?: { width: number; height: number }): Promise<Pa
   return page;
 }
 
+/** How many pixels of an element's content are hidden behind a sideways scroll (0 or less: it all shows). */
+const hiddenSideways = (locator: Locator) => locator.evaluate((el) => el.scrollWidth - el.clientWidth);
 const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
 const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${service.url}/api/v1`, maxRetries: 0, timeout: 20_000 });
 
@@ -91,12 +93,7 @@ describe("web console in Chromium", () => {
     expect(await page.getByRole("table").locator("tbody tr").count()).toBeGreaterThan(0);
     // The carrier table fits a 1280 px window: no column hidden behind a sideways scroll.
     expect(page.viewportSize()?.width).toBe(1280);
-    expect(
-      await page
-        .locator(".table-wrap")
-        .first()
-        .evaluate((el) => el.scrollWidth - el.clientWidth),
-    ).toBeLessThanOrEqual(0);
+    expect(await hiddenSideways(page.locator(".table-wrap").first())).toBeLessThanOrEqual(0);
     await shot(page, "model");
     await page.close();
   });
@@ -118,7 +115,7 @@ describe("web console in Chromium", () => {
     await page.getByLabel("Amount in USD").fill("10");
     await page.getByLabel("Card number").fill("4242 4242 4242 4242");
     // All 16 digits show: the field is wide enough for the number as written.
-    expect(await page.getByLabel("Card number").evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+    expect(await hiddenSideways(page.getByLabel("Card number"))).toBeLessThanOrEqual(0);
     await page.getByLabel("Expiry (MM/YY)").fill("12/40");
     await page.getByLabel("CVC").fill("123");
     await page.getByRole("button", { name: "Add credits" }).click();
@@ -180,12 +177,7 @@ describe("web console in Chromium", () => {
       .evaluate((el) => Array.from(el.querySelectorAll("button, a")).map((b) => (b as HTMLElement).offsetTop));
     expect(tops.length).toBeGreaterThan(1);
     expect(new Set(tops).size).toBe(1);
-    expect(
-      await page
-        .locator(".table-wrap")
-        .first()
-        .evaluate((el) => el.scrollWidth - el.clientWidth),
-    ).toBeLessThanOrEqual(0);
+    expect(await hiddenSideways(page.locator(".table-wrap").first())).toBeLessThanOrEqual(0);
     await shot(page, "keys");
     const err = await client(key)
       .chat.completions.create({ model: "meta-llama/llama-3.1-8b-instruct", messages: [{ role: "user", content: "x" }] })

@@ -79,29 +79,26 @@ export function FilterForm(props: { filter: ActivityFilter; keys: Array<{ hash: 
       <label>
         To <input type="date" name="to" value={f.to ?? ""} />
       </label>
-      <label>
-        Key{" "}
-        <select name="key">
-          <option value="">All keys</option>
-          {props.keys.map((k) => (
-            <option value={k.hash} selected={f.key === k.hash}>
-              {k.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Model{" "}
-        <select name="model">
-          <option value="">All models</option>
-          {props.models.map((m) => (
-            <option value={m} selected={f.model === m}>
-              {m}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Choice label="Key" name="key" all="All keys" chosen={f.key} options={props.keys.map((k) => [k.hash, k.name])} />
+      <Choice label="Model" name="model" all="All models" chosen={f.model} options={props.models.map((m) => [m, m])} />
       <button type="submit">Apply</button> <a href="/activity">Clear</a> <a href={`/activity.csv${filterQuery(f)}`}>Download CSV</a>
     </form>
+  );
+}
+
+/** A filter's select: "all" first, then each option as [value, text]. */
+function Choice(props: { label: string; name: string; all: string; chosen: string | undefined; options: Array<[string, string]> }) {
+  return (
+    <label>
+      {props.label}{" "}
+      <select name={props.name}>
+        <option value="">{props.all}</option>
+        {props.options.map(([value, text]) => (
+          <option value={value} selected={props.chosen === value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
