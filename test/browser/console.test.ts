@@ -198,6 +198,18 @@ describe("web console in Chromium", () => {
       expect(overflow, path).toBeLessThanOrEqual(0);
     }
     await shot(page, "phone-activity");
+    // Tokens instead of spend: the chart says so, and still scrolls sideways inside its card, not the page.
+    await page.getByRole("link", { name: "Tokens", exact: true }).click();
+    await page.waitForURL("**/activity?metric=tokens");
+    expect(await page.locator("figure.chart figcaption").textContent()).toBe("Daily tokens (in + out), last 30 days (UTC)");
+    expect(await page.locator("figure.chart rect.bar").count()).toBe(1);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    const card = (await page.locator("figure.chart").boundingBox())!;
+    const chart = (await page.locator("figure.chart .chart-scroll").boundingBox())!;
+    expect(card.x).toBeGreaterThanOrEqual(0);
+    expect(card.x + card.width).toBeLessThanOrEqual(390);
+    expect(chart.x).toBeGreaterThanOrEqual(card.x);
+    expect(chart.x + chart.width).toBeLessThanOrEqual(card.x + card.width);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL(service.url + "/");
     await page.goto(service.url + "/settings/keys");

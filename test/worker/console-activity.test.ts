@@ -28,6 +28,41 @@ function insertGenerations(accountId: string, n: number, start: number, costNano
   return env.DB.batch(stmts);
 }
 
+/** One record with the given tokens and cost, made at `at`. */
+function insertGeneration(accountId: string, id: string, at: number, prompt: number, completion: number, costNano: number) {
+  return env.DB.prepare(
+    "INSERT INTO generations (id, account_id, key_hash, model, streamed, created_at, tokens_prompt, tokens_completion, tokens_reasoning, cost_nano, status) VALUES (?, ?, 'k', 'openai/gpt-oss-20b', 0, ?, ?, ?, 0, ?, 200)",
+  )
+    .bind(`${id}${accountId.slice(5)}`, accountId, at, prompt, completion, costNano)
+    .run();
+}
+
+/**
+ * The chart as drawn: its caption, the y axis labels top to bottom, and each bar (oldest first) with its
+ * tooltip and its height as a share of the axis (0 at the bottom line, 1 at the top one).
+ */
+function chartOf(html: string) {
+  const svg = /<svg[\s\S]*?<\/svg>/.exec(html)![0];
+  const ys = [...svg.matchAll(/<line class="(?:axis|grid)" x1="[^"]+" y1="([^"]+)"/g)].map((m) => Number(m[1]));
+  const [bottom, top] = [ys[0]!, ys[1]!]; // the bottom line, then the top one (the mid gridline after them)
+  return {
+    caption: textOf(/<figcaption[^>]*>([\s\S]*?)<\/figcaption>/.exec(html)![1]!).trim(),
+    axis: [...svg.matchAll(/<text [^>]*>([^<]*)<\/text>/g)].slice(0, 3).map((m) => m[1]!.trim()),
+    bars: [...svg.matchAll(/<rect class="bar"[^>]* height="([^"]+)"><title>([^<]*)<\/title>/g)].map((m) => ({
+      share: Number(m[1]) / (bottom - top),
+      title: m[2]!,
+    })),
+    plotHeight: bottom - top,
+  };
+}
+
+/** A link's target on the page, by its text (with `&amp;` read as `&`). */
+function hrefOf(html: string, text: string): string {
+  const m = new RegExp(`<a href="([^"]*)">${text}</a>`).exec(html);
+  if (!m) throw new Error(`no link "${text}"`);
+  return m[1]!.replaceAll("&amp;", "&");
+}
+
 describe("/activity", () => {
   it("lists the account's requests newest first with model, provider, app, tokens, cost, latency and status; failures at cost 0", async () => {
     const { client, accountId } = await signUp();
@@ -171,6 +206,102 @@ describe("/activity", () => {
     expect(html).toContain('<input type="hidden" name="view" value="hour"/>');
     // The day view still counts all three (the 50-hour-old one falls within 30 days).
     expect((await client.page("/activity")).html).toContain("Daily spend, last 30 days (UTC)");
+  });
+
+  it("the metric switch draws requests or tokens (in + out) as the bars, each on its own round axis; spend by default and for any other value", async () => {
+    const { client, accountId } = await signUp();
+    const today = Math.floor(Date.now() / DAY) * DAY;
+    const twoDaysAgo = new Date(today - 2 * DAY).toISOString().slice(0, 10);
+    const yesterday = new Date(today - DAY).toISOString().slice(0, 10);
+    await insertGenerations(accountId, 3, today - 2 * DAY + 1000, 2_000_000); // 3 requests, 1 → 2 tokens and $0.002 each
+    await insertGeneration(accountId, "gen-big", today - DAY + 1000, 1_200_000, 34_567, 500_000); // 1 request, 1,234,567 tokens, $0.0005
+    const titles = [`${twoDaysAgo}: $0.006 (3 requests, 3 → 6 tokens)`, `${yesterday}: $0.0005 (1 request, 1,200,000 → 34,567 tokens)`];
+    // Each bar stands at its figure's share of the axis top (to within the one pixel a bar is at least).
+    const expectBars = (chart: ReturnType<typeof chartOf>, shares: number[]) => {
+      expect(chart.bars.map((b) => b.title)).toEqual(titles); // every tooltip carries spend, requests and tokens
+      chart.bars.forEach((b, i) => expect(Math.abs(b.share - shares[i]!) * chart.plotHeight).toBeLessThanOrEqual(1));
+    };
+
+    // Requests: 3 and 1; the axis tops out at 4 so that its mid gridline is a whole 2.
+    const requests = (await client.page("/activity?metric=requests")).html;
+    const r = chartOf(requests);
+    expect(r.caption).toBe("Daily requests, last 30 days (UTC)");
+    expect(r.axis).toEqual(["4", "2", "0"]);
+    expectBars(r, [3 / 4, 1 / 4]);
+    expect(requests).toContain('<strong aria-current="true">Requests</strong>');
+    expect(textOf(requests)).toContain(`4 requests between`);
+    expect(textOf(requests)).toContain(`the most in one day was 3 on ${twoDaysAgo}.`);
+    expect(requests).toContain("Daily requests, last 30 days (UTC), with requests, tokens and spend</caption>");
+
+    // Tokens: prompt + completion, 9 and 1,234,567; the axis tops out at 1.3M.
+    const tokens = (await client.page("/activity?metric=tokens")).html;
+    const t = chartOf(tokens);
+    expect(t.caption).toBe("Daily tokens (in + out), last 30 days (UTC)");
+    expect(t.axis).toEqual(["1.3M", "650K", "0"]);
+    expectBars(t, [9 / 1_300_000, 1_234_567 / 1_300_000]);
+    expect(tokens).toContain('<strong aria-current="true">Tokens</strong>');
+    expect(textOf(tokens)).toContain(`1,234,576 tokens (in + out) in 4 requests between`);
+    expect(textOf(tokens)).toContain(`the most in one day was 1,234,567 on ${yesterday}.`);
+    expect(textOf(tokens)).toContain(`${yesterday} 1 1,200,000 → 34,567 1,234,567 $0.0005`); // the table carries the total too
+    expect(tokens).toContain("Daily tokens (in + out), last 30 days (UTC), with requests, tokens and spend</caption>");
+
+    // Spend, the default, and what any other value falls back to.
+    for (const path of [
+      "/activity",
+      "/activity?metric=spend",
+      "/activity?metric=bogus",
+      "/activity?metric=Tokens",
+      "/activity?metric=__proto__",
+      "/activity?metric=",
+    ]) {
+      const { status, html } = await client.page(path);
+      expect(status, path).toBe(200);
+      const s = chartOf(html);
+      expect(s.caption, path).toBe("Daily spend, last 30 days (UTC)");
+      expect(s.axis, path).toEqual(["$0.006", "$0.003", "$0"]);
+      expectBars(s, [1, 500_000 / 6_000_000]);
+      expect(html, path).toContain('<strong aria-current="true">Spend</strong>');
+      expect(html, path).not.toContain('name="metric"');
+      expect(hrefOf(html, "Tokens"), path).toBe("/activity?metric=tokens");
+    }
+  });
+
+  it("the metric survives the filter form, the view switch and paging, as the view does", async () => {
+    const { client, accountId } = await signUp();
+    await insertGenerations(accountId, 60, Date.now() - 3_600_000); // more than a page
+    const model = "openai/gpt-oss-20b";
+    const html = (await client.page(`/activity?view=hour&metric=tokens&model=${encodeURIComponent(model)}`)).html;
+    expect(chartOf(html).caption).toBe("Hourly tokens (in + out), last 48 hours (UTC)");
+    expect(chartOf(html).bars.length).toBeGreaterThan(0);
+
+    // The filter form carries the view and the metric; submitting it (as a browser does: every field) keeps both.
+    const form = /<form method="get" action="\/activity"[\s\S]*?<\/form>/.exec(html)![0];
+    const hidden = [...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/>/g)].map((m) => [m[1]!, m[2]!]);
+    expect(hidden).toEqual([
+      ["view", "hour"],
+      ["metric", "tokens"],
+    ]);
+    const submitted = new URLSearchParams([...hidden, ["from", ""], ["to", ""], ["key", ""], ["model", model]]);
+    const filtered = (await client.page(`/activity?${submitted}`)).html;
+    expect(chartOf(filtered).caption).toBe("Hourly tokens (in + out), last 48 hours (UTC)");
+    // The CSV does not need it.
+    expect(filtered).toContain(`href="/activity.csv?model=${encodeURIComponent(model)}"`);
+
+    // The view switch keeps the metric (and the filter); the metric switch keeps the view.
+    expect(hrefOf(filtered, "Days")).toBe(`/activity?model=${encodeURIComponent(model)}&metric=tokens`);
+    expect(chartOf((await client.page(hrefOf(filtered, "Days"))).html).caption).toBe("Daily tokens (in + out), last 30 days (UTC)");
+    expect(hrefOf(filtered, "Requests")).toBe(`/activity?model=${encodeURIComponent(model)}&view=hour&metric=requests`);
+    expect(hrefOf(filtered, "Spend")).toBe(`/activity?model=${encodeURIComponent(model)}&view=hour`);
+    expect(filtered).toContain('<strong aria-current="true">Hours</strong>');
+
+    // Paging keeps both: older, then newer and newest.
+    const older = hrefOf(filtered, "Older →");
+    expect(older).toMatch(/[?&]view=hour&metric=tokens&before=/);
+    const page2 = (await client.page(older)).html;
+    expect(rowsOf(page2)).toHaveLength(10);
+    expect(chartOf(page2).caption).toBe("Hourly tokens (in + out), last 48 hours (UTC)");
+    expect(hrefOf(page2, "← Newer")).toMatch(/[?&]view=hour&metric=tokens&after=/);
+    expect(hrefOf(page2, "Newest")).toBe(`/activity?model=${encodeURIComponent(model)}&view=hour&metric=tokens`);
   });
 
   it("never shows another account's requests", async () => {

@@ -67,12 +67,14 @@ export function Breakdowns(props: { breakdowns: Record<keyof typeof TITLES, Brea
   );
 }
 
-/** The filter: a date range (UTC), a key, a model; and the CSV of what it selects. */
-export function FilterForm(props: { filter: ActivityFilter; keys: Array<{ hash: string; name: string }>; models: string[]; view: "day" | "hour" }) {
+/** The filter: a date range (UTC), a key, a model; and the CSV of what it selects. `keep`: the chart's view and metric, carried through. */
+export function FilterForm(props: { filter: ActivityFilter; keys: Array<{ hash: string; name: string }>; models: string[]; keep: Record<string, string> }) {
   const f = props.filter;
   return (
     <form method="get" action="/activity" class="filters" aria-label="Filter the requests">
-      {props.view === "hour" && <input type="hidden" name="view" value="hour" />}
+      {Object.entries(props.keep).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
       <label>
         From <input type="date" name="from" value={f.from ?? ""} />
       </label>

@@ -4,7 +4,7 @@ import type { Generation } from "../../db/schema";
 import type { Breakdown, SpendPoint, View } from "./queries";
 import { Breakdowns, FilterForm } from "./breakdowns";
 import { filterQuery, type ActivityFilter } from "./filter";
-import { SpendChart } from "./spend-chart";
+import { METRICS, SpendChart, type Metric } from "./spend-chart";
 import { parseAttempts } from "../../db/carrier-attempt";
 
 /** The carriers a request was tried on, when there was more than one (a fallback): model, carrier, status, time. */
@@ -24,6 +24,11 @@ function Attempts(props: { g: Generation }) {
       </ol>
     </details>
   );
+}
+
+/** One choice of a switch above the chart: the current one in bold (not a link), the others links. */
+function Choice(props: { current: boolean; href: string; text: string }) {
+  return props.current ? <strong aria-current="true">{props.text}</strong> : <a href={props.href}>{props.text}</a>;
 }
 
 function Status(props: { g: Generation }) {
@@ -50,13 +55,17 @@ export function ActivityPage(props: {
   paged: boolean;
   days: SpendPoint[];
   view: View;
+  metric: Metric;
   filter: ActivityFilter;
   keys: Array<{ hash: string; name: string }>;
   models: string[];
   breakdowns: Record<"model" | "key" | "carrier", Breakdown>;
 }) {
   const { rows, filter } = props;
+  // The chart's view and metric (each left out at its default) go with every link and the filter form.
   const viewParam: Record<string, string> = props.view === "hour" ? { view: "hour" } : {};
+  const metricParam: Record<string, string> = props.metric === "spend" ? {} : { metric: props.metric };
+  const chartParams = { ...viewParam, ...metricParam };
   return (
     <Layout meta={props.meta}>
       <h1>Activity</h1>
@@ -64,12 +73,23 @@ export function ActivityPage(props: {
         Every request made with your keys, newest first. Failed requests are listed with cost 0; each names the API it came in (chat, messages, responses,
         embeddings). A request shows up here within a few seconds of finishing.
       </p>
-      <FilterForm filter={filter} keys={props.keys} models={props.models} view={props.view} />
-      <nav class="pager" aria-label="Chart view">
-        {props.view === "day" ? <strong>Days</strong> : <a href={`/activity${filterQuery(filter)}`}>Days</a>}
-        {props.view === "hour" ? <strong>Hours</strong> : <a href={`/activity${filterQuery(filter, { view: "hour" })}`}>Hours</a>}
-      </nav>
-      <SpendChart days={props.days} view={props.view} />
+      <FilterForm filter={filter} keys={props.keys} models={props.models} keep={chartParams} />
+      <div class="chart-switches">
+        <nav class="pager" aria-label="Chart view">
+          <Choice current={props.view === "day"} href={`/activity${filterQuery(filter, metricParam)}`} text="Days" />
+          <Choice current={props.view === "hour"} href={`/activity${filterQuery(filter, { view: "hour", ...metricParam })}`} text="Hours" />
+        </nav>
+        <nav class="pager" aria-label="Chart metric">
+          {(Object.keys(METRICS) as Metric[]).map((metric) => (
+            <Choice
+              current={props.metric === metric}
+              href={`/activity${filterQuery(filter, { ...viewParam, ...(metric === "spend" ? {} : { metric }) })}`}
+              text={METRICS[metric].switch}
+            />
+          ))}
+        </nav>
+      </div>
+      <SpendChart days={props.days} view={props.view} metric={props.metric} />
       <Breakdowns breakdowns={props.breakdowns} />
 
       <h2 id="requests-title">Requests</h2>
@@ -135,9 +155,9 @@ export function ActivityPage(props: {
       )}
       {(props.newer || props.older || props.paged) && (
         <nav class="pager" aria-label="Pages of requests">
-          {props.paged && <a href={`/activity${filterQuery(filter, viewParam)}`}>Newest</a>}
-          {props.newer && <a href={`/activity${filterQuery(filter, { ...viewParam, after: props.newer })}`}>← Newer</a>}
-          {props.older && <a href={`/activity${filterQuery(filter, { ...viewParam, before: props.older })}`}>Older →</a>}
+          {props.paged && <a href={`/activity${filterQuery(filter, chartParams)}`}>Newest</a>}
+          {props.newer && <a href={`/activity${filterQuery(filter, { ...chartParams, after: props.newer })}`}>← Newer</a>}
+          {props.older && <a href={`/activity${filterQuery(filter, { ...chartParams, before: props.older })}`}>Older →</a>}
         </nav>
       )}
     </Layout>

@@ -7,8 +7,9 @@ import { readFilter } from "./filter";
 import { activityCsv } from "./csv";
 import { loadCatalog } from "../../catalog/load";
 import { ActivityPage } from "./page";
+import { readMetric } from "./spend-chart";
 
-/** /activity: the signed-in account's generations and daily spend, from the same D1 table the API writes. */
+/** /activity: the signed-in account's generations and their spend, requests and tokens over time, from the same D1 table the API writes. */
 export const activityRoutes = new Hono<ConsoleEnv>();
 
 activityRoutes.get("/activity", ...accountPage, async (c) => {
@@ -17,6 +18,7 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
   const after = before ? undefined : decodeCursor(c.req.query("after"));
   const filter = readFilter((name) => c.req.query(name));
   const view: View = c.req.query("view") === "hour" ? "hour" : "day";
+  const metric = readMetric(c.req.query("metric"));
   const [page, days, sums, keys, catalog] = await Promise.all([
     activityPage(c.env.DB, accountId, { before, after }, filter),
     spendSeries(c.env.DB, accountId, view, Date.now(), filter),
@@ -34,6 +36,7 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
       paged={before !== undefined || after !== undefined}
       days={days}
       view={view}
+      metric={metric}
       filter={filter}
       keys={keys}
       models={catalog.file.models.map((m) => m.id)}

@@ -1,4 +1,4 @@
-import { count, usd } from "../layout/format";
+import { compactCount, count, usd } from "../layout/format";
 import type { SpendPoint, View } from "./queries";
 
 const W = 560;
@@ -8,36 +8,65 @@ const RIGHT = 8;
 const TOP = 12;
 const BOTTOM = 30;
 
+/** What the chart's bars can show: spend, requests, or tokens (prompt + completion); each with its own figures. */
+export const METRICS = {
+  spend: { switch: "Spend", title: "spend", value: (p: SpendPoint) => p.costNano, figure: usd, axis: usd, zero: "$0" },
+  requests: { switch: "Requests", title: "requests", value: (p: SpendPoint) => p.requests, figure: count, axis: compactCount, zero: "0" },
+  tokens: {
+    switch: "Tokens",
+    title: "tokens (in + out)",
+    value: (p: SpendPoint) => p.tokensPrompt + p.tokensCompletion,
+    figure: count,
+    axis: compactCount,
+    zero: "0",
+  },
+} as const;
+export type Metric = keyof typeof METRICS;
+
+/** The `metric` query parameter: one of METRICS, anything else (or nothing) is spend. */
+export function readMetric(value: string | undefined): Metric {
+  return value === "requests" || value === "tokens" ? value : "spend";
+}
+
+const plural = (n: number, one: string) => `${count(n)} ${n === 1 ? one : `${one}s`}`;
+
 /**
- * Spend per UTC day (or hour) as an inline SVG bar chart (no script, no external file). Each bar has a
- * tooltip with its spend, requests and tokens, the chart has a text alternative, and the same numbers are
- * available as a table.
+ * Spend, requests or tokens per UTC day (or hour) as an inline SVG bar chart (no script, no external file).
+ * Each bar has a tooltip with its spend, requests and tokens whatever the bars show, the chart has a text
+ * alternative, and the same numbers are available as a table.
  */
-export function SpendChart(props: { days: SpendPoint[]; view: View }) {
+export function SpendChart(props: { days: SpendPoint[]; view: View; metric: Metric }) {
   const { days, view } = props;
+  const m = METRICS[props.metric];
   const unit = view === "day" ? "day" : "hour";
-  // The axis tops out at a round figure (two significant digits) at or above the dearest day, so its labels read plainly.
-  const max = niceCeiling(Math.max(0, ...days.map((d) => d.costNano)));
-  const total = days.reduce((s, d) => s + d.costNano, 0);
+  const per = unit === "day" ? "Daily" : "Hourly";
+  const title = `${per} ${m.title}, last ${days.length} ${unit}s (UTC)`;
+  // The axis tops out at a round figure (two significant digits) at or above the busiest day, so its labels read plainly.
+  const max = niceCeiling(Math.max(0, ...days.map(m.value)));
+  const total = days.reduce((s, d) => s + m.value(d), 0);
   const requests = days.reduce((s, d) => s + d.requests, 0);
   const plotW = W - LEFT - RIGHT;
   const plotH = H - TOP - BOTTOM;
   const slot = plotW / Math.max(1, days.length);
   const barW = Math.max(2, slot * 0.7);
   const round = (n: number) => Math.round(n * 10) / 10;
-  const y = (nano: number) => round(TOP + plotH - (max === 0 ? 0 : (nano / max) * plotH));
-  const busiest = days.reduce<SpendPoint | undefined>((b, d) => (d.costNano > (b?.costNano ?? 0) ? d : b), undefined);
+  const y = (v: number) => round(TOP + plotH - (max === 0 ? 0 : (v / max) * plotH));
+  const busiest = days.reduce<SpendPoint | undefined>((b, d) => (m.value(d) > (b ? m.value(b) : 0) ? d : b), undefined);
   const first = days[0]?.label ?? "";
   const last = days.at(-1)?.label ?? "";
+  const between = `between ${first} and ${last}`;
+  const most = `the most in one ${unit} was ${m.figure(busiest ? m.value(busiest) : 0)} ${unit === "day" ? "on" : "at"} ${busiest?.label}`;
   const summary =
     total === 0
-      ? `No spend between ${first} and ${last}.`
-      : `${usd(total)} spent on ${requests} ${requests === 1 ? "request" : "requests"} between ${first} and ${last}; the most in one ${unit} was ${usd(busiest?.costNano ?? 0)} ${unit === "day" ? "on" : "at"} ${busiest?.label}.`;
+      ? `No ${props.metric} ${between}.`
+      : props.metric === "spend"
+        ? `${usd(total)} spent on ${plural(requests, "request")} ${between}; ${most}.`
+        : props.metric === "requests"
+          ? `${plural(total, "request")} ${between}; ${most}.`
+          : `${plural(total, "token")} (in + out) in ${plural(requests, "request")} ${between}; ${most}.`;
   return (
     <figure class="chart">
-      <figcaption id="spend-title">
-        {unit === "day" ? "Daily" : "Hourly"} spend, last {days.length} {unit}s (UTC)
-      </figcaption>
+      <figcaption id="spend-title">{title}</figcaption>
       {/* On a narrow screen the chart keeps a readable size and scrolls sideways in its card, as tables do. */}
       <div class="chart-scroll" role="region" aria-label="The chart, scrollable" tabindex={0}>
         <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-labelledby="spend-title spend-desc" preserveAspectRatio="xMidYMid meet">
@@ -47,21 +76,21 @@ export function SpendChart(props: { days: SpendPoint[]; view: View }) {
             <>
               <line class={f === 1 ? "axis" : "grid"} x1={LEFT} y1={y(max * f)} x2={W - RIGHT} y2={y(max * f)} />
               <text x={LEFT - 6} y={y(max * f) + 4} text-anchor="end">
-                {usd(Math.round(max * f))}
+                {m.axis(Math.round(max * f))}
               </text>
             </>
           ))}
           <text x={LEFT - 6} y={TOP + plotH + 4} text-anchor="end">
-            $0
+            {m.zero}
           </text>
           {days.map((d, i) =>
-            d.costNano > 0 ? (
+            m.value(d) > 0 ? (
               <rect
                 class="bar"
                 x={round(LEFT + i * slot + (slot - barW) / 2)}
-                y={y(d.costNano)}
+                y={y(m.value(d))}
                 width={round(barW)}
-                height={round(Math.max(1, TOP + plotH - y(d.costNano)))}
+                height={round(Math.max(1, TOP + plotH - y(m.value(d))))}
               >
                 <title>{`${d.label}: ${usd(d.costNano)} (${d.requests} ${d.requests === 1 ? "request" : "requests"}, ${count(d.tokensPrompt)} → ${count(d.tokensCompletion)} tokens)`}</title>
               </rect>
@@ -79,9 +108,12 @@ export function SpendChart(props: { days: SpendPoint[]; view: View }) {
       </div>
       <p class="muted">{summary}</p>
       <details>
-        <summary>{unit === "day" ? "Daily" : "Hourly"} spend as a table</summary>
+        <summary>
+          {per} {m.title} as a table
+        </summary>
         <div class="table-wrap">
           <table>
+            <caption class="visually-hidden">{title}, with requests, tokens and spend</caption>
             <thead>
               <tr>
                 <th scope="col">{unit === "day" ? "Day" : "Hour"} (UTC)</th>
@@ -91,6 +123,11 @@ export function SpendChart(props: { days: SpendPoint[]; view: View }) {
                 <th scope="col" class="num">
                   Tokens in → out
                 </th>
+                {props.metric === "tokens" && (
+                  <th scope="col" class="num">
+                    Tokens in + out
+                  </th>
+                )}
                 <th scope="col" class="num">
                   Spend
                 </th>
@@ -100,10 +137,11 @@ export function SpendChart(props: { days: SpendPoint[]; view: View }) {
               {days.map((d) => (
                 <tr>
                   <td>{d.label}</td>
-                  <td class="num">{d.requests}</td>
+                  <td class="num">{count(d.requests)}</td>
                   <td class="num">
                     {count(d.tokensPrompt)} → {count(d.tokensCompletion)}
                   </td>
+                  {props.metric === "tokens" && <td class="num">{count(m.value(d))}</td>}
                   <td class="num">{usd(d.costNano)}</td>
                 </tr>
               ))}
@@ -115,9 +153,13 @@ export function SpendChart(props: { days: SpendPoint[]; view: View }) {
   );
 }
 
-/** The smallest figure ≥ `nano` with two significant digits (1,710 → 1,800; 0 stays 0). */
-export function niceCeiling(nano: number): number {
-  if (nano <= 0) return 0;
-  const step = 10 ** Math.max(0, Math.floor(Math.log10(nano)) - 1);
-  return Math.ceil(nano / step) * step;
+/**
+ * The smallest whole figure ≥ `n` with two significant digits and an even last one, so that its half (the
+ * mid gridline) is whole too: 1,710 → 1,800; 3 → 4; 17 → 18; 0 stays 0.
+ */
+export function niceCeiling(n: number): number {
+  if (n <= 0) return 0;
+  const step = 10 ** Math.max(0, Math.floor(Math.log10(n)) - 1);
+  const top = Math.ceil(n / step) * step;
+  return top % 2 === 0 ? top : top + step;
 }

@@ -18,6 +18,21 @@ export function count(n: number): string {
   return n.toLocaleString("en-US");
 }
 
+/**
+ * A count for a chart's axis: whole below 1,000, then short with at most three significant digits:
+ * 950 → "950", 1,800 → "1.8K", 3,400,000 → "3.4M".
+ */
+export function compactCount(n: number): string {
+  let v = n;
+  let suffix = "";
+  for (const next of ["K", "M", "B"]) {
+    if (Math.abs(v) < 999.5) break;
+    v /= 1000;
+    suffix = next;
+  }
+  return suffix ? `${Number(v.toPrecision(3))}${suffix}` : count(Math.round(v));
+}
+
 /** A context size the way catalogs print it: 131072 → "131K", 1048576 → "1.05M". */
 export function contextSize(tokens: number): string {
   if (tokens >= 1_000_000) return `${Number((tokens / 1_000_000).toFixed(2))}M`;

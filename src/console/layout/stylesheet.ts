@@ -97,6 +97,8 @@ details.attempts ol { margin: 0.25rem 0 0; padding-left: 1.25rem; }
 .key-output { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: center; }
 .key-output input { flex: 1 1 20rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
+.chart-switches { display: flex; flex-wrap: wrap; gap: 0.5rem 2rem; margin: 1rem 0; }
+.chart-switches .pager { margin: 0; }
 .filters { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: end; margin: 1rem 0; }
 .filters label { display: flex; flex-direction: column; gap: 0.25rem; font-size: 0.9rem; }
 .filters select { max-width: 16rem; }
