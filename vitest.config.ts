@@ -1,6 +1,7 @@
 import { defineConfig } from "vitest/config";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { carrierSecretBindings } from "./scripts/carrier-secrets.ts";
+import { TEST_STRIPE_WEBHOOK_SECRET } from "./test/global-simulator.ts";
 
 /**
  * Three projects: `worker` runs inside workerd (the real runtime) against the carrier simulator,
@@ -21,7 +22,9 @@ export default defineConfig({
                 CARRIER_BASE_URL_OVERRIDE: inject<string>("simUrl"),
                 CARRIER_TIMEOUT_MS: "2000",
                 ADMIN_TOKEN: "test-admin-token",
-                PAYMENTS_TEST_MODE: "on",
+                STRIPE_API_URL: inject<string>("stripeUrl"),
+                STRIPE_SECRET_KEY: "sk_test_worker_tests",
+                STRIPE_WEBHOOK_SECRET: TEST_STRIPE_WEBHOOK_SECRET,
                 // Out of reach: tests that fail carriers on purpose must not reorder other tests' carriers
                 // through this isolate's health. test/worker/health-routing.test.ts sets the real thresholds.
                 HEALTH_CONSECUTIVE_FAILURES: "1000000",

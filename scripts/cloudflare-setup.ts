@@ -15,12 +15,15 @@ const USAGE = `Usage: npm run cloudflare:setup [-- options]
   --email E          bootstrap the first account with this email and a management key (skipped if it exists)
   --credits USD      its starting credits (default 0)
   --out FILE         the generated wrangler config (default wrangler.production.toml)
-  --dev-vars FILE    where to read CARRIER_KEY_* besides the environment (default .dev.vars)
+  --dev-vars FILE    where to read CARRIER_KEY_* and STRIPE_* besides the environment (default .dev.vars)
   --url URL          the deployed origin, when wrangler's output does not name it (a custom domain)
 Environment: SWITCHYARD_ADMIN_TOKEN (else one is generated on the first run), CARRIER_KEY_* (each carrier's key),
+STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (payments; also read from --dev-vars),
 WRANGLER (the wrangler executable; default node_modules/.bin/wrangler).`;
 
 type Result = { code: number; stdout: string; stderr: string };
+/** Stripe's two secrets: payments are on when the deployment has both (docs/payments.md). */
+const STRIPE_SECRETS = ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"];
 const { values } = parseArgs({
   options: {
     "dry-run": { type: "boolean" },
@@ -148,13 +151,18 @@ else if (!existing.includes("ADMIN_TOKEN")) {
 } else console.log("  ADMIN_TOKEN is set: kept (set SWITCHYARD_ADMIN_TOKEN to replace it)");
 const devVars = existsSync(values["dev-vars"]!) ? readFileSync(values["dev-vars"]!, "utf8") : "";
 const catalog = JSON.parse(readFileSync("catalog.json", "utf8")) as { providers: Array<{ slug: string }> };
-for (const { slug } of catalog.providers) {
-  const name = carrierSecretName(slug);
+for (const name of [...catalog.providers.map(({ slug }) => carrierSecretName(slug)), ...STRIPE_SECRETS]) {
   const value = process.env[name] || new RegExp(`^\\s*${name}\\s*=\\s*"?([^"\\s]+)"?\\s*$`, "m").exec(devVars)?.[1];
   if (value) secrets[name] = value;
 }
 const carriers = Object.keys(secrets).filter((k) => k.startsWith("CARRIER_KEY_"));
 console.log(`  carrier keys given: ${carriers.length ? carriers.join(", ") : "none (models are listed once their carrier has a key)"}`);
+const stripeGiven = STRIPE_SECRETS.filter((k) => secrets[k] !== undefined || existing.includes(k));
+console.log(
+  stripeGiven.length === STRIPE_SECRETS.length
+    ? `  payments: Stripe (${STRIPE_SECRETS.filter((k) => secrets[k] !== undefined).join(", ") || "secrets kept"})`
+    : "  payments: off until STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are both given (docs/payments.md)",
+);
 
 // 8. Deploy, with the secrets in a file only this user can read, removed at once.
 const dir = mkdtempSync(join(tmpdir(), "switchyard-setup-"));

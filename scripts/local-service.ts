@@ -4,7 +4,9 @@ import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { Miniflare } from "miniflare";
+import { randomBytes } from "node:crypto";
 import { startSimulator, type Simulator } from "../simulator/server.ts";
+import { startStripeSimulator, type StripeSimulator } from "../simulator/stripe/server.ts";
 import { carrierSecretBindings } from "./carrier-secrets.ts";
 import { applyMigrations, buildWorker, workerOptions } from "./worker-bundle.ts";
 import { readWranglerConfig } from "./wrangler-config.ts";
@@ -15,6 +17,8 @@ export const DEV_ADMIN_TOKEN = "dev-admin-token";
 export type LocalService = {
   url: string;
   simulator: Simulator;
+  /** The Stripe simulator the console pays through (absent with `payments: "real"` or `"off"`). */
+  stripe?: StripeSimulator;
   stop(): Promise<void>;
   /** From now on wrangler's request log is shown too (`npm start` calls it after its banner). */
   showRequestLog(): void;
@@ -32,6 +36,12 @@ export type LocalServiceOptions = {
   carriers?: "simulated" | "real";
   /** With simulated carriers: the keys to set (default one per catalog carrier); a carrier left out is unconfigured. */
   carrierKeys?: Record<string, string>;
+  /**
+   * `simulated` (default): the console pays through the Stripe simulator (the same SDK and webhook code as
+   * production), its webhooks posted to this service. `real`: Stripe's keys from `.dev.vars`. `off`: no payments.
+   */
+  payments?: "simulated" | "real" | "off";
+  stripePort?: number;
   /** Extra Worker vars, e.g. a short CARRIER_TIMEOUT_MS for fault tests. */
   vars?: Record<string, string>;
   /** How often to run the Worker's Cron Trigger (wrangler dev does not on its own), ms; 0 = never. Default 60000, as deployed. */
@@ -58,10 +68,11 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   const port = opts.port ?? 8787;
   const persist = opts.persistTo ?? ".wrangler/state";
   const simulator = await startSimulator({ port: opts.simulatorPort ?? 0 });
+  const payments = await startPayments(opts);
   const wrangler = "node_modules/.bin/wrangler";
   await migrate(wrangler, persist, opts.quiet);
   const carriers = opts.carriers === "real" ? {} : { CARRIER_BASE_URL_OVERRIDE: simulator.url, ...(opts.carrierKeys ?? carrierSecretBindings()) };
-  const vars: Record<string, string> = { ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...carriers, ...opts.vars };
+  const vars: Record<string, string> = { ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...carriers, ...payments.vars, ...opts.vars };
   const args = [
     "dev",
     "--ip",
@@ -75,7 +86,6 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
     "--show-interactive-dev-session=false",
     "--test-scheduled",
   ];
-  vars.PAYMENTS_TEST_MODE ??= "on"; // the web console's local test-card flow (never set in a deploy)
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   const child = spawn(wrangler, args, { env: offline, stdio: opts.quiet ? "ignore" : ["ignore", "pipe", "pipe"] });
   const log = { requests: false };
@@ -86,6 +96,7 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
     clearInterval(cron);
     await stopChild(child);
     await simulator.close();
+    await payments.stripe?.close();
   };
   try {
     await waitForHttp(`${url}/api/v1/providers`, child, 90_000);
@@ -93,12 +104,21 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
     await stop();
     throw err;
   }
+  payments.stripe?.setWebhookUrl(`${url}/webhooks/stripe`);
   const every = opts.cronEveryMs ?? 60_000;
   if (every > 0) {
     cron = setInterval(() => void runCron(url).catch(() => {}), every);
     cron.unref();
   }
-  return { url, simulator, stop, showRequestLog: () => (log.requests = true) };
+  return { url, simulator, stripe: payments.stripe, stop, showRequestLog: () => (log.requests = true) };
+}
+
+/** The Stripe simulator and the Worker vars that point the official SDK at it (a fresh signing secret per run). */
+async function startPayments(opts: LocalServiceOptions): Promise<{ stripe?: StripeSimulator; vars: Record<string, string> }> {
+  if ((opts.payments ?? "simulated") !== "simulated") return { vars: {} };
+  const webhookSecret = `whsec_local_${randomBytes(18).toString("hex")}`;
+  const stripe = await startStripeSimulator({ port: opts.stripePort ?? 0, webhookSecret });
+  return { stripe, vars: { STRIPE_API_URL: stripe.url, STRIPE_SECRET_KEY: "sk_test_local_switchyard", STRIPE_WEBHOOK_SECRET: webhookSecret } };
 }
 
 /** wrangler's start-up output that says nothing an operator needs (its banner, the bindings table, blank lines). */
@@ -157,6 +177,7 @@ async function startBundleService(opts: LocalServiceOptions): Promise<LocalServi
   const port = opts.port ?? 8787;
   const persist = opts.persistTo ?? ".wrangler/state";
   const simulator = await startSimulator({ port: opts.simulatorPort ?? 0 });
+  const payments = await startPayments(opts);
   let mf: Miniflare | undefined;
   let url = "";
   let cron: ReturnType<typeof setInterval> | undefined;
@@ -164,6 +185,7 @@ async function startBundleService(opts: LocalServiceOptions): Promise<LocalServi
     clearInterval(cron);
     await mf?.dispose();
     await simulator.close();
+    await payments.stripe?.close();
   };
   try {
     const root = process.cwd();
@@ -174,7 +196,7 @@ async function startBundleService(opts: LocalServiceOptions): Promise<LocalServi
       catalogPath: join(root, "catalog.json"),
       simulatorUrl: simulator.url,
       adminToken: DEV_ADMIN_TOKEN,
-      vars: { PAYMENTS_TEST_MODE: "on", ...opts.vars },
+      vars: { ...payments.vars, ...opts.vars },
       persistDir: persist,
       port,
     });
@@ -187,6 +209,7 @@ async function startBundleService(opts: LocalServiceOptions): Promise<LocalServi
     mf = new Miniflare({ ...options, host: "127.0.0.1", unsafeTriggerHandlers: true, handleRuntimeStdio: stdio });
     url = (await mf.ready).origin;
     await applyMigrations(mf, root, cfg.d1Databases[0] ?? "DB");
+    payments.stripe?.setWebhookUrl(`${url}/webhooks/stripe`);
   } catch (err) {
     await stop();
     throw err;
@@ -196,7 +219,7 @@ async function startBundleService(opts: LocalServiceOptions): Promise<LocalServi
     cron = setInterval(() => void runCron(url, "/cdn-cgi/handler/scheduled").catch(() => {}), every);
     cron.unref();
   }
-  return { url, simulator, stop, showRequestLog: () => {} };
+  return { url, simulator, stripe: payments.stripe, stop, showRequestLog: () => {} };
 }
 
 /** Runs the Worker's Cron Trigger once, through `wrangler dev --test-scheduled` (or Miniflare's trigger route; local only; bounded in time). */

@@ -2,7 +2,7 @@
 import { startLocalService, DEV_ADMIN_TOKEN } from "./local-service.ts";
 import { AdminClient } from "./admin-client.ts";
 import { ensureDemoAccount, DEMO_KEY_FILE } from "./demo-account.ts";
-import { configuredCarriers } from "./dev-vars.ts";
+import { configuredCarriers, realStripe } from "./dev-vars.ts";
 
 const port = Number(process.env.PORT ?? 8787);
 const args = process.argv.slice(2);
@@ -18,20 +18,24 @@ if (configured && configured.length === 0) {
   process.exit(2);
 }
 // STATE_DIR and DEMO_KEY_FILE move the local state and the demo key elsewhere (a second instance, a test).
+const stripeReal = real && realStripe(".dev.vars");
 const service = await startLocalService({
   port,
   simulatorPort: Number(process.env.SIM_PORT ?? 8788),
+  stripePort: Number(process.env.STRIPE_SIM_PORT ?? 8789),
   persistTo: process.env.STATE_DIR,
   carriers: real ? "real" : "simulated",
+  payments: stripeReal ? "real" : "simulated",
 });
 const keyFile = process.env.DEMO_KEY_FILE ?? DEMO_KEY_FILE;
 const { key, created } = await ensureDemoAccount(new AdminClient(service.url, DEV_ADMIN_TOKEN), service.url, keyFile);
 
 console.log(`
 Switchyard is running.
-  Web console    ${service.url}/  (sign up there; test-card payments are on locally)
+  Web console    ${service.url}/  (sign up there and add credits)
   API base URL   ${service.url}/api/v1
   Carriers       ${configured ? `real, configured in .dev.vars: ${configured.join(", ")} (the models of the others are not listed)` : `simulated at ${service.simulator.url}`}
+  Payments       ${service.stripe ? `Stripe simulator at ${service.stripe.url} (test card 4242 4242 4242 4242)` : "Stripe, keys from .dev.vars (its webhook must reach this machine: docs/payments.md)"}
   Demo key       ${key}  (${created ? "new, " : ""}saved in ${keyFile})
   Admin          npm run admin -- <command>   (local admin token: ${DEV_ADMIN_TOKEN})
 

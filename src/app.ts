@@ -10,6 +10,7 @@ import { chatRoutes } from "./api/chat-routes";
 import { messagesRoutes } from "./api/messages-routes";
 import { keyManagementRoutes } from "./api/key-management-routes";
 import { adminRoutes } from "./admin/admin-routes";
+import { stripeWebhookRoutes } from "./api/stripe-webhook-routes";
 import { consoleApp } from "./console/console-app";
 import { drainUnreadBody } from "./http/drain-body";
 import { logError } from "./log-error";
@@ -27,6 +28,7 @@ export const app = new Hono<AppEnv>();
 app.use("*", drainUnreadBody); // first: every answer waits until the request body is read (bounded)
 app.route("/api/v1", api);
 app.route("/admin", adminRoutes);
+app.route("/", stripeWebhookRoutes); // Stripe's signed events (src/payments/stripe-events.ts)
 app.route("/", consoleApp); // the web console (HTML); its 404s are HTML, the API's stay JSON
 
 app.notFound((c) => c.json(errorBody(404, `Not found: ${c.req.method} ${new URL(c.req.url).pathname}`), 404));

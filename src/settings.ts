@@ -11,6 +11,8 @@ import { isolate } from "./isolate";
 
 type Spec<T> = {
   kind: "secret" | "var" | "var (wrangler.toml)" | "var, local only";
+  /** What a valid value looks like, for the log line of an invalid one; absent = a whole number ≥ 1. */
+  expected?: string;
   /** How the default reads in the docs; absent = no default (unset). */
   shown?: string;
   doc: string;
@@ -32,6 +34,33 @@ function count(fallback: number, doc: string, shown = String(fallback)): Spec<nu
       if (raw === undefined || raw.trim() === "") return fallback;
       const n = Number(raw);
       return Number.isSafeInteger(n) && n > 0 ? n : invalid;
+    },
+  };
+}
+
+/** The same spec, refusing values outside [min, max]. */
+function between(min: number, max: number, spec: Spec<number>): Spec<number> {
+  return {
+    ...spec,
+    expected: `a whole number from ${min} to ${max}`,
+    parse: (raw) => {
+      const n = spec.parse(raw);
+      return n === invalid || n < min || n > max ? invalid : n;
+    },
+  };
+}
+
+/** A non-negative decimal with at most 3 decimals (a percentage, an amount of USD). */
+function decimal(fallback: number, doc: string): Spec<number> {
+  return {
+    kind: "var",
+    shown: String(fallback),
+    expected: "a decimal number ≥ 0 with at most 3 decimals",
+    doc,
+    fallback,
+    parse(raw) {
+      if (raw === undefined || raw.trim() === "") return fallback;
+      return /^\d{1,6}(\.\d{1,3})?$/.test(raw.trim()) ? Number(raw.trim()) : invalid;
     },
   };
 }
@@ -85,9 +114,15 @@ export const SETTINGS = {
   BODY_DRAIN_MAX_MS: count(10_000, "longest time spent on that drain, ms"),
   PAYMENT_ABANDON_AFTER_MS: count(
     900_000,
-    "a payment left `pending` that its processor never charged is given up (`failed`) by reconciliation after this long, ms",
+    "a payment whose Checkout Session was never created (the call failed or its reply was lost) is given up (`failed`) by reconciliation after this long, ms",
     "900000 = 15 min",
   ),
+  PAYMENT_CHECKOUT_EXPIRY_S: between(
+    1_800,
+    86_400,
+    count(3_600, "a Checkout Session not paid within this long expires at Stripe (which allows 1800 to 86400), and its payment fails, s", "3600 = 1 h"),
+  ),
+  STRIPE_WEBHOOK_MAX_BYTES: count(1024 * 1024, "largest Stripe webhook body read; a larger one is refused with 413", "1048576 = 1 MiB"),
   PAYMENTS_RECONCILE_BATCH: count(100, "most unfinished payments one reconciliation run looks at: each Cron Trigger run, each credits page load"),
   RELAY_MAX_EVENT_BYTES: count(
     8 * 1024 * 1024,
@@ -136,12 +171,25 @@ export const SETTINGS = {
     fallback: null,
     parse: (raw) => (raw?.trim() ? Number.parseInt(raw.trim(), 10) : null),
   } satisfies Spec<number | null>,
-  PAYMENTS_TEST_MODE: {
-    kind: "var, local only",
-    doc: '`on`: the console\'s test-card "add credits" flow (`npm start` sets it); unset in a deploy = adding credits is off',
-    fallback: false,
-    parse: (raw) => raw === "on",
-  } satisfies Spec<boolean>,
+  STRIPE_SECRET_KEY: text(
+    "secret",
+    "Stripe's secret key (`sk_live_…`, `sk_test_…`): with `STRIPE_WEBHOOK_SECRET`, the console sells credits through Stripe Checkout; unset = adding credits is off",
+  ),
+  STRIPE_WEBHOOK_SECRET: text(
+    "secret",
+    "the signing secret (`whsec_…`) of the Stripe webhook endpoint `<origin>/webhooks/stripe`: only events signed with it are acted on",
+  ),
+  STRIPE_API_URL: text(
+    "var, local only",
+    "sends Stripe API calls to this `http://host:port` (the Stripe simulator `npm start` runs) instead of api.stripe.com",
+  ),
+  PAYMENT_MIN_USD: count(5, "smallest amount of credits one payment may buy, whole USD"),
+  PAYMENT_MAX_USD: count(1000, "largest amount of credits one payment may buy, whole USD"),
+  PLATFORM_FEE_PERCENT: decimal(
+    5.5,
+    "the platform fee added to a credits purchase at checkout, percent of the credits (shown before paying, recorded apart from the credits)",
+  ),
+  PLATFORM_FEE_MIN_USD: decimal(0.8, "the smallest platform fee, USD (cents)"),
 };
 
 export type SettingName = keyof typeof SETTINGS;
@@ -162,7 +210,8 @@ export function settings(env: SettingsSource): Settings {
   for (const [name, spec] of Object.entries(SETTINGS) as Array<[SettingName, Spec<unknown>]>) {
     const raw: unknown = Reflect.get(env, name);
     const value = spec.parse(typeof raw === "string" ? raw : undefined);
-    if (value === invalid) logEvent("invalid setting: the default applies", { setting: name, expected: "a whole number ≥ 1", default: String(spec.fallback) });
+    if (value === invalid)
+      logEvent("invalid setting: the default applies", { setting: name, expected: spec.expected ?? "a whole number ≥ 1", default: String(spec.fallback) });
     out[name] = value === invalid ? spec.fallback : value;
   }
   const result = out as Settings;

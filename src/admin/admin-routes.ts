@@ -139,9 +139,12 @@ adminRoutes.get("/accounts/:ref/audit", async (c) => {
   return c.json({
     id: account.id,
     credits_nano: totals.creditsNano,
-    // credits = Σ grants: every grant is one ledger entry with an id, a source and a time.
+    // credits = Σ grants − Σ reversals: every grant is one ledger entry with an id, a source and a time;
+    // a reversal takes part of a grant back (a payment refunded or disputed).
     grants: grants.count,
     grants_nano: grants.totalNano,
+    reversals: grants.reversals,
+    reversed_nano: grants.reversedNano,
     usage_nano: totals.usageNano,
     held_nano: totals.heldNano,
     records: records.count,

@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, real, index, primaryKey } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, real, index, primaryKey, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** An account: owns keys, a balance (held by its ledger Durable Object) and generations. */
 export const accounts = sqliteTable("accounts", {
@@ -132,36 +132,47 @@ export const sessions = sqliteTable(
   (t) => [index("sessions_account").on(t.accountId)],
 );
 
-/** One "add credits" attempt through the console's payment provider; the ledger grant is the money, this the audit trail. */
+/**
+ * One "add credits" purchase: a Stripe Checkout Session for the credits plus the platform fee. The ledger
+ * grant (`payment:<id>`) is the money; this row is the audit trail and the link to Stripe's objects.
+ */
 export const payments = sqliteTable(
   "payments",
   {
-    id: text("id").primaryKey(), // "pay_<hex>": the form's one-time token, so a resubmitted form pays once
+    id: text("id").primaryKey(), // "pay_<random>": the form's one-time token, also the Checkout Session's idempotency key
     accountId: text("account_id")
       .notNull()
       .references(() => accounts.id),
-    provider: text("provider").notNull(), // e.g. "test-card"
-    amountNano: integer("amount_nano").notNull(),
-    // pending → charged (the provider took the money) → succeeded (the ledger granted it); or declined / failed.
+    provider: text("provider").notNull(), // "stripe" (older rows: "test-card", the retired local flow)
+    amountNano: integer("amount_nano").notNull(), // the credits bought, granted on payment
+    feeNano: integer("fee_nano").notNull().default(0), // the platform fee charged beside them, never granted
+    // pending (checkout open) → charged (Stripe took the money) → succeeded (the ledger granted it); or failed (expired, abandoned) / declined.
     status: text("status", { enum: ["pending", "charged", "succeeded", "declined", "failed"] }).notNull(),
-    reference: text("reference"), // the provider's reference (test mode: "test_<hex>"), never card data
+    reference: text("reference"), // Stripe's PaymentIntent id once paid ("pi_…"); never card data
+    checkoutSession: text("checkout_session"), // Stripe's Checkout Session id ("cs_…")
+    refundedNano: integer("refunded_nano").notNull().default(0), // credits taken back for refunds (docs/payments.md)
+    disputedNano: integer("disputed_nano").notNull().default(0), // credits withheld for open or lost disputes
     createdAt: integer("created_at").notNull(), // Unix ms
   },
-  (t) => [index("payments_account_created").on(t.accountId, t.createdAt)],
+  (t) => [
+    index("payments_account_created").on(t.accountId, t.createdAt),
+    uniqueIndex("payments_checkout_session").on(t.checkoutSession),
+    index("payments_reference").on(t.reference),
+  ],
 );
 
-/**
- * The local test-card "processor"'s own record of what it charged, keyed by the payment id it was given
- * as idempotency key: a repeated charge returns the first result, and a lost reply can be looked up.
- * A real processor keeps this on its side.
- */
-export const testCardCharges = sqliteTable("test_card_charges", {
-  paymentId: text("payment_id").primaryKey(),
-  accountId: text("account_id").notNull(),
-  amountNano: integer("amount_nano").notNull(),
-  reference: text("reference").notNull(),
-  createdAt: integer("created_at").notNull(),
-});
+/** Every signed Stripe webhook event acted on or ignored, once per event id: the audit of what Stripe told us. */
+export const stripeEvents = sqliteTable(
+  "stripe_events",
+  {
+    id: text("id").primaryKey(), // "evt_…"
+    type: text("type").notNull(),
+    paymentId: text("payment_id"), // the payment it concerned, when one was found
+    outcome: text("outcome").notNull(), // what it did: "granted", "refund recorded", "ignored: …"
+    receivedAt: integer("received_at").notNull(), // Unix ms of the first delivery
+  },
+  (t) => [index("stripe_events_payment").on(t.paymentId)],
+);
 
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;

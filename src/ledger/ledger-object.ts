@@ -107,7 +107,21 @@ export type GrantRequest = {
   source: string;
 };
 export type GrantResult = { applied: boolean; totals: Totals };
-export type GrantsSummary = { count: number; totalNano: number };
+export type GrantsSummary = { count: number; totalNano: number; reversals: number; reversedNano: number };
+
+export type ReverseRequest = {
+  /** Idempotency id of this reversal (`payment:<id>:refund`, `payment:<id>:dispute:<dp_id>`). */
+  reversalId: string;
+  /** The grant it takes credits back from; it must exist. */
+  grantId: string;
+  /** What this reversal should amount to now (Stripe's cumulative refund, a dispute's amount; 0 = a dispute won). */
+  amountNano: number;
+  /** A closed dispute: the amount is fixed from now on; later non-final asks change nothing (events arrive out of order). */
+  final: boolean;
+  source: string;
+};
+/** changeNano: credits taken back by this call (negative: given back). */
+export type ReverseResult = { changeNano: number; reversedNano: number; totals: Totals };
 export type GrantRecord = { grantId: string; amountNano: number; source: string; createdAt: number };
 
 export type Totals = { creditsNano: number; usageNano: number; heldNano: number; granted: boolean };
@@ -390,10 +404,54 @@ export class LedgerObject extends DurableObject<Env> {
     return { applied, totals: this.totals() };
   }
 
-  /** How many grants there are and what they add up to (equals credits; audits check it). */
+  /**
+   * Takes credits back from a grant — a refund, a dispute — idempotently per reversal id: a reversal is
+   * raised to `amountNano`, never lowered (a late event with a smaller cumulative refund changes nothing),
+   * except by a `final` ask, which fixes it (a dispute closed: won gives the credits back, lost keeps
+   * them taken) and makes later non-final asks no-ops. All reversals of a grant never exceed the grant.
+   * The balance may go below zero when the credits were spent already (docs/payments.md).
+   */
+  reverse(req: ReverseRequest): ReverseResult {
+    const { reversalId, grantId, amountNano, final, source } = req;
+    if (!Number.isSafeInteger(amountNano) || amountNano < 0) throw new RangeError("reversal must be a whole number of nano-USD ≥ 0");
+    if (typeof reversalId !== "string" || reversalId.length < 1 || reversalId.length > 200) throw new RangeError("reversal id must be 1 to 200 characters");
+    let changeNano = 0;
+    let reversedNano = 0;
+    this.ctx.storage.transactionSync(() => {
+      const granted = this.sql.exec<{ amount_nano: number }>("SELECT amount_nano FROM grants WHERE grant_id = ?", grantId).toArray()[0];
+      if (!granted) throw new Error(`no grant ${grantId} to reverse`);
+      const before = this.sql
+        .exec<{ amount_nano: number; final: number }>("SELECT amount_nano, final FROM reversals WHERE reversal_id = ?", reversalId)
+        .toArray()[0];
+      const others = this.one("SELECT COALESCE(SUM(amount_nano), 0) AS v FROM reversals WHERE grant_id = ? AND reversal_id != ?", grantId, reversalId);
+      const had = before?.amount_nano ?? 0;
+      if (before?.final) {
+        reversedNano = had;
+        return;
+      }
+      const wanted = final ? amountNano : Math.max(amountNano, had);
+      reversedNano = Math.max(0, Math.min(wanted, granted.amount_nano - others));
+      changeNano = reversedNano - had;
+      this.sql.exec(
+        "INSERT INTO reversals (reversal_id, grant_id, amount_nano, final, source, updated_at) VALUES (?, ?, ?, ?, ?, ?) " +
+          "ON CONFLICT (reversal_id) DO UPDATE SET amount_nano = excluded.amount_nano, final = excluded.final, updated_at = excluded.updated_at",
+        reversalId,
+        grantId,
+        reversedNano,
+        final ? 1 : 0,
+        source,
+        this.clock(),
+      );
+      if (changeNano !== 0) this.sql.exec("UPDATE account SET credits_nano = credits_nano - ? WHERE id = 1", changeNano);
+    });
+    return { changeNano, reversedNano, totals: this.totals() };
+  }
+
+  /** How many grants and reversals there are and what they add up to (credits = grants − reversals; audits check it). */
   grantsSummary(): GrantsSummary {
     const row = this.sql.exec<{ n: number; total: number }>("SELECT COUNT(*) AS n, COALESCE(SUM(amount_nano), 0) AS total FROM grants").one();
-    return { count: row.n, totalNano: row.total };
+    const rev = this.sql.exec<{ n: number; total: number }>("SELECT COUNT(*) AS n, COALESCE(SUM(amount_nano), 0) AS total FROM reversals").one();
+    return { count: row.n, totalNano: row.total, reversals: rev.n, reversedNano: rev.total };
   }
 
   /** One grant by id, or null: tells a repeated grant from a different one reusing its id. */

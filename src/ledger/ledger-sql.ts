@@ -78,6 +78,16 @@ const STEPS = [
   // The request each free admission counted, so a request that a priced endpoint served in the end gives its slot back.
   `ALTER TABLE free_minute ADD COLUMN gen_id TEXT;
   CREATE INDEX free_minute_gen ON free_minute (gen_id);`,
+  // What was taken back of a grant (a payment refunded or disputed): credits_nano = Σ grants − Σ reversals.
+  `CREATE TABLE reversals (
+    reversal_id TEXT PRIMARY KEY,
+    grant_id TEXT NOT NULL,
+    amount_nano INTEGER NOT NULL,
+    final INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX reversals_grant ON reversals (grant_id);`,
 ];
 
 export function migrateLedger(sql: SqlStorage): void {

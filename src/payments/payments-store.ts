@@ -1,26 +1,47 @@
-import { and, asc, desc, eq, inArray, or } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { db } from "../db/client";
-import { payments, type Payment } from "../db/schema";
+import { payments, stripeEvents, type Payment } from "../db/schema";
+
+/** The processor payments go through now; rows of the retired local test-card flow say "test-card". */
+export const STRIPE = "stripe";
 
 /**
  * Records a payment as pending under the form's one-time id, or finds the one recorded before under
  * that id. Returns the row as it stands (so a resubmitted form resumes where it stopped), or undefined
  * when the id belongs to another account (never acted on).
  */
-export async function beginPayment(d1: D1Database, p: { id: string; accountId: string; provider: string; amountNano: number }): Promise<Payment | undefined> {
+export async function beginPayment(
+  d1: D1Database,
+  p: { id: string; accountId: string; amountNano: number; feeNano: number; now: number },
+): Promise<Payment | undefined> {
   const d = db(d1);
   await d
     .insert(payments)
-    .values({ ...p, status: "pending", reference: null, createdAt: Date.now() })
+    .values({ id: p.id, accountId: p.accountId, provider: STRIPE, amountNano: p.amountNano, feeNano: p.feeNano, status: "pending", createdAt: p.now })
     .onConflictDoNothing();
-  return d
-    .select()
-    .from(payments)
-    .where(and(eq(payments.id, p.id), eq(payments.accountId, p.accountId)))
-    .get();
+  return findPayment(d1, p.id, p.accountId);
 }
 
-/** The provider took the money: pending (or given up on, should the charge land late) → charged. */
+/** One payment by id, of one account; or of any account (a signed webhook says which, and is checked against the row). */
+export async function findPayment(d1: D1Database, id: string, accountId?: string): Promise<Payment | undefined> {
+  const where = accountId === undefined ? eq(payments.id, id) : and(eq(payments.id, id), eq(payments.accountId, accountId));
+  return db(d1).select().from(payments).where(where).get();
+}
+
+/** The payment Stripe charged under a PaymentIntent. */
+export async function findPaymentByReference(d1: D1Database, paymentIntent: string): Promise<Payment | undefined> {
+  return db(d1).select().from(payments).where(eq(payments.reference, paymentIntent)).get();
+}
+
+/** The Checkout Session made for a payment; set once (a resubmitted form finds it and goes back to it). */
+export async function recordCheckoutSession(d1: D1Database, accountId: string, id: string, session: string): Promise<void> {
+  await db(d1)
+    .update(payments)
+    .set({ checkoutSession: session })
+    .where(and(eq(payments.id, id), eq(payments.accountId, accountId), isNull(payments.checkoutSession)));
+}
+
+/** Stripe took the money: pending (or given up on, should the payment land late) → charged, with its PaymentIntent. */
 export async function recordCharged(d1: D1Database, accountId: string, id: string, reference: string): Promise<void> {
   await db(d1)
     .update(payments)
@@ -36,31 +57,30 @@ export async function recordSucceeded(d1: D1Database, accountId: string, id: str
     .where(and(eq(payments.id, id), eq(payments.accountId, accountId), eq(payments.status, "charged")));
 }
 
-/** The provider refused it (nothing charged): pending → declined. */
-export async function recordDeclined(d1: D1Database, accountId: string, id: string): Promise<void> {
-  await db(d1)
-    .update(payments)
-    .set({ status: "declined" })
-    .where(and(eq(payments.id, id), eq(payments.accountId, accountId), eq(payments.status, "pending")));
-}
-
-/** Never charged, and too old to be under way: pending → failed. */
-export async function recordAbandoned(d1: D1Database, accountId: string, id: string): Promise<void> {
+/** Never paid (its checkout expired or was cancelled, or was never made): pending → failed. */
+export async function recordFailed(d1: D1Database, accountId: string, id: string): Promise<void> {
   await db(d1)
     .update(payments)
     .set({ status: "failed" })
     .where(and(eq(payments.id, id), eq(payments.accountId, accountId), eq(payments.status, "pending")));
 }
 
+/** Credits taken back now for refunds and for disputes (both only ever the ledger's figure for the payment). */
+export async function recordReversal(d1: D1Database, id: string, kind: "refunded" | "disputed", nano: number): Promise<void> {
+  const column = kind === "refunded" ? payments.refundedNano : payments.disputedNano;
+  await db(d1)
+    .update(payments)
+    .set(kind === "refunded" ? { refundedNano: sql`max(${column}, ${nano})` } : { disputedNano: nano })
+    .where(eq(payments.id, id));
+}
+
 /**
- * Payments not finished, oldest first, at most `limit`: every charged one, and the pending ones of the
- * processors in `providers` (a pending payment of a processor no longer connected cannot be looked up,
- * and must not hold the batch's places). Of one account, or of all accounts (a scan of the payments
- * table, which has no index on status; it is small beside the records).
+ * Payments not finished, oldest first, at most `limit`: every charged one (granted by reconciliation),
+ * and Stripe's pending ones (looked up at Stripe). Of one account, or of all accounts (a scan of the
+ * payments table, which has no index on status; it is small beside the records).
  */
-export async function unfinishedPayments(d1: D1Database, opts: { accountId?: string; providers: readonly string[]; limit: number }): Promise<Payment[]> {
-  const charged = eq(payments.status, "charged");
-  const unfinished = opts.providers.length === 0 ? charged : or(charged, and(eq(payments.status, "pending"), inArray(payments.provider, [...opts.providers])));
+export async function unfinishedPayments(d1: D1Database, opts: { accountId?: string; limit: number }): Promise<Payment[]> {
+  const unfinished = or(eq(payments.status, "charged"), and(eq(payments.status, "pending"), eq(payments.provider, STRIPE)));
   return db(d1)
     .select()
     .from(payments)
@@ -72,4 +92,12 @@ export async function unfinishedPayments(d1: D1Database, opts: { accountId?: str
 
 export async function recentPayments(d1: D1Database, accountId: string, limit = 10): Promise<Payment[]> {
   return db(d1).select().from(payments).where(eq(payments.accountId, accountId)).orderBy(desc(payments.createdAt)).limit(limit).all();
+}
+
+/** Remembers a signed event (its first delivery) and what it did: the audit of what Stripe told us. */
+export async function recordStripeEvent(
+  d1: D1Database,
+  e: { id: string; type: string; paymentId: string | null; outcome: string; now: number },
+): Promise<void> {
+  await db(d1).insert(stripeEvents).values({ id: e.id, type: e.type, paymentId: e.paymentId, outcome: e.outcome, receivedAt: e.now }).onConflictDoNothing();
 }

@@ -6,6 +6,7 @@ import OpenAI, { APIError } from "openai";
 import type { Locator, Page } from "playwright-core";
 import { startLocalService, freePort, type LocalService } from "../../scripts/local-service.ts";
 import { launchChromium, SCREENSHOTS, type Chromium } from "./chromium.ts";
+import { stripeSignature } from "../../simulator/stripe/server.ts";
 
 // The web console of a service started the way `npm start` starts it, driven in headless Chromium.
 let service: LocalService;
@@ -59,6 +60,30 @@ async function reloadUntilVisible(page: Page, selector: string, timeoutMs = 15_0
   }
 }
 
+/** The Stripe simulator's control API (not Stripe's): how tests make webhooks late, duplicated or out of order. */
+async function stripeControl<T = unknown>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(`${service.stripe!.url}/_sim${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`stripe simulator ${path}: ${res.status}`);
+  return (await res.json()) as T;
+}
+const stripeEvents = async () =>
+  ((await (await fetch(`${service.stripe!.url}/_sim/events`)).json()) as { events: Array<{ type: string; payload: string }> }).events;
+
+/** Waits (bounded) until the simulator has delivered `count` events of `type` to the Worker with a 2xx. */
+async function untilDelivered(type: string, count: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { deliveries } = (await (await fetch(`${service.stripe!.url}/_sim/deliveries`)).json()) as { deliveries: Array<{ type: string; status: number }> };
+    if (deliveries.filter((d) => d.type === type && d.status >= 200 && d.status < 300).length >= count) return;
+    if (Date.now() > deadline) throw new Error(`${count} deliveries of ${type} not seen after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 const email = `browser-${Date.now()}@example.test`;
 const password = "a long browser password";
 
@@ -108,19 +133,63 @@ describe("web console in Chromium", () => {
     await page.waitForURL("**/settings/keys");
     expect(await page.getByText(email).count()).toBe(1);
 
-    // Credits through the local test-card flow.
+    // Credits through Stripe Checkout: the Stripe simulator's hosted page, its signed webhooks posted to
+    // this service — each one twice, as Stripe may deliver an event more than once.
+    await stripeControl("/webhooks", { mode: "deliver", duplicate: true });
     await page.getByRole("link", { name: "Credits" }).click();
     await page.waitForURL("**/settings/credits");
-    expect(await page.getByText("Test mode — no real payments.").count()).toBe(1);
-    await page.getByLabel("Amount in USD").fill("10");
+    expect(await page.getByText("Local test mode — the Stripe simulator.").count()).toBe(1);
+    await page.getByLabel("Credits to buy, in USD").fill("10");
+    await page.getByRole("button", { name: "Review payment" }).click();
+    await page.waitForURL("**/settings/credits?amount=10*");
+    // The fee before paying: 5.5 % of $10 is 55 cents, so the $0.80 minimum.
+    expect(await page.locator("#review-credits").textContent()).toBe("$10.00");
+    expect(await page.locator("#review-fee").textContent()).toBe("$0.80");
+    expect(await page.locator("#review-total").textContent()).toBe("$10.80");
+    await shot(page, "credits-review");
+    await page.getByRole("button", { name: "Pay $10.80 with Stripe" }).click();
+    await page.waitForURL(`${service.stripe!.url}/c/pay/**`);
+    expect(await page.getByText("$10.80").count()).toBeGreaterThan(0);
     await page.getByLabel("Card number").fill("4242 4242 4242 4242");
-    // All 16 digits show: the field is wide enough for the number as written.
-    expect(await hiddenSideways(page.getByLabel("Card number"))).toBeLessThanOrEqual(0);
-    await page.getByLabel("Expiry (MM/YY)").fill("12/40");
+    await page.getByLabel(/Expir/).fill("12 / 40");
     await page.getByLabel("CVC").fill("123");
-    await page.getByRole("button", { name: "Add credits" }).click();
-    await page.waitForURL("**/settings/credits?done=added");
+    await page.getByLabel(/Name/).fill("Ada Lovelace");
+    await shot(page, "checkout");
+    await page.getByRole("button", { name: /^Pay/ }).click();
+    await page.waitForURL("**/settings/credits?checkout=*");
     expect(await page.locator("#balance").textContent()).toBe("$10.00");
+    // Both deliveries of the completed event reached the Worker, and the balance counts it once.
+    await untilDelivered("checkout.session.completed", 2);
+    await page.reload();
+    expect(await page.locator("#balance").textContent()).toBe("$10.00");
+    // A forged event (the genuine payload signed with another secret) is refused.
+    const completed = (await stripeEvents()).find((e) => e.type === "checkout.session.completed")!;
+    const forged = await fetch(`${service.url}/webhooks/stripe`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": stripeSignature(completed.payload, "whsec_forger", Math.floor(Date.now() / 1000)) },
+      body: completed.payload.replace('"amount_total":1080', '"amount_total":108000'),
+    });
+    expect(forged.status).toBe(400);
+    // Late and out of order: the next purchase's webhooks are held; the page back from checkout asks Stripe
+    // itself; the held events, delivered newest first afterwards, add nothing more.
+    await stripeControl("/webhooks", { mode: "hold", duplicate: false });
+    await page.goto(service.url + "/settings/credits?amount=5");
+    await page.getByRole("button", { name: "Pay $5.80 with Stripe" }).click();
+    await page.waitForURL(`${service.stripe!.url}/c/pay/**`);
+    await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+    await page.getByLabel(/Expir/).fill("12 / 40");
+    await page.getByLabel("CVC").fill("123");
+    await page.getByLabel(/Name/).fill("Ada Lovelace");
+    await page.getByRole("button", { name: /^Pay/ }).click();
+    await page.waitForURL("**/settings/credits?checkout=*");
+    expect(await page.getByText("Payment received: $5.00 of credits added.").count()).toBe(1);
+    expect(await page.locator("#balance").textContent()).toBe("$15.00");
+    const { released } = await stripeControl<{ released: Array<{ type: string; status: number }> }>("/webhooks/release", { order: "reverse" });
+    expect(released.map((r) => r.type)).toContain("checkout.session.completed");
+    expect(released.every((r) => r.status === 200)).toBe(true);
+    await stripeControl("/webhooks", { mode: "deliver", duplicate: false });
+    await page.reload();
+    expect(await page.locator("#balance").textContent()).toBe("$15.00");
 
     // A key, shown once.
     await page.getByRole("link", { name: "API keys" }).click();
@@ -161,7 +230,7 @@ describe("web console in Chromium", () => {
     // The balance dropped by exactly that cost.
     await page.getByRole("link", { name: "Credits" }).click();
     const costNano = Math.round(cost * 1e9);
-    expect(await page.locator("#balance").textContent()).toBe(`$${((10e9 - costNano) / 1e9).toFixed(9).replace(/0+$/, "")}`);
+    expect(await page.locator("#balance").textContent()).toBe(`$${((15e9 - costNano) / 1e9).toFixed(9).replace(/0+$/, "")}`);
     expect(await page.locator("#total-usage").textContent()).toBe(costText);
     await shot(page, "credits");
 

@@ -90,7 +90,7 @@ describe("npm run cloudflare:setup", () => {
   });
 
   it("provisions everything once, deploys with the secrets, bootstraps the first account; a re-run reuses it all", async () => {
-    const env = { SWITCHYARD_ADMIN_TOKEN: DEV_ADMIN_TOKEN, CARRIER_KEY_GROQ: "gsk_test" };
+    const env = { SWITCHYARD_ADMIN_TOKEN: DEV_ADMIN_TOKEN, CARRIER_KEY_GROQ: "gsk_test", STRIPE_SECRET_KEY: "sk_test_x", STRIPE_WEBHOOK_SECRET: "whsec_x" };
     const first = await setup(["--email", "owner@example.test", "--credits", "5"], env);
     expect(first.code, first.stderr).toBe(0);
     expect(commands(first.calls)).toEqual([
@@ -109,7 +109,8 @@ describe("npm run cloudflare:setup", () => {
       "secret list --format json --config",
       "deploy --config --secrets-file",
     ]);
-    expect(first.calls.at(-1)!.secrets).toEqual(["ADMIN_TOKEN", "CARRIER_KEY_GROQ"]);
+    expect(first.calls.at(-1)!.secrets).toEqual(["ADMIN_TOKEN", "CARRIER_KEY_GROQ", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"]);
+    expect(first.stdout).toContain("payments: Stripe (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET)");
     const config = readFileSync(join(dir, "wrangler.production.toml"), "utf8");
     const state = JSON.parse(readFileSync(join(dir, "cloudflare-state.json"), "utf8")) as { d1: Array<{ uuid: string }>; kv: Array<{ id: string }> };
     expect(config).toContain(`database_id = "${state.d1[0]!.uuid}"`);
@@ -139,6 +140,7 @@ describe("npm run cloudflare:setup", () => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/Admin token \(set as the ADMIN_TOKEN secret[^:]*: [0-9a-f]{64}/);
     expect(first.calls.at(-1)!.secrets).toEqual(["ADMIN_TOKEN"]);
+    expect(first.stdout).toContain("payments: off until STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are both given");
     const second = await setup(["--out", join(fresh, "w.toml")], env);
     expect(second.stdout).toContain("ADMIN_TOKEN is set: kept");
     expect(second.calls.at(-1)!.args).not.toContain("--secrets-file");

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 import { carrierSecretName } from "../../src/catalog/carrier-secret";
-import { configuredCarriers } from "../../scripts/dev-vars.ts";
+import { configuredCarriers, realStripe } from "../../scripts/dev-vars.ts";
 import { startServiceFixture, newAccount, postChat, waitForGeneration, type ServiceFixture } from "./service-fixture";
 
 // Only carriers with a key serve: a model none of whose carriers is configured is not listed (API, console,
@@ -34,6 +34,12 @@ describe("the catalog with some carriers configured", () => {
       writeFileSync(file, `${example}\nCARRIER_KEY_GROQ=gsk_x\nCARRIER_KEY_ANTHROPIC="sk-ant-y"\nCARRIER_KEY_OPENAI=\n`);
       expect(configuredCarriers(file, "catalog.json")).toEqual(["groq", "anthropic"]);
       expect(configuredCarriers(join(dir, "missing"), "catalog.json")).toEqual([]);
+      // Stripe: real only with both of its secrets set; the example's empty lines leave the simulator.
+      expect(realStripe(file)).toBe(false);
+      writeFileSync(file, `${example}\nSTRIPE_SECRET_KEY=sk_test_x\n`);
+      expect(realStripe(file)).toBe(false);
+      writeFileSync(file, `${example}\nSTRIPE_SECRET_KEY=sk_test_x\nSTRIPE_WEBHOOK_SECRET="whsec_y"\n`);
+      expect(realStripe(file)).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

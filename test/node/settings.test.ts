@@ -19,18 +19,32 @@ describe("settings", () => {
   });
 
   it("defaults, values, and an invalid value falling back to its default; parsed once per env object", () => {
-    const env = { CARRIER_TIMEOUT_MS: "1500", SETTLE_WINDOW_MS: "soon", ROUTING_BALANCE: "off", ROUTING_SEED: " 42 ", PAYMENTS_TEST_MODE: "on" };
+    const env = { CARRIER_TIMEOUT_MS: "1500", SETTLE_WINDOW_MS: "soon", ROUTING_BALANCE: "off", ROUTING_SEED: " 42 ", PLATFORM_FEE_PERCENT: "2.25" };
     const s = settings(env);
     expect(s).toMatchObject({
       CARRIER_TIMEOUT_MS: 1500,
       SETTLE_WINDOW_MS: 20,
       ROUTING_BALANCE: false,
       ROUTING_SEED: 42,
-      PAYMENTS_TEST_MODE: true,
+      PLATFORM_FEE_PERCENT: 2.25,
       RELAY_MAX_EVENT_BYTES: 8 * 1024 * 1024,
       ADMIN_TOKEN: undefined,
     });
     expect(settings(env)).toBe(s);
-    expect(settings({})).toMatchObject({ ROUTING_BALANCE: true, ROUTING_SEED: null, PAYMENTS_TEST_MODE: false, CARRIER_TIMEOUT_MS: 60_000 });
+    expect(settings({})).toMatchObject({ ROUTING_BALANCE: true, ROUTING_SEED: null, PLATFORM_FEE_PERCENT: 5.5, CARRIER_TIMEOUT_MS: 60_000 });
+  });
+
+  it("decimals and ranges: a fee percent with more than 3 decimals, or a checkout expiry Stripe would refuse, takes the default", () => {
+    expect(settings({ PLATFORM_FEE_PERCENT: "2.5", PLATFORM_FEE_MIN_USD: "0", PAYMENT_CHECKOUT_EXPIRY_S: "1800" })).toMatchObject({
+      PLATFORM_FEE_PERCENT: 2.5,
+      PLATFORM_FEE_MIN_USD: 0,
+      PAYMENT_CHECKOUT_EXPIRY_S: 1800,
+    });
+    expect(settings({ PLATFORM_FEE_PERCENT: "2.5001", PLATFORM_FEE_MIN_USD: "-1", PAYMENT_CHECKOUT_EXPIRY_S: "600" })).toMatchObject({
+      PLATFORM_FEE_PERCENT: 5.5,
+      PLATFORM_FEE_MIN_USD: 0.8,
+      PAYMENT_CHECKOUT_EXPIRY_S: 3600,
+    });
+    expect(settings({ PAYMENT_CHECKOUT_EXPIRY_S: "86401" }).PAYMENT_CHECKOUT_EXPIRY_S).toBe(3600);
   });
 });

@@ -1,5 +1,7 @@
 import { describe, it, expect } from "vitest";
+import { env, runInDurableObject } from "cloudflare:test";
 import { admin, call } from "./helpers";
+import type { LedgerObject } from "../../src/ledger/ledger-object";
 
 const ADMIN = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
 const post = (path: string, body: unknown) => call("/admin" + path, { method: "POST", headers: ADMIN, body: JSON.stringify(body) });
@@ -57,5 +59,29 @@ describe("admin: accounts and credit grants", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
     expect(await admin<Audit>(`/accounts/${a.id}/audit`)).toMatchObject({ credits_nano: 0, grants: 0 });
+  });
+});
+
+describe("ledger reversals (refunds, disputes): credits = Σ grants − Σ reversals", () => {
+  it("a reversal is raised, never lowered, unless final; all of a grant's reversals stay within it; a missing grant is refused", async () => {
+    const ledger = env.LEDGER.get(env.LEDGER.idFromName(`reversals-${Date.now()}-${Math.random()}`));
+    await ledger.grant({ grantId: "payment:p1", amountNano: 1000, source: "console-payment" });
+    const rev = (reversalId: string, amountNano: number, final = false) =>
+      ledger.reverse({ reversalId, grantId: "payment:p1", amountNano, final, source: "test" });
+    expect(await rev("payment:p1:refund", 300)).toMatchObject({ changeNano: 300, reversedNano: 300, totals: { creditsNano: 700 } });
+    expect(await rev("payment:p1:refund", 200)).toMatchObject({ changeNano: 0, reversedNano: 300 }); // an older cumulative figure
+    expect(await rev("payment:p1:refund", 300)).toMatchObject({ changeNano: 0 }); // a duplicate
+    // A dispute for more than is left takes only what is left of the grant.
+    expect(await rev("payment:p1:dispute:dp_1", 900)).toMatchObject({ changeNano: 700, reversedNano: 700, totals: { creditsNano: 0 } });
+    // Won (final): given back; a later non-final ask changes nothing.
+    expect(await rev("payment:p1:dispute:dp_1", 0, true)).toMatchObject({ changeNano: -700, totals: { creditsNano: 700 } });
+    expect(await rev("payment:p1:dispute:dp_1", 900)).toMatchObject({ changeNano: 0, reversedNano: 0, totals: { creditsNano: 700 } });
+    expect(await ledger.grantsSummary()).toEqual({ count: 1, totalNano: 1000, reversals: 2, reversedNano: 300 });
+    // Refusals, called in the object itself (a thrown RPC error would surface twice in the test runner).
+    await runInDurableObject(ledger, (instance: LedgerObject) => {
+      expect(() => instance.reverse({ reversalId: "x", grantId: "payment:none", amountNano: 1, final: false, source: "test" })).toThrow(/no grant/);
+      expect(() => instance.reverse({ reversalId: "x", grantId: "payment:p1", amountNano: -1, final: false, source: "test" })).toThrow(RangeError);
+    });
+    expect((await ledger.totals()).creditsNano).toBe(700);
   });
 });

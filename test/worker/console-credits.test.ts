@@ -1,13 +1,12 @@
 import { describe, it, expect } from "vitest";
 import { env, createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { admin, chat, newAccount, settled, user, type Totals } from "./helpers";
-import { ConsoleClient, createKeyViaConsole, signUp, textOf, uniqueEmail } from "./console-helpers";
+import { ConsoleClient, createKeyViaConsole, signUp, textOf } from "./console-helpers";
+import { STRIPE, checkout, paySession, reviewForm } from "./stripe-helpers";
 import { app } from "../../src/app";
 
-const CARD = { card_number: "4242 4242 4242 4242", card_expiry: "12/40", card_cvc: "123" };
-/** A test card number, spaced or not. */
-const CARD_NUMBER = /4242[\s-]?4242[\s-]?4242[\s-]?4242|4000[\s-]?0000[\s-]?0000[\s-]?0002/;
 const totals = (accountId: string) => admin<Totals>(`/accounts/${accountId}`);
+const figureOf = (text: string) => /Total credits (\$[\d,.]+)/.exec(text)?.[1];
 const figure = (html: string, id: string) => textOf(new RegExp(`<p class="figure"[^>]*id="${id}">([^<]*)</p>`).exec(html)?.[1] ?? "");
 
 type PaymentRow = { id: string; account_id: string; provider: string; amount_nano: number; status: string; reference: string | null };
@@ -36,127 +35,111 @@ describe("/settings/credits", () => {
     expect(figure(html, "total-credits")).toBe("$10.00");
   });
 
-  it("test mode: the page says so plainly; the test card adds exactly the amount to the ledger, once per form", async () => {
-    const { client, accountId } = await signUp();
-    const page = (await client.page("/settings/credits")).html;
-    expect(textOf(page)).toContain("Test mode — no real payments.");
-    expect(textOf(page)).toContain("4242 4242 4242 4242");
-    const paymentId = /name="payment_id" value="([^"]+)"/.exec(page)![1]!;
-
-    const res = await client.post("/settings/credits", { payment_id: paymentId, amount: "12.34", ...CARD }, { from: "/settings/credits" });
-    expect(res.status).toBe(303);
-    expect(res.headers.get("location")).toBe("/settings/credits?done=added");
-    let t = await totals(accountId);
-    expect(t.total_credits).toBe(12.34);
-    expect(t.balance).toBe(12.34);
-    const after = (await client.page("/settings/credits?done=added")).html;
-    expect(textOf(after)).toContain("Credits added.");
-    expect(figure(after, "balance")).toBe("$12.34");
-    expect(textOf(after)).toMatch(/\$12\.34 Test card Succeeded/);
-
-    // The same form again (a double click, a resubmission) pays nothing more.
-    const again = await client.post("/settings/credits", { payment_id: paymentId, amount: "12.34", ...CARD }, { from: "/settings/credits" });
-    expect(again.headers.get("location")).toBe("/settings/credits?done=duplicate");
-    t = await totals(accountId);
-    expect(t.total_credits).toBe(12.34);
-
-    const rows = await payments(accountId);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ id: paymentId, provider: "test-card", amount_nano: 12_340_000_000, status: "succeeded" });
-    // Only the processor's reference is kept, never card data (random ids may contain any digits, so look for card numbers).
-    expect(Object.keys(rows[0]!).sort()).toEqual(["account_id", "amount_nano", "created_at", "id", "provider", "reference", "status"]);
-    expect(rows[0]!.reference).toMatch(/^test_[A-Za-z0-9_-]+$/);
-    expect(JSON.stringify(rows)).not.toMatch(CARD_NUMBER);
-
-    // The API sees the same money.
-    const { key } = await createKeyViaConsole(client, "k");
-    const credits = await (await chat(key, { model: "openai/gpt-oss-20b", ...user("x") })).json();
-    expect(credits).toMatchObject({ object: "chat.completion" });
-  });
-
-  it("a declined card, a non-test card, bad card fields and out-of-range amounts add nothing", async () => {
-    const { client, accountId } = await signUp();
-    const cases: [Record<string, string>, number, string][] = [
-      [{ ...CARD, card_number: "4000 0000 0000 0002" }, 402, "The card was declined."],
-      [{ ...CARD, card_number: "5555 5555 5555 4444" }, 402, "Test mode accepts only the test card"],
-      [{ ...CARD, card_expiry: "01/20" }, 402, "Enter an expiry date in the future"],
-      [{ ...CARD, card_cvc: "1" }, 402, "Enter the 3 or 4 digit CVC."],
-      [{ ...CARD, amount: "0.5" }, 400, "Enter an amount from $1.00 to $1000.00"],
-      [{ ...CARD, amount: "1000.01" }, 400, "Enter an amount from $1.00 to $1000.00"],
-      [{ ...CARD, amount: "5.001" }, 400, "Enter an amount from $1.00 to $1000.00"],
-      [{ ...CARD, amount: "ten" }, 400, "Enter an amount from $1.00 to $1000.00"],
-    ];
-    for (const [fields, status, message] of cases) {
-      const page = (await client.page("/settings/credits")).html;
-      const paymentId = /name="payment_id" value="([^"]+)"/.exec(page)![1]!;
-      const res = await client.post("/settings/credits", { payment_id: paymentId, amount: "10", ...fields }, { from: "/settings/credits" });
-      expect(res.status, message).toBe(status);
-      expect(textOf(await res.text())).toContain(message);
+  it("the fee is shown before paying: the rule on the page, then credits, fee and total for the amount typed", async () => {
+    const { client } = await signUp();
+    const loaded = await client.page("/settings/credits");
+    const page = textOf(loaded.html);
+    // The pay form's redirect leads to Stripe's checkout: the CSP lets this page's forms go there, and no other page's.
+    expect(loaded.res.headers.get("content-security-policy")).toContain(`form-action 'self' ${STRIPE}`);
+    expect((await client.page("/settings/keys")).res.headers.get("content-security-policy")).toContain("form-action 'self';");
+    expect(page).toContain("A platform fee (5.5 %, at least $0.80) is added to the credits you buy");
+    expect(page).toContain("Local test mode — the Stripe simulator.");
+    expect(page).toContain("From $5.00 to $1000.00, in whole cents.");
+    for (const [amount, fee, total] of [
+      ["10", "$0.80", "$10.80"], // 5.5 % is 55 cents: the minimum applies
+      ["25", "$1.38", "$26.38"], // 137.5 cents, rounded up
+      ["1000", "$55.00", "$1055.00"],
+      ["14.99", "$0.83", "$15.82"],
+    ]) {
+      const { html } = await reviewForm(client, amount!);
+      const review = textOf(/<dl class="facts" id="payment-review">([\s\S]*?)<\/dl>/.exec(html)![1]!).trim();
+      expect(review).toBe(`Credits added to your balance $${Number(amount).toFixed(2)} Platform fee (5.5 %, at least $0.80) ${fee} Total charged ${total}`);
+      expect(textOf(html)).toContain(`Pay ${total} with Stripe`);
     }
-    expect((await totals(accountId)).total_credits).toBe(0);
-    const rows = await payments(accountId);
-    expect(rows.map((r) => r.status)).toEqual(["declined", "declined", "declined", "declined"]);
   });
 
-  it("CSRF: a forged add-credits POST is refused and adds nothing", async () => {
+  it("an amount out of range or not in whole cents gets a 400 naming the range, and no payment", async () => {
     const { client, accountId } = await signUp();
-    const paymentId = /name="payment_id" value="([^"]+)"/.exec((await client.page("/settings/credits")).html)![1]!;
-    expect((await client.post("/settings/credits", { payment_id: paymentId, amount: "10", ...CARD }, { csrf: null })).status).toBe(403);
+    for (const amount of ["4.99", "1000.01", "10.001", "ten", "-5", ""]) {
+      const { status, html } = await client.page(`/settings/credits?amount=${encodeURIComponent(amount)}`);
+      expect(status).toBe(400);
+      expect(textOf(html)).toContain("Enter an amount from $5.00 to $1000.00, like 10 or 25.50.");
+      expect(html).not.toContain('name="payment_id"');
+    }
+    const form = await reviewForm(client, "10");
+    const res = await client.post("/settings/credits", { payment_id: form.paymentId, amount: "2000" }, { csrf: form.csrf });
+    expect(res.status).toBe(400);
+    expect(await payments(accountId)).toEqual([]);
+  });
+
+  it("recent payments show credits and fee apart, the method and what became of each", async () => {
+    const { client } = await signUp();
+    const paid = await checkout(client, "12");
+    await paySession(paid.sessionId);
+    await checkout(client, "6"); // left open
+    const html = textOf((await client.page("/settings/credits")).html);
+    expect(html).toMatch(/\$6\.00 \$0\.80 Stripe Awaiting payment/);
+    expect(html).toMatch(/\$12\.00 \$0\.80 Stripe Succeeded/); // the page load asked Stripe and granted it
+    expect(figureOf(html)).toBe("$12.00");
+  });
+
+  it("CSRF: a forged pay POST is refused and starts nothing", async () => {
+    const { client, accountId } = await signUp();
+    const form = await reviewForm(client, "10");
+    expect((await client.post("/settings/credits", { payment_id: form.paymentId, amount: "10" }, { csrf: null })).status).toBe(403);
     expect(
-      (
-        await client.post(
-          "/settings/credits",
-          { payment_id: paymentId, amount: "10", ...CARD },
-          { from: "/settings/credits", headers: { "sec-fetch-site": "cross-site" } },
-        )
-      ).status,
+      (await client.post("/settings/credits", { payment_id: form.paymentId, amount: "10" }, { csrf: form.csrf, headers: { "sec-fetch-site": "cross-site" } }))
+        .status,
     ).toBe(403);
     expect((await totals(accountId)).total_credits).toBe(0);
     expect(await payments(accountId)).toEqual([]);
   });
 
-  it("payments are off unless PAYMENTS_TEST_MODE is on: the page says adding credits is not available, and a POST adds nothing", async () => {
-    const offEnv = { ...env, PAYMENTS_TEST_MODE: undefined };
+  it("payments are off without Stripe's secrets: the page says adding credits is not available; a POST and the webhook answer 404", async () => {
+    const offEnv = { ...env, STRIPE_SECRET_KEY: undefined };
     const viaApp = async (req: Request) => {
       const ctx = createExecutionContext();
       const res = await app.fetch(req, offEnv, ctx);
       await waitOnExecutionContext(ctx);
       return res;
     };
-    // The email carries the digits the assertions look for, so only card data on the page could fail them.
-    const { client: on, accountId } = await signUp(uniqueEmail().replace("console", "console4242-"));
+    const { client: on, accountId } = await signUp();
     const off = new ConsoleClient(on.ip, on.origin, viaApp);
     for (const [k, v] of on.cookies) off.cookies.set(k, v);
-    const html = (await off.page("/settings/credits")).html;
+    const html = (await off.page("/settings/credits?amount=10")).html;
     expect(textOf(html)).toContain("Adding credits is not available on this deployment.");
-    expect(html).not.toContain('action="/settings/credits"');
-    expect(textOf(html)).not.toMatch(CARD_NUMBER);
-    const res = await off.post("/settings/credits", { payment_id: `pay_${"a".repeat(43)}`, amount: "10", ...CARD }, { from: "/settings/keys" });
+    expect(html).not.toContain('name="payment_id"');
+    const res = await off.post("/settings/credits", { payment_id: `pay_${"a".repeat(43)}`, amount: "10" }, { from: "/settings/keys" });
     expect(res.status).toBe(404);
-    expect((await totals(accountId)).total_credits).toBe(0);
+    expect(
+      (await viaApp(new Request("https://switchyard.test/webhooks/stripe", { method: "POST", body: "{}", headers: { "stripe-signature": "t=1,v1=0" } })))
+        .status,
+    ).toBe(404);
     expect(await payments(accountId)).toEqual([]);
   });
 
-  it("another account's balance and payments are never shown", async () => {
+  it("another account's balance and payments are never shown, and its payment id is never acted on", async () => {
     await newAccount(777);
     const other = await signUp();
-    const otherPage = (await other.client.page("/settings/credits")).html;
-    const otherPayment = /name="payment_id" value="([^"]+)"/.exec(otherPage)![1]!;
-    expect((await other.client.post("/settings/credits", { payment_id: otherPayment, amount: "33.33", ...CARD }, { from: "/settings/credits" })).status).toBe(
-      303,
-    );
-
-    const { client } = await signUp(uniqueEmail().replace("console", "console777-33.33-"));
+    const theirs = await checkout(other.client, "33.33");
+    const { client, accountId } = await signUp();
     const html = (await client.page("/settings/credits")).html;
     // Amounts are shown as "$…": the other account's $777.00 credits and $33.33 payment never appear.
     expect(html).not.toContain("$777");
     expect(html).not.toContain("$33.33");
     expect(html).not.toContain("Recent payments");
     expect(figure(html, "total-credits")).toBe("$0.00");
-    // Reusing the other account's payment id adds nothing to either account.
-    const res = await client.post("/settings/credits", { payment_id: otherPayment, amount: "50", ...CARD }, { from: "/settings/credits" });
+    // Its payment id in this account's form, or on this account's return from checkout, does nothing.
+    const form = await reviewForm(client, "50");
+    const res = await client.post("/settings/credits", { payment_id: theirs.paymentId, amount: "50" }, { csrf: form.csrf });
     expect(res.headers.get("location")).toBe("/settings/credits?done=duplicate");
-    expect(figure((await client.page("/settings/credits")).html, "total-credits")).toBe("$0.00");
+    await paySession(theirs.sessionId);
+    expect(textOf((await client.page(`/settings/credits?checkout=${theirs.paymentId}`)).html)).not.toContain("Payment received");
+    expect(textOf((await client.page(`/settings/credits?cancelled=${theirs.paymentId}`)).html)).not.toContain("Checkout cancelled");
+    expect(await payments(accountId)).toEqual([]);
+    expect((await totals(accountId)).total_credits).toBe(0);
+    // The other account's own page load finishes its payment: the cancel link above touched nothing of it.
+    await other.client.page("/settings/credits");
     expect((await totals(other.accountId)).total_credits).toBe(33.33);
   });
 });

@@ -14,6 +14,7 @@ describe("the isolate's state", () => {
       "ledger clients",
       "presented catalogs",
       "settings",
+      "stripe clients",
     ]);
   });
 

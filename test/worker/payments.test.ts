@@ -1,63 +1,31 @@
 import { describe, it, expect } from "vitest";
 import { env, createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../../src/index";
-import { admin } from "./helpers";
-import { csrfOf, signUp, textOf, type ConsoleClient } from "./console-helpers";
-import { pay, ledgerGrant, type PaymentDeps } from "../../src/payments/payment-flow";
-import { reconcilePayments } from "../../src/payments/reconcile";
-import { testCardProvider } from "../../src/payments/test-card-provider";
-import type { PaymentProvider } from "../../src/payments/payment-provider";
+import { signUp, textOf } from "./console-helpers";
+import {
+  STRIPE,
+  USD,
+  WEBHOOK_SECRET,
+  audit,
+  checkout,
+  closeDispute,
+  deliver,
+  deliverEvent,
+  eventsAbout,
+  openDispute,
+  paySession,
+  paymentRows,
+  refund,
+  reviewForm,
+  sign,
+  stripeApi,
+  submit,
+  type Session,
+} from "./stripe-helpers";
 
-// The console's add-credits flow: begin (pending) → charge (idempotency key = payment id) → charged +
-// reference → grant `payment:<id>` → succeeded. A crash or a lost reply at any step is resumed by the
-// same form sent again or by reconciliation, and never charges or grants twice.
-
-const CARD = { card_number: "4242 4242 4242 4242", card_expiry: "12/40", card_cvc: "123" };
-const USD = 1_000_000_000;
-type Audit = { credits_nano: number; grants: number; grants_nano: number };
-type PaymentRow = { id: string; status: string; reference: string | null; amount_nano: number };
-
-const audit = (accountId: string) => admin<Audit>(`/accounts/${accountId}/audit`);
-const paymentRows = async (accountId: string) =>
-  (await env.DB.prepare("SELECT id, status, reference, amount_nano FROM payments WHERE account_id = ? ORDER BY created_at").bind(accountId).all<PaymentRow>())
-    .results;
-const charges = async (paymentId: string) =>
-  (
-    await env.DB.prepare("SELECT reference, amount_nano FROM test_card_charges WHERE payment_id = ?")
-      .bind(paymentId)
-      .all<{ reference: string; amount_nano: number }>()
-  ).results;
-
-/** The add-credits form as the page renders it: its one-time payment id and CSRF token. */
-async function paymentForm(client: ConsoleClient): Promise<{ paymentId: string; csrf: string }> {
-  const html = (await client.page("/settings/credits")).html;
-  return { paymentId: /name="payment_id" value="([^"]+)"/.exec(html)![1]!, csrf: csrfOf(html) };
-}
-/** Sends the form as the browser does on a resubmit: no page load in between (a page load reconciles). */
-const submit = (client: ConsoleClient, form: { paymentId: string; csrf: string }, amount = "10") =>
-  client.post("/settings/credits", { payment_id: form.paymentId, amount, ...CARD }, { csrf: form.csrf });
-
-type Step = "begun" | "charged, reply lost" | "charged" | "granted";
-const STEPS: Step[] = ["begun", "charged, reply lost", "charged", "granted"];
-
-/** The state a crash right after `step` leaves behind, for a payment of `amountNano` made with form `paymentId`. */
-async function crashAfter(step: Step, accountId: string, paymentId: string, amountNano: number, createdAt = Date.now()): Promise<void> {
-  await env.DB.prepare(
-    "INSERT INTO payments (id, account_id, provider, amount_nano, status, reference, created_at) VALUES (?, ?, 'test-card', ?, 'pending', NULL, ?)",
-  )
-    .bind(paymentId, accountId, amountNano, createdAt)
-    .run();
-  if (step === "begun") return;
-  await env.DB.prepare("INSERT INTO test_card_charges (payment_id, account_id, amount_nano, reference, created_at) VALUES (?, ?, ?, ?, ?)")
-    .bind(paymentId, accountId, amountNano, `test_${paymentId.slice(-8)}`, createdAt)
-    .run();
-  if (step === "charged, reply lost") return;
-  await env.DB.prepare("UPDATE payments SET status = 'charged', reference = ? WHERE id = ?")
-    .bind(`test_${paymentId.slice(-8)}`, paymentId)
-    .run();
-  if (step === "charged") return;
-  await env.LEDGER.get(env.LEDGER.idFromName(accountId)).grant({ grantId: `payment:${paymentId}`, amountNano, source: "console-payment" });
-}
+// Buying credits through Stripe Checkout, against the Stripe simulator: credits come only from Stripe's
+// signed word (webhook) or from Stripe's API (reconciliation), once per payment, whatever the order,
+// the duplicates or the forgeries. The fee is charged beside the credits and never granted.
 
 /** Runs the Worker's Cron Trigger handler (the default export's `scheduled`) as Cloudflare would. */
 async function cron(): Promise<void> {
@@ -66,130 +34,239 @@ async function cron(): Promise<void> {
   await waitOnExecutionContext(ctx);
 }
 
-describe("add credits: a repeat at every step never charges or grants twice", () => {
-  for (const step of STEPS)
-    it(`the same form sent again after a crash once "${step}" finishes the payment, once`, async () => {
-      const { client, accountId } = await signUp();
-      const form = await paymentForm(client);
-      const { paymentId } = form;
-      await crashAfter(step, accountId, paymentId, 10 * USD);
+/** A paid checkout of `amount` whose webhook has not been delivered: the session, its PaymentIntent, its events. */
+async function paidCheckout(amount: string) {
+  const person = await signUp();
+  const started = await checkout(person.client, amount);
+  const paid = await paySession(started.sessionId);
+  return { ...person, ...started, paymentIntent: paid.payment_intent! };
+}
 
-      // The resubmitted form (its amount edited: the amount recorded first is what counts).
-      const res = await submit(client, form, "50");
-      expect(res.status).toBe(303);
-      expect(res.headers.get("location")).toBe("/settings/credits?done=added");
-      expect(await audit(accountId)).toMatchObject({ credits_nano: 10 * USD, grants: 1, grants_nano: 10 * USD });
-      expect(await paymentRows(accountId)).toEqual([{ id: paymentId, status: "succeeded", reference: expect.stringMatching(/^test_/), amount_nano: 10 * USD }]);
-      expect(await charges(paymentId)).toEqual([{ reference: (await paymentRows(accountId))[0]!.reference, amount_nano: 10 * USD }]);
+const typesOf = (events: { type: string }[]) => events.map((e) => e.type);
 
-      // And once more: processed already, nothing added.
-      const again = await submit(client, form);
-      expect(again.headers.get("location")).toBe("/settings/credits?done=duplicate");
-      expect(await audit(accountId)).toMatchObject({ credits_nano: 10 * USD, grants: 1 });
-      expect(await charges(paymentId)).toHaveLength(1);
+describe("checkout: the session Stripe is asked for", () => {
+  it("credits plus the platform fee as two lines, ids in the metadata, nothing granted before Stripe says it is paid", async () => {
+    const { client, accountId } = await signUp();
+    const { sessionId, location, paymentId } = await checkout(client, "25");
+    expect(location).toBe(`${STRIPE}/c/pay/${sessionId}`);
+    const session = await stripeApi<Session & { client_reference_id: string }>("GET", `/v1/checkout/sessions/${sessionId}`);
+    // 5.5 % of $25.00 is 137.5 cents, rounded up: $1.38.
+    expect(session).toMatchObject({
+      status: "open",
+      amount_total: 2638,
+      client_reference_id: accountId,
+      metadata: { payment_id: paymentId, account_id: accountId },
     });
+    const lines = await stripeApi<{ data: { amount_total: number; description: string }[] }>("GET", `/v1/checkout/sessions/${sessionId}/line_items`);
+    expect(lines.data.map((l) => [l.description, l.amount_total])).toEqual([
+      ["Switchyard credits", 2500],
+      ["Platform fee", 138],
+    ]);
+    expect(await paymentRows(accountId)).toMatchObject([
+      { id: paymentId, status: "pending", provider: "stripe", amount_nano: 25 * USD, fee_nano: 138e7, checkout_session: sessionId },
+    ]);
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 0, grants: 0 });
+  });
 
-  it("three submissions of one form at once charge once and grant once", async () => {
+  it("the same form sent again, or three times at once, goes to one session: one payment, one Stripe session", async () => {
     const { client, accountId } = await signUp();
-    const form = await paymentForm(client);
-    const { paymentId } = form;
-    const locations = (await Promise.all([1, 2, 3].map(() => submit(client, form, "7")))).map((r) => r.headers.get("location"));
-    expect(locations).toContain("/settings/credits?done=added");
-    expect(await audit(accountId)).toMatchObject({ credits_nano: 7 * USD, grants: 1, grants_nano: 7 * USD });
-    expect(await charges(paymentId)).toHaveLength(1);
-    expect((await paymentRows(accountId)).map((p) => p.status)).toEqual(["succeeded"]);
+    const form = await reviewForm(client, "7");
+    const sent = await Promise.all([1, 2, 3].map(() => submit(client, form, "7")));
+    const locations = new Set(sent.map((r) => r.headers.get("location")));
+    expect(sent.map((r) => r.status)).toEqual([303, 303, 303]);
+    expect(locations.size).toBe(1);
+    expect((await submit(client, form, "7")).headers.get("location")).toBe([...locations][0]);
+    expect(await paymentRows(accountId)).toHaveLength(1);
+    const sessionId = /cs_[A-Za-z0-9_]+/.exec([...locations][0]!)![0];
+    await paySession(sessionId);
+    // Paid: the form is used up.
+    expect((await submit(client, form, "7")).headers.get("location")).toBe("/settings/credits?done=duplicate");
   });
 });
 
-describe("add credits: lost replies", () => {
-  /** The real processor and ledger, with a reply lost after the work was done. */
-  function losing(what: "charge" | "grant"): PaymentDeps {
-    const provider = testCardProvider(env.DB);
-    const grant = ledgerGrant(env);
-    const lostReply = (): never => {
-      throw new Error("connection reset");
-    };
-    return {
-      d1: env.DB,
-      provider: what === "charge" ? ({ ...provider, charge: async (p, f) => (await provider.charge(p, f), lostReply()) } satisfies PaymentProvider) : provider,
-      grant: what === "grant" ? async (a, r) => (await grant(a, r), lostReply()) : grant,
-    };
-  }
-
-  it("a charge whose reply is lost leaves the payment pending; reconciliation finds the charge and grants it once", async () => {
-    const { client, accountId } = await signUp();
-    const { paymentId } = await paymentForm(client);
-    await expect(pay(losing("charge"), { id: paymentId, accountId, amountNano: 3 * USD }, CARD)).rejects.toThrow("connection reset");
-    expect((await paymentRows(accountId)).map((p) => p.status)).toEqual(["pending"]);
-    expect((await audit(accountId)).credits_nano).toBe(0);
-    await cron();
-    expect(await paymentRows(accountId)).toEqual([expect.objectContaining({ status: "succeeded", reference: (await charges(paymentId))[0]!.reference })]);
-    expect(await audit(accountId)).toMatchObject({ credits_nano: 3 * USD, grants: 1 });
-    await cron();
-    expect(await audit(accountId)).toMatchObject({ credits_nano: 3 * USD, grants: 1 });
-  });
-
-  it("a grant whose reply is lost tells the person the credits are on their way; the payment completes once", async () => {
-    const { client, accountId } = await signUp();
-    const { paymentId } = await paymentForm(client);
-    expect(await pay(losing("grant"), { id: paymentId, accountId, amountNano: 4 * USD }, CARD)).toEqual({ kind: "processing" });
-    expect((await paymentRows(accountId)).map((p) => p.status)).toEqual(["charged"]);
-    expect(await audit(accountId)).toMatchObject({ credits_nano: 4 * USD, grants: 1 }); // the grant did happen
-    // The credits page finishes it when it loads.
-    const page = await client.page("/settings/credits");
-    expect(textOf(page.html)).toMatch(/\$4\.00 Test card Succeeded/);
-    expect((await paymentRows(accountId)).map((p) => p.status)).toEqual(["succeeded"]);
-    expect(await audit(accountId)).toMatchObject({ credits_nano: 4 * USD, grants: 1, grants_nano: 4 * USD });
-  });
-});
-
-describe("reconciliation (Cron Trigger and the credits page)", () => {
-  it("completes every payment a crash left after the charge, gives up on one never charged once it is old, and leaves a young one", async () => {
-    const accounts = await Promise.all(STEPS.map(() => signUp()));
-    const old = Date.now() - 60 * 60_000; // older than PAYMENT_ABANDON_AFTER_MS (15 minutes)
-    for (const [i, step] of STEPS.entries())
-      await crashAfter(step, accounts[i]!.accountId, `pay_${"r".repeat(36)}${String(i).padStart(2, "0")}${Date.now() % 1e5}`, (i + 1) * USD, old);
-    const young = await signUp();
-    await crashAfter("begun", young.accountId, `pay_${"y".repeat(38)}${Date.now() % 1e5}`, USD);
-
-    await cron();
-    const status = async (accountId: string) => (await paymentRows(accountId)).map((p) => p.status);
-    expect(await status(accounts[0]!.accountId)).toEqual(["failed"]); // begun, never charged: nothing was taken
-    expect((await audit(accounts[0]!.accountId)).credits_nano).toBe(0);
-    for (const i of [1, 2, 3]) {
-      expect(await status(accounts[i]!.accountId)).toEqual(["succeeded"]);
-      expect(await audit(accounts[i]!.accountId)).toMatchObject({ credits_nano: (i + 1) * USD, grants: 1, grants_nano: (i + 1) * USD });
+describe("webhooks: only signed events grant, once", () => {
+  it("checkout.session.completed grants exactly the credits (not the fee), once, however often it is delivered", async () => {
+    const { accountId, sessionId, paymentId, paymentIntent } = await paidCheckout("25");
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 0 });
+    const [completed] = await eventsAbout(sessionId);
+    expect(completed!.type).toBe("checkout.session.completed");
+    for (let i = 0; i < 3; i++) {
+      const res = await deliverEvent(completed!);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ received: true, outcome: i === 0 ? "granted" : "already granted" });
     }
-    expect(await status(young.accountId)).toEqual(["pending"]); // may still be under way
-    // A second run changes nothing.
-    await cron();
-    for (const i of [1, 2, 3]) expect(await audit(accounts[i]!.accountId)).toMatchObject({ credits_nano: (i + 1) * USD, grants: 1 });
-    expect(await status(young.accountId)).toEqual(["pending"]);
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 25 * USD, grants: 1, grants_nano: 25 * USD, reversals: 0 });
+    expect(await paymentRows(accountId)).toMatchObject([{ id: paymentId, status: "succeeded", reference: paymentIntent }]);
+    const recorded = await env.DB.prepare("SELECT type, payment_id, outcome FROM stripe_events WHERE id = ?").bind(JSON.parse(completed!.payload).id).first();
+    expect(recorded).toEqual({ type: "checkout.session.completed", payment_id: paymentId, outcome: "granted" });
   });
 
-  it("the credits page finishes the account's own charged payment before showing the balance, and no one else's", async () => {
-    const mine = await signUp();
+  it("forged, unsigned, stale or tampered events are refused (400) and grant nothing", async () => {
+    const { accountId, sessionId } = await paidCheckout("30");
+    const [completed] = await eventsAbout(sessionId);
+    const payload = completed!.payload;
+    expect((await deliver(payload, null)).status).toBe(400);
+    expect((await deliver(payload, await sign(payload, "whsec_not_the_secret"))).status).toBe(400);
+    expect((await deliver(payload, "t=1,v1=00")).status).toBe(400);
+    // Signed with the right secret, but 10 minutes old: outside Stripe's 5-minute tolerance (a replay).
+    expect((await deliver(payload, await sign(payload, WEBHOOK_SECRET, Math.floor(Date.now() / 1000) - 600))).status).toBe(400);
+    // The real signature over a changed body (a bigger amount).
+    const tampered = payload.replace(/"amount_total": ?3165/, '"amount_total": 99900');
+    expect(tampered).not.toBe(payload);
+    expect((await deliver(tampered, completed!.signature)).status).toBe(400);
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 0, grants: 0 });
+    expect((await paymentRows(accountId))[0]!.status).toBe("pending");
+    // The genuine event still works afterwards.
+    expect((await deliverEvent(completed!)).status).toBe(200);
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 30 * USD, grants: 1 });
+  });
+
+  it("a signed event whose session does not match its payment (another amount or account) is recorded and grants nothing", async () => {
+    const { accountId, sessionId, paymentId } = await paidCheckout("12");
+    const [completed] = await eventsAbout(sessionId);
+    const event = JSON.parse(completed!.payload);
+    event.id = `${event.id}x`;
+    event.data.object.amount_total = 1;
+    const payload = JSON.stringify(event);
+    const res = await deliver(payload, await sign(payload, WEBHOOK_SECRET));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ received: true, outcome: "refused: another amount" });
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 0, grants: 0 });
     const other = await signUp();
-    await crashAfter("charged", mine.accountId, `pay_${"m".repeat(38)}${Date.now() % 1e5}`, 6 * USD);
-    await crashAfter("charged", other.accountId, `pay_${"o".repeat(38)}${Date.now() % 1e5}`, 8 * USD);
-    const html = (await mine.client.page("/settings/credits")).html;
-    expect(textOf(/<p class="figure"[^>]*id="balance">([^<]*)<\/p>/.exec(html)![1]!)).toBe("$6.00");
-    expect(textOf(html)).toMatch(/\$6\.00 Test card Succeeded/);
-    expect((await paymentRows(other.accountId)).map((p) => p.status)).toEqual(["charged"]);
-    expect((await audit(other.accountId)).credits_nano).toBe(0);
+    event.id = `${event.id}y`;
+    event.data.object = {
+      ...event.data.object,
+      amount_total: 1266,
+      client_reference_id: other.accountId,
+      metadata: { ...event.data.object.metadata, account_id: other.accountId },
+    };
+    const stolen = JSON.stringify(event);
+    expect(await (await deliver(stolen, await sign(stolen, WEBHOOK_SECRET))).json()).toEqual({ received: true, outcome: "refused: another account" });
+    expect(await audit(other.accountId)).toMatchObject({ credits_nano: 0 });
+    expect((await paymentRows(accountId))[0]).toMatchObject({ id: paymentId, status: "pending" });
   });
 
-  it("with the processor no longer connected, a pending payment waits without taking a place in the batch; charged ones are still granted", async () => {
-    const { accountId } = await signUp();
-    const old = Date.now() - 60 * 60_000;
-    await crashAfter("begun", accountId, `pay_${"w".repeat(38)}${Date.now() % 1e5}`, USD, old);
-    await crashAfter("charged", accountId, `pay_${"c".repeat(38)}${Date.now() % 1e5}`, 2 * USD, old + 1);
-    const report = await reconcilePayments(
-      { d1: env.DB, grant: ledgerGrant(env), providers: [] },
-      { accountId, limit: 1, abandonAfterMs: 15 * 60_000, now: Date.now() },
-    );
-    expect(report).toEqual({ completed: 1, abandoned: 0, waiting: 0, errors: 0 });
-    expect((await paymentRows(accountId)).map((p) => p.status)).toEqual(["pending", "succeeded"]);
-    expect(await audit(accountId)).toMatchObject({ credits_nano: 2 * USD, grants: 1 });
+  it("an event type this deployment does not act on, or a session of no payment here, is acknowledged and changes nothing", async () => {
+    const odd = JSON.stringify({
+      id: "evt_odd_1",
+      object: "event",
+      type: "customer.created",
+      data: { object: { id: "cus_1", object: "customer" } },
+      created: 1,
+      livemode: false,
+    });
+    expect(await (await deliver(odd, await sign(odd, WEBHOOK_SECRET))).json()).toEqual({
+      received: true,
+      outcome: "ignored: not an event type this deployment acts on",
+    });
+  });
+});
+
+describe("refunds and disputes: credits taken back, in any order", () => {
+  it("a partial refund, then the rest: the refunded credits leave the balance; late and duplicate events change nothing more", async () => {
+    const { accountId, sessionId, paymentIntent, paymentId } = await paidCheckout("20"); // $20 + $1.10 fee
+    await refund(paymentIntent, 500);
+    await refund(paymentIntent); // the rest: $16.10, the fee included
+    const events = await eventsAbout(sessionId, paymentIntent);
+    const refunds = events.filter((e) => e.type === "charge.refunded");
+    expect(refunds).toHaveLength(2);
+    // Delivered newest first, before the checkout's own event, each twice.
+    for (const e of [...refunds].reverse()) {
+      expect((await deliverEvent(e)).status).toBe(200);
+      expect((await deliverEvent(e)).status).toBe(200);
+    }
+    const completed = events.find((e) => e.type === "checkout.session.completed")!;
+    expect((await deliverEvent(completed)).status).toBe(200);
+    // Granted once ($20), all of it taken back once (the refund of the fee takes no more).
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 0, grants: 1, grants_nano: 20 * USD, reversals: 1, reversed_nano: 20 * USD });
+    expect(await paymentRows(accountId)).toMatchObject([{ id: paymentId, status: "succeeded", refunded_nano: 20 * USD }]);
+  });
+
+  it("a partial refund takes back exactly that much", async () => {
+    const { accountId, sessionId, paymentIntent } = await paidCheckout("40");
+    await refund(paymentIntent, 1234);
+    for (const e of await eventsAbout(sessionId, paymentIntent)) expect((await deliverEvent(e)).status).toBe(200);
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 40 * USD - 1234e7, reversed_nano: 1234e7 });
+  });
+
+  it("a dispute withholds its amount while open; won, the credits come back, and a late 'created' does not take them again", async () => {
+    const { accountId, sessionId, paymentIntent, paymentId } = await paidCheckout("15");
+    for (const e of await eventsAbout(sessionId)) await deliverEvent(e);
+    const dispute = await openDispute(paymentIntent, 1000);
+    const [created] = (await eventsAbout(dispute.id)).filter((e) => e.type === "charge.dispute.created");
+    expect((await deliverEvent(created!)).status).toBe(200);
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 5 * USD, reversed_nano: 10 * USD });
+    expect((await paymentRows(accountId))[0]).toMatchObject({ id: paymentId, disputed_nano: 10 * USD });
+    await closeDispute(dispute.id, "won");
+    const closed = (await eventsAbout(dispute.id)).find((e) => e.type === "charge.dispute.closed")!;
+    expect((await deliverEvent(closed)).status).toBe(200);
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 15 * USD, reversed_nano: 0 });
+    expect((await deliverEvent(created!)).status).toBe(200); // late
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 15 * USD, grants: 1 });
+  });
+
+  it("a lost dispute keeps the credits taken; the balance may go below zero when they were spent", async () => {
+    const { accountId, paymentIntent, sessionId } = await paidCheckout("10");
+    const dispute = await openDispute(paymentIntent);
+    await closeDispute(dispute.id, "lost");
+    // Out of order: the dispute's events first (the payment is granted from Stripe's API before anything is taken).
+    for (const e of (await eventsAbout(dispute.id)).reverse()) expect((await deliverEvent(e)).status).toBe(200);
+    for (const e of await eventsAbout(sessionId)) expect((await deliverEvent(e)).status).toBe(200);
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 0, grants: 1, grants_nano: 10 * USD, reversed_nano: 10 * USD });
+  });
+});
+
+describe("reconciliation: Stripe's API when a webhook is late or lost", () => {
+  it("coming back from checkout before the webhook: the page asks Stripe, grants once, and the late webhook adds nothing", async () => {
+    const { client, accountId, paymentId, sessionId } = await paidCheckout("11.50");
+    const page = (await client.page(`/settings/credits?checkout=${paymentId}`)).html;
+    expect(textOf(page)).toContain("Payment received: $11.50 of credits added.");
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 11.5 * USD, grants: 1 });
+    for (const e of await eventsAbout(sessionId)) expect((await deliverEvent(e)).status).toBe(200);
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 11.5 * USD, grants: 1 });
+    expect(textOf(page)).toMatch(/\$11\.50 \$0\.80 Stripe Succeeded/);
+  });
+
+  it("the Cron Trigger finishes paid sessions whose webhook never came, and a payment left charged by a crash", async () => {
+    const a = await paidCheckout("6");
+    const b = await signUp();
+    await env.DB.prepare(
+      "INSERT INTO payments (id, account_id, provider, amount_nano, fee_nano, status, reference, created_at) VALUES (?, ?, 'stripe', ?, 80000000, 'charged', 'pi_crash', ?)",
+    )
+      .bind(`pay_${"c".repeat(43)}`, b.accountId, 9 * USD, Date.now())
+      .run();
+    await cron();
+    await cron();
+    expect(await audit(a.accountId)).toMatchObject({ credits_nano: 6 * USD, grants: 1 });
+    expect(await audit(b.accountId)).toMatchObject({ credits_nano: 9 * USD, grants: 1 });
+  });
+
+  it("cancelled at checkout: the session is expired at Stripe, nothing charged, and it can no longer be paid", async () => {
+    const { client, accountId } = await signUp();
+    const { paymentId, sessionId } = await checkout(client, "8");
+    const page = (await client.page(`/settings/credits?cancelled=${paymentId}`)).html;
+    expect(textOf(page)).toContain("Checkout cancelled. Nothing was charged.");
+    expect(await stripeApi<Session>("GET", `/v1/checkout/sessions/${sessionId}`)).toMatchObject({ status: "expired" });
+    expect(await paymentRows(accountId)).toMatchObject([{ status: "failed" }]);
+    await expect(paySession(sessionId)).rejects.toThrow();
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 0 });
+  });
+
+  it("a session Stripe expired fails its payment (webhook); a payment whose session was never made fails after the abandon time", async () => {
+    const { client, accountId } = await signUp();
+    const { sessionId } = await checkout(client, "9");
+    await stripeApi("POST", `/v1/checkout/sessions/${sessionId}/expire`);
+    const expired = (await eventsAbout(sessionId)).find((e) => e.type === "checkout.session.expired")!;
+    expect(await (await deliverEvent(expired)).json()).toEqual({ received: true, outcome: "expired: nothing charged" });
+    await env.DB.prepare("INSERT INTO payments (id, account_id, provider, amount_nano, status, created_at) VALUES (?, ?, 'stripe', ?, 'pending', ?)")
+      .bind(`pay_${"o".repeat(43)}`, accountId, 5 * USD, Date.now() - 16 * 60_000)
+      .run();
+    await env.DB.prepare("INSERT INTO payments (id, account_id, provider, amount_nano, status, created_at) VALUES (?, ?, 'stripe', ?, 'pending', ?)")
+      .bind(`pay_${"y".repeat(43)}`, accountId, 5 * USD, Date.now())
+      .run();
+    await cron();
+    const status = Object.fromEntries((await paymentRows(accountId)).map((p) => [p.checkout_session ?? p.id, p.status]));
+    expect(status).toEqual({ [sessionId]: "failed", [`pay_${"o".repeat(43)}`]: "failed", [`pay_${"y".repeat(43)}`]: "pending" });
+    expect(await audit(accountId)).toMatchObject({ credits_nano: 0 });
   });
 });

@@ -10,75 +10,124 @@ import { usd } from "../layout/format";
 import { csrfToken } from "../auth/csrf-token";
 import { totalsNow } from "../../ledger/usage-now";
 import { logError } from "../../log-error";
-import { paymentProvider } from "../../payments/connected-provider";
-import { recentPayments } from "../../payments/payments-store";
-import { ledgerGrant, pay } from "../../payments/payment-flow";
-import { reconcileFromEnv } from "../../payments/reconcile";
-import { CreditsPage, type AddCreditsState } from "./page";
+import { settings } from "../../settings";
+import { cancelCheckout, startCheckout } from "../../payments/checkout";
+import { NANO_PER_CENT, paymentTerms, quote, type Quote } from "../../payments/payment-terms";
+import { findPayment, recentPayments } from "../../payments/payments-store";
+import { paymentDeps, reconcileFromEnv } from "../../payments/reconcile";
+import { checkoutOrigin, paymentsEnabled } from "../../payments/stripe-client";
+import { CreditsPage, type AddCreditsState, type PaymentsMode } from "./page";
 
-/** /settings/credits: the balance from the account's ledger Durable Object, and "add credits". */
+/** /settings/credits: the balance from the account's ledger Durable Object, and buying credits through Stripe Checkout. */
 export const creditRoutes = new Hono<ConsoleEnv>();
 
 const NOTICES = {
-  added: "Credits added. The balance below includes them.",
-  duplicate: "That payment form had already been submitted; it was processed only once.",
-  processing: "Your payment was taken; the credits are being added and will show here shortly.",
+  duplicate: "That payment form had already been used; it was processed only once.",
+  expired: "That payment form is too old to pay with; nothing was charged. Start again below.",
+  cancelled: "Checkout cancelled. Nothing was charged.",
 } as const;
 
 const PAYMENT_ID = /^pay_[A-Za-z0-9_-]{43}$/;
 
+function paymentsMode(env: ConsoleEnv["Bindings"]): PaymentsMode | null {
+  const s = settings(env);
+  if (!paymentsEnabled(env)) return null;
+  const mode = s.STRIPE_API_URL ? "simulator" : s.STRIPE_SECRET_KEY!.startsWith("sk_live_") ? "live" : "test";
+  return { terms: paymentTerms(env), mode };
+}
+
+/** The amount typed → its priced quote, or the message saying what amounts are allowed. */
+function priced(env: ConsoleEnv["Bindings"], amount: string | undefined): { quote: Quote } | { error: string } {
+  const terms = paymentTerms(env);
+  const nano = parseUsdInput(amount ?? "", 2);
+  const cents = nano === undefined ? undefined : nano / NANO_PER_CENT;
+  if (cents === undefined || cents < terms.minCents || cents > terms.maxCents)
+    return { error: `Enter an amount from ${usd(terms.minCents * NANO_PER_CENT)} to ${usd(terms.maxCents * NANO_PER_CENT)}, like 10 or 25.50.` };
+  return { quote: quote(terms, cents) };
+}
+
 async function creditsPage(c: Context<ConsoleEnv>, status: ContentfulStatusCode, extra: { form?: AddCreditsState; notice?: string }) {
   const s = c.var.session!;
-  const [totals, payments] = await Promise.all([totalsNow(c.env, s.accountId), recentPayments(c.env.DB, s.accountId)]);
+  if (paymentsEnabled(c.env)) c.set("formTargets", [checkoutOrigin(c.env)]);
+  const [totals, recent] = await Promise.all([totalsNow(c.env, s.accountId), recentPayments(c.env.DB, s.accountId)]);
   return render(
     c,
     <CreditsPage
       meta={await pageMeta(c, "Credits")}
       csrf={await csrfToken(s.token)}
       totals={totals}
-      provider={paymentProvider(c.env)}
+      payments={paymentsMode(c.env)}
       paymentId={`pay_${randomToken()}`}
-      payments={payments}
+      recent={recent}
       {...extra}
     />,
     status,
   );
 }
 
+/** What the page says when the person comes back from Stripe's checkout for this account's payment `id` (paid, or cancelled). */
+async function returnNotice(c: Context<ConsoleEnv>, id: string, cancelled: boolean): Promise<string | undefined> {
+  const payment = PAYMENT_ID.test(id) ? await findPayment(c.env.DB, id, c.var.session!.accountId) : undefined;
+  if (!payment) return undefined;
+  if (payment.status === "succeeded") return `Payment received: ${usd(payment.amountNano)} of credits added. The balance below includes them.`;
+  if (payment.status === "failed" || (cancelled && payment.status === "pending")) return NOTICES.cancelled;
+  return "Payment received by Stripe; your credits are being added and will show here in a moment (reload the page).";
+}
+
 creditRoutes.get("/settings/credits", ...accountPage, async (c) => {
-  // A payment of this account that a crash or a lost reply left unfinished is finished before the balance is read.
-  await reconcileFromEnv(c.env, { accountId: c.var.session!.accountId }).catch((err) => logError("credits page reconciliation failed", err));
+  const accountId = c.var.session!.accountId;
+  const cancelled = c.req.query("cancelled");
+  if (cancelled && PAYMENT_ID.test(cancelled)) {
+    const deps = await paymentDeps(c.env);
+    if (deps.stripe) await cancelCheckout({ ...deps, stripe: deps.stripe }, accountId, cancelled).catch((err) => logError("checkout cancel failed", err));
+  }
+  // A payment of this account that a lost webhook, a crash or a lost reply left unfinished is finished before the balance is read.
+  await reconcileFromEnv(c.env, { accountId }).catch((err) => logError("credits page reconciliation failed", err));
+  const returned = c.req.query("checkout") ?? cancelled;
   const done = c.req.query("done");
-  return creditsPage(c, 200, { notice: done !== undefined && Object.hasOwn(NOTICES, done) ? NOTICES[done as keyof typeof NOTICES] : undefined });
+  const notice = returned
+    ? await returnNotice(c, returned, returned === cancelled)
+    : done !== undefined && Object.hasOwn(NOTICES, done)
+      ? NOTICES[done as keyof typeof NOTICES]
+      : undefined;
+  const amount = c.req.query("amount");
+  if (amount === undefined || !paymentsMode(c.env)) return creditsPage(c, 200, { notice });
+  const p = priced(c.env, amount);
+  return "error" in p ? creditsPage(c, 400, { notice, form: { amount, error: p.error } }) : creditsPage(c, 200, { notice, form: { amount, review: p.quote } });
 });
 
 /**
- * Add credits: the payment flow (src/payments/payment-flow.ts) under the form's one-time payment id.
- * The same form sent again resumes an unfinished payment, or is told it was processed already.
+ * Pay: the reviewed amount goes to a Stripe Checkout Session under the form's one-time payment id, and
+ * the person to Stripe's page. The same form sent again goes back to the same session, or is told it
+ * was used already. Credits come from Stripe's signed webhook or reconciliation, never from here.
  */
 creditRoutes.post("/settings/credits", ...accountForm, async (c) => {
-  const provider = paymentProvider(c.env);
-  if (!provider) return renderError(c, 404, "Adding credits is not available", "No payment processor is connected to this deployment.");
-  const s = c.var.session!;
+  const deps = await paymentDeps(c.env);
+  if (!deps.stripe) return renderError(c, 404, "Adding credits is not available", "No payment processor is connected to this deployment.");
   const form = await readForm(c);
-  const amountNano = parseUsdInput(form.amount ?? "", 2);
-  if (amountNano === undefined || amountNano < provider.minNano || amountNano > provider.maxNano)
-    return creditsPage(c, 400, {
-      form: { amount: form.amount, errors: { amount: `Enter an amount from ${usd(provider.minNano)} to ${usd(provider.maxNano)}, like 10 or 25.50.` } },
-    });
+  const p = priced(c.env, form.amount);
+  if ("error" in p) return creditsPage(c, 400, { form: { amount: form.amount, error: p.error } });
   const paymentId = form.payment_id ?? "";
   if (!PAYMENT_ID.test(paymentId)) return renderError(c, 400, "This form has expired", "Reload the credits page and try again.");
-
-  const outcome = await pay({ d1: c.env.DB, provider, grant: ledgerGrant(c.env) }, { id: paymentId, accountId: s.accountId, amountNano }, form);
-  switch (outcome.kind) {
-    case "added":
-      return c.redirect("/settings/credits?done=added", 303);
-    case "processing":
-      return c.redirect("/settings/credits?done=processing", 303);
-    case "declined":
-      return creditsPage(c, 402, { form: { amount: form.amount, problem: outcome.message } });
-    case "done-before":
-    case "not-yours":
-      return c.redirect("/settings/credits?done=duplicate", 303);
+  const s = c.var.session!;
+  try {
+    const outcome = await startCheckout(
+      { ...deps, stripe: deps.stripe },
+      {
+        paymentId,
+        accountId: s.accountId,
+        email: s.email,
+        quote: p.quote,
+        origin: new URL(c.req.url).origin,
+        expiryS: settings(c.env).PAYMENT_CHECKOUT_EXPIRY_S,
+      },
+    );
+    if (outcome.kind === "redirect") return c.redirect(outcome.url, 303);
+    return c.redirect(`/settings/credits?done=${outcome.kind === "expired" ? "expired" : "duplicate"}`, 303);
+  } catch (err) {
+    logError("stripe checkout could not start", err);
+    return creditsPage(c, 502, {
+      form: { amount: form.amount, review: p.quote, problem: "Stripe could not start the checkout just now. Nothing was charged; try again in a moment." },
+    });
   }
 });

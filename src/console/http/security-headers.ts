@@ -6,7 +6,8 @@ import { isHttps } from "./cookies";
 /**
  * Headers of every console response. The CSP allows no inline script except one carrying this
  * response's nonce, styles only from our own stylesheet, and no framing. Pages are private and
- * per-account, so nothing is cached.
+ * per-account, so nothing is cached. Forms post to this origin only, plus the origins a page names
+ * (`formTargets`): browsers apply form-action to a form's redirects too.
  */
 export const securityHeaders = createMiddleware<ConsoleEnv>(async (c, next) => {
   const nonce = randomToken(16);
@@ -20,7 +21,7 @@ export const securityHeaders = createMiddleware<ConsoleEnv>(async (c, next) => {
       `script-src 'nonce-${nonce}'`,
       "style-src 'self'",
       "img-src 'self'",
-      "form-action 'self'",
+      ["form-action 'self'", ...(c.var.formTargets ?? [])].join(" "),
       "frame-ancestors 'none'",
       "base-uri 'none'",
     ].join("; "),
