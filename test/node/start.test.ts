@@ -11,11 +11,13 @@ describe("npm start", () => {
   it("prints at most a few lines before its banner, and the demo key works", async () => {
     const state = mkdtempSync(join(tmpdir(), "switchyard-start-"));
     const port = await freePort();
+    const stripePort = await freePort();
     const child = spawn("node_modules/.bin/tsx", ["scripts/start.ts"], {
       env: {
         ...process.env,
         PORT: String(port),
         SIM_PORT: String(await freePort()),
+        STRIPE_SIM_PORT: String(stripePort),
         STATE_DIR: join(state, "wrangler"),
         DEMO_KEY_FILE: join(state, "demo-key"),
       },
@@ -47,6 +49,9 @@ describe("npm start", () => {
       expect(out).toContain(`http://127.0.0.1:${port}/api/v1`);
       const res = await fetch(`http://127.0.0.1:${port}/api/v1/key`, { headers: { authorization: `Bearer ${key}` } });
       expect(res.status).toBe(200);
+      // The console pays through the Stripe simulator it started.
+      expect(out).toContain(`Payments       Stripe simulator at http://127.0.0.1:${stripePort}`);
+      expect((await fetch(`http://127.0.0.1:${stripePort}/health`)).status).toBe(200);
     } finally {
       child.kill("SIGTERM");
       if (child.exitCode === null) await new Promise((r) => child.once("exit", r));
