@@ -1,5 +1,6 @@
-// HTTP helpers shared by the carrier routes and the `/__sim/*` control routes.
-import type { IncomingMessage, ServerResponse } from "node:http";
+// HTTP helpers shared by the simulators (carriers, Stripe): their routes, control routes and CLIs.
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 
 export type Json = Record<string, unknown>;
 
@@ -33,4 +34,35 @@ export async function readBody(req: IncomingMessage): Promise<{ text: string } |
     return "aborted";
   }
   return { text: Buffer.concat(chunks).toString("utf8") };
+}
+
+/** Listens on host:port (0 = any free port) and resolves with the URL and port, or rejects with the listen error. */
+export async function listen(server: Server, port: number, host: string): Promise<{ url: string; port: number }> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return { url: `http://${host.includes(":") ? `[${host}]` : host}:${bound}`, port: bound };
+}
+
+/** A CLI's shutdown: SIGINT or SIGTERM closes the server and exits; a second signal exits at once. */
+export function exitOnSignals(close: () => Promise<void>): void {
+  let stopping = false;
+  const stop = () => {
+    if (stopping) process.exit(1); // A second signal means "now".
+    stopping = true;
+    close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
 }

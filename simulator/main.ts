@@ -1,5 +1,6 @@
 // CLI: `tsx simulator/main.ts [--port 8788] [--tps N] [--host H] [--catalog PATH] [--profiles default|off]`.
 import { parseArgs } from "node:util";
+import { exitOnSignals } from "./http";
 import { startSimulator } from "./server";
 
 const { values } = parseArgs({
@@ -36,17 +37,4 @@ const sim = await startSimulator({
 });
 console.log(`simulator listening on ${sim.url}`);
 
-let stopping = false;
-const stop = () => {
-  if (stopping) process.exit(1); // A second signal means "now".
-  stopping = true;
-  sim.close().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-};
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
+exitOnSignals(() => sim.close());

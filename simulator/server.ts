@@ -3,10 +3,10 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
 import { setTimeout as sleepTimer } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { errorJson, isRecord, readBody, sendJson, type Json } from "./http";
+import { errorJson, isRecord, listen, readBody, sendJson, type Json } from "./http";
 import { listOutages, listProfiles, resetProfile, setOutage, setProfile } from "./controls";
 import { lastUserText, parseDirectives, type Directives } from "./directives";
 import { Outages } from "./outages";
@@ -589,17 +589,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   });
   let accepted = 0;
   server.on("connection", (socket) => ctx.connections.set(socket, ++accepted));
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const urlHost = host.includes(":") ? `[${host}]` : host;
+  const { url, port } = await listen(server, opts.port ?? 0, host);
   return {
-    url: `http://${urlHost}:${port}`,
+    url,
     port,
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -1,6 +1,7 @@
 // CLI: `tsx simulator/stripe/main.ts [--port 8789] [--host 127.0.0.1] [--webhook-url URL] [--webhook-secret whsec_…]`
 // (the secret also from STRIPE_WEBHOOK_SECRET). Serves until SIGINT/SIGTERM.
 import { parseArgs } from "node:util";
+import { exitOnSignals } from "../http";
 import { startStripeSimulator } from "./server";
 
 const { values } = parseArgs({
@@ -26,17 +27,4 @@ if (!webhookSecret) {
 const sim = await startStripeSimulator({ port, host: values.host, webhookSecret, webhookUrl: values["webhook-url"] });
 console.log(`stripe simulator listening on ${sim.url}`);
 
-let stopping = false;
-const stop = () => {
-  if (stopping) process.exit(1); // A second signal means "now".
-  stopping = true;
-  sim.close().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-};
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
+exitOnSignals(() => sim.close());

@@ -2,8 +2,7 @@
 // integration uses, wire-compatible with the official SDK (pointed at it by host/port/protocol).
 // Node-only and in memory; never part of the Worker bundle.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { readBody, sendJson } from "../http";
+import { listen, readBody, sendJson } from "../http";
 import { serveApi } from "./api";
 import { servePage } from "./checkout-page";
 import { expireDue } from "./checkout";
@@ -82,15 +81,7 @@ export async function startStripeSimulator(opts: StripeSimulatorOptions): Promis
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const { url, port } = await listen(server, opts.port ?? 0, host);
   store = new Store(url, (event) => webhooks.publish(event));
   const sweep = setInterval(() => expireDue(store), EXPIRY_SWEEP_MS);
   sweep.unref();
