@@ -82,14 +82,25 @@ export async function waitForGeneration(f: ServiceFixture, key: string, id: stri
 
 const offline = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
 
-/** Runs one SQL statement on the fixture's local D1 (beside the running service) and returns its rows. */
+/**
+ * Runs one SQL statement on the fixture's local D1 (beside the running service) and returns its rows.
+ * The service's own workerd may hold the SQLite file's lock at that moment (SQLITE_BUSY): tried again,
+ * at most 5 times.
+ */
 export async function localD1<T>(f: ServiceFixture, sql: string): Promise<T[]> {
-  const { stdout } = await promisify(execFile)(
-    "node_modules/.bin/wrangler",
-    ["d1", "execute", "DB", "--local", "--persist-to", f.persistTo, "--json", "--command", sql],
-    { env: offline },
-  );
-  return (JSON.parse(stdout) as Array<{ results: T[] }>).flatMap((r) => r.results);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { stdout } = await promisify(execFile)(
+        "node_modules/.bin/wrangler",
+        ["d1", "execute", "DB", "--local", "--persist-to", f.persistTo, "--json", "--command", sql],
+        { env: offline },
+      );
+      return (JSON.parse(stdout) as Array<{ results: T[] }>).flatMap((r) => r.results);
+    } catch (err) {
+      if (attempt >= 5 || !String(err).includes("SQLITE_BUSY")) throw err;
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
+  }
 }
 
 /**
