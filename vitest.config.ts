@@ -4,6 +4,20 @@ import { carrierSecretBindings } from "./scripts/carrier-secrets.ts";
 import { TEST_STRIPE_WEBHOOK_SECRET } from "./test/global-simulator.ts";
 
 /**
+ * The stripe package ships source maps naming sources it does not ship, and Vite warns once per file
+ * (hundreds of lines a run) about a package we do not debug: those warnings only are dropped.
+ */
+const quietStripeSourcemaps = {
+  name: "quiet-stripe-sourcemaps",
+  configResolved(config: { logger: { warnOnce(msg: string, options?: unknown): void } }) {
+    const warnOnce = config.logger.warnOnce.bind(config.logger);
+    config.logger.warnOnce = (msg, options) => {
+      if (!/^Sourcemap for ".*node_modules\/stripe\//.test(msg)) warnOnce(msg, options);
+    };
+  },
+};
+
+/**
  * Three projects: `worker` runs inside workerd (the real runtime) against the carrier simulator,
  * `node` drives a service started the way `npm start` does with the official openai client, and
  * `browser` drives the web console of such a service in headless Chromium.
@@ -13,6 +27,7 @@ export default defineConfig({
     projects: [
       {
         plugins: [
+          quietStripeSourcemaps,
           cloudflareTest(async ({ inject }) => ({
             main: "./src/index.ts",
             wrangler: { configPath: "./wrangler.toml" },
