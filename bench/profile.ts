@@ -12,9 +12,9 @@ import { Admin, applyMigrations, routerOptions, type Bundle } from "./router.ts"
 import { chatBody, chatRequest, type Target } from "./scenarios.ts";
 import type { WranglerConfig } from "../scripts/wrangler-config.ts";
 
-type CallFrame = { functionName: string; url: string; lineNumber: number; columnNumber: number };
-type ProfileNode = { id: number; callFrame: CallFrame; children?: number[] };
-type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+export type CallFrame = { functionName: string; url: string; lineNumber: number; columnNumber: number };
+export type ProfileNode = { id: number; callFrame: CallFrame; children?: number[] };
+export type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
 
 export type ProfileShare = { name: string; pct: number };
 export type ProfileSummary = {
@@ -42,7 +42,7 @@ function packageOf(source: string): string {
 }
 
 /** Maps frames of the bundle to their sources; everything else keeps its runtime name. */
-class Mapper {
+export class Mapper {
   private readonly map: SourceMap | undefined;
   private readonly contents = new Map<string, string[]>();
 

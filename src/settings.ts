@@ -106,6 +106,14 @@ export const SETTINGS = {
     5_000,
     "one settle RPC the ledger has not answered within this long is given up, logged (`ledger did not answer a settle batch within … ms`, with its generation ids and amounts) and retried; settles are idempotent, so one that lands late applies once; each attempt is also cut to what is left of the retry budget, ms",
   ),
+  RECORDS_FLUSH_DELAY_MS: count(
+    1_000,
+    "how soon after a settle an account's ledger copies its new generation records to D1 (one batch for all settled meanwhile), ms",
+  ),
+  RECORDS_FLUSH_BATCH: count(
+    2_000,
+    "most records one such copy sends to D1 in one batch; more go in the next batch at once. Each batch is built and sent by the ledger Durable Object in one go",
+  ),
   BODY_DRAIN_MAX_BYTES: count(
     64 * 1024 * 1024,
     "most bytes of an unread request body (the rest of an oversized one) read and discarded before answering, so the answer reaches the client",

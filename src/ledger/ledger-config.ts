@@ -17,6 +17,10 @@ export type LedgerTimings = {
   settleWindowMs: number;
   /** One settle RPC not answered within this long is given up and retried (idempotent): a hung call cannot hold a batch. */
   settleAttemptTimeoutMs: number;
+  /** How soon after a settle the ledger copies its outbox of records to D1; `/generation` reads the outbox meanwhile. */
+  flushDelayMs: number;
+  /** Records per copy (one D1 batch); more are copied by the next alarm, at once. */
+  flushMaxRecords: number;
 };
 
 /** The ledger's timings from the settings (src/settings.ts); the hold TTL is never shorter than the lease TTL. */
@@ -30,5 +34,7 @@ export function ledgerTimings(env: SettingsSource): LedgerTimings {
     settleRetryBudgetMs: s.SETTLE_RETRY_BUDGET_MS,
     settleWindowMs: s.SETTLE_WINDOW_MS,
     settleAttemptTimeoutMs: s.SETTLE_ATTEMPT_TIMEOUT_MS,
+    flushDelayMs: s.RECORDS_FLUSH_DELAY_MS,
+    flushMaxRecords: s.RECORDS_FLUSH_BATCH,
   };
 }

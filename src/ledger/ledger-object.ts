@@ -10,10 +10,6 @@ import { ledgerTimings, type LedgerTimings } from "./ledger-config";
 import { utcDay, windowEnd, windowStart, windowStarts, type LimitReset } from "../keys/usage-windows";
 import type { FreeLimitHit, FreeLimits } from "./free-limits";
 
-/** How soon after a settle the outbox is copied to D1: batches of hundreds (one D1 commit each); `/generation` reads the outbox meanwhile. */
-const FLUSH_DELAY_MS = 1000;
-/** Records per flush: one D1 commit (a few statements of 512 KiB) each; more wait for the next alarm, at once. */
-const FLUSH_MAX_RECORDS = 2000;
 /** Bound parameters per SQL statement (SQLite in Durable Objects allows 100). */
 const MAX_BOUND_PARAMS = 100;
 /** Settled debit ids (and ended-slice audit rows) kept this long. */
@@ -349,7 +345,7 @@ export class LedgerObject extends DurableObject<Env> {
       if (slices.some((s) => s.release) || perLease(settled).size > 0)
         this.sql.exec("DELETE FROM slices WHERE released_at IS NOT NULL AND settled >= admitted");
     });
-    this.scheduleAlarm(FLUSH_DELAY_MS);
+    this.scheduleAlarm(this.timings.flushDelayMs);
     return applied;
   }
 
@@ -584,7 +580,9 @@ export class LedgerObject extends DurableObject<Env> {
       this.sql.exec("DELETE FROM slice_audit WHERE ended_at < ?", now - RETENTION_MS);
       this.prunedAt = now;
     }
-    const rows = this.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM outbox ORDER BY rowid LIMIT ?", FLUSH_MAX_RECORDS).toArray();
+    const rows = this.sql
+      .exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM outbox ORDER BY rowid LIMIT ?", this.timings.flushMaxRecords)
+      .toArray();
     if (rows.length > 0) {
       // Idempotent insert: a flush that D1 applied but we did not see confirmed is repeated harmlessly.
       await flushGenerations(
