@@ -271,6 +271,64 @@ export async function startSimulatorProcess(root: string, cleanup: Cleanup): Pro
   };
 }
 
+export type PeerProcess = { name: string; url: string; pid: number; log: RuntimeLog; stop(): Promise<void> };
+
+/**
+ * `node bench/peers/portkey.js --port <free port>`: Portkey's gateway as its own Node process (this Node, no
+ * wrapper, so `pid` is the process that does the work), bound to 127.0.0.1; resolves once GET / answers and
+ * its start-up banner is out. Its output after that goes to `log` (the report shows any line). The peer
+ * package must be installed (bench/peer-gateways.ts ensurePeers).
+ */
+export async function startPortkeyProcess(root: string, cleanup: Cleanup): Promise<PeerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["portkey.js", "--port", String(port)], {
+    cwd: `${root}/bench/peers`,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  const log = new RuntimeLog();
+  let ready = false;
+  let output = "";
+  const take = (d: Buffer) => {
+    if (ready) log.push(d.toString());
+    else output = (output + d.toString()).slice(-4000);
+  };
+  child.stdout.on("data", take);
+  child.stderr.on("data", take);
+  const stop = () => stopTree(child);
+  const signal = () => {
+    if (child.pid !== undefined && alive(child.pid)) process.kill(child.pid, "SIGTERM");
+  };
+  const forget = cleanup.add("portkey", stop, signal);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Portkey's gateway exited with ${child.exitCode}: ${output}`);
+    try {
+      const res = await fetch(`${url}/`, { signal: AbortSignal.timeout(1000) });
+      await res.arrayBuffer();
+      // Listening on loopback (the launcher's line), answering, and done printing its start-up banner (≈ 1 s of spinner).
+      if (res.ok && output.includes(`listening 127.0.0.1:${port}`) && output.includes("Ready for connections")) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`Portkey's gateway did not answer within 30 s: ${output}`);
+    await sleep(100);
+  }
+  ready = true;
+  lowerToMeasured(child.pid);
+  return {
+    name: "portkey",
+    url,
+    pid: child.pid!,
+    log,
+    stop: async () => {
+      forget();
+      await stop();
+    },
+  };
+}
+
 /** Recent runtime output of one workerd, kept for the report (router errors end up here). */
 export class RuntimeLog {
   lines = 0;

@@ -5,6 +5,20 @@ import type { ProbeMix } from "./probe.ts";
 import type { ProfileSummary } from "./profile.ts";
 import type { PacedRun } from "./paced.ts";
 import type { TtfbSplitRow } from "./ttfb-split.ts";
+import {
+  PEER_COMPARISONS,
+  PEER_KINDS,
+  PEER_NAMES,
+  PORTKEY_STREAM_SLEEP_MS,
+  WORKLOAD_SHORT,
+  portkeyFigure,
+  sleepApplies,
+  spread,
+  type PeerFigures,
+  type PeerRow,
+  type PeersRun,
+  type Spread,
+} from "./peer-gateways.ts";
 
 export type Machine = {
   cpu: string;
@@ -89,6 +103,8 @@ export type Results = {
   paced?: PacedRun;
   /** Scenario 6 again with the floor relay in the router's place: what any JS relay adds per chunk (no target). */
   paced_floor?: PacedRun;
+  /** Scenario `peers`: Portkey's gateway beside the router against the same simulator, interleaved rounds. */
+  peers?: PeersRun;
   /** `--only floor`: each way of relaying the floor relay knows, beside the pass-through and the router. */
   floor_variants?: FloorVariantRow[];
   bundle?: Omit<Bundle, "dir" | "main">;
@@ -121,7 +137,38 @@ function target(name: string, value: number | null | undefined, op: "<=" | ">=",
   return { name, value: v, goal, op, unit, met: v !== null && (op === "<=" ? v <= goal : v >= goal), detail };
 }
 
-/** One entry per target of issues 5 and 12 (the two-part targets are two entries each). */
+/** Whether the router is at or ahead of Portkey on the issue's rows; stream totals against Portkey minus its sleep. */
+function peerTargets(p: PeersRun | undefined): TargetEntry[] {
+  return PEER_COMPARISONS.filter((c) => c.target).map((c) => {
+    const row = p?.rows.find((x) => x.workload.id === c.workload);
+    const minus = sleepApplies(c.workload, c.key);
+    return target(
+      `router vs portkey: ${WORKLOAD_SHORT[c.workload]}, ${c.label}`,
+      row?.summary.router[c.key].median,
+      c.higher ? ">=" : "<=",
+      row ? portkeyFigure(row, c.key, true).median : NaN,
+      c.unit,
+      `goal = Portkey's median${minus ? ` − its ${PORTKEY_STREAM_SLEEP_MS} ms sleep` : ""}; medians over ${p?.rounds ?? "the"} interleaved rounds (scenario peers)`,
+    );
+  });
+}
+
+/** Figures printed beside the targets, with no goal: what used to be a target and measured the runtime rather than the router. */
+export type Diagnostic = { name: string; value: number | null; unit: string; detail: string };
+
+export function diagnosticFigures(r: Results): Diagnostic[] {
+  const ratio = r.non_stream.find((x) => x.concurrency === 16)?.router_vs_passthrough?.throughput_ratio;
+  return [
+    {
+      name: "concurrency 16: router throughput ÷ pass-through",
+      value: ratio !== undefined && Number.isFinite(ratio) ? ratio : null,
+      unit: "×",
+      detail: "non-stream req/s, scenario 1; a target (≥ 0.8 ×) until the peer gateway comparison: it measured the runtime, not the router",
+    },
+  ];
+}
+
+/** One entry per target of issues 5 and 12 (the two-part targets are two entries each) and of the peer comparison. */
 export function targets(r: Results): TargetEntry[] {
   const ns = (c: number) => r.non_stream.find((x) => x.concurrency === c)?.router_vs_passthrough;
   const stRow = (chunks: number) => r.stream.find((x) => x.chunks === chunks && x.concurrency === 1);
@@ -134,7 +181,6 @@ export function targets(r: Results): TargetEntry[] {
       ? c16.router.runtime_cpu_ms_per_request - c16.passthrough.runtime_cpu_ms_per_request
       : undefined;
   return [
-    target("concurrency 16: router throughput ÷ pass-through", ns(16)?.throughput_ratio, ">=", 0.8, "×", "non-stream req/s, scenario 1"),
     target("concurrency 1: added latency p50", ns(1)?.added_p50_ms, "<=", 0.5, "ms", "router p50 − pass-through p50, non-stream"),
     target("concurrency 1: added latency p99", ns(1)?.added_p99_ms, "<=", 2, "ms", "router p99 − pass-through p99, non-stream"),
     target("concurrency 16: router − pass-through workerd CPU per request", cpuGap, "<=", 0.3, "ms", "non-stream, scenario 1 (whole workerd process, /proc)"),
@@ -160,6 +206,7 @@ export function targets(r: Results): TargetEntry[] {
     ),
     target("one hot account: settled debits per second", r.ledger?.hot?.settled_debits_per_s, ">=", 1000, "/s", "concurrency 64, debits visible in the ledger"),
     target("bundle gzip size", bundleKib, "<=", 150, "KiB", "wrangler deploy --dry-run, as wrangler reports it"),
+    ...peerTargets(r.peers),
   ];
 }
 
@@ -192,12 +239,10 @@ export function summarizeTargets(runs: Results[]): TargetSummary[] {
         : finite.length % 2 === 1
           ? finite[(finite.length - 1) / 2]!
           : (finite[finite.length / 2 - 1]! + finite[finite.length / 2]!) / 2;
-    // A goal that depends on the run (the RSS goal comes from the run's idle RSS): the median of the goals.
-    const goals = entries
-      .filter((e) => e !== undefined && Number.isFinite(e.goal))
-      .map((e) => e!.goal)
-      .sort((a, b) => a - b);
-    const goal = goals.length === 0 ? NaN : goals[Math.floor((goals.length - 1) / 2)]!;
+    // A goal that depends on the run (the RSS goal comes from the run's idle RSS; the peer targets' from
+    // Portkey's figures of the run): the median of the goals, taken as the values' median is.
+    const goals = entries.filter((e) => e !== undefined && e.goal !== null && Number.isFinite(e.goal)).map((e) => e!.goal);
+    const goal = spread(goals).median;
     return {
       name,
       unit: first.unit,
@@ -214,6 +259,9 @@ export function summarizeTargets(runs: Results[]): TargetSummary[] {
 }
 
 const f = (v: number | undefined, digits = 2) => (v === undefined || !Number.isFinite(v) ? "–" : v.toFixed(digits));
+/** A goal as written (0.5, 1.15, 150), or — for a goal measured in the run (Portkey's figures) — rounded as the values are. */
+const goalText = (goal: number | null, unit: string) =>
+  goal === null || !Number.isFinite(goal) ? "–" : String(Number(goal.toFixed(unit === "×" || unit === "ms" ? 2 : 1)));
 const int = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? "–" : Math.round(v).toLocaleString("en-US"));
 const signed = (v: number | undefined, digits = 2) => (v === undefined || !Number.isFinite(v) ? "–" : `${v >= 0 ? "+" : ""}${v.toFixed(digits)}`);
 const NAMES = { simulator: "simulator", passthrough: "pass-through", floor: "floor relay", router: "router" } as const;
@@ -331,6 +379,8 @@ export function markdown(r: Results): string {
         rows2,
       ),
     );
+
+  if (r.peers) out.push(peersMarkdown(r.peers));
 
   if (r.protocols) {
     const p = r.protocols;
@@ -578,11 +628,21 @@ export function markdown(r: Results): string {
       r.targets.map((t) => [
         t.name,
         t.value === null ? "–" : `${f(t.value, t.unit === "×" || t.unit === "ms" ? 2 : 1)} ${t.unit}`,
-        `${t.op === "<=" ? "≤" : "≥"} ${t.goal} ${t.unit}`,
+        `${t.op === "<=" ? "≤" : "≥"} ${goalText(t.goal, t.unit)} ${t.unit}`,
         t.value === null ? "not measured" : t.met ? "yes" : "**no**",
       ]),
     ),
   );
+  const diag = diagnosticFigures(r).filter((d) => d.value !== null);
+  if (diag.length > 0) {
+    out.push("\n**Diagnostics** (not targets)\n");
+    out.push(
+      table(
+        ["figure", "value", "note"],
+        diag.map((d) => [d.name, `${f(d.value ?? undefined)} ${d.unit}`, d.detail]),
+      ),
+    );
+  }
   if (r.failures.length > 0) out.push(`\nFailures: ${r.failures.join("; ")}`);
   // What the runtimes printed: a Worker that logs nothing under load is the expected case, so any line is news.
   const logs = Object.entries(r.runtime_logs ?? {});
@@ -600,11 +660,107 @@ export function markdown(r: Results): string {
   return out.join("\n");
 }
 
+/** Digits for a figure of the peer tables: stream times and per-stream CPU need fewer than non-stream ones. */
+function peerDigits(key: keyof PeerFigures, stream: boolean): number {
+  if (key === "rps") return stream ? 1 : 0;
+  if (key === "rps_vs_direct") return 2;
+  if (key === "rss_mb") return 1;
+  if (key === "cpu_ms") return stream ? 1 : 3;
+  return stream && (key === "p50_ms" || key === "p99_ms" || key === "added_p50_ms" || key === "added_p99_ms") ? 1 : 2;
+}
+
+/** "median (min – max)"; the range left out when there is one round. */
+function spreadText(s: Spread, digits: number, sign = false): string {
+  const one = (v: number) => (sign ? signed(v, digits) : f(v, digits));
+  if (!Number.isFinite(s.median)) return "–";
+  return s.min === s.max ? one(s.median) : `${one(s.median)} (${one(s.min)} – ${one(s.max)})`;
+}
+
+/** Scenario `peers`: the side-by-side table (the issue's rows and more), then every figure of each target. */
+function peersMarkdown(p: PeersRun): string {
+  const out: string[] = [];
+  const g = p.gateway;
+  const pins = Object.entries(g.pins)
+    .filter(([n]) => n !== "@portkey-ai/gateway")
+    .map(([n, v]) => `${n} ${v}`)
+    .join(", ");
+  out.push(
+    `\n**Peer gateway: Portkey ${g.version} on Node beside the router** (same simulator, same client; ${p.rounds} rounds, the targets' order rotating; median over the rounds, range in brackets; ms unless marked; Portkey pinned with ${pins}; Portkey sleeps ${g.stream_sleep_ms} ms before each stream's first event, so its stream times are given raw and minus that sleep)\n`,
+  );
+  const rowOf = (id: string) => p.rows.find((x) => x.workload.id === id);
+  const side: string[][] = [];
+  for (const c of PEER_COMPARISONS) {
+    const row = rowOf(c.workload);
+    if (!row) continue;
+    const digits = peerDigits(c.key, row.workload.stream);
+    const sign = c.key.startsWith("added_");
+    const minus = sleepApplies(row.workload, c.key);
+    const pk = portkeyFigure(row, c.key, true).median;
+    const rt = row.summary.router[c.key].median;
+    const ahead = !Number.isFinite(pk) || !Number.isFinite(rt) ? "–" : (c.higher ? rt >= pk : rt <= pk) ? "yes" : "**no**";
+    side.push([
+      WORKLOAD_SHORT[c.workload] ?? c.workload,
+      `${c.label}${c.unit === "ms" ? "" : ` (${c.unit})`}`,
+      spreadText(row.summary.portkey[c.key], digits, sign),
+      minus ? spreadText(portkeyFigure(row, c.key, true), digits, sign) : "",
+      spreadText(row.summary.router[c.key], digits, sign),
+      ahead,
+      c.target ? "yes" : "",
+    ]);
+  }
+  out.push(table(["workload", "figure", "Portkey", `Portkey − ${g.stream_sleep_ms} ms sleep`, "router", "router at or ahead", "target"], side));
+  out.push(
+    `\nAdded = the target's figure − the direct simulator's in the same round. CPU = the gateway process's CPU time per request (per stream), warm-up included: Portkey's Node process, the router's workerd (which in Miniflare also runs local D1, KV and the ledger Durable Object). The rows marked as targets are the targets "router vs portkey" (the others are figures); stream totals are judged against Portkey minus its sleep.\n`,
+  );
+  const all: string[][] = [];
+  for (const row of p.rows) {
+    const st = row.workload.stream;
+    const cell = (x: PeerRow["summary"][keyof PeerRow["summary"]], key: keyof PeerFigures) => spreadText(x[key], peerDigits(key, st));
+    for (const kind of PEER_KINDS) {
+      const x = row.summary[kind];
+      all.push([
+        WORKLOAD_SHORT[row.workload.id] ?? row.workload.id,
+        PEER_NAMES[kind],
+        cell(x, "rps"),
+        cell(x, "p50_ms"),
+        cell(x, "p99_ms"),
+        cell(x, "ttfb_p50_ms"),
+        cell(x, "ttfb_p99_ms"),
+        kind === "simulator" ? "" : cell(x, "cpu_ms"),
+        kind === "simulator" ? "" : cell(x, "rss_mb"),
+        `${x.errors}/${x.requests + x.errors}`,
+      ]);
+      if (kind === "portkey" && st)
+        all.push([
+          "",
+          `Portkey − ${g.stream_sleep_ms} ms sleep`,
+          "",
+          spreadText(portkeyFigure(row, "p50_ms", true), peerDigits("p50_ms", st)),
+          spreadText(portkeyFigure(row, "p99_ms", true), peerDigits("p99_ms", st)),
+          spreadText(portkeyFigure(row, "ttfb_p50_ms", true), peerDigits("ttfb_p50_ms", st)),
+          spreadText(portkeyFigure(row, "ttfb_p99_ms", true), peerDigits("ttfb_p99_ms", st)),
+          "",
+          "",
+          "",
+        ]);
+    }
+  }
+  out.push(
+    table(["workload", "target", "req/s (streams/s)", "p50", "p99", "TTFB p50", "TTFB p99", "CPU ms/req (per stream)", "RSS MB after", "errors/requests"], all),
+  );
+  const m = p.memory;
+  out.push(
+    `\nRSS of the gateway processes: Portkey ${f(m.portkey.idle_rss_mb, 1)} MB after start, peak ${f(m.portkey.peak_rss_mb, 1)} MB; router (workerd) ${f(m.router.idle_rss_mb, 1)} MB after start, peak ${f(m.router.peak_rss_mb, 1)} MB (peak: ${m.portkey.peak_source}). Windows: warm-up ${p.durations.warmupMs} ms (streams: at most 1 s), non-stream ${p.durations.nonStreamMs} ms, streams ${p.durations.streamMs} ms per target and round; round orders: ${p.orders.map((o) => o.map((k) => (k === "simulator" ? "direct" : k)).join(" → ")).join("; ")}. Other processes: at most ${f(p.foreign_cpu_pct_max, 1)} % of the CPU during a kept measurement.`,
+  );
+  return out.join("\n");
+}
+
 /** The targets of a `--repeat` set: median and range over the runs; met only when the median is. */
-export function summaryMarkdown(all: TargetSummary[], runs: number): string {
+export function summaryMarkdown(all: TargetSummary[], runs: number, diagnostics: DiagnosticSummary[] = []): string {
   const fmt = (v: number | null, unit: string) => (v === null ? "–" : f(v, unit === "×" || unit === "ms" ? 2 : 1));
   const summary = all.filter((t) => t.runs > 0);
   const missing = all.filter((t) => t.runs === 0).map((t) => t.name);
+  const diag = diagnostics.filter((d) => d.runs > 0);
   return [
     `**Targets over ${runs} run${runs === 1 ? "" : "s"}** (median, and the range min – max; a target is met only when its median is)\n`,
     table(
@@ -614,10 +770,32 @@ export function summaryMarkdown(all: TargetSummary[], runs: number): string {
         `${fmt(t.median, t.unit)} ${t.unit}`,
         `${fmt(t.min, t.unit)} – ${fmt(t.max, t.unit)}`,
         String(t.runs),
-        `${t.op === "<=" ? "≤" : "≥"} ${Number.isFinite(t.goal) ? t.goal : "–"} ${t.unit}`,
+        `${t.op === "<=" ? "≤" : "≥"} ${goalText(t.goal, t.unit)} ${t.unit}`,
         t.met ? "yes" : "**no**",
       ]),
     ),
     ...(missing.length > 0 ? [`\nNot measured in this set: ${missing.join("; ")}.`] : []),
+    ...(diag.length > 0
+      ? [
+          "\n**Diagnostics over the runs** (not targets; median and range)\n",
+          table(
+            ["figure", "median", "range", "runs", "note"],
+            diag.map((d) => [d.name, `${fmt(d.median, d.unit)} ${d.unit}`, `${fmt(d.min, d.unit)} – ${fmt(d.max, d.unit)}`, String(d.runs), d.detail]),
+          ),
+        ]
+      : []),
   ].join("\n");
+}
+
+export type DiagnosticSummary = { name: string; unit: string; detail: string; runs: number; median: number | null; min: number | null; max: number | null };
+
+/** The diagnostics of a set: median and range over its runs (computed from each run's figures, also for runs recorded before). */
+export function summarizeDiagnostics(runs: Results[]): DiagnosticSummary[] {
+  const per = runs.map(diagnosticFigures);
+  return (per[0] ?? []).map((d, i) => {
+    const values = per.map((list) => list[i]?.value ?? null).filter((v): v is number => v !== null);
+    const s = spread(values);
+    const fin = (v: number) => (Number.isFinite(v) ? v : null);
+    return { name: d.name, unit: d.unit, detail: d.detail, runs: values.length, median: fin(s.median), min: fin(s.min), max: fin(s.max) };
+  });
 }

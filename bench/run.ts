@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,floor,ttfb,probe,profile] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render]`
+// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,floor,ttfb,probe,profile] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render]`
 //
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
 // simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
@@ -11,6 +11,9 @@
 // its median is. The results file keeps every run: `{format, sets: [{…, summary, runs: [run, …]}]}`, one
 // set per invocation, appended (a file of the old one-run shape becomes the first set). Diagnostics that
 // are not targets (probe, profile, floor relay variants) run in the first run of a set only.
+//
+// Scenario `peers` runs a peer gateway (Portkey's open-source gateway on Node, from the bench-only package
+// bench/peers/, installed on demand) beside the router against the same simulator: bench/peer-gateways.ts.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -18,7 +21,17 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { MiniflareOptions } from "miniflare";
-import { Cleanup, cpuSnapshot, foreignCpuPercent, memoryOf, raiseOwnPriority, startRuntime, startSimulatorProcess, type Runtime } from "./processes.ts";
+import {
+  Cleanup,
+  cpuSnapshot,
+  foreignCpuPercent,
+  memoryOf,
+  raiseOwnPriority,
+  startPortkeyProcess,
+  startRuntime,
+  startSimulatorProcess,
+  type Runtime,
+} from "./processes.ts";
 import { Admin, applyMigrations, buildBundle, routerOptions, type Bundle } from "./router.ts";
 import {
   closedLoop,
@@ -33,7 +46,18 @@ import {
   type Target,
   type TargetKind,
 } from "./scenarios.ts";
-import { compare, markdown, summarizeTargets, summaryMarkdown, targets, type Machine, type Results, type TargetSummary } from "./report.ts";
+import {
+  compare,
+  markdown,
+  summarizeDiagnostics,
+  summarizeTargets,
+  summaryMarkdown,
+  targets,
+  type Machine,
+  type Results,
+  type TargetSummary,
+} from "./report.ts";
+import { ensurePeers, peersScenario } from "./peer-gateways.ts";
 import { FLOOR_VARIANTS } from "./floor-variants.ts";
 import { pacedStreams, startPacer, streamTemplate } from "./paced.ts";
 import { ttfbSplit } from "./ttfb-split.ts";
@@ -62,7 +86,7 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick;
-const runOnly = new Set((values.only ?? "1,2,3,4,5,6,7,floor,ttfb,probe,profile").split(",").map((s) => s.trim()));
+const runOnly = new Set((values.only ?? "1,2,3,4,5,6,7,peers,floor,ttfb,probe,profile").split(",").map((s) => s.trim()));
 const repeat = values.repeat !== undefined ? Number(values.repeat) : quick || values.only !== undefined ? 1 : 3;
 if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) throw new Error(`--repeat must be a whole number from 1 to 20, not ${values.repeat}`);
 /** What the bench itself wires up: not to be overridden by --var. */
@@ -105,6 +129,9 @@ function protocolBody(model: string): Buffer {
 const PROTOCOL_CONCURRENCY = 4;
 const PROTOCOL_ROUNDS = 2;
 const STREAM_CONCURRENCY = [1, 16];
+/** Scenario peers: rounds (each: every workload against the simulator, Portkey and the router) and each measurement's windows. */
+const PEER_ROUNDS = quick ? 2 : 5;
+const PEER_DURATIONS = quick ? { warmupMs: 500, nonStreamMs: 2000, streamMs: 2000 } : { warmupMs: 1000, nonStreamMs: 4000, streamMs: 4000 };
 /** Scenario 6: paced streams, through the router and the pass-through at once. */
 const PACED = { pairs: 64, tokens: 300, tps: 50, spreadMs: 1000 };
 
@@ -291,13 +318,14 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
     const admin = new Admin(router.url.origin, adminToken);
     const main = await admin.accountWithKey("bench-main@bench.invalid", CREDITS_USD);
 
-    const targetsByKind: Record<TargetKind, Target> = {
+    type OwnKind = Exclude<TargetKind, "portkey">; // the peer gateway runs in scenario peers only
+    const targetsByKind: Record<OwnKind, Target> = {
       simulator: { kind: "simulator", origin: new URL(sim.url), path },
       passthrough: { kind: "passthrough", origin: passthrough.url, path: "/api/v1/chat/completions", workerdPid: passthrough.workerdPid },
       floor: { kind: "floor", origin: floor.url, path: "/api/v1/chat/completions", workerdPid: floor.workerdPid },
       router: { kind: "router", origin: router.url, path: "/api/v1/chat/completions", workerdPid: router.workerdPid },
     };
-    const kinds: TargetKind[] = ["simulator", "passthrough", "router"];
+    const kinds: OwnKind[] = ["simulator", "passthrough", "router"];
     const idleAtStart = Object.fromEntries(runtimes.map((r) => [r.name, r.workerdPid ? (memoryOf(r.workerdPid)?.rssKb ?? NaN) : NaN]));
 
     if (only.has("1")) {
@@ -471,6 +499,60 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
     await passthrough.stop();
   }
 
+  if (only.has("peers")) {
+    await attempt("scenario peers (Portkey beside the router)", async () => {
+      const pins = ensurePeers(root, log);
+      log(`scenario peers: starting Portkey's gateway ${pins["@portkey-ai/gateway"]} (Node) and Switchyard (Miniflare)`);
+      const portkey = await startPortkeyProcess(root, cleanup);
+      const state = mkdtempSync(join(os.tmpdir(), "switchyard-bench-peers-"));
+      const removeState = () => rmSync(state, { recursive: true, force: true });
+      const forgetState = cleanup.add("router state (peers)", async () => removeState(), removeState);
+      let router: Runtime | undefined;
+      try {
+        router = await startRuntime(
+          "router (peers)",
+          routerOptions(bundle, { cfg, catalogPath, simulatorUrl: sim.url, adminToken, persistDir: state }),
+          cleanup,
+        );
+        await applyMigrations(router, workerRoot, cfg.d1Databases[0] ?? "DB");
+        const account = await new Admin(router.url.origin, adminToken).accountWithKey("bench-peers@bench.invalid", CREDITS_USD);
+        // Portkey: provider openai, the simulator's carrier as a custom host (127.0.0.1 is a trusted custom host by
+        // default); it sends the request's bearer key on to the carrier, whose simulator records that a key came, not which.
+        const carrier = path.slice(0, -"/chat/completions".length);
+        results.peers = await peersScenario({
+          targets: {
+            simulator: { kind: "simulator", origin: new URL(sim.url), path },
+            portkey: {
+              kind: "portkey",
+              origin: new URL(portkey.url),
+              path: "/v1/chat/completions",
+              workerdPid: portkey.pid,
+              headers: { "x-portkey-provider": "openai", "x-portkey-custom-host": `${sim.url}${carrier}` },
+            },
+            router: { kind: "router", origin: router.url, path: "/api/v1/chat/completions", workerdPid: router.workerdPid },
+          },
+          pids: { portkey: portkey.pid, router: router.workerdPid, simulator: sim.pid },
+          pins,
+          rounds: PEER_ROUNDS,
+          durations: PEER_DURATIONS,
+          model: MODEL,
+          nonStreamTokens: NON_STREAM_TOKENS,
+          key: account.key,
+          measure: quietly,
+          log,
+          reportErrors,
+        });
+        results.runtime_logs["router (peers)"] = { lines: router.log.lines, recent: router.log.recent };
+        results.runtime_logs["portkey"] = { lines: portkey.log.lines, recent: portkey.log.recent };
+      } finally {
+        await router?.stop();
+        await portkey.stop();
+        forgetState();
+        removeState();
+      }
+    });
+  }
+
   if (only.has("6")) {
     await attempt("scenario 6 (paced streams)", async () => {
       // Both Workers' carrier is the pacer (bench/paced.ts), which replays one simulator stream to both sides of a pair in the same tick.
@@ -544,6 +626,7 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
     results.ledger?.spread,
     results.paced,
     results.paced_floor,
+    ...(results.peers?.rows ?? []).flatMap((row) => [...row.samples.simulator, ...row.samples.portkey, ...row.samples.router].map((x) => x.measured)),
   ].map((m) => m?.foreign_cpu_pct ?? NaN);
   results.conditions.foreign_cpu_pct_max_run = Math.max(...perRun.filter(Number.isFinite));
   results.conditions.quiet_waits_s = quiet.waitedMs / 1000;
@@ -633,7 +716,7 @@ function setMarkdown(set: RunSet): string {
   const last = set.runs[set.runs.length - 1]!;
   const head =
     set.runs.length > 1
-      ? `${summaryMarkdown(set.summary, set.runs.length)}\n\nThe tables below are run ${set.runs.length} of ${set.runs.length} (every run is in the results file).\n\n`
+      ? `${summaryMarkdown(set.summary, set.runs.length, summarizeDiagnostics(set.runs))}\n\nThe tables below are run ${set.runs.length} of ${set.runs.length} (every run is in the results file).\n\n`
       : "";
   return `${head}${markdown(last)}`;
 }

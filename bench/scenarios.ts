@@ -11,9 +11,12 @@ import type { MiniflareOptions } from "miniflare";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Who a scenario runs against: the simulator directly, the pass-through Worker, the floor relay (streams), or Switchyard. */
-export type TargetKind = "simulator" | "passthrough" | "floor" | "router";
-/** `headers`: extra request headers (the floor relay's `x-floor-variant`). */
+/** Who a scenario runs against: the simulator directly, the pass-through Worker, the floor relay (streams), Switchyard, or a peer gateway (scenario peers). */
+export type TargetKind = "simulator" | "passthrough" | "floor" | "router" | "portkey";
+/**
+ * `headers`: extra request headers (the floor relay's `x-floor-variant`, Portkey's provider and host).
+ * `workerdPid`: the process whose CPU closedLoop counts per request — a Worker's workerd, or a peer gateway's Node process.
+ */
 export type Target = { kind: TargetKind; origin: URL; path: string; workerdPid?: number; headers?: Record<string, string> };
 
 export type Durations = {
