@@ -580,20 +580,15 @@ export class LedgerObject extends DurableObject<Env> {
       this.sql.exec("DELETE FROM slice_audit WHERE ended_at < ?", now - RETENTION_MS);
       this.prunedAt = now;
     }
-    const rows = this.sql
-      .exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM outbox ORDER BY rowid LIMIT ?", this.timings.flushMaxRecords)
-      .toArray();
+    const rows = this.sql.exec<{ seq: number; record: string }>("SELECT seq, record FROM outbox ORDER BY seq LIMIT ?", this.timings.flushMaxRecords).toArray();
     if (rows.length > 0) {
       // Idempotent insert: a flush that D1 applied but we did not see confirmed is repeated harmlessly.
       await flushGenerations(
         this.env.DB,
         rows.map((r) => r.record),
       );
-      // Only the records flushed: one a late settle replaced meanwhile stays for the next flush.
-      this.execChunked(
-        "DELETE FROM outbox WHERE (gen_id, record) IN (VALUES $)",
-        rows.map((r) => [r.gen_id, r.record]),
-      );
+      // Only the records flushed: one a late settle replaced meanwhile has a larger seq and stays for the next flush.
+      this.sql.exec("DELETE FROM outbox WHERE seq <= ?", rows.at(-1)!.seq);
     }
     if (this.one("SELECT COUNT(*) AS v FROM outbox") > 0) this.scheduleAlarm(0);
     else {

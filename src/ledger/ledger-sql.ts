@@ -88,6 +88,16 @@ const STEPS = [
     updated_at INTEGER NOT NULL
   );
   CREATE INDEX reversals_grant ON reversals (grant_id);`,
+  // The outbox gets a sequence number that is never reused: a flush deletes what it copied with one
+  // range (seq <= the last copied), and a record replaced meanwhile (a late settle) has a larger one.
+  `CREATE TABLE outbox_seq (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    gen_id TEXT NOT NULL UNIQUE,
+    record TEXT NOT NULL
+  );
+  INSERT INTO outbox_seq (gen_id, record) SELECT gen_id, record FROM outbox ORDER BY rowid;
+  DROP TABLE outbox;
+  ALTER TABLE outbox_seq RENAME TO outbox;`,
 ];
 
 export function migrateLedger(sql: SqlStorage): void {
