@@ -1,6 +1,6 @@
 // The stall finder: what held the router's isolate when a request under load was slow, and for how long.
 //
-//   npx tsx bench/stalls.ts [--seconds 10] [--concurrency 16] [--stream] [--tokens 16] [--slow-ms 5] [--var NAME=VALUE …] [--json out.json]
+//   npx tsx bench/stalls.ts [--seconds 10] [--concurrency 16] [--stream] [--tokens 16] [--slow-ms 5] [--var NAME=VALUE …] [--split] [--json out.json]
 //
 // It builds the deploy bundle, starts the carrier simulator and the router in Miniflare (as `npm run bench`
 // does, everything on 127.0.0.1, stopped on exit), and runs a closed loop against a paid model while a V8
@@ -14,7 +14,10 @@
 //
 // In Miniflare one workerd process runs the router isolate, the ledger Durable Object (in the same isolate)
 // and local D1 and KV (their own isolates, one thread): a stall here may be work production does on other
-// machines. bench/RESULTS.md says which.
+// machines. bench/RESULTS.md says which. `--split` runs the ledger Durable Object (and the D1 its records
+// go to) in a second Miniflare instance, its own workerd process, as production runs it apart from the
+// router (bench/split-router.ts); the profile stays on the router's isolate. The workerd CPU per request is
+// reported per process: the router's, and with `--split` the ledger's.
 import { writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +28,8 @@ import os from "node:os";
 import { Cleanup, cpuSnapshot, foreignCpuPercent, freePort, startRuntime, startSimulatorProcess } from "./processes.ts";
 import { Mapper, type Profile } from "./profile.ts";
 import { Admin, applyMigrations, buildBundle, routerOptions } from "./router.ts";
-import { chatBody, chatRequest, type Target } from "./scenarios.ts";
+import { chatBody, chatRequest, cpuMs, type Target } from "./scenarios.ts";
+import { startSplitRouter, type SplitRuntime } from "./split-router.ts";
 import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 
 type TimedProfile = Profile & { startTime: number; endTime: number };
@@ -36,6 +40,12 @@ export type StallReport = {
   load: string;
   /** CPU other processes took meanwhile, % of the machine: above a few %, runs include time the isolate's thread waited for a core. */
   foreign_cpu_pct?: number;
+  /**
+   * workerd CPU (user + system, /proc) per finished request of the profiled window, ms, per process: the
+   * router's (all in one: also the ledger, D1 and KV) and, split, the ledger's. The 100 µs profile's own
+   * cost is in the router's.
+   */
+  cpu_ms_per_request?: { router: number; ledger?: number };
   requests: number;
   latency_p50_ms: number;
   latency_p99_ms: number;
@@ -185,6 +195,15 @@ export function stallMarkdown(r: StallReport): string {
       : [
           `Other processes took ${r.foreign_cpu_pct} % of the machine's CPU meanwhile${r.foreign_cpu_pct > 5 ? ": the runs below include time the isolate's thread waited for a core — measure again on a quiet machine" : ""}.`,
         ]),
+    ...(r.cpu_ms_per_request === undefined
+      ? []
+      : [
+          `workerd CPU per request: router process ${r.cpu_ms_per_request.router} ms${
+            r.cpu_ms_per_request.ledger === undefined
+              ? " (the ledger, D1 and KV in the same process)"
+              : `, ledger process ${r.cpu_ms_per_request.ledger} ms (together ${round(r.cpu_ms_per_request.router + r.cpu_ms_per_request.ledger, 3)} ms)`
+          }; the profile's sampling is in the router's.`,
+        ]),
     `${r.requests} requests, latency p50 ${r.latency_p50_ms} ms, p99 ${r.latency_p99_ms} ms; ${r.slow_requests} slower than ${r.slow_threshold_ms} ms (p50 + the threshold).`,
     `Busy runs of the isolate (no idle sample): longest ${r.longest_runs_ms.join(", ")} ms; over 5 ms: ${r.runs_over.over_5ms}, over 10 ms: ${r.runs_over.over_10ms}, over 25 ms: ${r.runs_over.over_25ms}, over 50 ms: ${r.runs_over.over_50ms}.`,
     "",
@@ -208,6 +227,7 @@ async function main(): Promise<void> {
       tokens: { type: "string" },
       "slow-ms": { type: "string", default: "5" },
       var: { type: "string", multiple: true },
+      split: { type: "boolean", default: false },
       json: { type: "string" },
     },
   });
@@ -233,11 +253,11 @@ async function main(): Promise<void> {
     const cfg = { ...toml, vars: { ...toml.vars, ...vars } };
     const token = "bench-stalls-token";
     const inspectorPort = await freePort();
-    const rt = await startRuntime(
-      "stalls",
-      { ...routerOptions(bundle, { cfg, catalogPath: join(root, "catalog.json"), simulatorUrl: sim.url, adminToken: token }), inspectorPort },
-      cleanup,
-    );
+    const settings = { cfg, catalogPath: join(root, "catalog.json"), simulatorUrl: sim.url, adminToken: token };
+    const rt = values.split
+      ? await startSplitRouter("stalls", bundle, settings, cleanup, { root, d1Binding: cfg.d1Databases[0] ?? "DB", extra: { inspectorPort } })
+      : await startRuntime("stalls", { ...routerOptions(bundle, settings), inspectorPort }, cleanup);
+    const ledgerPid = (rt as Partial<SplitRuntime>).ledgerPid;
     await applyMigrations(rt, root, cfg.d1Databases[0] ?? "DB");
     const account = await new Admin(rt.url.origin, token).accountWithKey("stalls@bench.invalid", 1_000_000);
     const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`, { signal: AbortSignal.timeout(10_000) })).json()) as Array<{
@@ -266,21 +286,36 @@ async function main(): Promise<void> {
         });
       await load(2000); // warm-up, not profiled
       const done: Array<{ endUs: number; totalMs: number }> = [];
+      let finished = 0;
       await session.send("Profiler.start");
       const cpuBefore = cpuSnapshot();
+      const routerCpu0 = cpuMs(rt.workerdPid);
+      const ledgerCpu0 = cpuMs(ledgerPid);
       await load(seconds * 1000, (c) => {
+        finished++;
         if (c.ok && c.phase === "measure") done.push({ endUs: Number(process.hrtime.bigint() / 1000n), totalMs: c.totalMs });
       });
+      const perRequest = (ms: number) => round(ms / Math.max(1, finished), 3);
+      const cpu = {
+        router: perRequest(cpuMs(rt.workerdPid) - routerCpu0),
+        ...(ledgerPid === undefined ? {} : { ledger: perRequest(cpuMs(ledgerPid) - ledgerCpu0) }),
+      };
       const foreign = round(foreignCpuPercent(cpuBefore, cpuSnapshot(), os.cpus().length));
       const { profile } = await session.send<{ profile: TimedProfile }>("Profiler.stop", {}, 120_000);
-      const name = `${values.stream ? `${tokens}-chunk streams` : "non-stream"}, concurrency ${concurrency}, ${seconds} s${
+      const name = `${values.stream ? `${tokens}-chunk streams` : "non-stream"}, concurrency ${concurrency}, ${seconds} s, ${
+        values.split ? "split (the ledger and its D1 in their own workerd)" : "all in one workerd"
+      }${
         Object.keys(vars).length
           ? ` (${Object.entries(vars)
               .map(([k, v]) => `${k}=${v}`)
               .join(", ")})`
           : ""
       }`;
-      const report = { ...findStalls(profile, new Mapper(basename(bundle.main), `${bundle.main}.map`), done, slowMs, name), foreign_cpu_pct: foreign };
+      const report = {
+        ...findStalls(profile, new Mapper(basename(bundle.main), `${bundle.main}.map`), done, slowMs, name),
+        foreign_cpu_pct: foreign,
+        ...(rt.workerdPid === undefined ? {} : { cpu_ms_per_request: cpu }),
+      };
       console.log(stallMarkdown(report));
       if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2));
     } finally {
