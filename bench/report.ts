@@ -1,4 +1,5 @@
 // results.json's shape, the issue's targets, and the markdown tables printed on stdout (and pasted in the README).
+import { layoutsMarkdown, type LayoutRun } from "./split-router.ts";
 import type { Bundle } from "./router.ts";
 import type { LedgerRun, Measured, OpenStreams, Startup } from "./scenarios.ts";
 import type { ProbeMix } from "./probe.ts";
@@ -109,7 +110,7 @@ export type Results = {
   floor_variants?: FloorVariantRow[];
   bundle?: Omit<Bundle, "dir" | "main">;
   startup?: { passthrough: Startup; router: Startup; router_minus_passthrough_ms: number };
-  diagnostics?: { calls?: { mixes: ProbeMix[]; note: string }; cpu_profiles?: ProfileSummary[]; ttfb_split?: TtfbSplitRow[] };
+  diagnostics?: { calls?: { mixes: ProbeMix[]; note: string }; cpu_profiles?: ProfileSummary[]; ttfb_split?: TtfbSplitRow[]; layouts?: LayoutRun[] };
   /** workerd output (the router's console.error lands here): line count and the last lines. */
   runtime_logs: Record<string, { lines: number; recent: string[] }>;
   /** RSS of each workerd right after start and at the end of the load scenarios. */
@@ -598,6 +599,10 @@ export function markdown(r: Results): string {
       ),
     );
   }
+  if (r.diagnostics?.layouts?.length)
+    out.push(
+      `\n**Production-like split** (non-stream, concurrency 16; all in one: router, ledger Durable Object and local D1 in one workerd; split: the ledger and its D1 in a workerd of their own, bench/split-router.ts)\n\n${layoutsMarkdown(r.diagnostics.layouts)}`,
+    );
   for (const p of r.diagnostics?.cpu_profiles ?? []) {
     out.push(`\n**CPU profile of the router isolate: ${p.name}** (${f(p.busy_ms_per_request, 3)} ms of isolate CPU per request; share of busy time)\n`);
     const rows = Array.from({ length: Math.max(Math.min(p.by_source.length, 10), Math.min(p.top_functions.length, 10)) }, (_, i) => {

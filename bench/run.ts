@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,floor,ttfb,probe,profile] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render]`
+// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render]`
 //
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
 // simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
@@ -63,6 +63,7 @@ import { pacedStreams, startPacer, streamTemplate } from "./paced.ts";
 import { ttfbSplit } from "./ttfb-split.ts";
 import { countingProbe } from "./probe.ts";
 import { cpuProfiles } from "./profile.ts";
+import { compareLayouts } from "./split-router.ts";
 import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 
 const { values } = parseArgs({
@@ -86,7 +87,7 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick;
-const runOnly = new Set((values.only ?? "1,2,3,4,5,6,7,peers,floor,ttfb,probe,profile").split(",").map((s) => s.trim()));
+const runOnly = new Set((values.only ?? "1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile").split(",").map((s) => s.trim()));
 const repeat = values.repeat !== undefined ? Number(values.repeat) : quick || values.only !== undefined ? 1 : 3;
 if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) throw new Error(`--repeat must be a whole number from 1 to 20, not ${values.repeat}`);
 /** What the bench itself wires up: not to be overridden by --var. */
@@ -102,7 +103,7 @@ const clientNice = values["client-priority"] === undefined ? undefined : Number(
 if (clientNice !== undefined && (!Number.isInteger(clientNice) || clientNice < -20 || clientNice > 19))
   throw new Error(`--client-priority must be a nice value, a whole number from -20 to 19, not ${values["client-priority"]}`);
 /** Not targets, and not timed as such: measured in the first run of a set only. */
-const FIRST_RUN_ONLY = new Set(["floor", "ttfb", "probe", "profile"]);
+const FIRST_RUN_ONLY = new Set(["split", "floor", "ttfb", "probe", "profile"]);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outDir = join(root, "bench", "out");
 const workerRoot = values.root ? resolve(values.root) : root;
@@ -605,6 +606,20 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
     await attempt("diagnostics (counting probe)", async () => {
       log("diagnostics: counting Durable Object RPCs, D1 and KV calls per request");
       (results.diagnostics ??= {}).calls = await countingProbe(workerRoot, bundle, cfg, sim.url, MODEL, cleanup);
+    });
+  }
+  if (only.has("split")) {
+    await attempt("diagnostics (production-like split)", async () => {
+      log("diagnostics: the router all in one against the router with the ledger Durable Object and its D1 in a process of their own");
+      (results.diagnostics ??= {}).layouts = await compareLayouts({
+        root: workerRoot,
+        bundle,
+        settings: { cfg, catalogPath: join(workerRoot, "catalog.json"), simulatorUrl: sim.url, adminToken: "bench-split-token" },
+        rounds: quick ? 1 : 3,
+        seconds: quick ? 3 : 8,
+        concurrency: 16,
+        cleanup,
+      });
     });
   }
   if (only.has("profile")) {

@@ -125,6 +125,75 @@ export type LayoutRun = {
   foreign_cpu_pct: number;
 };
 
+export type LayoutOptions = { root: string; bundle: Bundle; settings: RouterSettings; rounds: number; seconds: number; concurrency: number; cleanup: Cleanup };
+
+/**
+ * Rounds of a closed loop (non-stream, paid model) against a freshly started all-in-one router and a
+ * freshly started split pair, alternating; each run's figures, in order.
+ */
+export async function compareLayouts(o: LayoutOptions): Promise<LayoutRun[]> {
+  const { root, bundle, settings, cleanup } = o;
+  const round3 = (n: number, d = 3) => Math.round(n * 10 ** d) / 10 ** d;
+  const d1Binding = settings.cfg.d1Databases[0] ?? "DB";
+  const body = chatBody({ model: "meta-llama/llama-3.1-8b-instruct", stream: false, tokens: 16, words: "Split" });
+  const runs: LayoutRun[] = [];
+  for (let round = 1; round <= o.rounds; round++) {
+    for (const layout of ["all in one", "split"] as const) {
+      const split = layout === "split" ? await startSplitRouter("split", bundle, settings, cleanup, { root, d1Binding }) : undefined;
+      const rt = split ?? (await startRuntime("all-in-one", routerOptions(bundle, settings), cleanup));
+      try {
+        await applyMigrations(rt, root, d1Binding);
+        const account = await new Admin(rt.url.origin, settings.adminToken).accountWithKey(
+          `split-${round}-${layout.replaceAll(" ", "-")}@bench.invalid`,
+          1_000_000,
+        );
+        let finished = 0;
+        const router0 = cpuMs(rt.workerdPid);
+        const ledger0 = cpuMs(split?.ledgerPid);
+        const machine0 = cpuSnapshot();
+        const result = await runLoad({
+          origin: rt.url,
+          concurrency: o.concurrency,
+          warmupMs: 2000,
+          durationMs: o.seconds * 1000,
+          timeoutMs: 60_000,
+          stream: false,
+          request: () => chatRequest({ kind: "router", origin: rt.url, path: "/api/v1/chat/completions" }, account.key, body),
+          onCompletion: () => finished++,
+        });
+        const perRequest = (ms: number) => round3(ms / Math.max(1, finished));
+        runs.push({
+          layout,
+          round,
+          rps: round3(result.rps, 0),
+          latency_p50_ms: round3(result.latency_ms.p50, 2),
+          latency_p99_ms: round3(result.latency_ms.p99, 2),
+          errors: result.errors,
+          router_cpu_ms_per_request: perRequest(cpuMs(rt.workerdPid) - router0),
+          ...(split ? { ledger_cpu_ms_per_request: perRequest(cpuMs(split.ledgerPid) - ledger0) } : {}),
+          foreign_cpu_pct: round3(foreignCpuPercent(machine0, cpuSnapshot(), cpus().length), 1),
+        });
+      } finally {
+        await rt.stop();
+        await split?.stopLedger();
+      }
+    }
+  }
+  return runs;
+}
+
+/** The runs as a markdown table. */
+export function layoutsMarkdown(runs: LayoutRun[]): string {
+  return [
+    "| round | layout | req/s | p50 ms | p99 ms | errors | router workerd CPU ms/req | ledger workerd CPU ms/req | other processes % |",
+    "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...runs.map(
+      (r) =>
+        `| ${r.round} | ${r.layout} | ${r.rps} | ${r.latency_p50_ms} | ${r.latency_p99_ms} | ${r.errors} | ${r.router_cpu_ms_per_request} | ${r.ledger_cpu_ms_per_request ?? "–"} | ${r.foreign_cpu_pct} |`,
+    ),
+  ].join("\n");
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -141,64 +210,15 @@ async function main(): Promise<void> {
   const root = fileURLToPath(new URL("..", import.meta.url));
   const cleanup = new Cleanup();
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void cleanup.runAll().finally(() => process.exit(130)));
-  const round3 = (n: number, d = 3) => Math.round(n * 10 ** d) / 10 ** d;
   try {
     const bundle = await buildBundle(root, root, join(root, "bench", "out", "bundle-split"));
     const sim = await startSimulatorProcess(root, cleanup);
     const cfg = readWranglerConfig(join(root, "wrangler.toml"));
-    const token = "bench-split-token";
-    const settings: RouterSettings = { cfg, catalogPath: join(root, "catalog.json"), simulatorUrl: sim.url, adminToken: token };
-    const d1Binding = cfg.d1Databases[0] ?? "DB";
-    const body = chatBody({ model: "meta-llama/llama-3.1-8b-instruct", stream: false, tokens: 16, words: "Split" });
-    const runs: LayoutRun[] = [];
-    for (let round = 1; round <= rounds; round++) {
-      for (const layout of ["all in one", "split"] as const) {
-        const split = layout === "split" ? await startSplitRouter("split", bundle, settings, cleanup, { root, d1Binding }) : undefined;
-        const rt = split ?? (await startRuntime("all-in-one", routerOptions(bundle, settings), cleanup));
-        try {
-          await applyMigrations(rt, root, d1Binding);
-          const account = await new Admin(rt.url.origin, token).accountWithKey(`split-${round}-${layout.replaceAll(" ", "-")}@bench.invalid`, 1_000_000);
-          let finished = 0;
-          const router0 = cpuMs(rt.workerdPid);
-          const ledger0 = cpuMs(split?.ledgerPid);
-          const machine0 = cpuSnapshot();
-          const result = await runLoad({
-            origin: rt.url,
-            concurrency,
-            warmupMs: 2000,
-            durationMs: seconds * 1000,
-            timeoutMs: 60_000,
-            stream: false,
-            request: () => chatRequest({ kind: "router", origin: rt.url, path: "/api/v1/chat/completions" }, account.key, body),
-            onCompletion: () => finished++,
-          });
-          const perRequest = (ms: number) => round3(ms / Math.max(1, finished));
-          const run: LayoutRun = {
-            layout,
-            round,
-            rps: round3(result.rps, 0),
-            latency_p50_ms: round3(result.latency_ms.p50, 2),
-            latency_p99_ms: round3(result.latency_ms.p99, 2),
-            errors: result.errors,
-            router_cpu_ms_per_request: perRequest(cpuMs(rt.workerdPid) - router0),
-            ...(split ? { ledger_cpu_ms_per_request: perRequest(cpuMs(split.ledgerPid) - ledger0) } : {}),
-            foreign_cpu_pct: round3(foreignCpuPercent(machine0, cpuSnapshot(), cpus().length), 1),
-          };
-          runs.push(run);
-          console.log(JSON.stringify(run));
-        } finally {
-          await rt.stop();
-          await split?.stopLedger();
-        }
-      }
-    }
+    const settings: RouterSettings = { cfg, catalogPath: join(root, "catalog.json"), simulatorUrl: sim.url, adminToken: "bench-split-token" };
+    const runs = await compareLayouts({ root, bundle, settings, rounds, seconds, concurrency, cleanup });
+    for (const r of runs) console.log(JSON.stringify(r));
     console.log("");
-    console.log("| round | layout | req/s | p50 ms | p99 ms | errors | router workerd CPU ms/req | ledger workerd CPU ms/req | other processes % |");
-    console.log("|---:|---|---:|---:|---:|---:|---:|---:|---:|");
-    for (const r of runs)
-      console.log(
-        `| ${r.round} | ${r.layout} | ${r.rps} | ${r.latency_p50_ms} | ${r.latency_p99_ms} | ${r.errors} | ${r.router_cpu_ms_per_request} | ${r.ledger_cpu_ms_per_request ?? "–"} | ${r.foreign_cpu_pct} |`,
-      );
+    console.log(layoutsMarkdown(runs));
   } finally {
     await cleanup.runAll();
   }

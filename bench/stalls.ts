@@ -10,7 +10,10 @@
 // make one window; in each window the longest run of samples without an idle one is what held the isolate:
 // its length, and the functions of ours (and the runtime's, and the garbage collector) on the stack
 // throughout it, mapped to the sources through wrangler's source map. Runs of the whole measurement longer
-// than `--slow-ms` are listed by length too, slow request or not.
+// than `--slow-ms` are listed by length too, slow request or not. V8 samples only while the isolate is
+// entered: a pause over 1 ms between samples is time its thread spent elsewhere (workerd's I/O, another
+// isolate — local D1 and KV run on the same thread — or no core); it ends a run and is reported apart,
+// with what the isolate ran last before it.
 //
 // In Miniflare one workerd process runs the router isolate, the ledger Durable Object (in the same isolate)
 // and local D1 and KV (their own isolates, one thread): a stall here may be work production does on other
@@ -35,6 +38,8 @@ import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 type TimedProfile = Profile & { startTime: number; endTime: number };
 
 export type HeldBy = { name: string; ms: number };
+/** A pause in the samples: the isolate away from its thread, and what it ran last before. */
+export type Gap = { at_s: number; ms: number; after: string };
 export type Stall = { at_s: number; ms: number; slow_requests: number; held_by: HeldBy[] };
 export type StallReport = {
   load: string;
@@ -59,6 +64,11 @@ export type StallReport = {
   stalls: Stall[];
   /** Over every such run: the functions on the stack, by the time they were on it (a sample counts once per function). */
   held_by_overall: HeldBy[];
+  /** Time in pauses over 1 ms between samples (the isolate not entered: its thread elsewhere), ms. */
+  away_ms: number;
+  /** The longest such pauses during slow requests, and what the isolate ran last before each. */
+  longest_gaps: Gap[];
+  gaps_over: { over_5ms: number; over_25ms: number; over_50ms: number };
 };
 
 const IDLE = new Set(["(idle)", "(program)"]);
@@ -77,11 +87,25 @@ function timeline(profile: TimedProfile, idleNodes: Set<number>): { at: Float64A
   return { at, busy };
 }
 
-/** Busy runs: [first sample, last sample] with no idle sample between. */
-function busyRuns(busy: Uint8Array): Array<[number, number]> {
+/**
+ * A pause between two samples longer than this is not time in the isolate: V8 samples only while the
+ * isolate is entered, so its thread was elsewhere (workerd's own I/O, another isolate — local D1, KV, the
+ * Durable Object proxy — or no core at all). Such a pause ends a busy run and is reported apart.
+ */
+const GAP_US = 1000;
+
+/** The time a sample stands for: until the next one, but never a gap. */
+const sampleUs = (profile: TimedProfile, i: number) => Math.min(profile.timeDeltas[i + 1] ?? 0, GAP_US);
+
+/** Busy runs: [first sample, last sample] with no idle sample and no gap between. */
+function busyRuns(busy: Uint8Array, at: Float64Array): Array<[number, number]> {
   const runs: Array<[number, number]> = [];
   let start = -1;
   for (let i = 0; i <= busy.length; i++) {
+    if (start >= 0 && i < busy.length && at[i]! - at[i - 1]! > GAP_US) {
+      runs.push([start, i - 1]);
+      start = -1;
+    }
     if (i < busy.length && busy[i]) {
       if (start < 0) start = i;
     } else if (start >= 0) {
@@ -106,7 +130,7 @@ function heldBy(
   into = new Map<string, number>(),
 ) {
   for (let i = from; i <= to; i++) {
-    const us = profile.timeDeltas[i + 1] ?? profile.timeDeltas[i] ?? 0;
+    const us = sampleUs(profile, i);
     const seen = new Set<string>();
     for (let id: number | undefined = profile.samples[i]; id !== undefined; id = parentOf.get(id)) {
       const frame = byId.get(id)!.callFrame;
@@ -139,8 +163,8 @@ export function findStalls(
   for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
   const idleNodes = new Set(profile.nodes.filter((n) => IDLE.has(n.callFrame.functionName)).map((n) => n.id));
   const { at, busy } = timeline(profile, idleNodes);
-  const runs = busyRuns(busy);
-  const runMs = (r: [number, number]) => (at[r[1]]! - at[r[0]]! + (profile.timeDeltas[r[1] + 1] ?? 0)) / 1000;
+  const runs = busyRuns(busy, at);
+  const runMs = (r: [number, number]) => (at[r[1]]! - at[r[0]]! + sampleUs(profile, r[1])) / 1000;
   const lengths = runs.map(runMs).sort((a, b) => b - a);
 
   const latency = stats(completions.map((c) => c.totalMs));
@@ -172,6 +196,17 @@ export function findStalls(
   }
   stalls.sort((a, b) => b.ms - a.ms);
   const over = (ms: number) => lengths.filter((l) => l > ms).length;
+  // Gaps: the isolate away from its thread, longest first, with what it ran last before leaving.
+  const gaps: Gap[] = [];
+  let awayUs = 0;
+  for (let i = 1; i < at.length; i++) {
+    const us = at[i]! - at[i - 1]!;
+    if (us <= GAP_US) continue;
+    awayUs += us;
+    if (!windows.some((w) => at[i]! >= w.from && at[i - 1]! <= w.to)) continue;
+    gaps.push({ at_s: round((at[i - 1]! - profile.startTime) / 1e6, 3), ms: round(us / 1000, 2), after: lastOurs(profile, mapper, parentOf, byId, i - 1) });
+  }
+  gaps.sort((a, b) => b.ms - a.ms);
   return {
     load,
     requests: completions.length,
@@ -183,7 +218,27 @@ export function findStalls(
     runs_over: { over_5ms: over(5), over_10ms: over(10), over_25ms: over(25), over_50ms: over(50) },
     stalls: stalls.slice(0, 15),
     held_by_overall: top(overall, 20),
+    away_ms: round(awayUs / 1000),
+    longest_gaps: gaps.slice(0, 10),
+    gaps_over: {
+      over_5ms: gaps.filter((g) => g.ms > 5).length,
+      over_25ms: gaps.filter((g) => g.ms > 25).length,
+      over_50ms: gaps.filter((g) => g.ms > 50).length,
+    },
   };
+}
+
+/** The innermost function of ours (or the runtime's) on a sample's stack: what the isolate was doing when its thread left. */
+function lastOurs(profile: TimedProfile, mapper: Mapper, parentOf: Map<number, number>, byId: Map<number, Profile["nodes"][number]>, i: number): string {
+  let fallback = "";
+  for (let id: number | undefined = profile.samples[i]; id !== undefined; id = parentOf.get(id)) {
+    const frame = byId.get(id)!.callFrame;
+    if (frame.functionName === "(root)") break;
+    const placed = mapper.place(frame);
+    if (placed.source.startsWith("src/")) return placed.fn;
+    fallback ||= placed.fn;
+  }
+  return fallback || "(idle)";
 }
 
 export function stallMarkdown(r: StallReport): string {
@@ -214,6 +269,10 @@ export function stallMarkdown(r: StallReport): string {
     "Over all of them, by time on the stack:",
     "",
     ...r.held_by_overall.map((h) => `- ${h.ms} ms  ${h.name}`),
+    "",
+    `The isolate away from its thread (pauses over 1 ms between samples: workerd's own I/O, another isolate on the thread — local D1, KV, the Durable Object proxy — or no core): ${r.away_ms} ms in all; during slow requests ${r.gaps_over.over_5ms} over 5 ms, ${r.gaps_over.over_25ms} over 25 ms, ${r.gaps_over.over_50ms} over 50 ms. The longest, with what the isolate ran last before:`,
+    "",
+    ...r.longest_gaps.map((g) => `- ${g.ms} ms at ${g.at_s} s, after ${g.after}`),
   ];
   return lines.join("\n");
 }

@@ -111,7 +111,7 @@ export const SETTINGS = {
     "how soon after a settle an account's ledger copies its new generation records to D1 (one batch for all settled meanwhile), ms",
   ),
   RECORDS_FLUSH_BATCH: count(
-    2_000,
+    500,
     "most records one such copy sends to D1 in one batch; more go in the next batch at once. Each batch is built and sent by the ledger Durable Object in one go",
   ),
   BODY_DRAIN_MAX_BYTES: count(
