@@ -141,3 +141,15 @@ export class InspectorSession {
     else p.resolve(reply.result);
   }
 }
+
+/** Connects to the router's isolate among the Worker isolates a Miniflare inspector port lists. */
+export async function routerInspector(inspectorPort: number): Promise<InspectorSession> {
+  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`, { signal: AbortSignal.timeout(10_000) })).json()) as Array<{
+    title?: string;
+    webSocketDebuggerUrl?: string;
+  }>;
+  const target =
+    targets.find((t) => t.title?.includes("switchyard") && t.webSocketDebuggerUrl) ?? targets.find((t) => t.webSocketDebuggerUrl && !t.title?.includes(":"));
+  if (!target?.webSocketDebuggerUrl) throw new Error(`no inspector target for the router among ${targets.map((t) => t.title).join(", ")}`);
+  return InspectorSession.connect(target.webSocketDebuggerUrl);
+}

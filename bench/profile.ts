@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { SourceMap, type SourceMapPayload } from "node:module";
 import { basename, join } from "node:path";
-import { InspectorSession } from "./inspector.ts";
+import { routerInspector, type InspectorSession } from "./inspector.ts";
 import { runLoad } from "./load.ts";
 import { freePort, startRuntime, type Cleanup } from "./processes.ts";
 import { Admin, applyMigrations, routerOptions, type Bundle } from "./router.ts";
@@ -141,14 +141,7 @@ export async function cpuProfiles(
   try {
     await applyMigrations(rt, root, cfg.d1Databases[0] ?? "DB");
     const account = await new Admin(rt.url.origin, token).accountWithKey("profile@bench.invalid", 1_000_000);
-    const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`, { signal: AbortSignal.timeout(10_000) })).json()) as Array<{
-      title?: string;
-      webSocketDebuggerUrl?: string;
-    }>;
-    const target =
-      targets.find((t) => t.title?.includes("switchyard") && t.webSocketDebuggerUrl) ?? targets.find((t) => t.webSocketDebuggerUrl && !t.title?.includes(":"));
-    if (!target?.webSocketDebuggerUrl) throw new Error(`no inspector target for the router among ${targets.map((t) => t.title).join(", ")}`);
-    session = await InspectorSession.connect(target.webSocketDebuggerUrl);
+    session = await routerInspector(inspectorPort);
     await session.send("Profiler.enable");
     await session.send("Profiler.setSamplingInterval", { interval: 200 });
     const mapper = new Mapper(basename(bundle.main), `${bundle.main}.map`);

@@ -25,7 +25,7 @@ import { writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { InspectorSession } from "./inspector.ts";
+import { routerInspector } from "./inspector.ts";
 import { runLoad, stats, type Completion } from "./load.ts";
 import os from "node:os";
 import { Cleanup, cpuSnapshot, foreignCpuPercent, freePort, startRuntime, startSimulatorProcess } from "./processes.ts";
@@ -319,14 +319,7 @@ async function main(): Promise<void> {
     const ledgerPid = (rt as Partial<SplitRuntime>).ledgerPid;
     await applyMigrations(rt, root, cfg.d1Databases[0] ?? "DB");
     const account = await new Admin(rt.url.origin, token).accountWithKey("stalls@bench.invalid", 1_000_000);
-    const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`, { signal: AbortSignal.timeout(10_000) })).json()) as Array<{
-      title?: string;
-      webSocketDebuggerUrl?: string;
-    }>;
-    const target =
-      targets.find((t) => t.title?.includes("switchyard") && t.webSocketDebuggerUrl) ?? targets.find((t) => t.webSocketDebuggerUrl && !t.title?.includes(":"));
-    if (!target?.webSocketDebuggerUrl) throw new Error("no inspector target for the router");
-    const session = await InspectorSession.connect(target.webSocketDebuggerUrl);
+    const session = await routerInspector(inspectorPort);
     try {
       await session.send("Profiler.enable");
       await session.send("Profiler.setSamplingInterval", { interval: 100 });
