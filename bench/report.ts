@@ -690,7 +690,7 @@ function peersMarkdown(p: PeersRun): string {
     .map(([n, v]) => `${n} ${v}`)
     .join(", ");
   out.push(
-    `\n**Peer gateway: Portkey ${g.version} on Node beside the router** (same simulator, same client; ${p.rounds} rounds, the targets' order rotating; median over the rounds, range in brackets; ms unless marked; Portkey pinned with ${pins}; Portkey sleeps ${g.stream_sleep_ms} ms before each stream's first event, so its stream times are given raw and minus that sleep)\n`,
+    `\n**Peer gateway: Portkey ${g.version} on Node beside the router${p.router_layout === "split" ? " (split: the ledger and its D1 in a workerd of their own, not counted in the router's CPU)" : ""}** (same simulator, same client; ${p.rounds} rounds, the targets' order rotating; median over the rounds, range in brackets; ms unless marked; Portkey pinned with ${pins}; Portkey sleeps ${g.stream_sleep_ms} ms before each stream's first event, so its stream times are given raw and minus that sleep)\n`,
   );
   const rowOf = (id: string) => p.rows.find((x) => x.workload.id === id);
   const side: string[][] = [];

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render]`
+// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render] [--split-router]`
 //
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
 // simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
@@ -63,7 +63,7 @@ import { pacedStreams, startPacer, streamTemplate } from "./paced.ts";
 import { ttfbSplit } from "./ttfb-split.ts";
 import { countingProbe } from "./probe.ts";
 import { cpuProfiles } from "./profile.ts";
-import { compareLayouts } from "./split-router.ts";
+import { compareLayouts, startSplitRouter } from "./split-router.ts";
 import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 
 const { values } = parseArgs({
@@ -82,6 +82,8 @@ const { values } = parseArgs({
     repeat: { type: "string" },
     /** A Worker variable for the router, NAME=VALUE (repeatable): on top of wrangler.toml's [vars]. */
     var: { type: "string", multiple: true },
+    /** Scenario peers: the router split (bench/split-router.ts: the ledger Durable Object and its D1 in a workerd of their own), as deployed. */
+    "split-router": { type: "boolean", default: false },
     /** Run the bench process at this nice value (e.g. -10), the measured processes at the bench's own: root only. */
     "client-priority": { type: "string" },
   },
@@ -510,11 +512,14 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
       const forgetState = cleanup.add("router state (peers)", async () => removeState(), removeState);
       let router: Runtime | undefined;
       try {
-        router = await startRuntime(
-          "router (peers)",
-          routerOptions(bundle, { cfg, catalogPath, simulatorUrl: sim.url, adminToken, persistDir: state }),
-          cleanup,
-        );
+        const routerSettings = { cfg, catalogPath, simulatorUrl: sim.url, adminToken, persistDir: state };
+        // Split, each workerd keeps its storage in memory: one persist directory under both would put two processes on one SQLite file.
+        router = values["split-router"]
+          ? await startSplitRouter("router (peers)", bundle, { ...routerSettings, persistDir: undefined }, cleanup, {
+              root: workerRoot,
+              d1Binding: cfg.d1Databases[0] ?? "DB",
+            })
+          : await startRuntime("router (peers)", routerOptions(bundle, routerSettings), cleanup);
         await applyMigrations(router, workerRoot, cfg.d1Databases[0] ?? "DB");
         const account = await new Admin(router.url.origin, adminToken).accountWithKey("bench-peers@bench.invalid", CREDITS_USD);
         // Portkey: provider openai, the simulator's carrier as a custom host (127.0.0.1 is a trusted custom host by
@@ -543,6 +548,7 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
           log,
           reportErrors,
         });
+        if (values["split-router"]) results.peers.router_layout = "split";
         results.runtime_logs["router (peers)"] = { lines: router.log.lines, recent: router.log.recent };
         results.runtime_logs["portkey"] = { lines: portkey.log.lines, recent: portkey.log.recent };
       } finally {
