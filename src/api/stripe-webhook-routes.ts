@@ -3,7 +3,7 @@ import type { AppEnv } from "../env";
 import { readBodyLimited } from "../http/read-limited";
 import { logError, logEvent } from "../log-error";
 import { settings } from "../settings";
-import { paymentDeps } from "../payments/reconcile";
+import { paymentDeps } from "../payments/grant-payment";
 import { recordStripeEvent } from "../payments/payments-store";
 import { stripeAccess, verifiedEvent } from "../payments/stripe-client";
 import { applyStripeEvent } from "../payments/stripe-events";

@@ -4,6 +4,7 @@ import type { Payment } from "../db/schema";
 import { ledgerFor } from "../ledger/ledger";
 import type { GrantRequest, GrantResult, ReverseRequest, ReverseResult } from "../ledger/ledger-object";
 import { recordSucceeded } from "./payments-store";
+import { stripeAccess } from "./stripe-client";
 
 /** What the payment steps need: the payments table (D1), Stripe, and the account ledger's grant and reversal (idempotent by id). */
 export type PaymentDeps = {
@@ -14,6 +15,9 @@ export type PaymentDeps = {
   now(): number;
 };
 
+/** The same with Stripe absent when payments are off: reconciliation still grants what Stripe charged. */
+export type MaybeConnectedDeps = Omit<PaymentDeps, "stripe"> & { stripe: Stripe | null };
+
 /** The ledger grant of a payment: its id makes the grant happen once, however often it is asked for. */
 export const paymentGrantId = (paymentId: string) => `payment:${paymentId}`;
 
@@ -23,10 +27,19 @@ export async function grantCharged(deps: Pick<PaymentDeps, "d1" | "grant">, paym
   await recordSucceeded(deps.d1, payment.accountId, payment.id);
 }
 
-/** The ledger's grant and reversal, through each account's Durable Object. */
-export function ledgerMoves(env: Env): Pick<PaymentDeps, "grant" | "reverse"> {
+/** The payment steps with the Worker's bindings and settings: D1, Stripe (null when off), each account's ledger Durable Object. */
+export async function paymentDeps(env: Env): Promise<MaybeConnectedDeps> {
   return {
+    d1: env.DB,
+    stripe: (await stripeAccess(env))?.stripe ?? null,
     grant: (accountId, req) => ledgerFor(env, accountId).grant(req),
     reverse: (accountId, req) => ledgerFor(env, accountId).reverse(req),
+    now: Date.now,
   };
+}
+
+/** The same, or null when payments are off: what taking a payment needs. */
+export async function connectedPaymentDeps(env: Env): Promise<PaymentDeps | null> {
+  const deps = await paymentDeps(env);
+  return deps.stripe ? { ...deps, stripe: deps.stripe } : null;
 }

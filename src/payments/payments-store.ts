@@ -65,12 +65,11 @@ export async function recordFailed(d1: D1Database, accountId: string, id: string
     .where(and(eq(payments.id, id), eq(payments.accountId, accountId), eq(payments.status, "pending")));
 }
 
-/** Credits taken back now for refunds and for disputes (both only ever the ledger's figure for the payment). */
+/** Credits taken back for refunds (only ever raised: the ledger's figure) and withheld now for disputes (the ledger's figure for the last one). */
 export async function recordReversal(d1: D1Database, id: string, kind: "refunded" | "disputed", nano: number): Promise<void> {
-  const column = kind === "refunded" ? payments.refundedNano : payments.disputedNano;
   await db(d1)
     .update(payments)
-    .set(kind === "refunded" ? { refundedNano: sql`max(${column}, ${nano})` } : { disputedNano: nano })
+    .set(kind === "refunded" ? { refundedNano: sql`max(${payments.refundedNano}, ${nano})` } : { disputedNano: nano })
     .where(eq(payments.id, id));
 }
 

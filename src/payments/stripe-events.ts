@@ -3,37 +3,29 @@ import { applySession, type Applied } from "./apply-session";
 import type { PaymentDeps } from "./grant-payment";
 import { applyDispute, applyRefund } from "./reversals";
 
+type EventOf<T extends Stripe.Event["type"]> = Extract<Stripe.Event, { type: T }>;
+
 /**
  * What each signed Stripe event does. Every step is idempotent (grant and reversal ids, conditional
  * status updates), so a duplicate delivery changes nothing and the order of delivery does not matter.
  * The webhook endpoint in Stripe's dashboard subscribes to exactly these types (docs/payments.md).
  */
-export const STRIPE_EVENT_TYPES = [
-  "checkout.session.completed",
-  "checkout.session.async_payment_succeeded",
-  "checkout.session.async_payment_failed",
-  "checkout.session.expired",
-  "charge.refunded",
-  "charge.dispute.created",
-  "charge.dispute.updated",
-  "charge.dispute.closed",
-] as const;
+const HANDLERS: { [T in Stripe.Event["type"]]?: (deps: PaymentDeps, event: EventOf<T>) => Promise<Applied> } = {
+  "checkout.session.completed": (deps, e) => applySession(deps, e.data.object),
+  "checkout.session.async_payment_succeeded": (deps, e) => applySession(deps, e.data.object),
+  "checkout.session.async_payment_failed": (deps, e) => applySession(deps, e.data.object, { asyncFailed: true }),
+  "checkout.session.expired": (deps, e) => applySession(deps, e.data.object),
+  "charge.refunded": (deps, e) => applyRefund(deps, e.data.object),
+  "charge.dispute.created": (deps, e) => applyDispute(deps, e.data.object),
+  "charge.dispute.updated": (deps, e) => applyDispute(deps, e.data.object),
+  "charge.dispute.closed": (deps, e) => applyDispute(deps, e.data.object),
+};
 
-export async function applyStripeEvent(deps: PaymentDeps, event: Stripe.Event): Promise<Applied> {
-  switch (event.type) {
-    case "checkout.session.completed":
-    case "checkout.session.async_payment_succeeded":
-    case "checkout.session.expired":
-      return applySession(deps, event.data.object);
-    case "checkout.session.async_payment_failed":
-      return applySession(deps, event.data.object, { asyncFailed: true });
-    case "charge.refunded":
-      return applyRefund(deps, event.data.object);
-    case "charge.dispute.created":
-    case "charge.dispute.updated":
-    case "charge.dispute.closed":
-      return applyDispute(deps, event.data.object);
-    default:
-      return { paymentId: null, outcome: "ignored: not an event type this deployment acts on", done: "ignored" };
-  }
+/** The event types acted on: the endpoint's subscription. */
+export const STRIPE_EVENT_TYPES = Object.keys(HANDLERS) as Array<Stripe.Event["type"]>;
+
+export function applyStripeEvent(deps: PaymentDeps, event: Stripe.Event): Promise<Applied> {
+  const handler = HANDLERS[event.type] as ((deps: PaymentDeps, event: Stripe.Event) => Promise<Applied>) | undefined;
+  if (!handler) return Promise.resolve({ paymentId: null, outcome: "ignored: not an event type this deployment acts on", done: "ignored" });
+  return handler(deps, event);
 }

@@ -1,6 +1,8 @@
 import { describe, it, expect } from "vitest";
 import { env, createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../../src/index";
+import { STRIPE_EVENT_TYPES } from "../../src/payments/stripe-events";
+import paymentsDoc from "../../docs/payments.md?raw";
 import { signUp, textOf } from "./console-helpers";
 import {
   STRIPE,
@@ -268,5 +270,12 @@ describe("reconciliation: Stripe's API when a webhook is late or lost", () => {
     const status = Object.fromEntries((await paymentRows(accountId)).map((p) => [p.checkout_session ?? p.id, p.status]));
     expect(status).toEqual({ [sessionId]: "failed", [`pay_${"o".repeat(43)}`]: "failed", [`pay_${"y".repeat(43)}`]: "pending" });
     expect(await audit(accountId)).toMatchObject({ credits_nano: 0 });
+  });
+});
+
+describe("the Stripe webhook's subscription", () => {
+  it("docs/payments.md lists exactly the event types the webhook acts on", () => {
+    const step = /events ((?:`[a-z._]+`,?\s*(?:and\s*)?)+)/.exec(paymentsDoc.replace(/\s+/g, " "))![1]!;
+    expect([...step.matchAll(/`([a-z._]+)`/g)].map((m) => m[1]).sort()).toEqual([...STRIPE_EVENT_TYPES].sort());
   });
 });

@@ -14,7 +14,8 @@ import { settings } from "../../settings";
 import { cancelCheckout, startCheckout } from "../../payments/checkout";
 import { NANO_PER_CENT, paymentTerms, quote, type Quote } from "../../payments/payment-terms";
 import { findPayment, recentPayments } from "../../payments/payments-store";
-import { paymentDeps, reconcileFromEnv } from "../../payments/reconcile";
+import { reconcileFromEnv } from "../../payments/reconcile";
+import { connectedPaymentDeps } from "../../payments/grant-payment";
 import { checkoutOrigin, paymentsEnabled } from "../../payments/stripe-client";
 import { CreditsPage, type AddCreditsState, type PaymentsMode } from "./page";
 
@@ -78,8 +79,8 @@ creditRoutes.get("/settings/credits", ...accountPage, async (c) => {
   const accountId = c.var.session!.accountId;
   const cancelled = c.req.query("cancelled");
   if (cancelled && PAYMENT_ID.test(cancelled)) {
-    const deps = await paymentDeps(c.env);
-    if (deps.stripe) await cancelCheckout({ ...deps, stripe: deps.stripe }, accountId, cancelled).catch((err) => logError("checkout cancel failed", err));
+    const deps = await connectedPaymentDeps(c.env);
+    if (deps) await cancelCheckout(deps, accountId, cancelled).catch((err) => logError("checkout cancel failed", err));
   }
   // A payment of this account that a lost webhook, a crash or a lost reply left unfinished is finished before the balance is read.
   await reconcileFromEnv(c.env, { accountId }).catch((err) => logError("credits page reconciliation failed", err));
@@ -102,8 +103,8 @@ creditRoutes.get("/settings/credits", ...accountPage, async (c) => {
  * was used already. Credits come from Stripe's signed webhook or reconciliation, never from here.
  */
 creditRoutes.post("/settings/credits", ...accountForm, async (c) => {
-  const deps = await paymentDeps(c.env);
-  if (!deps.stripe) return renderError(c, 404, "Adding credits is not available", "No payment processor is connected to this deployment.");
+  const deps = await connectedPaymentDeps(c.env);
+  if (!deps) return renderError(c, 404, "Adding credits is not available", "No payment processor is connected to this deployment.");
   const form = await readForm(c);
   const p = priced(c.env, form.amount);
   if ("error" in p) return creditsPage(c, 400, { form: { amount: form.amount, error: p.error } });
@@ -111,17 +112,14 @@ creditRoutes.post("/settings/credits", ...accountForm, async (c) => {
   if (!PAYMENT_ID.test(paymentId)) return renderError(c, 400, "This form has expired", "Reload the credits page and try again.");
   const s = c.var.session!;
   try {
-    const outcome = await startCheckout(
-      { ...deps, stripe: deps.stripe },
-      {
-        paymentId,
-        accountId: s.accountId,
-        email: s.email,
-        quote: p.quote,
-        origin: new URL(c.req.url).origin,
-        expiryS: settings(c.env).PAYMENT_CHECKOUT_EXPIRY_S,
-      },
-    );
+    const outcome = await startCheckout(deps, {
+      paymentId,
+      accountId: s.accountId,
+      email: s.email,
+      quote: p.quote,
+      origin: new URL(c.req.url).origin,
+      expiryS: settings(c.env).PAYMENT_CHECKOUT_EXPIRY_S,
+    });
     if (outcome.kind === "redirect") return c.redirect(outcome.url, 303);
     return c.redirect(`/settings/credits?done=${outcome.kind === "expired" ? "expired" : "duplicate"}`, 303);
   } catch (err) {
