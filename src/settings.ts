@@ -114,6 +114,31 @@ export const SETTINGS = {
     500,
     "most records one such copy sends to D1 in one batch; more go in the next batch at once. Each batch is built and sent by the ledger Durable Object in one go",
   ),
+  RECORDS_RETENTION_DAYS: between(
+    2,
+    36_500,
+    count(
+      30,
+      "generation records older than this many UTC days (counted from the start of today) leave D1 for the R2 archive, once archived and verified (docs/storage.md); at least 2, so the activity page's 48-hour view reads D1 only",
+    ),
+  ),
+  RECORDS_ARCHIVE_PART_RECORDS: between(
+    100,
+    40_000,
+    count(10_000, "most records in one archive object (a part of an account's UTC day); a larger day is written as several parts"),
+  ),
+  RECORDS_ARCHIVE_PARTS_PER_RUN: between(1, 1_000, count(6, "most archive objects one Cron Trigger run writes (each run is once a minute)")),
+  RECORDS_ARCHIVE_READS_PER_PAGE: between(
+    1,
+    100,
+    count(8, "most archive objects one activity page or CSV step reads; a page that would need more ends early, with a link to the rest"),
+  ),
+  D1_SIZE_LIMIT_BYTES: count(
+    10_000_000_000,
+    "the D1 database's size limit (Cloudflare's: 10 GB a database on Workers Paid), for the audit and the warning below, bytes",
+    "10000000000 = 10 GB",
+  ),
+  D1_SIZE_WARN_PERCENT: between(1, 100, count(80, "a log line (`d1 size warning`) each archive run while D1 is past this percent of that limit")),
   BODY_DRAIN_MAX_BYTES: count(
     64 * 1024 * 1024,
     "most bytes of an unread request body (the rest of an oversized one) read and discarded before answering, so the answer reaches the client",

@@ -10,8 +10,9 @@ const COLUMNS = Object.entries(getTableColumns(generations)).map(([key, column])
 const FLUSH_SQL =
   `INSERT INTO "${getTableName(generations)}" (${COLUMNS.map(({ column }) => `"${column.name}"`).join(", ")}) ` +
   `SELECT ${COLUMNS.map(({ column, key }) => fieldOf(column, key)).join(", ")} FROM json_each(?) WHERE true ` + // WHERE: SQLite's upsert-after-SELECT rule
-  `ON CONFLICT ("${generations.id.name}") DO UPDATE SET ${COLUMNS.filter(({ column }) => column !== generations.id)
+  `ON CONFLICT ("${generations.id.name}") DO UPDATE SET ${COLUMNS.filter(({ column }) => column !== generations.id && column !== generations.rev)
     .map(({ column }) => `"${column.name}" = excluded."${column.name}"`)
+    .concat(`"${generations.rev.name}" = "${getTableName(generations)}"."${generations.rev.name}" + 1`)
     .join(", ")}`;
 /** JSON characters per statement: at most 1.5 MB as UTF-8, inside D1's 2 MB value limit. */
 const FLUSH_CHUNK_CHARS = 512 * 1024;

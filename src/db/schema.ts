@@ -78,9 +78,65 @@ export const generations = sqliteTable(
     inboundApi: text("inbound_api", { enum: ["chat", "messages", "responses", "embeddings"] })
       .notNull()
       .default("chat"),
+    // Raised by each flush that replaces the row (a late settle): the archive deletes only the revision it copied.
+    rev: integer("rev").notNull().default(0),
   },
-  (t) => [index("generations_account_created").on(t.accountId, t.createdAt), index("generations_model_provider").on(t.model, t.providerName, t.createdAt)],
+  // created_at alone: the archive finds the oldest records past retention, over all accounts.
+  (t) => [index("generations_account_created").on(t.accountId, t.createdAt), index("generations_created").on(t.createdAt)],
 );
+
+/**
+ * The records archive's index (docs/storage.md, "R2 bucket ARCHIVE"): one row per archived object, a part
+ * of one account's UTC day of generation records. `writing` = the object may be (being) written and the
+ * records are still in D1; `archived` = the object was verified and its records left D1 in the same batch.
+ */
+export const archiveParts = sqliteTable(
+  "archive_parts",
+  {
+    accountId: text("account_id").notNull(),
+    day: text("day").notNull(), // UTC day of the records' created_at, "YYYY-MM-DD"
+    part: integer("part").notNull(), // 0, 1, … within the day, in the order written
+    key: text("key").notNull().unique(), // the R2 object: records/v1/<account>/<day>/<part>.ndjson.gz
+    state: text("state", { enum: ["writing", "archived"] }).notNull(),
+    records: integer("records").notNull(),
+    bytes: integer("bytes").notNull(), // the object's size (gzip)
+    sha256: text("sha256").notNull(), // hex SHA-256 of the object's bytes
+    firstAt: integer("first_at").notNull(), // created_at of its oldest and newest record, Unix ms
+    lastAt: integer("last_at").notNull(),
+    costNano: integer("cost_nano").notNull(), // Σ cost_nano of its records
+    writtenAt: integer("written_at").notNull(), // Unix ms the row was last (re)written as `writing`
+    archivedAt: integer("archived_at"), // Unix ms of the batch that archived it; null while `writing`
+    commitId: text("commit_id"), // random id of that batch: its later statements act only if this one set the state
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.day, t.part] }), index("archive_parts_account_last").on(t.accountId, t.lastAt)],
+);
+
+/** An archived part's records summed by model, key and carrier: the console's totals without reading R2. */
+export const archiveRollups = sqliteTable(
+  "archive_rollups",
+  {
+    accountId: text("account_id").notNull(),
+    day: text("day").notNull(),
+    part: integer("part").notNull(),
+    model: text("model").notNull(),
+    keyHash: text("key_hash").notNull(),
+    providerName: text("provider_name"), // null: no carrier served
+    requests: integer("requests").notNull(),
+    tokensPrompt: integer("tokens_prompt").notNull(),
+    tokensCompletion: integer("tokens_completion").notNull(),
+    tokensCached: integer("tokens_cached").notNull(),
+    costNano: integer("cost_nano").notNull(),
+  },
+  (t) => [index("archive_rollups_account_day").on(t.accountId, t.day)],
+);
+
+/** Archived records whose id carries no time (made before time-sortable ids): where each one went. */
+export const archivedLegacyIds = sqliteTable("archived_legacy_ids", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  day: text("day").notNull(),
+  part: integer("part").notNull(),
+});
 
 /**
  * One row per carrier attempt (served or failed), copied from each flushed generation record's
@@ -178,6 +234,7 @@ export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;
 export type Generation = typeof generations.$inferSelect;
 export type NewGeneration = typeof generations.$inferInsert;
+export type ArchivePart = typeof archiveParts.$inferSelect;
 export type Credential = typeof credentials.$inferSelect;
 export type Session = typeof sessions.$inferSelect;
 export type Payment = typeof payments.$inferSelect;

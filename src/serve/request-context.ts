@@ -1,5 +1,5 @@
 import type { Caller, Env } from "../env";
-import { randomId } from "../keys/api-key";
+import { newGenerationId } from "../generations/generation-id";
 import type { Ticket } from "../ledger/account-ledger";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { AttemptLog } from "../carriers/attempt-log";
@@ -46,10 +46,6 @@ export type RequestContext = {
   settled: boolean;
 };
 
-export function newGenerationId(): string {
-  return randomId("gen-", 12);
-}
-
 /**
  * A request's context from its arrival (after authentication): a new generation id, the caller, what
  * its headers say, and a promise held under waitUntil from the start and resolved once it is settled,
@@ -65,10 +61,11 @@ export function newRequestContext(
   const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
   let markSettled = () => {};
   waitUntil(new Promise<void>((resolve) => (markSettled = resolve)));
+  const startedAt = Date.now();
   return {
     env,
     waitUntil,
-    genId: newGenerationId(),
+    genId: newGenerationId(startedAt),
     caller,
     requestedModel: "",
     model: "",
@@ -83,7 +80,7 @@ export function newRequestContext(
     sessionId: null,
     inboundApi: "chat",
     echo: {},
-    startedAt: Date.now(),
+    startedAt,
     markSettled,
     ticket: null,
     served: null,

@@ -1,0 +1,55 @@
+import { getTableColumns } from "drizzle-orm";
+import { generations, type Generation } from "../db/schema";
+import { toHex } from "../keys/api-key";
+
+/**
+ * The archive's object format (docs/storage.md, "R2 bucket ARCHIVE"): gzip of NDJSON, one generation
+ * record a line, its D1 columns by their D1 names (booleans as JSON booleans), oldest first by
+ * (created_at, id). Pure functions, but for the Web streams that compress.
+ */
+
+const COLUMNS = Object.entries(getTableColumns(generations)).map(([key, column]) => [key as keyof Generation, column.name] as const);
+
+/** The object of one part: records/v1/<account>/<day>/<part, 4 digits>.ndjson.gz. */
+export function partKey(accountId: string, day: string, part: number): string {
+  return `records/v1/${accountId}/${day}/${String(part).padStart(4, "0")}.ndjson.gz`;
+}
+
+/** The UTC day of a Unix ms, "YYYY-MM-DD". */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export function recordLine(g: Generation): string {
+  const o: Record<string, unknown> = {};
+  for (const [key, name] of COLUMNS) o[name] = g[key] ?? null;
+  return JSON.stringify(o);
+}
+
+export function lineRecord(line: string): Generation {
+  const o = JSON.parse(line) as Record<string, unknown>;
+  const g: Record<string, unknown> = {};
+  for (const [key, name] of COLUMNS) g[key] = o[name] ?? null;
+  return g as Generation;
+}
+
+/** NDJSON of the records, gzip-compressed. */
+export async function packRecords(records: readonly Generation[]): Promise<Uint8Array> {
+  const text = records.map((g) => recordLine(g) + "\n").join("");
+  const gz = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
+  return new Uint8Array(await new Response(gz).arrayBuffer());
+}
+
+/** The records of an object's bytes (or body), in their order. */
+export async function unpackRecords(body: ReadableStream<Uint8Array> | Uint8Array): Promise<Generation[]> {
+  const stream = body instanceof Uint8Array ? new Blob([body]).stream() : body;
+  const text = await new Response(stream.pipeThrough(new DecompressionStream("gzip"))).text();
+  return text
+    .split("\n")
+    .filter((l) => l !== "")
+    .map(lineRecord);
+}
+
+export async function sha256Bytes(bytes: Uint8Array): Promise<string> {
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
+}

@@ -1,0 +1,119 @@
+import { commitPart, d1SizeBytes, markWriting, nextPart, oldestBefore, recordsBetween, type PartDraft } from "../db/archive-index";
+import type { Env } from "../env";
+import { logEvent } from "../log-error";
+import { settings } from "../settings";
+import { packRecords, partKey, sha256Bytes, unpackRecords, utcDay } from "./archive-format";
+
+const DAY_MS = 86_400_000;
+
+/** What one archive run may do, and where (settings: RECORDS_RETENTION_DAYS, RECORDS_ARCHIVE_*). */
+export type ArchiveOptions = {
+  now: number;
+  retentionDays: number;
+  partRecords: number;
+  partsPerRun: number;
+  /** Called after each step of a part; a throw there is a crash at that point (the tests' hook). */
+  afterStep?: (step: ArchiveStep, part: PartDraft) => void | Promise<void>;
+};
+export type ArchiveStep = "marked" | "written" | "verified" | "committed";
+export type ArchiveRun = { parts: number; records: number; notCommitted: number; done: boolean };
+
+/** The first ms still kept in D1: the start of the UTC day `retentionDays` before today. */
+export function retentionCutoff(now: number, retentionDays: number): number {
+  return Math.floor(now / DAY_MS) * DAY_MS - retentionDays * DAY_MS;
+}
+
+/**
+ * Moves generation records older than the retention from D1 to R2, a part at a time (at most
+ * `partsPerRun`): the oldest account-day first; its records (up to `partRecords`) packed, the part
+ * marked `writing` in the index, the object put, read back and checked (checksum, the same ids in the
+ * same order), then one D1 batch marks it archived and deletes exactly those records at the revision
+ * copied. A crash at any point leaves either the records in D1 (the part is written again, at the same
+ * key, by the next run) or the part archived and the records gone: never both, never neither.
+ */
+export async function archiveRecords(d1: D1Database, bucket: R2Bucket, o: ArchiveOptions): Promise<ArchiveRun> {
+  const cutoff = retentionCutoff(o.now, o.retentionDays);
+  const run: ArchiveRun = { parts: 0, records: 0, notCommitted: 0, done: false };
+  while (run.parts + run.notCommitted < o.partsPerRun) {
+    const oldest = await oldestBefore(d1, cutoff);
+    if (!oldest) {
+      run.done = true;
+      break;
+    }
+    const day = utcDay(oldest.createdAt);
+    const dayStart = Date.parse(day);
+    const records = await recordsBetween(d1, oldest.accountId, dayStart, dayStart + DAY_MS, o.partRecords);
+    const part = await nextPart(d1, oldest.accountId, day);
+    const bytes = await packRecords(records);
+    const draft: PartDraft = {
+      accountId: oldest.accountId,
+      day,
+      part,
+      key: partKey(oldest.accountId, day, part),
+      records: records.length,
+      bytes: bytes.length,
+      sha256: await sha256Bytes(bytes),
+      firstAt: records[0]!.createdAt,
+      lastAt: records.at(-1)!.createdAt,
+      costNano: records.reduce((s, r) => s + r.costNano, 0),
+      writtenAt: o.now,
+    };
+    if (!(await markWriting(d1, draft))) {
+      run.notCommitted++; // another run archived this part meanwhile: pick again
+      continue;
+    }
+    await o.afterStep?.("marked", draft);
+    await bucket.put(draft.key, bytes, {
+      sha256: draft.sha256,
+      httpMetadata: { contentType: "application/gzip" },
+      customMetadata: { records: String(draft.records), account: draft.accountId, day },
+    });
+    await o.afterStep?.("written", draft);
+    await verify(bucket, draft, records);
+    await o.afterStep?.("verified", draft);
+    if (await commitPart(d1, draft, records, o.now)) {
+      run.parts++;
+      run.records += records.length;
+    } else {
+      run.notCommitted++;
+      logEvent("archive part not committed", {
+        key: draft.key,
+        reason: "a record changed since it was copied, or another run owns the part; written again next run",
+      });
+    }
+    await o.afterStep?.("committed", draft);
+  }
+  return run;
+}
+
+/** The object as stored is the one packed: same checksum, same records in the same order. */
+async function verify(bucket: R2Bucket, draft: PartDraft, records: readonly { id: string }[]): Promise<void> {
+  const object = await bucket.get(draft.key);
+  if (!object) throw new Error(`archive object ${draft.key} is missing after its write`);
+  const bytes = new Uint8Array(await object.arrayBuffer());
+  if ((await sha256Bytes(bytes)) !== draft.sha256) throw new Error(`archive object ${draft.key} does not match its checksum`);
+  const stored = await unpackRecords(bytes);
+  if (stored.length !== records.length || stored.some((g, i) => g.id !== records[i]!.id))
+    throw new Error(`archive object ${draft.key} does not hold the records copied`);
+}
+
+/** D1 past the warning fraction of its limit: one log line per archive run. */
+export async function warnOnD1Size(d1: D1Database, limitBytes: number, warnPercent: number): Promise<number | null> {
+  const size = await d1SizeBytes(d1);
+  if (size !== null && size >= (limitBytes * warnPercent) / 100)
+    logEvent("d1 size warning", { size_bytes: size, limit_bytes: limitBytes, percent: Math.round((size / limitBytes) * 1000) / 10 });
+  return size;
+}
+
+/** The Cron Trigger's archive run, with the Worker's settings. */
+export async function archiveFromEnv(env: Env, now = Date.now()): Promise<ArchiveRun> {
+  const s = settings(env);
+  const run = await archiveRecords(env.DB, env.ARCHIVE, {
+    now,
+    retentionDays: s.RECORDS_RETENTION_DAYS,
+    partRecords: s.RECORDS_ARCHIVE_PART_RECORDS,
+    partsPerRun: s.RECORDS_ARCHIVE_PARTS_PER_RUN,
+  });
+  await warnOnD1Size(env.DB, s.D1_SIZE_LIMIT_BYTES, s.D1_SIZE_WARN_PERCENT);
+  return run;
+}
