@@ -1,4 +1,5 @@
-// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render] [--split-router]`
+// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile,ceiling] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render] [--split-router]`
+//   [--ceiling-ledgers 1,4,16 --ceiling-batches 100,500,2000 --ceiling-rates 1000,2000,…]
 //
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
 // simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
@@ -14,6 +15,11 @@
 //
 // Scenario `peers` runs a peer gateway (Portkey's open-source gateway on Node, from the bench-only package
 // bench/peers/, installed on demand) beside the router against the same simulator: bench/peer-gateways.ts.
+//
+// Scenario `ceiling` (only with --only; not in the default set): the write ceiling of one local D1 for
+// generation records, bench/ceiling.ts — ledgers flushing batches through the tree's flushGenerations at
+// rising offered rates until one is not kept up. It needs neither the router bundle nor the simulator; its
+// sets are appended to bench/out/results-ceiling.json (or --out), its tables printed.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -65,6 +71,8 @@ import { countingProbe } from "./probe.ts";
 import { cpuProfiles } from "./profile.ts";
 import { compareLayouts, startSplitRouter } from "./split-router.ts";
 import { readWranglerConfig } from "../scripts/wrangler-config.ts";
+import { ceilingScenario } from "./ceiling.ts";
+import { DEFAULT_BATCHES, DEFAULT_FLUSHERS, DEFAULT_RATES, ceilingMarkdown, parseList, type CeilingSet } from "./ceiling-model.ts";
 
 const { values } = parseArgs({
   options: {
@@ -86,6 +94,10 @@ const { values } = parseArgs({
     "split-router": { type: "boolean", default: false },
     /** Run the bench process at this nice value (e.g. -10), the measured processes at the bench's own: root only. */
     "client-priority": { type: "string" },
+    /** Scenario ceiling: how many ledgers flush at once, their largest batch, the offered rates (records/s), each a comma-separated list. */
+    "ceiling-ledgers": { type: "string" },
+    "ceiling-batches": { type: "string" },
+    "ceiling-rates": { type: "string" },
   },
 });
 const quick = values.quick;
@@ -751,6 +763,46 @@ if (values.render) {
   console.log(table);
   if (values["update-results"]) updateResults(table);
   process.exit(0);
+}
+if (runOnly.has("ceiling")) {
+  // Scenario ceiling needs neither the router bundle nor the simulator: it runs first, on its own.
+  runOnly.delete("ceiling");
+  try {
+    mkdirSync(outDir, { recursive: true });
+    const file = values.out ? resolve(values.out) : join(outDir, "results-ceiling.json");
+    const history = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { sets: CeilingSet[] }) : { sets: [] };
+    const m = machine();
+    const set = await ceilingScenario({
+      root,
+      workerRoot,
+      outDir,
+      cfg: readWranglerConfig(join(workerRoot, "wrangler.toml")),
+      repeat,
+      ledgers: parseList(values["ceiling-ledgers"], quick ? [1, 16] : DEFAULT_FLUSHERS, "--ceiling-ledgers"),
+      batches: parseList(values["ceiling-batches"], quick ? [500] : DEFAULT_BATCHES, "--ceiling-batches"),
+      rates: parseList(values["ceiling-rates"], DEFAULT_RATES, "--ceiling-rates"),
+      windowMs: quick ? 2000 : 4000,
+      cleanup,
+      log,
+      stopping: () => stopping,
+      onRun: (s) => {
+        if (!history.sets.includes(s)) history.sets.push(s);
+        writeFileSync(file, JSON.stringify(history, null, 2) + "\n");
+      },
+      machine: { cpu: m.cpu, cores: m.cores, node: m.node, workerd: m.workerd },
+      source: sourceState(),
+      args: process.argv.slice(2),
+    });
+    console.log(ceilingMarkdown(set));
+    log(`scenario ceiling: appended to ${file.startsWith(root) ? file.slice(root.length) : file} (set ${history.sets.length})`);
+  } catch (err) {
+    console.error(err);
+    exitCode = 1;
+  }
+  if (runOnly.size === 0) {
+    await cleanup.runAll();
+    process.exit(exitCode);
+  }
 }
 try {
   mkdirSync(outDir, { recursive: true });
