@@ -12,6 +12,7 @@ export const USAGE = `usage: npm run admin -- <command> [--url URL] [--token TOK
   audit-account --account <email|id>
   list-accounts [--offset N] [--page-size N]           (oldest first; N ≤ 500, default 100; next_offset pages on)
   list-keys --account <email|id> [--offset N] [--page-size N]
+  storage                                             (the service's D1 size beside its limit, rows, oldest record; the R2 archive)
   help [command]                                      (also --help)
 The token comes from --token, else $SWITCHYARD_ADMIN_TOKEN, else (for a local URL only) the development token.`;
 
@@ -63,6 +64,7 @@ const commands: Record<string, (f: Flags) => AdminRequest> = {
   "audit-account": (f) => ({ method: "GET", path: `/accounts/${ref(need(f, "account"))}/audit` }),
   "list-accounts": (f) => ({ method: "GET", path: `/accounts${paging(f)}` }),
   "list-keys": (f) => ({ method: "GET", path: `/accounts/${ref(need(f, "account"))}/keys${paging(f)}` }),
+  storage: () => ({ method: "GET", path: "/storage" }),
 };
 
 /** Whole-number flags, checked here so a typo is a usage error, not a server's 400. */

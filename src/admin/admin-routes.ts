@@ -4,14 +4,15 @@ import type { AppEnv } from "../env";
 import { ApiError } from "../request/errors";
 import { requireAdmin } from "./admin-auth";
 import { db } from "../db/client";
-import { accounts, apiKeys, type ApiKey } from "../db/schema";
-import { asc, eq } from "drizzle-orm";
+import { accounts, apiKeys, archiveParts, endpointAttempts, generations, type ApiKey } from "../db/schema";
+import { asc, eq, sql } from "drizzle-orm";
 import { createKey, findAccount, setKeyDisabled, setKeyLimit } from "../keys/key-store";
 import { ledgerFor } from "../ledger/ledger";
 import type { Totals } from "../ledger/ledger-object";
 import { nanoToUsd, usdToNano } from "../catalog/money";
 import { randomId } from "../keys/api-key";
-import { generationTotals } from "../db/generations";
+import { archiveTotals, d1SizeBytes, recordTotals } from "../db/archive-index";
+import { settings } from "../settings";
 
 /** The operator's API behind `npm run admin`: accounts, keys, credits. */
 export const adminRoutes = new Hono<AppEnv>();
@@ -121,8 +122,9 @@ adminRoutes.get("/accounts/:ref", async (c) => {
 });
 
 /**
- * The money invariants, for audits and the soak test: credits beside Σ grants, usage beside the sum of D1
- * records, what is held and by what, and slices that ended with admitted requests never settled.
+ * The money invariants, for audits and the soak test: credits beside Σ grants, usage beside the sum of the
+ * account's records (those in D1 and those archived to R2, read in one snapshot), what is held and by
+ * what, and slices that ended with admitted requests never settled.
  */
 adminRoutes.get("/accounts/:ref/audit", async (c) => {
   const account = await accountOr404(c.env.DB, c.req.param("ref"));
@@ -130,7 +132,7 @@ adminRoutes.get("/accounts/:ref/audit", async (c) => {
   const [totals, pending, records, holds, grants, slices] = await Promise.all([
     ledger.totals(),
     ledger.outboxSize(),
-    generationTotals(c.env.DB, account.id),
+    recordTotals(c.env.DB, account.id),
     ledger.openHolds(),
     ledger.grantsSummary(),
     ledger.sliceAudit(),
@@ -147,9 +149,14 @@ adminRoutes.get("/accounts/:ref/audit", async (c) => {
     reversed_nano: grants.reversedNano,
     usage_nano: totals.usageNano,
     held_nano: totals.heldNano,
-    records: records.count,
-    records_cost_nano: records.costNano,
+    // Every record the account ever had stored: in D1 and in the archive (R2); usage = their cost once none is pending.
+    records: records.d1.count + records.archive.records,
+    records_cost_nano: records.d1.costNano + records.archive.costNano,
     records_pending: pending,
+    records_in_d1: records.d1.count,
+    records_archived: records.archive.records,
+    archive_objects: records.archive.objects,
+    archive_bytes: records.archive.bytes,
     open_holds: holds.map((h) => ({
       id: h.id,
       kind: h.kind,
@@ -161,6 +168,44 @@ adminRoutes.get("/accounts/:ref/audit", async (c) => {
     unsettled_admissions: slices.unsettledAdmissions,
     expired_slices: slices.expiredSlices,
     ended_slices: slices.recent.map((s) => ({ lease_id: s.leaseId, admitted: s.admitted, settled: s.settled, ended: s.ended, ended_at: iso(s.endedAt) })),
+  });
+});
+
+/**
+ * The service's storage: D1's size beside its limit, what fills it, and the records archive in R2
+ * (docs/operate.md). Counting generation rows reads an index of the whole table: an operator's call,
+ * not a request path's.
+ */
+adminRoutes.get("/storage", async (c) => {
+  const s = settings(c.env);
+  const q = db(c.env.DB);
+  const [size, [d1Rows, attempts, writing], archive] = await Promise.all([
+    d1SizeBytes(c.env.DB),
+    q.batch([
+      // min(created_at) is one step of the created_at index.
+      q.select({ rows: sql<number>`count(*)`, oldest: sql<number | null>`min(${generations.createdAt})` }).from(generations),
+      q.select({ rows: sql<number>`count(*)` }).from(endpointAttempts),
+      q
+        .select({ parts: sql<number>`count(*)` })
+        .from(archiveParts)
+        .where(eq(archiveParts.state, "writing")),
+    ]),
+    archiveTotals(c.env.DB),
+  ]);
+  const oldest = d1Rows[0]?.oldest ?? null;
+  return c.json({
+    d1_size_bytes: size,
+    d1_limit_bytes: s.D1_SIZE_LIMIT_BYTES,
+    d1_percent: size === null ? null : Math.round((size / s.D1_SIZE_LIMIT_BYTES) * 1000) / 10,
+    d1_warn_percent: s.D1_SIZE_WARN_PERCENT,
+    generations_in_d1: d1Rows[0]?.rows ?? 0,
+    oldest_record_in_d1: oldest === null ? null : new Date(oldest).toISOString(),
+    endpoint_attempts: attempts[0]?.rows ?? 0,
+    archive_objects: archive.objects,
+    archive_bytes: archive.bytes,
+    archive_records: archive.records,
+    archive_parts_writing: writing[0]?.parts ?? 0,
+    retention_days: s.RECORDS_RETENTION_DAYS,
   });
 });
 

@@ -109,9 +109,9 @@ export function archivedPartsOfDay(d1: D1Database, accountId: string, day: strin
     .all();
 }
 
-/** Objects, bytes and records of the archive: one account's, or the whole service's. */
-export async function archiveTotals(d1: D1Database, accountId?: string): Promise<{ objects: number; bytes: number; records: number; costNano: number }> {
-  const row = await db(d1)
+/** archiveTotals' query, not yet run: to read it in one D1 batch (one snapshot) beside others. */
+function archiveTotalsQuery(d1: D1Database, accountId?: string) {
+  return db(d1)
     .select({
       objects: sql<number>`count(*)`,
       bytes: sql<number>`coalesce(sum(${archiveParts.bytes}), 0)`,
@@ -119,9 +119,35 @@ export async function archiveTotals(d1: D1Database, accountId?: string): Promise
       costNano: sql<number>`coalesce(sum(${archiveParts.costNano}), 0)`,
     })
     .from(archiveParts)
-    .where(accountId === undefined ? eq(archiveParts.state, "archived") : and(eq(archiveParts.accountId, accountId), eq(archiveParts.state, "archived")))
-    .get();
-  return { objects: row?.objects ?? 0, bytes: row?.bytes ?? 0, records: row?.records ?? 0, costNano: row?.costNano ?? 0 };
+    .where(accountId === undefined ? eq(archiveParts.state, "archived") : and(eq(archiveParts.accountId, accountId), eq(archiveParts.state, "archived")));
+}
+type ArchiveTotals = { objects: number; bytes: number; records: number; costNano: number };
+const archiveTotalsOf = (row: Partial<ArchiveTotals> | undefined): ArchiveTotals => ({
+  objects: row?.objects ?? 0,
+  bytes: row?.bytes ?? 0,
+  records: row?.records ?? 0,
+  costNano: row?.costNano ?? 0,
+});
+
+/** Objects, bytes and records of the archive: one account's, or the whole service's. */
+export async function archiveTotals(d1: D1Database, accountId?: string): Promise<ArchiveTotals> {
+  return archiveTotalsOf(await archiveTotalsQuery(d1, accountId).get());
+}
+
+/**
+ * An account's records in D1 and in the archive, read in one D1 batch (one transaction, so one snapshot):
+ * a part archived meanwhile is counted once, on one side or the other, never on both or neither.
+ */
+export async function recordTotals(d1: D1Database, accountId: string): Promise<{ d1: { count: number; costNano: number }; archive: ArchiveTotals }> {
+  const q = db(d1);
+  const [inD1, archived] = await q.batch([
+    q
+      .select({ count: sql<number>`count(*)`, costNano: sql<number>`coalesce(sum(${generations.costNano}), 0)` })
+      .from(generations)
+      .where(eq(generations.accountId, accountId)),
+    archiveTotalsQuery(d1, accountId),
+  ]);
+  return { d1: { count: inD1[0]?.count ?? 0, costNano: inD1[0]?.costNano ?? 0 }, archive: archiveTotalsOf(archived[0]) };
 }
 
 /** Where an archived record with an id of the older, random-only form went, if it is one of the account's. */

@@ -1,50 +1,11 @@
 import { env } from "cloudflare:test";
 import { flushGenerations } from "../../src/db/generations";
 import type { Generation, NewGeneration } from "../../src/db/schema";
-import { newGenerationId } from "../../src/generations/generation-id";
+import { syntheticRecord } from "./synthetic-record";
 import { unpackRecords } from "../../src/generations/archive-format";
 
 export const DAY = 86_400_000;
-
-/** A synthetic record of an account at a time (≈ the size of a real one, with one carrier attempt). */
-export function syntheticRecord(accountId: string, createdAt: number, i: number, over: Partial<NewGeneration> = {}): NewGeneration {
-  return {
-    id: newGenerationId(createdAt),
-    accountId,
-    keyHash: (i % 2 ? "a" : "b").repeat(64),
-    model: i % 3 ? "openai/gpt-oss-20b" : "meta-llama/llama-3.1-8b-instruct",
-    providerName: i % 4 ? "Sim Carrier" : null,
-    app: "archive-test",
-    streamed: i % 2 === 0,
-    createdAt,
-    latencyMs: 10 + (i % 7),
-    generationTimeMs: 200 + i,
-    tokensPrompt: 100 + i,
-    tokensCompletion: 50 + (i % 13),
-    tokensReasoning: 0,
-    tokensCached: i % 5,
-    tokensCacheWrite: 0,
-    cacheDiscountNano: 0,
-    costNano: 1_000 + i * 7,
-    finishReason: "stop",
-    status: 200,
-    errorMessage: null,
-    upstreamId: `up-${i}`,
-    cancelled: false,
-    httpReferer: null,
-    userAgent: "archive-test/1 ü",
-    usageSource: "carrier",
-    insured: false,
-    externalUser: null,
-    providerResponses: JSON.stringify([
-      { model: "openai/gpt-oss-20b", provider: "sim", providerName: "Sim Carrier", status: 200, at: createdAt, latencyMs: 10, tokensPerSecond: 50 },
-    ]),
-    strategy: "direct",
-    sessionId: null,
-    inboundApi: "chat",
-    ...over,
-  };
-}
+export { syntheticRecord };
 
 /** `perDay` records a day for `days` UTC days from `start` (a day's start), hours apart; flushed to D1. */
 export async function seedDays(
