@@ -10,6 +10,7 @@ import { isoOrNull, limitFields, usageFields } from "../keys/present-key";
 import { findGeneration } from "../db/generations";
 import { presentGeneration } from "./present-generation";
 import { findAcrossStages } from "../generations/find-record";
+import { findArchived } from "../generations/archive-read";
 import { ApiError } from "../request/errors";
 
 /** GET /key, /credits and /generation: the authenticated caller's own key, money and records. */
@@ -56,13 +57,17 @@ accountRoutes.get("/generation", requireKey, async (c) => {
   }
   const { accountId } = c.get("caller");
   const id = parsed.data.id;
-  // This isolate's unsent settles first; then a record settled moments ago is still in the ledger's
-  // outbox, and may reach D1 while we look.
-  const record = await findAcrossStages([
-    async () => accountLedger(c.env, accountId).unsentRecord(id) ?? null,
-    () => ledgerFor(c.env, accountId).pendingGeneration(id),
-    () => findGeneration(c.env.DB, accountId, id),
-  ]);
+  // D1 first (most records are there). Else, in the order records move: this isolate's unsent settles, the
+  // ledger's outbox (a record settled moments ago may reach D1 while we look), D1, the R2 archive.
+  const record = await findAcrossStages(
+    [
+      async () => accountLedger(c.env, accountId).unsentRecord(id) ?? null,
+      () => ledgerFor(c.env, accountId).pendingGeneration(id),
+      () => findGeneration(c.env.DB, accountId, id),
+      () => findArchived(c.env.DB, c.env.ARCHIVE, accountId, id),
+    ],
+    2,
+  );
   if (!record || record.accountId !== accountId) throw new ApiError(404, "Generation not found.");
   return c.json({ data: presentGeneration(record) });
 });

@@ -3,17 +3,18 @@ export type RecordSource<T> = () => Promise<T | null | undefined>;
 
 /**
  * Finds a record that moves forward through stages — a settle leaves the isolate's batch for the
- * ledger's outbox, and the outbox for D1 — and is in at least one of them at every moment (the
- * ledger writes D1 before it deletes the outbox row). `stages` are given in that order, the final
- * store last. The final store is read first (most records are long there); on a miss every stage is
- * read in order, the final store again last. A record can only move forward, so it cannot slip past
- * reads made in its own direction: one that was anywhere when the search began is found.
+ * ledger's outbox, the outbox for D1, and D1 for the archive — and is in at least one of them at every
+ * moment (the ledger writes D1 before it deletes the outbox row; the archive's commit marks the part
+ * archived and deletes the D1 rows in one transaction). `stages` are given in that order. The stage
+ * where most records are (`likely`, by default the last) is read first; on a miss every stage is read in
+ * order. A record can only move forward, so it cannot slip past reads made in its own direction: one
+ * that was anywhere when the search began is found.
  */
-export async function findAcrossStages<T>(stages: readonly RecordSource<T>[]): Promise<T | undefined> {
-  const final = stages.at(-1);
-  if (!final) return undefined;
-  const settled = await final();
-  if (settled != null) return settled;
+export async function findAcrossStages<T>(stages: readonly RecordSource<T>[], likely = stages.length - 1): Promise<T | undefined> {
+  const first = stages[likely];
+  if (!first) return undefined;
+  const found = await first();
+  if (found != null) return found;
   for (const stage of stages) {
     const found = await stage();
     if (found != null) return found;

@@ -79,8 +79,8 @@ describe("generation flush (records as JSON into D1)", () => {
       env.DB,
       [first, second, withoutDefault].map((r) => JSON.stringify(r)),
     );
-    expect(await findGeneration(env.DB, accountId, first.id)).toEqual(first);
-    expect(await findGeneration(env.DB, accountId, second.id)).toEqual(second);
+    expect(await findGeneration(env.DB, accountId, first.id)).toEqual({ ...first, rev: 0 });
+    expect(await findGeneration(env.DB, accountId, second.id)).toEqual({ ...second, rev: 0 });
     expect(await findGeneration(env.DB, accountId, withoutDefault.id)).toEqual({
       ...withoutDefault,
       cancelled: false,
@@ -90,11 +90,12 @@ describe("generation flush (records as JSON into D1)", () => {
       strategy: null,
       sessionId: null,
       inboundApi: "chat",
+      rev: 0,
     }); // the column defaults
-    // A late settle's record replaces the "abandoned" one.
+    // A late settle's record replaces the "abandoned" one, and raises its revision (the archive deletes only the revision it copied).
     const replaced = { ...first, status: 500, costNano: 0, finishReason: null };
     await flushGenerations(env.DB, [JSON.stringify(replaced)]);
-    expect(await findGeneration(env.DB, accountId, first.id)).toEqual(replaced);
+    expect(await findGeneration(env.DB, accountId, first.id)).toEqual({ ...replaced, rev: 1 });
     // More JSON than one statement carries (512 KiB): every record still lands once.
     const many = Array.from({ length: 400 }, (_, i) => ({
       ...second,
@@ -109,7 +110,7 @@ describe("generation flush (records as JSON into D1)", () => {
       .bind(accountId)
       .first<{ n: number }>();
     expect(row?.n).toBe(400);
-    expect(await findGeneration(env.DB, accountId, many[399]!.id)).toEqual(many[399]);
+    expect(await findGeneration(env.DB, accountId, many[399]!.id)).toEqual({ ...many[399], rev: 0 });
   });
 });
 
@@ -141,7 +142,7 @@ describe("the ledger's outbox flush", () => {
       await instance.alarm();
       expect(state.storage.sql.exec("SELECT gen_id FROM outbox").toArray()).toEqual([]);
     });
-    expect(await findGeneration(env.DB, accountId, a.id)).toEqual(a);
-    expect(await findGeneration(env.DB, accountId, b.id)).toEqual(bLate);
+    expect(await findGeneration(env.DB, accountId, a.id)).toEqual({ ...a, rev: 0 });
+    expect(await findGeneration(env.DB, accountId, b.id)).toEqual({ ...bLate, rev: 1 });
   });
 });

@@ -1,35 +1,43 @@
 import { nanoToUsdString } from "../../catalog/money";
 import type { Generation } from "../../db/schema";
-import { exportPage, encodeCursor, decodeCursor, accountKeys } from "./queries";
+import { accountKeys } from "./queries";
 import type { ActivityFilter } from "./filter";
+import type { Cursor } from "../../db/record-queries";
+import { recordsPage, type RecordStores } from "../../generations/record-pages";
+import type { PartCache } from "../../generations/archive-read";
 
-/** Rows read from D1 per step of the export: the stream never holds more. */
+/** Rows written per step of the export: the stream never holds more (beside the archived parts it is reading). */
 const EXPORT_PAGE = 500;
+/** Archived parts kept read during an export: a part spans several steps, and is fetched once. */
+const PARTS_KEPT = 4;
 
 export const CSV_HEADER = ["time", "generation_id", "model", "api", "provider", "key", "app", "tokens_in", "tokens_out", "cached_tokens", "cost_usd", "status"];
 
 /**
- * The filtered requests of one account as CSV, oldest first, streamed a page at a time (never built in
- * memory). Text a spreadsheet would run as a formula is prefixed with `'`.
+ * The filtered requests of one account as CSV, oldest first, from the archive and D1 alike, streamed a
+ * page at a time (never built in memory). Text a spreadsheet would run as a formula is prefixed with `'`.
  */
-export function activityCsv(d1: D1Database, accountId: string, filter: ActivityFilter): ReadableStream<Uint8Array> {
+export function activityCsv(stores: RecordStores, accountId: string, filter: ActivityFilter): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let after: string | null = null;
+  let after: Cursor | null = null;
   let names: Map<string, string> | null = null;
   let done = false;
+  const parts: PartCache = new Map();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (done) return controller.close();
       if (names === null) {
-        names = new Map((await accountKeys(d1, accountId)).map((k) => [k.hash, k.name]));
+        names = new Map((await accountKeys(stores.d1, accountId)).map((k) => [k.hash, k.name]));
         controller.enqueue(encoder.encode(line(CSV_HEADER)));
       }
-      const rows = await exportPage(d1, accountId, filter, after === null ? null : decodeCursor(after)!, EXPORT_PAGE);
-      if (rows.length > 0) {
-        after = encodeCursor(rows.at(-1)!);
+      const { rows, more } = await recordsPage(stores, accountId, filter, "newer", after, EXPORT_PAGE, parts);
+      for (const key of [...parts.keys()].slice(0, Math.max(0, parts.size - PARTS_KEPT))) parts.delete(key);
+      const last = rows.at(-1);
+      if (last) {
+        after = { at: last.createdAt, id: last.id };
         controller.enqueue(encoder.encode(rows.map((g) => line(csvRow(g, names!))).join("")));
       }
-      if (rows.length < EXPORT_PAGE) done = true;
+      if (!more) done = true;
     },
   });
 }

@@ -1,11 +1,9 @@
-import { and, eq, gte, lt, type SQL } from "drizzle-orm";
-import { generations } from "../../db/schema";
+import type { RecordFilter } from "../../db/record-filter";
 
-/** A UTC day, ms. */
-export const DAY_MS = 86_400_000;
+export { DAY_MS } from "../../db/record-filter";
 
 /** What the activity page, its breakdowns and its CSV are narrowed to (all optional): UTC days from–to (inclusive), a key, a model. */
-export type ActivityFilter = { from?: string; to?: string; key?: string; model?: string };
+export type ActivityFilter = RecordFilter;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const HASH = /^[0-9a-f]{64}$/;
@@ -23,16 +21,6 @@ export function readFilter(query: (name: string) => string | undefined): Activit
   if (key && HASH.test(key)) f.key = key;
   if (model && model.length <= 256 && MODEL.test(model)) f.model = model;
   return f;
-}
-
-/** The account's generations within the filter: the SQL condition every activity query uses. */
-export function filterWhere(accountId: string, f: ActivityFilter): SQL {
-  const parts: SQL[] = [eq(generations.accountId, accountId)];
-  if (f.from) parts.push(gte(generations.createdAt, Date.parse(f.from)));
-  if (f.to) parts.push(lt(generations.createdAt, Date.parse(f.to) + DAY_MS));
-  if (f.key) parts.push(eq(generations.keyHash, f.key));
-  if (f.model) parts.push(eq(generations.model, f.model));
-  return and(...parts)!;
 }
 
 /** The filter as a query string (with a leading `?`, or "" when empty), for links that keep it. */

@@ -5,11 +5,12 @@ import { pageMeta, render } from "../layout/render";
 import { accountKeys, activityPage, breakdowns, decodeCursor, spendSeries, type View } from "./queries";
 import { readFilter } from "./filter";
 import { activityCsv } from "./csv";
+import { recordStores } from "../../generations/record-pages";
 import { loadCatalog } from "../../catalog/load";
 import { ActivityPage } from "./page";
 import { readMetric } from "./spend-chart";
 
-/** /activity: the signed-in account's generations and their spend, requests and tokens over time, from the same D1 table the API writes. */
+/** /activity: the signed-in account's generations and their spend, requests and tokens over time, from the same records the API writes (D1, then the R2 archive). */
 export const activityRoutes = new Hono<ConsoleEnv>();
 
 activityRoutes.get("/activity", ...accountPage, async (c) => {
@@ -20,7 +21,7 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
   const view: View = c.req.query("view") === "hour" ? "hour" : "day";
   const metric = readMetric(c.req.query("metric"));
   const [page, days, sums, keys, catalog] = await Promise.all([
-    activityPage(c.env.DB, accountId, { before, after }, filter),
+    activityPage(recordStores(c.env), accountId, { before, after }, filter),
     spendSeries(c.env.DB, accountId, view, Date.now(), filter),
     breakdowns(c.env.DB, accountId, filter),
     accountKeys(c.env.DB, accountId),
@@ -45,11 +46,11 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
   );
 });
 
-/** The filtered requests as CSV (only the signed-in account's), streamed from D1 a page at a time. */
+/** The filtered requests as CSV (only the signed-in account's), streamed a page at a time from the archive and D1. */
 activityRoutes.get("/activity.csv", ...accountPage, (c) => {
   const { accountId } = c.var.session!;
   const filter = readFilter((name) => c.req.query(name));
-  return new Response(activityCsv(c.env.DB, accountId, filter), {
+  return new Response(activityCsv(recordStores(c.env), accountId, filter), {
     headers: {
       "content-type": "text/csv; charset=utf-8",
       "content-disposition": `attachment; filename="switchyard-activity${filter.from ? `-${filter.from}` : ""}${filter.to ? `-to-${filter.to}` : ""}.csv"`,

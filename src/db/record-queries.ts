@@ -1,0 +1,162 @@
+import { and, asc, count, desc, eq, exists, gt, gte, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { db } from "./client";
+import { archiveParts, archiveRollups, generations, type ArchivePart, type Generation } from "./schema";
+import { recordWhere, rollupWhere, type RecordFilter } from "./record-filter";
+
+/**
+ * Reads of an account's records for listings and sums: in D1, and the archive's index and rollups
+ * (the archived records themselves are in R2: src/generations/record-pages.ts merges the two).
+ */
+
+/** A position in a listing ordered by (created_at, id). */
+export type Cursor = { at: number; id: string };
+/** Newest first ("older": each page older than the last) or oldest first ("newer"). */
+export type Direction = "older" | "newer";
+
+/** Up to `limit` of the account's records in D1 past `bound` in the direction. */
+export function d1Records(d1: D1Database, accountId: string, filter: RecordFilter, dir: Direction, bound: Cursor | null, limit: number): Promise<Generation[]> {
+  const where = recordWhere(accountId, filter);
+  const past = bound
+    ? dir === "older"
+      ? or(lt(generations.createdAt, bound.at), and(eq(generations.createdAt, bound.at), lt(generations.id, bound.id)))
+      : or(gt(generations.createdAt, bound.at), and(eq(generations.createdAt, bound.at), gt(generations.id, bound.id)))
+    : undefined;
+  const order = dir === "older" ? [desc(generations.createdAt), desc(generations.id)] : [asc(generations.createdAt), asc(generations.id)];
+  return db(d1)
+    .select()
+    .from(generations)
+    .where(past ? and(where, past) : where)
+    .orderBy(...order)
+    .limit(limit)
+    .all();
+}
+
+/**
+ * The account's archived parts that may hold records within the filter past `bound`, in the order a
+ * listing in the direction meets them (newest last record first, or oldest first record first); parts
+ * whose rollups show no record of the filtered key or model are skipped without reading them.
+ */
+export function archivedParts(
+  d1: D1Database,
+  accountId: string,
+  filter: RecordFilter,
+  dir: Direction,
+  bound: Cursor | null,
+  limit: number,
+): Promise<ArchivePart[]> {
+  const parts: SQL[] = [eq(archiveParts.accountId, accountId), eq(archiveParts.state, "archived")];
+  if (filter.from) parts.push(gte(archiveParts.day, filter.from));
+  if (filter.to) parts.push(lte(archiveParts.day, filter.to));
+  if (bound) parts.push(dir === "older" ? lte(archiveParts.firstAt, bound.at) : gte(archiveParts.lastAt, bound.at));
+  if (filter.key || filter.model)
+    parts.push(
+      exists(
+        db(d1)
+          .select({ one: sql`1` })
+          .from(archiveRollups)
+          .where(
+            and(
+              eq(archiveRollups.accountId, archiveParts.accountId),
+              eq(archiveRollups.day, archiveParts.day),
+              eq(archiveRollups.part, archiveParts.part),
+              filter.key ? eq(archiveRollups.keyHash, filter.key) : undefined,
+              filter.model ? eq(archiveRollups.model, filter.model) : undefined,
+            ),
+          ),
+      ),
+    );
+  const order =
+    dir === "older"
+      ? [desc(archiveParts.lastAt), desc(archiveParts.day), desc(archiveParts.part)]
+      : [asc(archiveParts.firstAt), asc(archiveParts.day), asc(archiveParts.part)];
+  return db(d1)
+    .select()
+    .from(archiveParts)
+    .where(and(...parts))
+    .orderBy(...order)
+    .limit(limit)
+    .all();
+}
+
+/** Sums of a group of records: requests, tokens and cost. */
+export type Sums = { requests: number; tokensPrompt: number; tokensCompletion: number; tokensCached: number; costNano: number };
+
+const d1Sums = {
+  requests: count(),
+  tokensPrompt: sql<number>`coalesce(sum(${generations.tokensPrompt}), 0)`.mapWith(Number),
+  tokensCompletion: sql<number>`coalesce(sum(${generations.tokensCompletion}), 0)`.mapWith(Number),
+  tokensCached: sql<number>`coalesce(sum(${generations.tokensCached}), 0)`.mapWith(Number),
+  costNano: sql<number>`coalesce(sum(${generations.costNano}), 0)`.mapWith(Number),
+};
+const rollupSums = {
+  requests: sql<number>`coalesce(sum(${archiveRollups.requests}), 0)`.mapWith(Number),
+  tokensPrompt: sql<number>`coalesce(sum(${archiveRollups.tokensPrompt}), 0)`.mapWith(Number),
+  tokensCompletion: sql<number>`coalesce(sum(${archiveRollups.tokensCompletion}), 0)`.mapWith(Number),
+  tokensCached: sql<number>`coalesce(sum(${archiveRollups.tokensCached}), 0)`.mapWith(Number),
+  costNano: sql<number>`coalesce(sum(${archiveRollups.costNano}), 0)`.mapWith(Number),
+};
+
+/** What a breakdown groups by. */
+export type GroupBy = "model" | "key" | "carrier";
+
+/** The filtered records summed by model, key hash or carrier name ("none": no carrier served): D1 and the archive together. */
+export async function sumsBy(d1: D1Database, accountId: string, filter: RecordFilter, by: GroupBy): Promise<Array<Sums & { name: string }>> {
+  const d = db(d1);
+  const live = { model: generations.model, key: generations.keyHash, carrier: generations.providerName }[by];
+  const archived = { model: archiveRollups.model, key: archiveRollups.keyHash, carrier: archiveRollups.providerName }[by];
+  const [inD1, inArchive] = await Promise.all([
+    d
+      .select({ name: sql<string>`coalesce(${live}, 'none')`, ...d1Sums })
+      .from(generations)
+      .where(recordWhere(accountId, filter))
+      .groupBy(live)
+      .all(),
+    d
+      .select({ name: sql<string>`coalesce(${archived}, 'none')`, ...rollupSums })
+      .from(archiveRollups)
+      .where(rollupWhere(accountId, filter))
+      .groupBy(archived)
+      .all(),
+  ]);
+  return addUp([...inD1, ...inArchive], (r) => r.name).map(([name, s]) => ({ name, ...s }));
+}
+
+/** The filtered records summed per bucket of `bucketMs` (a day or an hour) from `since`: D1 and, per UTC day, the archive. */
+export async function sumsOverTime(d1: D1Database, accountId: string, filter: RecordFilter, bucketMs: number, since: number): Promise<Map<number, Sums>> {
+  const d = db(d1);
+  const bucket = sql<number>`cast(${generations.createdAt} / ${bucketMs} as integer)`;
+  const inD1 = await d
+    .select({ bucket, ...d1Sums })
+    .from(generations)
+    .where(and(recordWhere(accountId, filter), gte(generations.createdAt, since)))
+    .groupBy(bucket)
+    .all();
+  const rows: Array<Sums & { bucket: number }> = inD1.map((r) => ({ ...r, bucket: Number(r.bucket) }));
+  // Archived parts are whole UTC days: they fill day buckets (the hour view's 48 hours are always in D1: RECORDS_RETENTION_DAYS ≥ 2).
+  if (bucketMs % 86_400_000 === 0) {
+    const sinceDay = new Date(since).toISOString().slice(0, 10);
+    const inArchive = await d
+      .select({ day: archiveRollups.day, ...rollupSums })
+      .from(archiveRollups)
+      .where(and(rollupWhere(accountId, filter), gte(archiveRollups.day, sinceDay)))
+      .groupBy(archiveRollups.day)
+      .all();
+    for (const { day, ...s } of inArchive) rows.push({ ...s, bucket: Math.floor(Date.parse(day) / bucketMs) });
+  }
+  return new Map(addUp(rows, (r) => r.bucket));
+}
+
+function addUp<R extends Sums, K>(rows: R[], keyOf: (r: R) => K): Array<[K, Sums]> {
+  const out = new Map<K, Sums>();
+  for (const r of rows) {
+    const k = keyOf(r);
+    const s = out.get(k) ?? { requests: 0, tokensPrompt: 0, tokensCompletion: 0, tokensCached: 0, costNano: 0 };
+    s.requests += r.requests;
+    s.tokensPrompt += r.tokensPrompt;
+    s.tokensCompletion += r.tokensCompletion;
+    s.tokensCached += r.tokensCached;
+    s.costNano += r.costNano;
+    out.set(k, s);
+  }
+  return [...out];
+}
