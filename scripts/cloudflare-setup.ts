@@ -45,6 +45,7 @@ const base = readFileSync("wrangler.toml", "utf8");
 const d1Name = field(base, "database_name");
 const queues = [...new Set([...base.matchAll(/^(?:queue|dead_letter_queue) = "([^"]+)"/gm)].map((m) => m[1]!))];
 const KV_TITLE = "switchyard-catalog";
+const buckets = [...base.matchAll(/^bucket_name = "([^"]+)"/gm)].map((m) => m[1]!);
 const toKeep: string[] = [];
 
 function field(toml: string, name: string): string {
@@ -119,6 +120,12 @@ const kvId = (() => {
 for (const q of queues) {
   if (wrangler(["queues", "info", q], { code: 1 }).code === 0) console.log(`  queue ${q} exists`);
   else must(wrangler(["queues", "create", q]), `queues create ${q}`);
+}
+
+// 4b. The R2 bucket of the records archive.
+for (const b of buckets) {
+  if (wrangler(["r2", "bucket", "info", b], { code: 1 }).code === 0) console.log(`  R2 bucket ${b} exists`);
+  else must(wrangler(["r2", "bucket", "create", b]), `r2 bucket create ${b}`);
 }
 
 // 5. The config wrangler deploys with: wrangler.toml with this account's ids, generated (never hand-edited).

@@ -52,7 +52,7 @@ export type WorkerSettings = {
   /** Vars under wrangler.toml's [vars] (a default the config may override), and over them (always win). */
   defaults?: Record<string, string>;
   vars?: Record<string, string>;
-  /** Local storage root (D1, KV, Durable Objects); undefined = in memory. */
+  /** Local storage root (D1, KV, R2, Durable Objects); undefined = in memory. */
   persistDir?: string;
   port?: number;
   /** Extra modules beside the bundle (the benchmark's counting probe), and which one is the entry. */
@@ -70,6 +70,7 @@ export function workerOptions(built: Pick<BuiltWorker, "dir" | "main">, s: Worke
     compatibilityFlags: s.cfg.compatibilityFlags,
     d1Databases: s.cfg.d1Databases,
     kvNamespaces: s.cfg.kvNamespaces,
+    r2Buckets: s.cfg.r2Buckets,
     durableObjects: s.cfg.durableObjects,
     queueProducers: s.cfg.queueProducers,
     queueConsumers: s.cfg.queueConsumers,

@@ -1,5 +1,5 @@
 // The few wrangler.toml settings needed to run the bundle in Miniflare the way wrangler would:
-// compatibility date and flags, the D1, KV, Durable Object and queue bindings, and the [vars]. A small reader for the TOML
+// compatibility date and flags, the D1, KV, R2, Durable Object and queue bindings, and the [vars]. A small reader for the TOML
 // subset wrangler.toml uses (tables, arrays of tables, strings, booleans, numbers, one-line or multi-line arrays).
 import { readFileSync } from "node:fs";
 
@@ -8,6 +8,7 @@ export type WranglerConfig = {
   compatibilityFlags: string[];
   d1Databases: string[];
   kvNamespaces: string[];
+  r2Buckets: string[];
   /** binding name → class name, and whether its migrations made it SQLite-backed (`new_sqlite_classes`) */
   durableObjects: Record<string, { className: string; useSQLite: boolean }>;
   /** queue producer binding → queue name */
@@ -107,6 +108,7 @@ export function readWranglerConfig(path: string): WranglerConfig {
     compatibilityFlags: Array.isArray(flags) ? flags.filter((f): f is string => typeof f === "string") : [],
     d1Databases: bindings("d1_databases"),
     kvNamespaces: bindings("kv_namespaces"),
+    r2Buckets: bindings("r2_buckets"),
     durableObjects,
     queueProducers: Object.fromEntries(
       (arrays.get("queues.producers") ?? []).flatMap((t) => (str(t.binding) && str(t.queue) ? [[str(t.binding)!, str(t.queue)!]] : [])),
