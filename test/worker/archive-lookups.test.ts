@@ -107,6 +107,12 @@ describe("records across D1 and the archive", () => {
     const lines = csv.html.trim().split("\r\n");
     expect(lines.slice(1).map((l) => l.split(",")[1])).toEqual([...newestFirst].reverse());
 
+    // Another account sees none of it, archived or not.
+    const other = await signUp();
+    expect(idsOf((await other.client.page("/activity")).html)).toEqual([]);
+    expect((await other.client.page("/activity.csv")).html.trim().split("\r\n")).toHaveLength(1);
+    expect((await breakdowns(env.DB, other.accountId, {})).model.total.requests).toBe(0);
+
     // Breakdowns and the day chart add the archive's rollups to D1's sums.
     const total = records.reduce((s, r) => s + r.costNano, 0);
     const sums = await breakdowns(env.DB, accountId, {});
