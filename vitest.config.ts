@@ -47,6 +47,9 @@ export default defineConfig({
                 // tested with its own vars (test/worker/request-routing.test.ts) and as a pure function.
                 ROUTING_BALANCE: "off",
                 HEALTH_MIN_ATTEMPTS: "1000000",
+                // The Cron Trigger's archive run (tests call `scheduled`) must not move other tests' records out of D1:
+                // archive tests run the archive themselves, with their own clock and retention.
+                RECORDS_RETENTION_DAYS: "36500",
                 // Keep-alives show within a test's slow stream (test/worker/inbound-apis.test.ts); the default is 10 s.
                 RELAY_PING_MS: "100",
                 ...carrierSecretBindings(),
