@@ -160,6 +160,22 @@ export type Step = StepFigures & {
   workerd_cpu_pct: number;
 };
 
+/** The health fold once over a database: its attempts, and per statement (uptime windows, percentiles, prune) D1's time and rows read. */
+export type Fold = { attempts: number; statements: Array<{ d1_ms: number; rows_read: number }> };
+
+/** D1's time of one fold statement per 100,000 attempts in the database, ms. */
+export function foldMsPer100k(fold: Fold | undefined, statement: number): number {
+  const ms = fold?.statements[statement]?.d1_ms;
+  return fold && fold.attempts > 0 && ms !== undefined ? (ms / fold.attempts) * 100_000 : NaN;
+}
+
+/** D1 rows read by the fold's two queries per attempt in the database. */
+function foldRowsPerAttempt(c: ConfigRun): number {
+  const f = c.fold;
+  if (!f || f.attempts === 0) return NaN;
+  return ((f.statements[0]?.rows_read ?? NaN) + (f.statements[1]?.rows_read ?? NaN)) / f.attempts;
+}
+
 /** One database (a fresh local D1): `ledgers` flushing at most `maxBatch` records each, at rising rates. */
 export type ConfigRun = {
   ledgers: number;
@@ -170,6 +186,11 @@ export type ConfigRun = {
   bytes_end: number;
   records_end: number;
   attempts_end: number;
+  /**
+   * The Cron Trigger's health fold (once a minute) run once over the database as the steps left it: every
+   * attempt in it is within the fold's day window, as a day of traffic would be. D1's time and rows read.
+   */
+  fold?: Fold;
 };
 
 /**
@@ -191,7 +212,16 @@ export function bytesPerRecord(c: ConfigRun): number {
 
 export type CeilingRun = { index: number; started_at: string; configs: ConfigRun[]; foreign_cpu_pct: number; wall_s: number };
 
-export type RecordShape = { bytes_mean: number; bytes_p50: number; bytes_max: number; attempts_mean: number };
+export type RecordShape = {
+  /** A record's JSON as the ledger stores and flushes it, bytes (UTF-8), and its carrier attempts. */
+  bytes_mean: number;
+  bytes_p50: number;
+  bytes_max: number;
+  attempts_mean: number;
+  /** D1's growth per record (the meta's size_after): as flushed (the attempts' rows too), and kept once the attempts are pruned. */
+  d1_bytes_flushed: number;
+  d1_bytes_kept: number;
+};
 
 export type CeilingSet = {
   format: "switchyard-bench-ceiling/1";
@@ -229,6 +259,12 @@ export type ConfigSummary = {
   rows_written_per_record: Spread;
   /** The lowest offered rate some run did not keep up with. */
   first_short: number | undefined;
+  /** The health fold over the database at the end: attempts in its window; D1's time per 100,000 of them (ms) in its uptime statement (a day's window) and its percentile one (30 minutes). */
+  fold_attempts: Spread;
+  fold_uptime_ms_per_100k: Spread;
+  fold_percentiles_ms_per_100k: Spread;
+  /** D1 rows read (what D1 bills) per attempt in the database, the two statements together. */
+  fold_rows_read_per_attempt: Spread;
 };
 
 export function summarize(set: Pick<CeilingSet, "runs">): ConfigSummary[] {
@@ -250,6 +286,10 @@ export function summarize(set: Pick<CeilingSet, "runs">): ConfigSummary[] {
       bytes_per_record: spread(configs.map(bytesPerRecord)),
       rows_written_per_record: spread(configs.flatMap((c) => c.steps.map((s) => s.rows_written_per_record))),
       first_short: short.length > 0 ? Math.min(...short) : undefined,
+      fold_attempts: spread(configs.map((c) => c.fold?.attempts ?? NaN)),
+      fold_uptime_ms_per_100k: spread(configs.map((c) => foldMsPer100k(c.fold, 0))),
+      fold_percentiles_ms_per_100k: spread(configs.map((c) => foldMsPer100k(c.fold, 1))),
+      fold_rows_read_per_attempt: spread(configs.map(foldRowsPerAttempt)),
     };
   });
 }
@@ -318,7 +358,8 @@ export function ceilingMarkdown(set: CeilingSet): string {
   const out: string[] = [];
   out.push(
     `Write ceiling of one local D1 (${runs} run${runs === 1 ? "" : "s"}; medians, ranges in brackets; ${set.source}; ${set.machine.cores} × ${set.machine.cpu}, workerd ${set.machine.workerd}). ` +
-      `Synthetic records ${int(set.record.bytes_mean)} B of JSON on average (max ${int(set.record.bytes_max)}), ${fix(set.record.attempts_mean, 2)} carrier attempts each. ` +
+      `Synthetic records ${int(set.record.bytes_mean)} B of JSON on average (max ${int(set.record.bytes_max)}), ${fix(set.record.attempts_mean, 2)} carrier attempts each; ` +
+      `in D1 ${int(set.record.d1_bytes_flushed)} B a record as flushed (its attempts' rows included), ${int(set.record.d1_bytes_kept)} B once the attempts are pruned (a day later). ` +
       `Each step: ${fix(s.warmup_ms / 1000)} s warm-up, ${fix(s.window_ms / 1000)} s measured; a ledger's alarm ${s.flush_delay_ms} ms after the first record into an empty outbox, at once while records are left; ` +
       `a step keeps up at ≥ ${KEEP_UP * 100} % of the offered rate. Other processes took ${spreadOf(foreign, (v) => fix(v, 0))} % of the CPU over a run.`,
   );
@@ -354,6 +395,32 @@ export function ceilingMarkdown(set: CeilingSet): string {
       "",
       `Database ceiling: **${int(best.ceiling.median)} records/s** (${best.ledgers} ledgers × batches of up to ${int(best.max_batch)}; range ${int(best.ceiling.min)} – ${int(best.ceiling.max)}).`,
     );
+  const folds = configs.filter((c) => Number.isFinite(c.fold_uptime_ms_per_100k.median));
+  if (folds.length > 0) {
+    const all = (pick: (c: ConfigSummary) => Spread) => spread(folds.map((c) => pick(c).median));
+    const uptime = spreadOf(
+      all((c) => c.fold_uptime_ms_per_100k),
+      int,
+    );
+    const percentiles = spreadOf(
+      all((c) => c.fold_percentiles_ms_per_100k),
+      int,
+    );
+    const rows = spreadOf(
+      all((c) => c.fold_rows_read_per_attempt),
+      (v) => fix(v, 1),
+    );
+    const attempts = spreadOf(
+      all((c) => c.fold_attempts),
+      int,
+    );
+    out.push(
+      "",
+      `Health fold (the Cron Trigger's once-a-minute D1 batch over the attempts), run once over each database at its end, every attempt in it recent: ` +
+        `D1's time per 100,000 attempts in its uptime statement (whose window is a day) ${uptime} ms, in its percentile statement (30 minutes) ${percentiles} ms ` +
+        `and ${rows} rows read per attempt (medians of the layouts, over ${attempts} attempts).`,
+    );
+  }
   out.push("", "Per step (offered rate; the runs that reached it):", "");
   out.push(
     table(

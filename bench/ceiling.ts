@@ -31,6 +31,7 @@ import {
   type CeilingRun,
   type CeilingSet,
   type ConfigRun,
+  type Fold,
   type RecordShape,
   type Step,
 } from "./ceiling-model.ts";
@@ -54,6 +55,11 @@ export type CeilingOptions = {
   /** The ledger's alarm delay (RECORDS_FLUSH_DELAY_MS); default: the setting's default. */
   flushDelayMs?: number;
   cleanup: Cleanup;
+  /**
+   * Runs one step (bench/run.ts's `quietly`: waits for a quiet second first, and measures again when other
+   * processes took more than 10 % of the CPU meanwhile, keeping the quieter step); default: runs it once.
+   */
+  measure?: <T extends { foreign_cpu_pct: number }>(label: string, run: () => Promise<T>) => Promise<T>;
   log: (msg: string) => void;
   /** Set when the bench is being stopped: no further step starts. */
   stopping: () => boolean;
@@ -109,6 +115,13 @@ async function getJson<T>(url: URL, path: string): Promise<T> {
   const res = await fetch(new URL(path, url), { signal: AbortSignal.timeout(30_000) });
   const text = await res.text();
   if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+async function postJson<T>(url: URL, path: string, body: unknown = {}): Promise<T> {
+  const res = await fetch(new URL(path, url), { method: "POST", body: JSON.stringify(body), signal: AbortSignal.timeout(FLUSH_TIMEOUT_MS) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${text.slice(0, 300)}`);
   return JSON.parse(text) as T;
 }
 
@@ -197,12 +210,9 @@ async function runStep(
   };
 }
 
-/** One layout on a fresh database: the rates stepped up until one is not kept up. */
-async function runConfig(o: CeilingOptions, dir: string, sample: Sample, ledgers: number, maxBatch: number, delayMs: number): Promise<ConfigRun> {
-  const state = mkdtempSync(join(os.tmpdir(), "switchyard-ceiling-"));
-  const removeState = () => rmSync(state, { recursive: true, force: true });
-  const forgetState = o.cleanup.add("ceiling state", async () => removeState(), removeState);
-  const options: MiniflareOptions = {
+/** The bench Worker in Miniflare: its D1 persisted under `persistDir`, or in memory. */
+function workerOptions(o: CeilingOptions, dir: string, sample: Sample, persistDir?: string): MiniflareOptions {
+  return {
     name: "ceiling",
     modules: [{ type: "ESModule", path: join(dir, "worker.js") }],
     modulesRoot: dir,
@@ -210,16 +220,27 @@ async function runConfig(o: CeilingOptions, dir: string, sample: Sample, ledgers
     compatibilityFlags: o.cfg.compatibilityFlags,
     d1Databases: [D1],
     bindings: { SAMPLE: JSON.stringify(sample) },
-    defaultPersistRoot: state,
+    ...(persistDir ? { defaultPersistRoot: persistDir } : {}),
     port: 0,
   };
-  const runtime = await startRuntime(`ceiling ${ledgers}×${maxBatch}`, options, o.cleanup);
+}
+
+/** One layout on a fresh database: the rates stepped up until one is not kept up. */
+async function runConfig(o: CeilingOptions, dir: string, sample: Sample, ledgers: number, maxBatch: number, delayMs: number): Promise<ConfigRun> {
+  const state = mkdtempSync(join(os.tmpdir(), "switchyard-ceiling-"));
+  const removeState = () => rmSync(state, { recursive: true, force: true });
+  const forgetState = o.cleanup.add("ceiling state", async () => removeState(), removeState);
+  const runtime = await startRuntime(`ceiling ${ledgers}×${maxBatch}`, workerOptions(o, dir, sample, state), o.cleanup);
   try {
     await applyMigrations(runtime.mf, o.workerRoot, D1);
     const start = await getJson<Size>(runtime.url, "/size");
     const steps: Step[] = [];
     for (let rate: number | undefined = o.rates[0]; rate !== undefined && !o.stopping();) {
-      const step = await runStep(runtime, { ledgers, maxBatch, rate, warmupMs: o.warmupMs ?? delayMs + 500, windowMs: o.windowMs, delayMs });
+      const offered = rate;
+      const measure = o.measure ?? ((_label, run) => run());
+      const step = await measure(`ceiling ${ledgers}×${maxBatch} at ${offered}/s`, () =>
+        runStep(runtime, { ledgers, maxBatch, rate: offered, warmupMs: o.warmupMs ?? delayMs + 500, windowMs: o.windowMs, delayMs }),
+      );
       steps.push(step);
       o.log(
         `  ${ledgers} ledgers × batches ≤ ${maxBatch}: offered ${rate}/s → achieved ${Math.round(step.achieved)}/s, batch mean ${Math.round(step.batch_mean)}, ` +
@@ -228,7 +249,18 @@ async function runConfig(o: CeilingOptions, dir: string, sample: Sample, ledgers
       rate = nextRate(o.rates, step);
     }
     const end = await getJson<Size>(runtime.url, "/size");
-    return { ledgers, max_batch: maxBatch, steps, bytes_start: start.bytes, bytes_end: end.bytes, records_end: end.generations, attempts_end: end.attempts };
+    const fold = await postJson<Fold>(runtime.url, "/fold");
+    o.log(`  health fold over ${fold.attempts} attempts: ${fold.statements.map((x) => `${x.d1_ms} ms of D1 and ${x.rows_read} rows read`).join(", then ")}`);
+    return {
+      ledgers,
+      max_batch: maxBatch,
+      steps,
+      bytes_start: start.bytes,
+      bytes_end: end.bytes,
+      records_end: end.generations,
+      attempts_end: end.attempts,
+      fold: { attempts: fold.attempts, statements: fold.statements },
+    };
   } finally {
     await runtime.stop();
     forgetState();
@@ -236,28 +268,57 @@ async function runConfig(o: CeilingOptions, dir: string, sample: Sample, ledgers
   }
 }
 
-/** What the synthetic records are like, from a throwaway instance (in-memory D1). */
-async function recordShape(o: CeilingOptions, dir: string, sample: Sample): Promise<RecordShape> {
-  const runtime = await startRuntime(
-    "ceiling (records)",
-    {
-      name: "ceiling",
-      modules: [{ type: "ESModule", path: join(dir, "worker.js") }],
-      modulesRoot: dir,
-      compatibilityDate: o.cfg.compatibilityDate,
-      compatibilityFlags: o.cfg.compatibilityFlags,
-      d1Databases: [D1],
-      bindings: { SAMPLE: JSON.stringify(sample) },
-      port: 0,
-    },
-    o.cleanup,
-  );
+/** Records the footprint flushes: 40 batches of 500, four ledgers' accounts. */
+const FOOTPRINT_RECORDS = 20_000;
+/**
+ * Bench-only, on the footprint's second database: every carrier attempt row is deleted as it is written,
+ * as if the Cron Trigger's prune (attempts older than a day) had already run, so the growth is what a
+ * record keeps in D1 for the retention period (its `generations` row and index entries).
+ */
+const PRUNED_AT_ONCE =
+  "CREATE TRIGGER bench_attempts_pruned AFTER INSERT ON endpoint_attempts BEGIN DELETE FROM endpoint_attempts WHERE generation_id = NEW.generation_id AND idx = NEW.idx; END";
+
+/**
+ * What the synthetic records are like (JSON bytes, attempts) and what they take in D1: two throwaway
+ * instances (in-memory D1, the migrations applied), each sent FOOTPRINT_RECORDS records; D1's growth per
+ * record as flushed (with the attempts' rows) and as kept once the attempts are pruned.
+ */
+async function recordFootprint(o: CeilingOptions, dir: string, sample: Sample): Promise<RecordShape> {
+  const growth = async (pruned: boolean): Promise<number> => {
+    const runtime = await startRuntime(`ceiling (footprint${pruned ? ", attempts pruned" : ""})`, workerOptions(o, dir, sample), o.cleanup);
+    try {
+      await applyMigrations(runtime.mf, o.workerRoot, D1);
+      if (pruned) await (await runtime.mf.getD1Database(D1)).prepare(PRUNED_AT_ONCE).run();
+      const before = await getJson<Size>(runtime.url, "/size");
+      for (let i = 0; i < FOOTPRINT_RECORDS / 500; i++) {
+        await postJson(runtime.url, "/flush", { ledger: i % 4, n: 500 });
+      }
+      const after = await getJson<Size>(runtime.url, "/size");
+      if (after.generations - before.generations !== FOOTPRINT_RECORDS)
+        throw new Error(`footprint: ${after.generations - before.generations} records in D1, not ${FOOTPRINT_RECORDS}`);
+      return (after.bytes - before.bytes) / FOOTPRINT_RECORDS;
+    } finally {
+      await runtime.stop();
+    }
+  };
+  const runtime = await startRuntime("ceiling (records)", workerOptions(o, dir, sample), o.cleanup);
+  let info: { record_bytes_mean: number; record_bytes_p50: number; record_bytes_max: number; attempts_mean: number };
   try {
-    const info = await getJson<{ record_bytes_mean: number; record_bytes_p50: number; record_bytes_max: number; attempts_mean: number }>(runtime.url, "/info");
-    return { bytes_mean: info.record_bytes_mean, bytes_p50: info.record_bytes_p50, bytes_max: info.record_bytes_max, attempts_mean: info.attempts_mean };
+    info = await getJson<typeof info>(runtime.url, "/info");
   } finally {
     await runtime.stop();
   }
+  return {
+    bytes_mean: info.record_bytes_mean,
+    bytes_p50: info.record_bytes_p50,
+    bytes_max: info.record_bytes_max,
+    attempts_mean: info.attempts_mean,
+    d1_bytes_flushed: await growth(false),
+    d1_bytes_kept: await growth(true).catch((err: unknown) => {
+      o.log(`scenario ceiling: the footprint without attempts could not be measured: ${String(err)}`);
+      return NaN;
+    }),
+  };
 }
 
 export async function ceilingScenario(o: CeilingOptions): Promise<CeilingSet> {
@@ -279,10 +340,13 @@ export async function ceilingScenario(o: CeilingOptions): Promise<CeilingSet> {
       window_ms: o.windowMs,
       flush_delay_ms: delayMs,
     },
-    record: await recordShape(o, dir, sample),
+    record: await recordFootprint(o, dir, sample),
     runs: [],
   };
-  o.log(`scenario ceiling: records of ${Math.round(set.record.bytes_mean)} B of JSON on average, ${set.record.attempts_mean.toFixed(2)} carrier attempts`);
+  o.log(
+    `scenario ceiling: records of ${Math.round(set.record.bytes_mean)} B of JSON on average, ${set.record.attempts_mean.toFixed(2)} carrier attempts; ` +
+      `D1 grows ${Math.round(set.record.d1_bytes_flushed)} B a record as flushed, ${Math.round(set.record.d1_bytes_kept)} B once its attempts are pruned`,
+  );
   for (let index = 1; index <= o.repeat && !o.stopping(); index++) {
     const started = performance.now();
     const cpuAtStart = cpuSnapshot();

@@ -783,6 +783,7 @@ if (runOnly.has("ceiling")) {
       rates: parseList(values["ceiling-rates"], DEFAULT_RATES, "--ceiling-rates"),
       windowMs: quick ? 2000 : 4000,
       cleanup,
+      measure: quietly,
       log,
       stopping: () => stopping,
       onRun: (s) => {

@@ -77,6 +77,14 @@ const config = (ledgers: number, maxBatch: number, steps: Step[]): ConfigRun => 
   bytes_end: 100_000 + 930 * 50_000,
   records_end: 50_000,
   attempts_end: 55_000,
+  fold: {
+    attempts: 50_000,
+    statements: [
+      { d1_ms: 400, rows_read: 200_000 },
+      { d1_ms: 100, rows_read: 300_000 },
+      { d1_ms: 0, rows_read: 0 },
+    ],
+  },
 });
 
 describe("bench ceiling: the ledger's outbox and alarm", () => {
@@ -171,7 +179,7 @@ describe("bench ceiling: the ceiling and the report", () => {
       source: "commit abc1234",
       machine: { cpu: "test cpu", cores: 2, node: "v20", workerd: "1" },
       settings: { rates: DEFAULT_RATES, ledgers: [1, 16], batches: [500], warmup_ms: 1500, window_ms: 4000, flush_delay_ms: 1000 },
-      record: { bytes_mean: 1020, bytes_p50: 1010, bytes_max: 1290, attempts_mean: 1.2 },
+      record: { bytes_mean: 1020, bytes_p50: 1010, bytes_max: 1290, attempts_mean: 1.2, d1_bytes_flushed: 930, d1_bytes_kept: 640 },
       runs: [7000, 8000, 6000].map((top, i) => ({
         index: i + 1,
         started_at: "",
@@ -198,6 +206,10 @@ describe("bench ceiling: the ceiling and the report", () => {
     const md = ceilingMarkdown(set);
     expect(md).toContain("| 16 × 500 | 11,000 (10,000 – 12,000) | 3/3 | 20,000 |");
     expect(md).toContain("Database ceiling: **11,000 records/s**");
+    expect(md).toContain(
+      "in its uptime statement (whose window is a day) 800 ms, in its percentile statement (30 minutes) 200 ms and 10.0 rows read per attempt",
+    );
+    expect(md).toContain("in D1 930 B a record as flushed (its attempts' rows included), 640 B once the attempts are pruned");
     expect(md).toContain("| 1 × 500 | 10,000 | 7,000 (6,000 – 8,000) | 0/3 |");
     // A layout that never fell short: its ceiling is a lower bound.
     const open = ceilingMarkdown({ ...set, runs: [{ ...set.runs[0]!, configs: [config(1, 100, [step(1000, 1000)])] }] });
