@@ -131,7 +131,7 @@ describe("size and cost visible", () => {
       archive_parts_writing: index.writing.length,
       d1_limit_bytes: 10_000_000_000,
       d1_warn_percent: 80,
-      retention_days: 30,
+      retention_days: 36_500, // vitest.config.ts: the Cron Trigger keeps every test's records
     });
     expect(index.archived.reduce((n, p) => n + p.bytes, 0)).toBe(bytes);
     expect(s.archive_objects).toBeGreaterThanOrEqual(10);
@@ -142,8 +142,8 @@ describe("size and cost visible", () => {
     expect(s.d1_percent).toBe(Math.round((s.d1_size_bytes! / 10_000_000_000) * 1000) / 10);
 
     // A tiny limit shows D1 past it.
-    const tiny = await storageWithVars({ D1_SIZE_LIMIT_BYTES: "1000", D1_SIZE_WARN_PERCENT: "50" });
-    expect(tiny).toMatchObject({ d1_limit_bytes: 1000, d1_warn_percent: 50 });
+    const tiny = await storageWithVars({ D1_SIZE_LIMIT_BYTES: "1000", D1_SIZE_WARN_PERCENT: "50", RECORDS_RETENTION_DAYS: "30" });
+    expect(tiny).toMatchObject({ d1_limit_bytes: 1000, d1_warn_percent: 50, retention_days: 30 });
     expect(tiny.d1_percent).toBeGreaterThan(100);
 
     await archiveRecords(env.DB, env.ARCHIVE, options(start + 70 * DAY));
