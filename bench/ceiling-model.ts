@@ -97,6 +97,8 @@ export type StepFigures = {
   latency_p99_ms: number;
   /** D1's own time for the batch's statements (the result meta's `duration`, summed), ms. */
   d1_ms_p50: number;
+  /** D1's own time per 1,000 records over the window's batches (Σ duration ÷ Σ records): what bounds one database's rate. */
+  d1_ms_per_1k: number;
   /** D1 rows written per record (the meta's `rows_written`: table rows and index entries, both tables). */
   rows_written_per_record: number;
   /** Records that had arrived by the end of the window and were not yet in D1, and as seconds of the offered rate. */
@@ -136,6 +138,7 @@ export function stepFigures(
     latency_p50_ms: latency.p50,
     latency_p99_ms: latency.p99,
     d1_ms_p50: stats(inWindow.map((b) => b.d1Ms)).p50,
+    d1_ms_per_1k: records === 0 ? NaN : (inWindow.reduce((s, b) => s + b.d1Ms, 0) / records) * 1000,
     rows_written_per_record: records === 0 ? NaN : inWindow.reduce((s, b) => s + b.rowsWritten, 0) / records,
     behind_records: behind,
     behind_s: behind / o.offered,
@@ -255,6 +258,7 @@ export type ConfigSummary = {
   batch_mean: Spread;
   latency_p50_ms: Spread;
   latency_p99_ms: Spread;
+  d1_ms_per_1k: Spread;
   bytes_per_record: Spread;
   rows_written_per_record: Spread;
   /** The lowest offered rate some run did not keep up with. */
@@ -283,6 +287,7 @@ export function summarize(set: Pick<CeilingSet, "runs">): ConfigSummary[] {
       batch_mean: spread(ceilings.map((c) => c.step?.batch_mean ?? NaN)),
       latency_p50_ms: spread(ceilings.map((c) => c.step?.latency_p50_ms ?? NaN)),
       latency_p99_ms: spread(ceilings.map((c) => c.step?.latency_p99_ms ?? NaN)),
+      d1_ms_per_1k: spread(ceilings.map((c) => c.step?.d1_ms_per_1k ?? NaN)),
       bytes_per_record: spread(configs.map(bytesPerRecord)),
       rows_written_per_record: spread(configs.flatMap((c) => c.steps.map((s) => s.rows_written_per_record))),
       first_short: short.length > 0 ? Math.min(...short) : undefined,
@@ -374,6 +379,7 @@ export function ceilingMarkdown(set: CeilingSet): string {
         "batch at ceiling",
         "flush p50 (ms)",
         "flush p99 (ms)",
+        "D1 ms per 1,000 records",
         "D1 bytes/record",
         "D1 rows written/record",
       ],
@@ -385,6 +391,7 @@ export function ceilingMarkdown(set: CeilingSet): string {
         spreadOf(c.batch_mean, int),
         spreadOf(c.latency_p50_ms, (v) => fix(v)),
         spreadOf(c.latency_p99_ms, (v) => fix(v)),
+        spreadOf(c.d1_ms_per_1k, (v) => fix(v)),
         spreadOf(c.bytes_per_record, int),
         spreadOf(c.rows_written_per_record, (v) => fix(v, 2)),
       ]),

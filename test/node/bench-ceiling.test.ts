@@ -59,6 +59,7 @@ const step = (offered: number, achieved: number, extra: Partial<Step> = {}): Ste
   latency_p50_ms: 5,
   latency_p99_ms: 9,
   d1_ms_p50: 4,
+  d1_ms_per_1k: 70,
   rows_written_per_record: 8.5,
   behind_records: 0,
   behind_s: 0,
@@ -144,6 +145,7 @@ describe("bench ceiling: the ledger's outbox and alarm", () => {
     expect(f.full_pct).toBe(100);
     expect(f.latency_p50_ms).toBeCloseTo(10, 6);
     expect(f.rows_written_per_record).toBeCloseTo(8.4, 6);
+    expect(f.d1_ms_per_1k).toBeCloseTo(16, 6); // 8 ms of D1 per 500 records
     expect(f.behind_records).toBe(500); // 5,000 done by 5.5 s
     expect(f.behind_s).toBeCloseTo(0.5, 6);
     expect(stepFigures(batches, { offered: 5000, ledgers: 2, maxBatch: 500, w0: 1500, w1: 5500, arrivedByEnd: 27_500 }).kept_up).toBe(false);
