@@ -9,6 +9,8 @@ import { toHex } from "../keys/api-key";
  */
 
 const COLUMNS = Object.entries(getTableColumns(generations)).map(([key, column]) => [key as keyof Generation, column.name] as const);
+const ID_COLUMN = generations.id.name;
+if (COLUMNS[0]?.[1] !== ID_COLUMN) throw new Error("generations: the id must be the first column (recordInText finds a line by it)");
 
 /** The object of one part: records/v1/<account>/<day>/<part, 4 digits>.ndjson.gz. */
 export function partKey(accountId: string, day: string, part: number): string {
@@ -40,14 +42,31 @@ export async function packRecords(records: readonly Generation[]): Promise<Uint8
   return new Uint8Array(await new Response(gz).arrayBuffer());
 }
 
+/** The NDJSON text of an object's bytes (or body). */
+export function unpackText(body: ReadableStream<Uint8Array> | Uint8Array): Promise<string> {
+  const stream = body instanceof Uint8Array ? new Blob([body]).stream() : body;
+  return new Response(stream.pipeThrough(new DecompressionStream("gzip"))).text();
+}
+
 /** The records of an object's bytes (or body), in their order. */
 export async function unpackRecords(body: ReadableStream<Uint8Array> | Uint8Array): Promise<Generation[]> {
-  const stream = body instanceof Uint8Array ? new Blob([body]).stream() : body;
-  const text = await new Response(stream.pipeThrough(new DecompressionStream("gzip"))).text();
-  return text
+  return (await unpackText(body))
     .split("\n")
     .filter((l) => l !== "")
     .map(lineRecord);
+}
+
+/**
+ * The one record with this id in an object's NDJSON, parsing only its line: every line starts with the
+ * id column (the table's first), so the id's opening text finds it.
+ */
+export function recordInText(text: string, id: string): Generation | undefined {
+  const opening = `{"${ID_COLUMN}":${JSON.stringify(id)},`;
+  const at = text.startsWith(opening) ? 0 : text.indexOf("\n" + opening);
+  if (at < 0) return undefined;
+  const start = at === 0 ? 0 : at + 1;
+  const end = text.indexOf("\n", start);
+  return lineRecord(text.slice(start, end < 0 ? undefined : end));
 }
 
 export async function sha256Bytes(bytes: Uint8Array): Promise<string> {

@@ -1,6 +1,6 @@
 import { archivedPartsOfDay, legacyIdPart } from "../db/archive-index";
 import type { Generation } from "../db/schema";
-import { partKey, unpackRecords, utcDay } from "./archive-format";
+import { partKey, recordInText, unpackRecords, unpackText, utcDay } from "./archive-format";
 import { generationIdTime } from "./generation-id";
 
 /** Parts read during one lookup, page or export, by key: each object is fetched once. */
@@ -35,8 +35,10 @@ export async function findArchived(d1: D1Database, bucket: R2Bucket, accountId: 
     keys = legacy ? [partKey(accountId, legacy.day, legacy.part)] : [];
   }
   for (const key of keys) {
-    const found = (await readPart(bucket, key)).find((g) => g.id === id && g.accountId === accountId);
-    if (found) return found;
+    const object = await bucket.get(key);
+    if (!object) throw new Error(`archive object ${key} is in the index but not in the bucket`);
+    const found = recordInText(await unpackText(object.body), id);
+    if (found && found.accountId === accountId) return found;
   }
   return undefined;
 }
