@@ -2,6 +2,7 @@ import { describe, it, expect } from "vitest";
 import { env } from "cloudflare:test";
 import { archiveRecords, retentionCutoff, type ArchiveOptions, type ArchiveStep } from "../../src/generations/archive-records";
 import { flushGenerations } from "../../src/db/generations";
+import { COMMIT_SQL } from "../../src/db/archive-index";
 import { DAY, archivedRecords, d1Ids, indexRows, seedDays } from "./archive-helpers";
 
 // Each test seeds its own account in its own year, long before any other test's records: the archive takes
@@ -163,5 +164,19 @@ describe("records archive (D1 → R2)", () => {
     expect(await d1Ids(account)).toEqual([]);
     const rollups = await env.DB.prepare("SELECT sum(requests) AS requests FROM archive_rollups WHERE account_id = ?").bind(account).first();
     expect(rollups).toEqual({ requests: records.length });
+  });
+});
+
+describe("records archive statements", () => {
+  it("find the part's records by primary key, never by walking the account's records", async () => {
+    for (const q of COMMIT_SQL) {
+      const used = Math.max(...[...q.matchAll(/\?(\d+)/g)].map((m) => Number(m[1])));
+      const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${q}`)
+        .bind(...["acct", "2001-01-01", 0, "[]", "[]", "c", 1, "s", 1].slice(0, used))
+        .all<{ detail: string }>();
+      const details = results.map((r) => r.detail).join("\n");
+      expect(details, q).not.toMatch(/generations USING (COVERING )?INDEX generations_account_created/);
+      if (/FROM generations WHERE/.test(q)) expect(details, q).toMatch(/SEARCH generations USING INDEX sqlite_autoindex_generations_1 \(id=\?\)/);
+    }
   });
 });
