@@ -17,7 +17,8 @@
 //   GET  /read-object?key=&id=                                      one R2 get + gunzip + find
 //
 // Record i of n is created at day0 + (i + ½)·spanMs/n (time order, as records arrive) by account i mod
-// `accounts`, built by syntheticRecord (≈ 900 bytes of JSON with one carrier attempt).
+// `accounts`, built by syntheticRecord (≈ 900 bytes of JSON with one carrier attempt), its id and the
+// carrier's completion id fixed by i but random-looking.
 import { flushGenerations } from "../src/db/generations";
 import { archivedPartsOfDay } from "../src/db/archive-index";
 import { archiveRecords } from "../src/generations/archive-records";
@@ -47,6 +48,20 @@ async function pragma(db, name) {
   }
 }
 
+/** `digits` hex digits that look random and depend only on (i, salt): a mulberry32 stream seeded by both. */
+function noise(i, salt, digits) {
+  let a = (Math.imul(i, 0x9e3779b1) ^ Math.imul(salt, 0x85ebca6b)) >>> 0;
+  let out = "";
+  while (out.length < digits) {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    out += ((t ^ (t >>> 14)) >>> 0).toString(16).padStart(8, "0");
+  }
+  return out.slice(0, digits);
+}
+
 async function seed(env, o) {
   const records = [];
   const sums = o.cutoffs.map(() => ({ records: 0, cost_nano: 0 }));
@@ -54,7 +69,10 @@ async function seed(env, o) {
   let jsonBytes = 0;
   for (let i = o.from; i < o.from + o.count; i++) {
     const createdAt = o.day0 + Math.floor(((i + 0.5) * o.spanMs) / o.n);
-    const r = syntheticRecord(accountId(i % o.accounts), createdAt, i, { app: "archive-load" });
+    // Ids of the time-sortable form whose 80 "random" bits are fixed by i (a repeated call upserts the same
+    // records), and a carrier's completion id: as little compressible as real ones.
+    const id = `gen-${createdAt.toString(16).padStart(12, "0")}${noise(i, 1, 20)}`;
+    const r = syntheticRecord(accountId(i % o.accounts), createdAt, i, { id, upstreamId: `chatcmpl-${noise(i, 2, 24)}`, app: "archive-load" });
     const text = JSON.stringify(r);
     jsonBytes += text.length;
     records.push(text);

@@ -261,17 +261,34 @@ async function main(): Promise<number> {
     });
     const url = await mf.ready;
     await applyMigrations(mf, root, "DB");
+    let retried = 0;
 
+    /**
+     * One request to the Worker. Every call is safe to repeat (seeding upserts records by their fixed ids,
+     * archiving is idempotent, the rest reads), so a connection lost before an answer is retried, at most 3 times.
+     */
     const call = async <T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> => {
-      const res = await fetch(new URL(path, url), {
-        method,
-        headers: body === undefined ? {} : { "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(Math.max(1000, Math.min(300_000, deadline.left()))),
-      });
-      const text = await res.text();
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
-      return JSON.parse(text) as T;
+      for (let attempt = 1; ; attempt++) {
+        let res: Response;
+        try {
+          res = await fetch(new URL(path, url), {
+            method,
+            headers: body === undefined ? {} : { "content-type": "application/json" },
+            body: body === undefined ? undefined : JSON.stringify(body),
+            signal: AbortSignal.timeout(Math.max(1000, Math.min(300_000, deadline.left()))),
+          });
+        } catch (err) {
+          const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : "";
+          if (attempt >= 3 || !(err instanceof TypeError)) throw new Error(`${method} ${path}: ${String(err)}${cause}`);
+          log(`${method} ${path}: ${String(err)}${cause}; again`);
+          retried++;
+          await new Promise((r) => setTimeout(r, 500));
+          continue;
+        }
+        const text = await res.text();
+        if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
+        return JSON.parse(text) as T;
+      }
     };
     const sizeNow = async (): Promise<SizeFigures> => {
       const s = await call<Size>("GET", "/size");
@@ -488,6 +505,7 @@ async function main(): Promise<number> {
         not_found: notFound,
       },
       vacuum,
+      retried_calls: retried,
       failures,
       ok: failures.length === 0,
     };
