@@ -428,6 +428,9 @@ export function ceilingMarkdown(set: CeilingSet): string {
         `and ${rows} rows read per attempt (medians of the layouts, over ${attempts} attempts).`,
     );
   }
+  const failed = set.runs.reduce((n, r) => n + r.configs.reduce((m, c) => m + c.steps.reduce((k, x) => k + x.failed_batches, 0), 0), 0);
+  if (failed > 0)
+    out.push("", `${failed} flushes failed over the set (a transport error or a D1 error) and were sent again, as the ledger's next alarm would.`);
   out.push("", "Per step (offered rate; the runs that reached it):", "");
   out.push(
     table(

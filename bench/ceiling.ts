@@ -71,6 +71,8 @@ export type CeilingOptions = {
 };
 
 const FLUSH_TIMEOUT_MS = 60_000;
+/** A ledger's flushes that may fail in a row (each is counted and sent again) before the step fails. */
+const MAX_FAILURES = 3;
 const D1 = "DB";
 
 /** The bench Worker bundled against the measured checkout's src/: the entry's relative imports resolve there. */
@@ -154,6 +156,7 @@ async function runStep(
     await Promise.all(
       outboxes.map(async (box, ledger) => {
         let afterFlush = false;
+        let failures = 0;
         for (;;) {
           const at = nextFlushAt(box, performance.now(), afterFlush);
           if (at >= w1) return;
@@ -183,8 +186,18 @@ async function runStep(
             // a failed flush's body need not be JSON
           }
           batches.push({ ledger, startMs, endMs, n, ok: sent.ok, d1Ms: reply.d1_ms ?? NaN, rowsWritten: reply.rows_written ?? NaN });
-          if (!sent.ok) throw new Error(`flush of ${n} records failed: ${sent.error} ${sent.body.toString().slice(0, 300)}`);
           afterFlush = true;
+          if (!sent.ok) {
+            // As the ledger does: the batch stays in the outbox and the next alarm sends it again (flushes are idempotent).
+            box.taken -= n;
+            if (++failures >= MAX_FAILURES)
+              throw new Error(
+                `${failures} flushes in a row failed, the last of ${n} records: ${sent.error} ${sent.body.toString().slice(0, 300)}; workerd: ${runtime.log.recent.slice(-5).join(" | ")}`,
+              );
+            await sleep(100);
+            continue;
+          }
+          failures = 0;
         }
       }),
     );
@@ -244,7 +257,8 @@ async function runConfig(o: CeilingOptions, dir: string, sample: Sample, ledgers
       steps.push(step);
       o.log(
         `  ${ledgers} ledgers × batches ≤ ${maxBatch}: offered ${rate}/s → achieved ${Math.round(step.achieved)}/s, batch mean ${Math.round(step.batch_mean)}, ` +
-          `flush p50 ${step.latency_p50_ms.toFixed(1)} ms p99 ${step.latency_p99_ms.toFixed(1)} ms, workerd ${step.workerd_cpu_pct.toFixed(0)} % CPU, others ${step.foreign_cpu_pct.toFixed(0)} %${step.kept_up ? "" : " — not kept up"}`,
+          `flush p50 ${step.latency_p50_ms.toFixed(1)} ms p99 ${step.latency_p99_ms.toFixed(1)} ms, workerd ${step.workerd_cpu_pct.toFixed(0)} % CPU, others ${step.foreign_cpu_pct.toFixed(0)} %` +
+          `${step.failed_batches > 0 ? `, ${step.failed_batches} flushes failed and were sent again` : ""}${step.kept_up ? "" : " — not kept up"}`,
       );
       rate = nextRate(o.rates, step);
     }
