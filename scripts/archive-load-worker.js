@@ -7,6 +7,7 @@
 //
 //   POST /seed    {from, count, n, accounts, day0, spanMs, cutoffs}  records from..from+count-1 of n, flushed in one call
 //   POST /archive {now, retentionDays, partRecords, partsPerRun}     one archiveRecords call
+//   POST /prune-attempts {before}                                   the health fold's prune of endpoint attempts
 //   GET  /size                                                      D1's size as D1 reports it, and as SQLite counts it
 //   GET  /d1?cutoff=ms                                              what D1 holds: records, cost, those before the cutoff
 //   GET  /index                                                     the archive index's totals
@@ -233,6 +234,11 @@ export default {
         case "POST /archive": {
           const o = await body(request);
           return json(await archiveRecords(env.DB, env.ARCHIVE, o));
+        }
+        case "POST /prune-attempts": {
+          const o = await body(request);
+          const result = await env.DB.prepare("DELETE FROM endpoint_attempts WHERE at < ?1").bind(o.before).run(); // src/db/endpoint-attempts.ts
+          return json({ deleted: result.meta.changes });
         }
         case "GET /size":
           return json(await size(env));

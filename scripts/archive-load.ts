@@ -349,6 +349,11 @@ async function main(): Promise<number> {
     const afterSeed = await sizeNow();
     log(`seeded in ${(seedMs / 1000).toFixed(1)} s; D1 ${afterSeed.d1_size_after} bytes`);
 
+    // As deployed, the Cron Trigger's health fold keeps endpoint attempts for a day and an hour: prune them so.
+    const pruned = await call<{ deleted: number }>("POST", "/prune-attempts", { before: now1 - 25 * 3_600_000 });
+    const afterPrune = await sizeNow();
+    log(`pruned ${pruned.deleted} endpoint attempts older than a day and an hour; D1 ${afterPrune.d1_size_after} bytes`);
+
     const failures: string[] = [];
     const expect = (ok: boolean, what: string) => {
       if (!ok) failures.push(what);
@@ -485,7 +490,8 @@ async function main(): Promise<number> {
         json_bytes_mean: seeded.json_bytes / seeded.records,
         cost_nano: seeded.cost_nano,
       },
-      sizes: { empty, seeded: afterSeed, after_retention: size1, after_rest: size2, after_vacuum: size3 },
+      sizes: { empty, seeded: afterSeed, attempts_pruned: afterPrune, after_retention: size1, after_rest: size2, after_vacuum: size3 },
+      attempts_pruned: pruned.deleted,
       retention: { ...phase1, records_per_s: phase1.records / (phase1.ms / 1000), parts_per_s: phase1.parts / (phase1.ms / 1000), check: check1 },
       rest: { ...phase2, records_per_s: phase2.records / (phase2.ms / 1000), parts_per_s: phase2.parts / (phase2.ms / 1000), check: check2 },
       archive: {
@@ -521,7 +527,8 @@ async function main(): Promise<number> {
 type Figures = {
   options: Options & { part_records: number };
   seed: { records: number; ms: number; records_per_s: number; json_bytes_mean: number };
-  sizes: Record<"empty" | "seeded" | "after_retention" | "after_rest" | "after_vacuum", SizeFigures>;
+  sizes: Record<"empty" | "seeded" | "attempts_pruned" | "after_retention" | "after_rest" | "after_vacuum", SizeFigures>;
+  attempts_pruned: number;
   retention: { parts: number; records: number; calls: number; ms: number; records_per_s: number; parts_per_s: number };
   rest: { parts: number; records: number; calls: number; ms: number; records_per_s: number; parts_per_s: number };
   archive: { objects: number; bytes: number; raw_bytes: number; compression: number; bytes_per_record: number; r2_disk_bytes: number };
@@ -546,7 +553,9 @@ function report(f: Figures): string {
     `| seeding rate | ${int(f.seed.records_per_s)} records/s (${(f.seed.ms / 1000).toFixed(1)} s; ${f.options.seedBatch} a flushGenerations call, 2 in flight) |`,
     sizeRow("empty", s.empty),
     sizeRow("seeded", s.seeded),
-    `| D1 bytes per record (live pages; size_after) | ${perRecord(grown(s.seeded, "live_bytes"), f.seed.records)}; ${perRecord(grown(s.seeded, "d1_size_after"), f.seed.records)} |`,
+    `| D1 bytes per record, with its endpoint attempt (live pages; size_after) | ${perRecord(grown(s.seeded, "live_bytes"), f.seed.records)}; ${perRecord(grown(s.seeded, "d1_size_after"), f.seed.records)} |`,
+    sizeRow(`attempts older than 25 h pruned (${int(f.attempts_pruned)}, as the health fold does)`, s.attempts_pruned),
+    `| D1 bytes per record, attempts pruned (live pages) | ${perRecord(grown(s.attempts_pruned, "live_bytes"), f.seed.records)} (a day and an hour of attempts left: ${int(s.attempts_pruned.attempts)} rows) |`,
     `| archive, retention ${f.options.retentionDays} days | ${int(f.retention.records)} records in ${int(f.retention.parts)} parts, ${(f.retention.ms / 1000).toFixed(1)} s: ${int(f.retention.records_per_s)} records/s, ${f.retention.parts_per_s.toFixed(1)} parts/s (${f.options.partsPerCall} parts a call) |`,
     sizeRow(`after the retention run`, s.after_retention),
     `| archive, the rest (clock + ${f.options.retentionDays} days) | ${int(f.rest.records)} records in ${int(f.rest.parts)} parts, ${(f.rest.ms / 1000).toFixed(1)} s: ${int(f.rest.records_per_s)} records/s, ${f.rest.parts_per_s.toFixed(1)} parts/s |`,
