@@ -104,7 +104,7 @@ describe("npm run admin", () => {
     for (const args of [["--help"], ["-h"], ["help"]]) {
       const r = await run(...args);
       expect(r.code).toBe(0);
-      for (const command of ["create-account", "grant-credits", "list-accounts", "list-keys"]) expect(r.stdout).toContain(command);
+      for (const command of ["create-account", "grant-credits", "list-accounts", "list-keys", "storage"]) expect(r.stdout).toContain(command);
     }
     const one = await run("help", "list-keys");
     expect(one).toEqual({ code: 0, stdout: expect.stringMatching(/^usage: npm run admin -- list-keys --account/) });
@@ -144,5 +144,28 @@ describe("npm run admin", () => {
       code: 2,
       out: { error: "--page-size must be a whole number from 1 to 500" },
     });
+  });
+
+  it("storage prints the service's D1 and archive figures (wrangler dev's local D1 and R2)", async () => {
+    const { code, out } = await admin("storage");
+    expect(code).toBe(0);
+    expect(Object.keys(out).sort()).toEqual(
+      [
+        "archive_bytes",
+        "archive_objects",
+        "archive_parts_writing",
+        "archive_records",
+        "d1_limit_bytes",
+        "d1_percent",
+        "d1_size_bytes",
+        "d1_warn_percent",
+        "endpoint_attempts",
+        "generations_in_d1",
+        "oldest_record_in_d1",
+        "retention_days",
+      ].sort(),
+    );
+    expect(out).toMatchObject({ d1_limit_bytes: 10_000_000_000, d1_warn_percent: 80, retention_days: 30, archive_parts_writing: 0 });
+    expect(out.d1_size_bytes).toBeGreaterThan(0);
   });
 });
