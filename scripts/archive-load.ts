@@ -27,12 +27,13 @@ const DAY = 86_400_000;
 const root = resolve(import.meta.dirname, "..");
 
 const USAGE = `usage: npm run archive-load -- [--records N] [--accounts N] [--days N] [--retention-days N] [--parts-per-call N]
-       [--seed-batch N] [--samples N] [--time-limit-s S] [--json FILE] [--keep]
+       [--concurrency N] [--seed-batch N] [--samples N] [--time-limit-s S] [--json FILE] [--keep]
   --records N         synthetic records to seed (default 1000000)
   --accounts N        accounts they are spread over (default 50)
   --days N            UTC days they are spread over (default 40)
   --retention-days N  RECORDS_RETENTION_DAYS of the archive runs (default 30)
   --parts-per-call N  parts one archiveRecords call writes at most (default 50)
+  --concurrency N     account-days an archiveRecords call works on at once (default 4, as RECORDS_ARCHIVE_CONCURRENCY)
   --seed-batch N      records per flushGenerations call while seeding (default 2000)
   --samples N         archived ids looked up for the read latency (default 200)
   --time-limit-s S    the whole run's bound (default 300 + 3 ms a record)
@@ -45,6 +46,7 @@ type Options = {
   days: number;
   retentionDays: number;
   partsPerCall: number;
+  concurrency: number;
   seedBatch: number;
   samples: number;
   timeLimitMs: number;
@@ -68,6 +70,7 @@ function options(argv: string[]): Options {
         days: { type: "string" },
         "retention-days": { type: "string" },
         "parts-per-call": { type: "string" },
+        concurrency: { type: "string" },
         "seed-batch": { type: "string" },
         samples: { type: "string" },
         "time-limit-s": { type: "string" },
@@ -101,6 +104,7 @@ function options(argv: string[]): Options {
     days,
     retentionDays,
     partsPerCall: whole("parts-per-call", 50, 1, 1000),
+    concurrency: whole("concurrency", 4, 1, 16),
     seedBatch: whole("seed-batch", 2000, 1, 20_000),
     samples: whole("samples", 200, 1, 100_000),
     timeLimitMs: whole("time-limit-s", Math.ceil(300 + records * 0.003), 10, 86_400) * 1000,
@@ -367,7 +371,14 @@ async function main(): Promise<number> {
       const total = { calls: 0, parts: 0, records: 0, not_committed: 0, ms: 0 };
       for (;;) {
         deadline.check(`archiving (${phase})`);
-        const run = await call<ArchiveRun>("POST", "/archive", { now, retentionDays: o.retentionDays, partRecords, partsPerRun: o.partsPerCall });
+        const run = await call<ArchiveRun>("POST", "/archive", {
+          now,
+          retentionDays: o.retentionDays,
+          partRecords,
+          partsPerRun: o.partsPerCall,
+          runMs: 600_000,
+          concurrency: o.concurrency,
+        });
         total.calls++;
         total.parts += run.parts;
         total.records += run.records;

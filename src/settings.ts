@@ -127,7 +127,13 @@ export const SETTINGS = {
     40_000,
     count(10_000, "most records in one archive object (a part of an account's UTC day); a larger day is written as several parts"),
   ),
-  RECORDS_ARCHIVE_PARTS_PER_RUN: between(1, 1_000, count(6, "most archive objects one Cron Trigger run writes (each run is once a minute)")),
+  RECORDS_ARCHIVE_PARTS_PER_RUN: between(1, 1_000_000, count(5_000, "most archive objects one Cron Trigger run (once a minute) writes")),
+  RECORDS_ARCHIVE_RUN_MS: between(
+    1_000,
+    600_000,
+    count(40_000, "a Cron Trigger run starts no archive part after this long, ms (runs are a minute apart; one still running when the next starts is safe)"),
+  ),
+  RECORDS_ARCHIVE_CONCURRENCY: between(1, 16, count(4, "account-days one archive run works on at once (each a part at a time)")),
   RECORDS_ARCHIVE_READS_PER_PAGE: between(
     1,
     100,

@@ -7,15 +7,15 @@ import { archiveParts, archivedLegacyIds, generations, type ArchivePart, type Ge
  * archived parts, and the one batch that marks a part archived, adds its rollups and deletes its records.
  */
 
-/** The oldest record created before `cutoff` (any account), or undefined: what to archive next. */
-export function oldestBefore(d1: D1Database, cutoff: number): Promise<{ accountId: string; createdAt: number } | undefined> {
+/** The oldest records created before `cutoff` (any account), oldest first: what to archive next. */
+export function oldestBefore(d1: D1Database, cutoff: number, limit: number): Promise<Array<{ accountId: string; createdAt: number }>> {
   return db(d1)
     .select({ accountId: generations.accountId, createdAt: generations.createdAt })
     .from(generations)
     .where(lt(generations.createdAt, cutoff))
     .orderBy(asc(generations.createdAt))
-    .limit(1)
-    .get();
+    .limit(limit)
+    .all();
 }
 
 /** Up to `limit` of an account's records created in [from, to), oldest first by (created_at, id). */

@@ -58,13 +58,3 @@ export async function findGeneration(d1: D1Database, accountId: string, id: stri
     .where(and(eq(generations.id, id), eq(generations.accountId, accountId)))
     .get();
 }
-
-/** Count and summed cost (nano-USD) of an account's generation records in D1. */
-export async function generationTotals(d1: D1Database, accountId: string): Promise<{ count: number; costNano: number }> {
-  const row = await db(d1)
-    .select({ count: sql<number>`count(*)`, costNano: sql<number>`coalesce(sum(${generations.costNano}), 0)` })
-    .from(generations)
-    .where(eq(generations.accountId, accountId))
-    .get();
-  return { count: row?.count ?? 0, costNano: row?.costNano ?? 0 };
-}

@@ -11,7 +11,7 @@ import { DAY, archivedRecords, d1Ids, seedDays } from "./archive-helpers";
 // Years 2021–2030 are this file's (records-archive.test.ts explains why each test has its own years).
 const year = (y: number) => Date.UTC(y, 0, 1);
 const archiveAt = (now: number, over: Partial<ArchiveOptions> = {}) =>
-  archiveRecords(env.DB, env.ARCHIVE, { now, retentionDays: 30, partRecords: 10_000, partsPerRun: 1_000, ...over });
+  archiveRecords(env.DB, env.ARCHIVE, { now, retentionDays: 30, partRecords: 10_000, partsPerRun: 1_000, runMs: 600_000, concurrency: 4, ...over });
 const stores = (readsPerPage = 8) => ({ d1: env.DB, bucket: env.ARCHIVE, readsPerPage });
 
 const idsOf = (html: string) => [...html.matchAll(/<tr id="(gen-[^"]+)">/g)].map((m) => m[1]!);

@@ -11,7 +11,7 @@ import { admin, newAccount, ORIGIN } from "./helpers";
 // archive takes the oldest records past retention over all accounts, so a test's clock reaches only its own
 // year and older ones, whose records their tests archive before they end.
 const year = (y: number) => Date.UTC(y, 0, 1);
-const options = (now: number): ArchiveOptions => ({ now, retentionDays: 30, partRecords: 10_000, partsPerRun: 1_000 });
+const options = (now: number): ArchiveOptions => ({ now, retentionDays: 30, partRecords: 10_000, partsPerRun: 1_000, runMs: 600_000, concurrency: 4 });
 const sum = (xs: readonly { costNano: number }[]) => xs.reduce((s, x) => s + x.costNano, 0);
 
 type Audit = {
