@@ -64,19 +64,31 @@ export function takeBatch(o: Outbox, nowMs: number): number {
 export type Batch = { ledger: number; startMs: number; endMs: number; n: number; ok: boolean; d1Ms: number; rowsWritten: number };
 
 /**
- * Records per second one ledger's flushes completed within [w0, w1]: from its first completion in the
- * window to its last, the records of the completions after the first over the time between them. A
- * ledger that flushes once a second (its alarm's delay) is measured over whole periods this way, where
- * counting completions in a fixed window would be off by up to one batch. With one completion in the
- * window (or none), its records over the window.
+ * Records per second one ledger's flushes completed within [w0, w1], measured over whole periods: a
+ * ledger below its database's ceiling flushes in bursts (the alarm's batch, then at once what came during
+ * it, …) and then waits for its next alarm. The rate runs from the end of one burst to the end of a later
+ * one (a completion after which the ledger waited at least `idleMs`): the records of the completions
+ * between, over the time between, so neither edge of the window cuts a burst. A ledger that never waited
+ * (it flushed without pause: at or past the ceiling) is measured the same way from its first completion in
+ * the window to its last. With fewer than two such ends, or ends closer than a quarter of the window: its
+ * records over the window.
  */
-export function ledgerRate(batches: Array<Pick<Batch, "endMs" | "n" | "ok">>, w0: number, w1: number): number {
-  const done = batches.filter((b) => b.ok && b.endMs >= w0 && b.endMs <= w1).sort((a, b) => a.endMs - b.endMs);
+export function ledgerRate(batches: Array<Pick<Batch, "startMs" | "endMs" | "n" | "ok">>, w0: number, w1: number, idleMs: number): number {
+  const all = [...batches].sort((a, b) => a.startMs - b.startMs);
+  const done = all.filter((b) => b.ok && b.endMs >= w0 && b.endMs <= w1);
   if (done.length === 0) return 0;
-  const first = done[0]!;
-  const last = done[done.length - 1]!;
-  if (done.length === 1 || last.endMs - first.endMs < (w1 - w0) / 4) return (done.reduce((s, b) => s + b.n, 0) * 1000) / (w1 - w0);
-  return (done.slice(1).reduce((s, b) => s + b.n, 0) * 1000) / (last.endMs - first.endMs);
+  // The end of a burst: the ledger's next flush started at least idleMs after this one ended.
+  const waitedAfter = (b: (typeof all)[number]) => {
+    const next = all[all.indexOf(b) + 1];
+    return next !== undefined && next.startMs - b.endMs >= idleMs;
+  };
+  const bursts = done.filter(waitedAfter);
+  const ends = bursts.length >= 2 ? bursts : done.some(waitedAfter) ? [] : done;
+  const first = ends[0];
+  const last = ends[ends.length - 1];
+  if (!first || !last || ends.length < 2 || last.endMs - first.endMs < (w1 - w0) / 4) return (done.reduce((s, b) => s + b.n, 0) * 1000) / (w1 - w0);
+  const between = done.filter((b) => b.endMs > first.endMs && b.endMs <= last.endMs);
+  return (between.reduce((s, b) => s + b.n, 0) * 1000) / (last.endMs - first.endMs);
 }
 
 export type StepFigures = {
@@ -110,7 +122,7 @@ export type StepFigures = {
 /** The figures of one step: its batches (all of them; the window picks its own), what had arrived by `w1`. */
 export function stepFigures(
   batches: Batch[],
-  o: { offered: number; ledgers: number; maxBatch: number; w0: number; w1: number; arrivedByEnd: number },
+  o: { offered: number; ledgers: number; maxBatch: number; w0: number; w1: number; arrivedByEnd: number; delayMs: number },
 ): StepFigures {
   const inWindow = batches.filter((b) => b.ok && b.endMs >= o.w0 && b.endMs <= o.w1);
   let achieved = 0;
@@ -119,6 +131,7 @@ export function stepFigures(
       batches.filter((b) => b.ledger === l),
       o.w0,
       o.w1,
+      o.delayMs / 2,
     );
   const sizes = stats(inWindow.map((b) => b.n));
   const latency = stats(inWindow.map((b) => b.endMs - b.startMs));

@@ -214,6 +214,7 @@ async function runStep(
     w0,
     w1,
     arrivedByEnd: outboxes.reduce((s, box) => s + arrivedBy(box, w1), 0),
+    delayMs: o.delayMs,
   });
   return {
     ...figures,

@@ -116,28 +116,35 @@ describe("bench ceiling: the ledger's outbox and alarm", () => {
     expect(busy.filter((b) => b.startMs < 2000 && b.n === 500).length).toBeGreaterThan(10);
     const late = busy.filter((b) => b.startMs > 3000);
     expect(Math.max(...late.map((b) => b.n))).toBeLessThanOrEqual(41);
-    expect(ledgerRate(busy, 3000, 10_000)).toBeCloseTo(10_000, -2);
+    expect(ledgerRate(busy, 3000, 10_000, 500)).toBeCloseTo(10_000, -2);
     // Beyond 1 / 50 µs = 20,000 records a second it cannot keep up: full batches, 500 per 27 ms.
     const over = play(40_000, 1000, 500, 10_000, latency);
     expect(over.filter((b) => b.startMs > 2000).every((b) => b.n === 500)).toBe(true);
-    expect(ledgerRate(over, 2000, 10_000)).toBeCloseTo(500 / 0.027, -2);
+    expect(ledgerRate(over, 2000, 10_000, 500)).toBeCloseTo(500 / 0.027, -2);
   });
 
   it("a ledger's rate is taken over whole periods, not cut by the window's edges", () => {
     // 100 records every second, completing at 0.5 s, 1.5 s, …: a 3.2 s window holds 3 or 4 of them.
-    const batches = Array.from({ length: 10 }, (_, i) => ({ endMs: 500 + i * 1000, n: 100, ok: true }));
-    expect(ledgerRate(batches, 400, 3600)).toBeCloseTo(100, 6);
-    expect(ledgerRate(batches, 0, 3200)).toBeCloseTo(100, 6);
+    const batches = Array.from({ length: 10 }, (_, i) => ({ startMs: 490 + i * 1000, endMs: 500 + i * 1000, n: 100, ok: true }));
+    expect(ledgerRate(batches, 400, 3600, 500)).toBeCloseTo(100, 6);
+    expect(ledgerRate(batches, 0, 3200, 500)).toBeCloseTo(100, 6);
+    // Bursts: 250 records a second as the alarm's 100, then at once 100 and 50 (batches of at most 100).
+    // From the first completion to the last would count 900 records over 3.02 s (298/s); from burst end to burst end, 250/s.
+    const bursts = Array.from({ length: 10 }, (_, i) =>
+      [100, 100, 50].map((n, j) => ({ startMs: 1000 * i + 10 * j, endMs: 1000 * i + 10 * j + 10, n, ok: true })),
+    ).flat();
+    expect(ledgerRate(bursts, 995, 4035, 500)).toBeCloseTo(250, 6);
+    expect(ledgerRate(bursts, 1005, 4500, 500)).toBeCloseTo(250, 6);
     // One completion only: its records over the window.
-    expect(ledgerRate([{ endMs: 500, n: 300, ok: true }], 0, 3000)).toBeCloseTo(100, 6);
-    expect(ledgerRate([{ endMs: 500, n: 300, ok: false }], 0, 3000)).toBe(0);
+    expect(ledgerRate([{ startMs: 490, endMs: 500, n: 300, ok: true }], 0, 3000, 500)).toBeCloseTo(100, 6);
+    expect(ledgerRate([{ startMs: 490, endMs: 500, n: 300, ok: false }], 0, 3000, 500)).toBe(0);
   });
 
   it("a step's figures: achieved over all ledgers, batch sizes, flush latency, rows per record, what is left behind", () => {
     const batches: Batch[] = [0, 1].flatMap((ledger) =>
       Array.from({ length: 6 }, (_, i) => ({ ledger, startMs: 1000 + i * 1000 - 10, endMs: 1000 + i * 1000, n: 500, ok: true, d1Ms: 8, rowsWritten: 4200 })),
     );
-    const f = stepFigures(batches, { offered: 1000, ledgers: 2, maxBatch: 500, w0: 1500, w1: 5500, arrivedByEnd: 5500 });
+    const f = stepFigures(batches, { offered: 1000, ledgers: 2, maxBatch: 500, w0: 1500, w1: 5500, arrivedByEnd: 5500, delayMs: 1000 });
     expect(f.achieved).toBeCloseTo(1000, 6);
     expect(f.kept_up).toBe(true);
     expect(f.batches).toBe(8);
@@ -148,7 +155,7 @@ describe("bench ceiling: the ledger's outbox and alarm", () => {
     expect(f.d1_ms_per_1k).toBeCloseTo(16, 6); // 8 ms of D1 per 500 records
     expect(f.behind_records).toBe(500); // 5,000 done by 5.5 s
     expect(f.behind_s).toBeCloseTo(0.5, 6);
-    expect(stepFigures(batches, { offered: 5000, ledgers: 2, maxBatch: 500, w0: 1500, w1: 5500, arrivedByEnd: 27_500 }).kept_up).toBe(false);
+    expect(stepFigures(batches, { offered: 5000, ledgers: 2, maxBatch: 500, w0: 1500, w1: 5500, arrivedByEnd: 27_500, delayMs: 1000 }).kept_up).toBe(false);
   });
 
   it("the rates step up while they are kept up, and stop at the first one that is not or at the ladder's end", () => {
