@@ -6,7 +6,7 @@ import { spread, type Spread } from "./peer-gateways.ts";
 
 /** Offered rates, records/s over all ledgers, stepped up until one is not kept up. */
 export const DEFAULT_RATES = [1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000];
-export const DEFAULT_FLUSHERS = [1, 4, 16];
+export const DEFAULT_LEDGERS = [1, 4, 16];
 export const DEFAULT_BATCHES = [100, 500, 2000];
 /** A step keeps up when it achieves at least this share of what it offered. */
 export const KEEP_UP = 0.9;

@@ -72,7 +72,7 @@ import { cpuProfiles } from "./profile.ts";
 import { compareLayouts, startSplitRouter } from "./split-router.ts";
 import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 import { ceilingScenario } from "./ceiling.ts";
-import { DEFAULT_BATCHES, DEFAULT_FLUSHERS, DEFAULT_RATES, ceilingMarkdown, parseList, type CeilingSet } from "./ceiling-model.ts";
+import { DEFAULT_BATCHES, DEFAULT_LEDGERS, DEFAULT_RATES, ceilingMarkdown, parseList, type CeilingSet } from "./ceiling-model.ts";
 
 const { values } = parseArgs({
   options: {
@@ -778,7 +778,7 @@ if (runOnly.has("ceiling")) {
       outDir,
       cfg: readWranglerConfig(join(workerRoot, "wrangler.toml")),
       repeat,
-      ledgers: parseList(values["ceiling-ledgers"], quick ? [1, 16] : DEFAULT_FLUSHERS, "--ceiling-ledgers"),
+      ledgers: parseList(values["ceiling-ledgers"], quick ? [1, 16] : DEFAULT_LEDGERS, "--ceiling-ledgers"),
       batches: parseList(values["ceiling-batches"], quick ? [500] : DEFAULT_BATCHES, "--ceiling-batches"),
       rates: parseList(values["ceiling-rates"], DEFAULT_RATES, "--ceiling-rates"),
       windowMs: quick ? 2000 : 4000,
