@@ -140,14 +140,17 @@ export async function warnOnD1Size(d1: D1Database, limitBytes: number, warnPerce
 /** The Cron Trigger's archive run, with the Worker's settings. */
 export async function archiveFromEnv(env: Env, now = Date.now()): Promise<ArchiveRun> {
   const s = settings(env);
-  const run = await archiveRecords(env.DB, env.ARCHIVE, {
-    now,
-    retentionDays: s.RECORDS_RETENTION_DAYS,
-    partRecords: s.RECORDS_ARCHIVE_PART_RECORDS,
-    partsPerRun: s.RECORDS_ARCHIVE_PARTS_PER_RUN,
-    runMs: s.RECORDS_ARCHIVE_RUN_MS,
-    concurrency: s.RECORDS_ARCHIVE_CONCURRENCY,
-  });
-  await warnOnD1Size(env.DB, s.D1_SIZE_LIMIT_BYTES, s.D1_SIZE_WARN_PERCENT);
-  return run;
+  try {
+    return await archiveRecords(env.DB, env.ARCHIVE, {
+      now,
+      retentionDays: s.RECORDS_RETENTION_DAYS,
+      partRecords: s.RECORDS_ARCHIVE_PART_RECORDS,
+      partsPerRun: s.RECORDS_ARCHIVE_PARTS_PER_RUN,
+      runMs: s.RECORDS_ARCHIVE_RUN_MS,
+      concurrency: s.RECORDS_ARCHIVE_CONCURRENCY,
+    });
+  } finally {
+    // Also when the run failed: a D1 filling up because the archive is stuck is when this line matters most.
+    await warnOnD1Size(env.DB, s.D1_SIZE_LIMIT_BYTES, s.D1_SIZE_WARN_PERCENT);
+  }
 }

@@ -169,5 +169,16 @@ describe("size and cost visible", () => {
     // The same size under the fraction of a larger limit: no line.
     await archiveFromEnv({ ...env, D1_SIZE_LIMIT_BYTES: String(detail.size_bytes * 10), D1_SIZE_WARN_PERCENT: "80" } as Env, now);
     expect(warnings()).toHaveLength(1);
+
+    // A run that fails (R2 refuses the write) still logs it: a stuck archive is when D1 fills.
+    const start = year(2015);
+    await seedDays("storage-fail-" + crypto.randomUUID(), start, 1, 2);
+    const refusing = new Proxy(env.ARCHIVE, {
+      get: (bucket, name) => (name === "put" ? () => Promise.reject(new Error("R2 is down")) : Reflect.get(bucket, name, bucket)),
+    });
+    const failing = { ...env, ARCHIVE: refusing, D1_SIZE_LIMIT_BYTES: "1000", RECORDS_RETENTION_DAYS: "30" } as Env;
+    await expect(archiveFromEnv(failing, start + 40 * DAY)).rejects.toThrow("R2 is down");
+    expect(warnings()).toHaveLength(2);
+    await archiveFromEnv({ ...env, RECORDS_RETENTION_DAYS: "30" } as Env, start + 40 * DAY); // and the records leave once R2 works
   });
 });
