@@ -179,8 +179,11 @@ function firstToolName(tools: unknown): string | undefined {
 /** Waits `ms`; false when the client went away first (the timer is cancelled). */
 async function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   if (ms <= 0) return !signal.aborted;
+  // At least `ms` on the monotonic clock the request log uses: a timer counts from the event loop's cached
+  // time, which can be up to a millisecond before this call, so it may fire that much early.
+  const until = monotonicMs() + ms;
   try {
-    await sleepTimer(ms, undefined, { signal });
+    for (let left = ms; left > 0; left = until - monotonicMs()) await sleepTimer(Math.ceil(left), undefined, { signal });
     return true;
   } catch {
     return false;
