@@ -22,6 +22,7 @@ import { generationRecord } from "../src/generations/record";
 import { newGenerationId } from "../src/generations/generation-id";
 import { foldAttempts } from "../src/db/endpoint-attempts";
 import { PERCENTILES_WINDOW_MS, UPTIME_WINDOWS_MS } from "../src/health/health-snapshot";
+import { mulberry32 } from "../src/routing/mulberry32";
 
 const POOL = 512;
 /** Stand-ins replaced per record; numbers that no real field holds. */
@@ -33,17 +34,8 @@ const AT_FIRST = 9_000_000_000_002;
 const AT_SECOND = 9_000_000_000_003;
 const SLOTS = new RegExp(`(${[ID, ACCOUNT, KEY, CREATED, AT_FIRST, AT_SECOND].join("|")})`);
 
-/** A seeded PRNG (mulberry32): the same pool in every run. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG (the tree's mulberry32): the same pool in every run. */
+const rng = mulberry32;
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 const hex = (bytes) => {

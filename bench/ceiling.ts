@@ -35,7 +35,7 @@ import {
   type RecordShape,
   type Step,
 } from "./ceiling-model.ts";
-import { applyMigrations } from "../scripts/worker-bundle.ts";
+import { applyMigrations, TOOL_WORKER_BUILD } from "../scripts/worker-bundle.ts";
 import type { WranglerConfig } from "../scripts/wrangler-config.ts";
 import { SETTINGS } from "../src/settings.ts";
 
@@ -84,15 +84,8 @@ async function bundleWorker(o: CeilingOptions): Promise<string> {
       resolveDir: join(o.workerRoot, "bench"),
       sourcefile: "ceiling-worker.js",
     },
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["module", "main"],
-    external: ["cloudflare:*", "node:*"],
+    ...TOOL_WORKER_BUILD,
     outfile: join(dir, "worker.js"),
-    logLevel: "warning",
   });
   return dir;
 }

@@ -19,7 +19,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
-import { applyMigrations } from "./worker-bundle.ts";
+import { applyMigrations, TOOL_WORKER_BUILD } from "./worker-bundle.ts";
 import { readWranglerConfig } from "./wrangler-config.ts";
 import { SETTINGS } from "../src/settings.ts";
 
@@ -214,15 +214,8 @@ async function bundle(dir: string): Promise<string> {
   const outfile = join(dir, "worker.js");
   await build({
     entryPoints: [join(root, "scripts", "archive-load-worker.js")],
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    conditions: ["workerd", "worker", "browser"],
-    mainFields: ["module", "main"],
-    external: ["cloudflare:*", "node:*"],
+    ...TOOL_WORKER_BUILD,
     outfile,
-    logLevel: "warning",
   });
   return outfile;
 }

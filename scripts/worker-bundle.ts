@@ -2,6 +2,7 @@
 // Miniflare (one workerd process) with local D1, KV, Durable Objects and queues from wrangler.toml. The
 // benchmark and the load tests use it: wrangler dev's proxy answers 503 "Your worker restarted
 // mid-request" to requests in flight when the machine is loaded, which is the dev tool, not the Worker.
+import type { BuildOptions } from "esbuild";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
@@ -103,3 +104,15 @@ export async function applyMigrations(mf: Miniflare, root: string, binding: stri
   }
   return statements;
 }
+
+/** esbuild's options for a script- or bench-only Worker bundled from the tree's src/ (the load test's, the write ceiling's): as wrangler bundles. */
+export const TOOL_WORKER_BUILD: BuildOptions = {
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  target: "es2022",
+  conditions: ["workerd", "worker", "browser"],
+  mainFields: ["module", "main"],
+  external: ["cloudflare:*", "node:*"],
+  logLevel: "warning",
+};
