@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, exists, gt, gte, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, exists, gt, gte, lt, lte, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { db } from "./client";
 import { archiveParts, archiveRollups, generations, type ArchivePart, type Generation } from "./schema";
-import { recordWhere, rollupWhere, type RecordFilter } from "./record-filter";
+import { DAY_MS, recordWhere, rollupWhere, type RecordFilter } from "./record-filter";
 
 /**
  * Reads of an account's records for listings and sums: in D1, and the archive's index and rollups
@@ -81,20 +81,19 @@ export function archivedParts(
 /** Sums of a group of records: requests, tokens and cost. */
 export type Sums = { requests: number; tokensPrompt: number; tokensCompletion: number; tokensCached: number; costNano: number };
 
-const d1Sums = {
-  requests: count(),
-  tokensPrompt: sql<number>`coalesce(sum(${generations.tokensPrompt}), 0)`.mapWith(Number),
-  tokensCompletion: sql<number>`coalesce(sum(${generations.tokensCompletion}), 0)`.mapWith(Number),
-  tokensCached: sql<number>`coalesce(sum(${generations.tokensCached}), 0)`.mapWith(Number),
-  costNano: sql<number>`coalesce(sum(${generations.costNano}), 0)`.mapWith(Number),
-};
-const rollupSums = {
-  requests: sql<number>`coalesce(sum(${archiveRollups.requests}), 0)`.mapWith(Number),
-  tokensPrompt: sql<number>`coalesce(sum(${archiveRollups.tokensPrompt}), 0)`.mapWith(Number),
-  tokensCompletion: sql<number>`coalesce(sum(${archiveRollups.tokensCompletion}), 0)`.mapWith(Number),
-  tokensCached: sql<number>`coalesce(sum(${archiveRollups.tokensCached}), 0)`.mapWith(Number),
-  costNano: sql<number>`coalesce(sum(${archiveRollups.costNano}), 0)`.mapWith(Number),
-};
+/** The sums of a group, over a table's token and cost columns; `requests` counted (records) or summed (rollups). */
+function sumsOver(requests: SQL<number>, t: { tokensPrompt: AnyColumn; tokensCompletion: AnyColumn; tokensCached: AnyColumn; costNano: AnyColumn }) {
+  const total = (c: AnyColumn) => sql<number>`coalesce(sum(${c}), 0)`.mapWith(Number);
+  return {
+    requests: requests.mapWith(Number),
+    tokensPrompt: total(t.tokensPrompt),
+    tokensCompletion: total(t.tokensCompletion),
+    tokensCached: total(t.tokensCached),
+    costNano: total(t.costNano),
+  };
+}
+const d1Sums = sumsOver(sql<number>`count(*)`, generations);
+const rollupSums = sumsOver(sql<number>`coalesce(sum(${archiveRollups.requests}), 0)`, archiveRollups);
 
 /** What a breakdown groups by. */
 export type GroupBy = "model" | "key" | "carrier";
@@ -133,7 +132,7 @@ export async function sumsOverTime(d1: D1Database, accountId: string, filter: Re
     .all();
   const rows: Array<Sums & { bucket: number }> = inD1.map((r) => ({ ...r, bucket: Number(r.bucket) }));
   // Archived parts are whole UTC days: they fill day buckets (the hour view's 48 hours are always in D1: RECORDS_RETENTION_DAYS ≥ 2).
-  if (bucketMs % 86_400_000 === 0) {
+  if (bucketMs % DAY_MS === 0) {
     const sinceDay = new Date(since).toISOString().slice(0, 10);
     const inArchive = await d
       .select({ day: archiveRollups.day, ...rollupSums })

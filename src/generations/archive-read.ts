@@ -6,15 +6,18 @@ import { generationIdTime } from "./generation-id";
 /** Parts read during one lookup, page or export, by key: each object is fetched once. */
 export type PartCache = Map<string, Promise<Generation[]>>;
 
+/** An indexed part's object body: one R2 read; its absence is an error (the index names only verified objects). */
+async function partBody(bucket: R2Bucket, key: string): Promise<ReadableStream<Uint8Array>> {
+  const object = await bucket.get(key);
+  if (!object) throw new Error(`archive object ${key} is in the index but not in the bucket`);
+  return object.body;
+}
+
 /** An archived part's records, oldest first (one R2 read, unless the cache has it). */
 export function readPart(bucket: R2Bucket, key: string, cache?: PartCache): Promise<Generation[]> {
   const cached = cache?.get(key);
   if (cached) return cached;
-  const read = (async () => {
-    const object = await bucket.get(key);
-    if (!object) throw new Error(`archive object ${key} is in the index but not in the bucket`);
-    return unpackRecords(object.body);
-  })();
+  const read = partBody(bucket, key).then(unpackRecords);
   cache?.set(key, read);
   return read;
 }
@@ -35,9 +38,7 @@ export async function findArchived(d1: D1Database, bucket: R2Bucket, accountId: 
     keys = legacy ? [partKey(accountId, legacy.day, legacy.part)] : [];
   }
   for (const key of keys) {
-    const object = await bucket.get(key);
-    if (!object) throw new Error(`archive object ${key} is in the index but not in the bucket`);
-    const found = recordInText(await unpackText(object.body), id);
+    const found = recordInText(await unpackText(await partBody(bucket, key)), id);
     if (found && found.accountId === accountId) return found;
   }
   return undefined;

@@ -1,10 +1,9 @@
+import { DAY_MS } from "../db/record-filter";
 import { commitPart, d1SizeBytes, markWriting, nextPart, oldestBefore, recordsBetween, type PartDraft } from "../db/archive-index";
 import type { Env } from "../env";
 import { logEvent } from "../log-error";
 import { settings } from "../settings";
 import { packRecords, partKey, sha256Bytes, unpackRecords, utcDay } from "./archive-format";
-
-const DAY_MS = 86_400_000;
 
 /** What one archive run may do, and where (settings: RECORDS_RETENTION_DAYS, RECORDS_ARCHIVE_*). */
 export type ArchiveOptions = {
