@@ -80,7 +80,7 @@ export type PeerRow = {
 
 export type PeersRun = {
   gateway: { name: string; version: string; pins: Record<string, string>; stream_sleep_ms: number };
-  /** How the router ran: all in one workerd (default), or split (`--split-router`: the ledger and its D1 in a workerd of their own, whose CPU is not in the router's figures). */
+  /** How the router ran: split (the default since issue 26: the ledger and its D1 in a workerd of their own, whose CPU is not in the router's figures), or all in one workerd (`--all-in-one`; absent: all in one). */
   router_layout?: "all in one" | "split";
   rounds: number;
   durations: { warmupMs: number; nonStreamMs: number; streamMs: number };

@@ -346,7 +346,10 @@ export class RuntimeLog {
 export type Runtime = {
   name: string;
   mf: Miniflare;
+  /** Where the bench sends its traffic: the Worker's direct socket, or Miniflare's entry (`serveThroughEntry`). */
   url: URL;
+  /** Miniflare's own address: its entry Worker, which forwards to ours. */
+  entryUrl: URL;
   /** The workerd process this Miniflare instance started, when it could be found. */
   workerdPid: number | undefined;
   log: RuntimeLog;
@@ -362,6 +365,18 @@ const workerdChildren = () =>
       .map((p) => p.pid),
   );
 
+/**
+ * Miniflare answers its own address with an entry Worker of its own (in the same workerd: it adds `cf`,
+ * rewrites the URL, renders errors) that then calls ours: a second isolate, more JavaScript, more garbage
+ * per request, which production does not have (there the edge hands the request to the Worker). So the
+ * bench measures each Worker on a direct socket (workerd's HTTP server straight to the Worker, as
+ * `workerd serve` does) unless told to go through the entry (`--via-entry`, to show what it costs).
+ */
+let throughEntry = false;
+export function serveThroughEntry(on: boolean): void {
+  throughEntry = on;
+}
+
 /** One Miniflare instance (one workerd process), on 127.0.0.1. */
 export async function startRuntime(name: string, options: MiniflareOptions, cleanup: Cleanup): Promise<Runtime> {
   const before = workerdChildren();
@@ -370,6 +385,7 @@ export async function startRuntime(name: string, options: MiniflareOptions, clea
   const mf = new Miniflare({
     ...options,
     host: "127.0.0.1",
+    unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       stdout.on("data", (d: Buffer) => log.push(d.toString()));
       stderr.on("data", (d: Buffer) => log.push(d.toString()));
@@ -382,8 +398,9 @@ export async function startRuntime(name: string, options: MiniflareOptions, clea
     await mf.dispose();
   };
   const forget = cleanup.add(`miniflare ${name}`, stop);
-  const url = await mf.ready;
+  const entryUrl = await mf.ready;
   const readyMs = performance.now() - startedAt;
+  const url = throughEntry ? entryUrl : await mf.unsafeGetDirectURL();
   let workerdPid: number | undefined;
   for (let i = 0; i < 20 && workerdPid === undefined; i++) {
     workerdPid = [...workerdChildren()].find((pid) => !before.has(pid));
@@ -394,6 +411,7 @@ export async function startRuntime(name: string, options: MiniflareOptions, clea
     name,
     mf,
     url,
+    entryUrl,
     workerdPid,
     log,
     readyMs,

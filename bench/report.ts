@@ -92,6 +92,8 @@ export type Results = {
     var_overrides?: Record<string, string>;
     /** The bench process's nice value with --client-priority, else null (absent in runs from before the option). */
     client_nice?: number | null;
+    /** How the clients reached each Worker: its direct socket (since issue 26) or Miniflare's entry Worker (`--via-entry`; all runs before). */
+    served_via?: "direct socket" | "entry";
     accounts: string;
   };
   non_stream: NonStreamRow[];
@@ -270,7 +272,11 @@ const NAMES = { simulator: "simulator", passthrough: "pass-through", floor: "flo
 /** What a run changed from the defaults: the router's variables (--var) and the bench's priority (--client-priority). */
 function settingsNote(s: Results["settings"]): string {
   const vars = Object.entries(s.var_overrides ?? {}).map(([k, v]) => `${k}=${v}`);
-  return (vars.length > 0 ? `; router variables ${vars.join(" ")}` : "") + (s.client_nice != null ? `; bench process at nice ${s.client_nice}` : "");
+  return (
+    (vars.length > 0 ? `; router variables ${vars.join(" ")}` : "") +
+    (s.client_nice != null ? `; bench process at nice ${s.client_nice}` : "") +
+    `; Workers served ${s.served_via === "direct socket" ? "on a direct socket" : "through Miniflare's entry Worker"}`
+  );
 }
 
 function table(head: string[], rows: string[][]): string {
@@ -690,7 +696,7 @@ function peersMarkdown(p: PeersRun): string {
     .map(([n, v]) => `${n} ${v}`)
     .join(", ");
   out.push(
-    `\n**Peer gateway: Portkey ${g.version} on Node beside the router${p.router_layout === "split" ? " (split: the ledger and its D1 in a workerd of their own, not counted in the router's CPU)" : ""}** (same simulator, same client; ${p.rounds} rounds, the targets' order rotating; median over the rounds, range in brackets; ms unless marked; Portkey pinned with ${pins}; Portkey sleeps ${g.stream_sleep_ms} ms before each stream's first event, so its stream times are given raw and minus that sleep)\n`,
+    `\n**Peer gateway: Portkey ${g.version} on Node beside the router${p.router_layout === "split" ? " (split: the ledger and its D1 in a workerd of their own, not counted in the router's CPU)" : " (all in one workerd: the ledger and local D1 on the router's thread)"}** (same simulator, same client; ${p.rounds} rounds, the targets' order rotating; median over the rounds, range in brackets; ms unless marked; Portkey pinned with ${pins}; Portkey sleeps ${g.stream_sleep_ms} ms before each stream's first event, so its stream times are given raw and minus that sleep)\n`,
   );
   const rowOf = (id: string) => p.rows.find((x) => x.workload.id === id);
   const side: string[][] = [];

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile,ceiling] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render] [--split-router]`
+// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile,ceiling] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render] [--all-in-one] [--via-entry]`
 //   [--ceiling-ledgers 1,4,16 --ceiling-batches 100,500,2000 --ceiling-rates 1000,2000,…]
 //
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
@@ -33,6 +33,7 @@ import {
   foreignCpuPercent,
   memoryOf,
   raiseOwnPriority,
+  serveThroughEntry,
   startPortkeyProcess,
   startRuntime,
   startSimulatorProcess,
@@ -90,8 +91,15 @@ const { values } = parseArgs({
     repeat: { type: "string" },
     /** A Worker variable for the router, NAME=VALUE (repeatable): on top of wrangler.toml's [vars]. */
     var: { type: "string", multiple: true },
-    /** Scenario peers: the router split (bench/split-router.ts: the ledger Durable Object and its D1 in a workerd of their own), as deployed. */
+    /**
+     * Scenario peers: the router all in one workerd (the ledger Durable Object and local D1 on the router's thread, as
+     * Miniflare runs them) instead of split as deployed (bench/split-router.ts: the ledger and its D1 in a workerd of their own; the default since issue 26).
+     */
+    "all-in-one": { type: "boolean", default: false },
+    /** Accepted for older command lines: split is the default. */
     "split-router": { type: "boolean", default: false },
+    /** Send the traffic through Miniflare's entry Worker, as every run before issue 26 did, not to each Worker's direct socket (bench/processes.ts). */
+    "via-entry": { type: "boolean", default: false },
     /** Run the bench process at this nice value (e.g. -10), the measured processes at the bench's own: root only. */
     "client-priority": { type: "string" },
     /** Scenario ceiling: how many ledgers flush at once, their largest batch, the offered rates (records/s), each a comma-separated list. */
@@ -102,6 +110,7 @@ const { values } = parseArgs({
 });
 const quick = values.quick;
 const runOnly = new Set((values.only ?? "1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile").split(",").map((s) => s.trim()));
+if (values["all-in-one"] && values["split-router"]) throw new Error("--all-in-one and --split-router contradict each other");
 const repeat = values.repeat !== undefined ? Number(values.repeat) : quick || values.only !== undefined ? 1 : 3;
 if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) throw new Error(`--repeat must be a whole number from 1 to 20, not ${values.repeat}`);
 /** What the bench itself wires up: not to be overridden by --var. */
@@ -116,6 +125,7 @@ for (const spec of values.var ?? []) {
 const clientNice = values["client-priority"] === undefined ? undefined : Number(values["client-priority"]);
 if (clientNice !== undefined && (!Number.isInteger(clientNice) || clientNice < -20 || clientNice > 19))
   throw new Error(`--client-priority must be a nice value, a whole number from -20 to 19, not ${values["client-priority"]}`);
+serveThroughEntry(values["via-entry"]);
 /** Not targets, and not timed as such: measured in the first run of a set only. */
 const FIRST_RUN_ONLY = new Set(["split", "floor", "ttfb", "probe", "profile"]);
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -258,6 +268,7 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
       durations: { ...D },
       var_overrides: { ...varOverrides },
       client_nice: clientNice ?? null,
+      served_via: values["via-entry"] ? "entry" : "direct socket",
       accounts: "scenarios 1–3: one account and key; scenario 4: a fresh hot account, and 64 fresh accounts (one key each); $1,000,000 of credits each",
     },
     non_stream: [],
@@ -526,7 +537,8 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
       try {
         const routerSettings = { cfg, catalogPath, simulatorUrl: sim.url, adminToken, persistDir: state };
         // Split, each workerd keeps its storage in memory: one persist directory under both would put two processes on one SQLite file.
-        router = values["split-router"]
+        const split = !values["all-in-one"];
+        router = split
           ? await startSplitRouter("router (peers)", bundle, { ...routerSettings, persistDir: undefined }, cleanup, {
               root: workerRoot,
               d1Binding: cfg.d1Databases[0] ?? "DB",
@@ -560,7 +572,7 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
           log,
           reportErrors,
         });
-        if (values["split-router"]) results.peers.router_layout = "split";
+        results.peers.router_layout = split ? "split" : "all in one";
         results.runtime_logs["router (peers)"] = { lines: router.log.lines, recent: router.log.recent };
         results.runtime_logs["portkey"] = { lines: portkey.log.lines, recent: portkey.log.recent };
       } finally {

@@ -22,7 +22,7 @@
 // Run as a script, it compares the two layouts without a profiler: rounds of a closed loop (non-stream,
 // paid model) against a freshly started all-in-one router and a freshly started split pair, alternating:
 //
-//   npx tsx bench/split-router.ts [--rounds 3] [--seconds 8] [--concurrency 16]
+//   npx tsx bench/split-router.ts [--rounds 3] [--seconds 8] [--concurrency 16] [--via-entry]
 //
 // Per run: requests/s, latency p50/p99, errors, and workerd CPU per finished request (warm-up included) of
 // each process — the router's and, split, the ledger's — and the CPU other processes took meanwhile.
@@ -33,7 +33,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { MiniflareOptions } from "miniflare";
 import { runLoad } from "./load.ts";
-import { Cleanup, cpuSnapshot, foreignCpuPercent, startRuntime, startSimulatorProcess, type Runtime } from "./processes.ts";
+import { Cleanup, cpuSnapshot, foreignCpuPercent, serveThroughEntry, startRuntime, startSimulatorProcess, type Runtime } from "./processes.ts";
 import { Admin, applyMigrations, buildBundle, routerOptions, type Bundle, type RouterSettings } from "./router.ts";
 import { chatBody, chatRequest, cpuMs } from "./scenarios.ts";
 import { applyMigrations as applyWorkerMigrations } from "../scripts/worker-bundle.ts";
@@ -200,8 +200,10 @@ async function main(): Promise<void> {
       rounds: { type: "string", default: "3" },
       seconds: { type: "string", default: "8" },
       concurrency: { type: "string", default: "16" },
+      "via-entry": { type: "boolean", default: false },
     },
   });
+  serveThroughEntry(values["via-entry"]);
   const rounds = Number(values.rounds);
   const seconds = Number(values.seconds);
   const concurrency = Number(values.concurrency);

@@ -1,6 +1,6 @@
 // The stall finder: what held the router's isolate when a request under load was slow, and for how long.
 //
-//   npx tsx bench/stalls.ts [--seconds 10] [--concurrency 16] [--stream] [--tokens 16] [--slow-ms 5] [--var NAME=VALUE …] [--split] [--json out.json]
+//   npx tsx bench/stalls.ts [--seconds 10] [--concurrency 16] [--stream] [--tokens 16] [--slow-ms 5] [--var NAME=VALUE …] [--split] [--via-entry] [--json out.json]
 //
 // It builds the deploy bundle, starts the carrier simulator and the router in Miniflare (as `npm run bench`
 // does, everything on 127.0.0.1, stopped on exit), and runs a closed loop against a paid model while a V8
@@ -28,7 +28,7 @@ import { parseArgs } from "node:util";
 import { routerInspector } from "./inspector.ts";
 import { runLoad, stats, type Completion } from "./load.ts";
 import os from "node:os";
-import { Cleanup, cpuSnapshot, foreignCpuPercent, freePort, startRuntime, startSimulatorProcess } from "./processes.ts";
+import { Cleanup, cpuSnapshot, foreignCpuPercent, freePort, serveThroughEntry, startRuntime, startSimulatorProcess } from "./processes.ts";
 import { Mapper, type Profile } from "./profile.ts";
 import { Admin, applyMigrations, buildBundle, routerOptions } from "./router.ts";
 import { chatBody, chatRequest, cpuMs, type Target } from "./scenarios.ts";
@@ -287,9 +287,11 @@ async function main(): Promise<void> {
       "slow-ms": { type: "string", default: "5" },
       var: { type: "string", multiple: true },
       split: { type: "boolean", default: false },
+      "via-entry": { type: "boolean", default: false },
       json: { type: "string" },
     },
   });
+  serveThroughEntry(values["via-entry"]);
   const seconds = Number(values.seconds);
   const concurrency = Number(values.concurrency);
   const slowMs = Number(values["slow-ms"]);
