@@ -9,16 +9,15 @@
 // the local D1 API it calls) are in the figures; in production they are another isolate's. Less garbage
 // per request means fewer young-generation collections, the longest runs of the isolate under load
 // (bench/stalls.ts).
-import { basename, join } from "node:path";
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { routerInspector } from "./inspector.ts";
 import { runLoad } from "./load.ts";
-import { Cleanup, freePort, startRuntime, startSimulatorProcess } from "./processes.ts";
+import { Cleanup, freePort } from "./processes.ts";
 import { Mapper, type CallFrame } from "./profile.ts";
-import { Admin, applyMigrations, buildBundle, routerOptions, type RouterSettings } from "./router.ts";
+import { SCRIPT_MODEL, startScriptRouter } from "./router.ts";
 import { chatBody, chatRequest, type Target } from "./scenarios.ts";
-import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 
 type HeapNode = { callFrame: CallFrame; selfSize: number; children: HeapNode[] };
 
@@ -35,16 +34,10 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const cleanup = new Cleanup();
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void cleanup.runAll().finally(() => process.exit(130)));
 try {
-  const bundle = await buildBundle(root, root, join(root, "bench", "out", "bundle-allocations"));
-  const sim = await startSimulatorProcess(root, cleanup);
-  const cfg = readWranglerConfig(join(root, "wrangler.toml"));
-  const settings: RouterSettings = { cfg, catalogPath: join(root, "catalog.json"), simulatorUrl: sim.url, adminToken: "bench-allocations-token" };
   const inspectorPort = await freePort();
-  const rt = await startRuntime("allocations", { ...routerOptions(bundle, settings), inspectorPort }, cleanup);
-  await applyMigrations(rt, root, cfg.d1Databases[0] ?? "DB");
-  const account = await new Admin(rt.url.origin, settings.adminToken).accountWithKey("allocations@bench.invalid", 1_000_000);
+  const { bundle, rt, key } = await startScriptRouter(root, "allocations", cleanup, { inspectorPort });
   const target: Target = { kind: "router", origin: rt.url, path: "/api/v1/chat/completions" };
-  const body = chatBody({ model: "meta-llama/llama-3.1-8b-instruct", stream: false, tokens: 16, words: "Allocations" });
+  const body = chatBody({ model: SCRIPT_MODEL, stream: false, tokens: 16, words: "Allocations" });
   const load = (ms: number) =>
     runLoad({
       origin: rt.url,
@@ -53,7 +46,7 @@ try {
       durationMs: ms,
       timeoutMs: 60_000,
       stream: false,
-      request: () => chatRequest(target, account.key, body),
+      request: () => chatRequest(target, key, body),
     });
   await load(2000); // warm-up: caches filled, code optimised
   const session = await routerInspector(inspectorPort);

@@ -8,14 +8,12 @@
 // Per round, target and concurrency: requests/s, latency p50/p99 and workerd CPU per finished request
 // (warm-up included). The bench (`npm run bench`) measures on direct sockets since issue 26; `--via-entry`
 // measures the old way.
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { runLoad } from "./load.ts";
-import { Cleanup, startRuntime, startSimulatorProcess } from "./processes.ts";
-import { Admin, applyMigrations, buildBundle, routerOptions, type RouterSettings } from "./router.ts";
+import { Cleanup } from "./processes.ts";
+import { SCRIPT_MODEL, startScriptRouter } from "./router.ts";
 import { chatBody, chatRequest, cpuMs } from "./scenarios.ts";
-import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, seconds: { type: "string", default: "5" } } });
 const rounds = Number(values.rounds);
@@ -27,14 +25,8 @@ const cleanup = new Cleanup();
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void cleanup.runAll().finally(() => process.exit(130)));
 const round2 = (n: number) => Math.round(n * 100) / 100;
 try {
-  const bundle = await buildBundle(root, root, join(root, "bench", "out", "bundle-entry"));
-  const sim = await startSimulatorProcess(root, cleanup);
-  const cfg = readWranglerConfig(join(root, "wrangler.toml"));
-  const settings: RouterSettings = { cfg, catalogPath: join(root, "catalog.json"), simulatorUrl: sim.url, adminToken: "bench-entry-token" };
-  const rt = await startRuntime("router", routerOptions(bundle, settings), cleanup);
-  await applyMigrations(rt, root, cfg.d1Databases[0] ?? "DB");
-  const account = await new Admin(rt.url.origin, settings.adminToken).accountWithKey("entry@bench.invalid", 1_000_000);
-  const body = chatBody({ model: "meta-llama/llama-3.1-8b-instruct", stream: false, tokens: 16, words: "Entry" });
+  const { rt, key } = await startScriptRouter(root, "entry", cleanup);
+  const body = chatBody({ model: SCRIPT_MODEL, stream: false, tokens: 16, words: "Entry" });
   const targets = { entry: rt.entryUrl, direct: rt.url };
   const rows: string[] = [];
   for (let round = 1; round <= rounds; round++)
@@ -50,7 +42,7 @@ try {
           durationMs: seconds * 1000,
           timeoutMs: 60_000,
           stream: false,
-          request: () => chatRequest({ kind: "router", origin, path: "/api/v1/chat/completions" }, account.key, body),
+          request: () => chatRequest({ kind: "router", origin, path: "/api/v1/chat/completions" }, key, body),
           onCompletion: () => finished++,
         });
         const cpu = Math.round(((cpuMs(rt.workerdPid) - cpu0) / Math.max(1, finished)) * 1000) / 1000;
