@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { runLoad } from "./load.ts";
 import { Cleanup } from "./processes.ts";
-import { SCRIPT_MODEL, startScriptRouter } from "./router.ts";
+import { SCRIPT_MODEL, startScriptRouter } from "./script-router.ts";
 import { chatBody, chatRequest, cpuMs } from "./scenarios.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, seconds: { type: "string", default: "5" } } });

@@ -4,13 +4,15 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { Socket } from "node:net";
 
-type Reply = { id?: number; result?: unknown; error?: { message: string } };
+type Reply = { id?: number; result?: unknown; error?: { message: string }; method?: string; params?: unknown };
 
 export class InspectorSession {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private buffer: Buffer = Buffer.alloc(0);
   private fragments: Buffer[] = [];
+  /** Sees every event (a message without an id), e.g. HeapProfiler.addHeapSnapshotChunk. */
+  onEvent?: (method: string, params: unknown) => void;
 
   private constructor(private readonly socket: Socket) {
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
@@ -133,7 +135,10 @@ export class InspectorSession {
 
   private onMessage(text: string): void {
     const reply = JSON.parse(text) as Reply;
-    if (reply.id === undefined) return; // an event
+    if (reply.id === undefined) {
+      if (reply.method) this.onEvent?.(reply.method, reply.params);
+      return;
+    }
     const p = this.pending.get(reply.id);
     if (!p) return;
     this.pending.delete(reply.id);

@@ -333,10 +333,13 @@ export async function startPortkeyProcess(root: string, cleanup: Cleanup): Promi
 export class RuntimeLog {
   lines = 0;
   readonly recent: string[] = [];
+  /** Sees every line (bench/gc-trace.ts reads V8's GC trace from it). */
+  onLine?: (line: string) => void;
   push(text: string): void {
     for (const line of text.split("\n")) {
       if (!line.trim()) continue;
       this.lines++;
+      this.onLine?.(line);
       this.recent.push(line.slice(0, 500));
       if (this.recent.length > 40) this.recent.shift();
     }

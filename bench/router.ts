@@ -6,9 +6,8 @@ import { SourceMap, type SourceMapPayload } from "node:module";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { MiniflareOptions } from "miniflare";
-import { startRuntime, startSimulatorProcess, type Cleanup, type Runtime } from "./processes.ts";
+import type { Runtime } from "./processes.ts";
 import { applyMigrations as applyWorkerMigrations, buildWorker, workerOptions, type WorkerSettings } from "../scripts/worker-bundle.ts";
-import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 import type { AccountAudit as Audit } from "../scripts/soak-run.ts";
 
 export type { Audit };
@@ -123,29 +122,3 @@ export class Admin {
 }
 
 /** The paid model the standalone bench scripts load the router with: key auth, admission, settle and the record on every request. */
-export const SCRIPT_MODEL = "meta-llama/llama-3.1-8b-instruct";
-
-/**
- * A standalone bench script's router (bench/entry-cost.ts, bench/allocations.ts): this checkout's deploy
- * bundle in Miniflare (all in one) beside the carrier simulator, migrations applied, one account with
- * plenty of credits and a key; everything stopped by `cleanup`.
- */
-export async function startScriptRouter(
-  root: string,
-  name: string,
-  cleanup: Cleanup,
-  extra: { inspectorPort?: number } = {},
-): Promise<{ bundle: Bundle; rt: Runtime; key: string }> {
-  const bundle = await buildBundle(root, root, join(root, "bench", "out", `bundle-${name}`));
-  const sim = await startSimulatorProcess(root, cleanup);
-  const cfg = readWranglerConfig(join(root, "wrangler.toml"));
-  const adminToken = `bench-${name}-token`;
-  const rt = await startRuntime(
-    name,
-    { ...routerOptions(bundle, { cfg, catalogPath: join(root, "catalog.json"), simulatorUrl: sim.url, adminToken }), ...extra },
-    cleanup,
-  );
-  await applyMigrations(rt, root, cfg.d1Databases[0] ?? "DB");
-  const { key } = await new Admin(rt.url.origin, adminToken).accountWithKey(`${name}@bench.invalid`, 1_000_000);
-  return { bundle, rt, key };
-}
