@@ -4,6 +4,7 @@ import { invalidInput } from "./json-body";
 import { routerFieldsShape } from "./router-field-schemas";
 import { standardParametersShape } from "./standard-parameters";
 import { providerPreferences } from "./provider-preferences";
+import { sparseParser } from "./sparse-parse";
 
 /** Most messages accepted in one request (400 above it). */
 export const MAX_MESSAGES = 2048;
@@ -36,10 +37,12 @@ export const chatRequestSchema = z
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
+const parseFields = sparseParser(chatRequestSchema);
+
 /** Validates a chat request's JSON object: 400 naming the first problem. */
 export function parseChatRequest(json: Record<string, unknown>): ChatRequest {
   if (!("messages" in json)) throw new ApiError(400, "`messages` is required: a non-empty array of {role, content}.");
-  const parsed = chatRequestSchema.safeParse(json);
+  const parsed = parseFields(json);
   if (!parsed.success) throw invalidInput(parsed.error);
   return parsed.data;
 }

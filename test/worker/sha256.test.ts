@@ -22,6 +22,11 @@ describe("sha256Hex", () => {
     for (const text of ["é", "日本語のテキスト", "🙂".repeat(40), "a\u0000b"]) expect(sha256Hex(text)).toBe(await webCrypto(text));
   });
 
+  it("hashes inputs around the size of the buffer it keeps between calls, short after long, alike", async () => {
+    const texts = [300, 340, 341, 342, 400, 5, 1500, 0, 341].map((n, k) => (k % 2 ? "é" : "x").repeat(n));
+    for (const text of texts) expect(sha256Hex(text), `length ${text.length}`).toBe(await webCrypto(text));
+  });
+
   it("hashes API keys as before: stored key hashes stay valid", async () => {
     for (let i = 0; i < 50; i++) {
       const key = generateApiKey();
