@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { runLoad, stats, type Stats } from "./load.ts";
 import { Cleanup, type Runtime } from "./processes.ts";
 import { chatBody, chatRequest, type Target } from "./scenarios.ts";
-import { SCRIPT_MODEL, startScriptRouter } from "./script-router.ts";
+import { parseVars, SCRIPT_MODEL, startScriptRouter } from "./script-router.ts";
 import { useV8Flags } from "./v8-flags.ts";
 
 export type Collection = { isolate: string; kind: string; pauseMs: number; heapAfterMb: number; reason: string };
@@ -122,12 +122,7 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   const concurrency = Number(values.concurrency);
   if (!(seconds > 0 && seconds <= 120) || !(concurrency >= 1 && concurrency <= 256)) throw new Error("--seconds 1–120, --concurrency 1–256");
-  const vars: Record<string, string> = {};
-  for (const spec of values.var ?? []) {
-    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(spec);
-    if (!m) throw new Error(`--var takes NAME=VALUE, not "${spec}"`);
-    vars[m[1]!] = m[2]!;
-  }
+  const vars = parseVars(values.var);
   const extraFlags = values["v8-flag"] ?? [];
   const root = fileURLToPath(new URL("..", import.meta.url));
   useV8Flags(["--trace-gc", ...extraFlags], join(root, "bench", "out", "v8-flags"));

@@ -34,3 +34,14 @@ export async function startScriptRouter(
   const { key } = await new Admin(rt.url.origin, adminToken).accountWithKey(`${name}@bench.invalid`, 1_000_000);
   return { bundle, rt, ...(split ? { ledger: split.ledger } : {}), key };
 }
+
+/** `--var NAME=VALUE` options (wrangler.toml vars the run overrides), as an object. */
+export function parseVars(specs: readonly string[] = []): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const spec of specs) {
+    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(spec);
+    if (!m) throw new Error(`--var takes NAME=VALUE, not "${spec}"`);
+    vars[m[1]!] = m[2]!;
+  }
+  return vars;
+}

@@ -33,6 +33,7 @@ import { Mapper, type Profile } from "./profile.ts";
 import { Admin, applyMigrations, buildBundle, routerOptions } from "./router.ts";
 import { chatBody, chatRequest, cpuMs, type Target } from "./scenarios.ts";
 import { startSplitRouter, type SplitRuntime } from "./split-router.ts";
+import { parseVars } from "./script-router.ts";
 import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 
 type TimedProfile = Profile & { startTime: number; endTime: number };
@@ -298,12 +299,7 @@ async function main(): Promise<void> {
   if (!(seconds > 0 && seconds <= 120) || !(concurrency >= 1 && concurrency <= 256) || !(slowMs > 0))
     throw new Error("--seconds 1–120, --concurrency 1–256, --slow-ms > 0");
   const tokens = Number(values.tokens ?? (values.stream ? 200 : 16));
-  const vars: Record<string, string> = {};
-  for (const spec of values.var ?? []) {
-    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(spec);
-    if (!m) throw new Error(`--var takes NAME=VALUE, not "${spec}"`);
-    vars[m[1]!] = m[2]!;
-  }
+  const vars = parseVars(values.var);
   const root = fileURLToPath(new URL("..", import.meta.url));
   const cleanup = new Cleanup();
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void cleanup.runAll().finally(() => process.exit(130)));
