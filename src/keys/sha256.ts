@@ -22,7 +22,7 @@ const out: number[] = new Array<number>(64).fill(48);
 const HEX = Array.from("0123456789abcdef", (ch) => ch.charCodeAt(0));
 /** Input kept between calls up to this many bytes (an API key is under 100); longer input gets a buffer of its own. */
 const KEPT_BYTES = 1024;
-let kept = new Uint8Array(KEPT_BYTES);
+const kept = new Uint8Array(KEPT_BYTES);
 
 export function sha256Hex(text: string): string {
   // Padding: 0x80, zeros, then the length in bits as a 64-bit big-endian number; a multiple of 64 bytes.
