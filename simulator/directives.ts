@@ -12,6 +12,8 @@ export interface Directives {
   resetAfter?: number;
   /** Wait this long before the first byte. */
   delayMs?: number;
+  /** Stream: wait this long after the finish chunks before the usage chunk (OpenAI chat). */
+  usageDelayMs?: number;
   /** Exact completion length (still capped by max_tokens). */
   tokens?: number;
   /** Omit `usage` everywhere. */
@@ -130,6 +132,9 @@ function applyWord(d: Directives, key: string, value: string | undefined): void 
       break;
     case "delay_ms":
       d.delayMs = nonNegativeInt(value) ?? d.delayMs;
+      break;
+    case "usage_delay_ms":
+      d.usageDelayMs = nonNegativeInt(value) ?? d.usageDelayMs;
       break;
     case "tokens":
       d.tokens = nonNegativeInt(value) ?? d.tokens;

@@ -105,7 +105,7 @@ export const openAiWire: Wire = {
       events.push(chunk([{ index, delta: { role: "assistant", content: "" }, finish_reason: null }]), ...tokens);
       if (!x.directives.noFinish) events.push(chunk([{ index, delta: {}, finish_reason: plan.finishReason }]));
     }
-    if (x.request.includeUsage && !x.directives.noUsage) events.push(chunk([], { usage: usageOf(x) }));
+    if (x.request.includeUsage && !x.directives.noUsage) events.push({ ...chunk([], { usage: usageOf(x) }), usage: true });
     events.push(plain("[DONE]"));
     return events;
   },

@@ -273,6 +273,7 @@ async function answerStream(x: Exchange, wire: Wire, sink: Sink, tps: number | u
         owedMs = 0;
       }
     }
+    if (event.usage && x.directives.usageDelayMs !== undefined && !(await sleep(x.directives.usageDelayMs, sink.signal))) return;
     if (i === 0) sink.record.first_write_mono_ms = monotonicMs();
     if (garbage && i > 0 && !(await write(sink.res, JUNK[i % JUNK.length]!, sink.signal))) return;
     if (!(await write(sink.res, event.text, sink.signal))) return;

@@ -58,6 +58,8 @@ export interface Exchange {
 export interface StreamEvent {
   text: string;
   token: boolean;
+  /** The stream's usage-only event (OpenAI's usage chunk after the finish chunks): `usage_delay_ms` waits before it. */
+  usage?: boolean;
 }
 
 export interface Wire {

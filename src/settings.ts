@@ -178,6 +178,14 @@ export const SETTINGS = {
     10_000,
     "a stream whose carrier has been silent this long gets a keep-alive event, and again each time as long, where the caller's protocol has one (Anthropic's `ping` on /messages), ms",
   ),
+  RELAY_USAGE_WAIT_MS: between(
+    1,
+    20_000,
+    count(
+      5_000,
+      "a caller who leaves a stream after every choice finished does not end the carrier call: its usage is read for up to this long (the record then says `usage_source: carrier`), else the estimate of what was delivered is charged, ms (with `SETTLE_RETRY_BUDGET_MS`, keep it inside waitUntil's 30 s)",
+    ),
+  ),
   EMBEDDINGS_MAX_ANSWER_BYTES: count(
     64 * 1024 * 1024,
     "largest embeddings answer read from a carrier, in bytes; a larger one is unusable and the next carrier is tried",

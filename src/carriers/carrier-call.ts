@@ -45,6 +45,8 @@ export type CarrierCall = {
   signal: AbortSignal;
   /** The answer is in (or given up on): stops the carrier timeout. */
   answered: () => void;
+  /** The caller leaving no longer aborts the call by itself: the stream relay decides (it may read on for the usage). */
+  detach: () => void;
 };
 
 /**
@@ -63,7 +65,8 @@ export async function callCarrier(
   if (!key) return "not_configured";
   const controller = new AbortController();
   // The caller going away ends the upstream request too: no orphaned carrier work.
-  clientSignal?.addEventListener("abort", () => controller.abort(clientSignal.reason), { once: true });
+  const callerGone = () => controller.abort(clientSignal?.reason);
+  clientSignal?.addEventListener("abort", callerGone, { once: true });
   const timer = setTimeout(() => controller.abort(new CarrierTimeout()), carrierTimeoutMs(env));
   try {
     const response = await fetch(wire.url ? wire.url(carrierBase(env, endpoint)) : carrierUrl(env, endpoint, stream), {
@@ -72,7 +75,13 @@ export async function callCarrier(
       body: wire.body,
       signal: controller.signal,
     });
-    return { response, abort: (reason) => controller.abort(reason), signal: controller.signal, answered: () => clearTimeout(timer) };
+    return {
+      response,
+      abort: (reason) => controller.abort(reason),
+      signal: controller.signal,
+      answered: () => clearTimeout(timer),
+      detach: () => clientSignal?.removeEventListener("abort", callerGone),
+    };
   } catch (err) {
     clearTimeout(timer);
     if (controller.signal.aborted && controller.signal.reason instanceof CarrierTimeout) throw controller.signal.reason;

@@ -7,7 +7,7 @@ export const DEFAULT_MAX_STREAM_BYTES = SETTINGS.RELAY_MAX_STREAM_BYTES.fallback
 export const DEFAULT_MAX_STREAM_MS = SETTINGS.RELAY_MAX_STREAM_MS.fallback;
 export const DEFAULT_AFTER_DONE_MS = SETTINGS.RELAY_AFTER_DONE_MS.fallback;
 
-export type RelayLimits = { maxEventBytes: number; maxStreamBytes: number; maxStreamMs: number; afterDoneMs: number; pingMs: number };
+export type RelayLimits = { maxEventBytes: number; maxStreamBytes: number; maxStreamMs: number; afterDoneMs: number; pingMs: number; usageWaitMs: number };
 
 /** The relay's limits from the Worker's vars; an unset or invalid value takes its default. */
 export function relayLimits(env: Env): RelayLimits {
@@ -18,5 +18,6 @@ export function relayLimits(env: Env): RelayLimits {
     maxStreamMs: s.RELAY_MAX_STREAM_MS,
     afterDoneMs: s.RELAY_AFTER_DONE_MS,
     pingMs: s.RELAY_PING_MS,
+    usageWaitMs: s.RELAY_USAGE_WAIT_MS,
   };
 }

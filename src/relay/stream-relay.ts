@@ -18,8 +18,17 @@ const READ_BUFFER_BYTES = 64 * 1024;
 /** Largest single write to the caller, in UTF-16 units: bounds the bytes held per write. */
 const WRITE_PIECE = 1024 * 1024;
 
-/** Why the relay aborted the carrier: a configured limit, named in the caller's error chunk. */
+/** Why the relay aborted the carrier: a limit of its own, named in the caller's error chunk. */
 class RelayLimitExceeded extends Error {}
+/** The caller left after the answer was whole, and the carrier's usage did not come within RELAY_USAGE_WAIT_MS. */
+class UsageWaitOver extends Error {}
+
+/**
+ * Why a stream ended before the carrier finished it. `ours`: the relay ended it by a limit of its own
+ * (duration, size, an event too large, the carrier's silence) — what was delivered is charged, as for a
+ * caller who leaves; otherwise the carrier failed, and zero-completion insurance applies.
+ */
+type Failure = ChunkFailure & { ours: boolean };
 
 export type StreamSetup = {
   body: ChatRequest;
@@ -42,7 +51,8 @@ export type StreamSetup = {
  * choice had finished: the caller has the whole answer, so its stream ends normally and the outcome
  * keeps the late error. The carrier's `[DONE]` ends the caller's stream at once; the carrier's body may
  * then end within RELAY_AFTER_DONE_MS (its connection is reused), else it is cut off. When the caller
- * goes away the upstream request is aborted.
+ * goes away the upstream request is aborted — unless every choice had finished: then the carrier is
+ * read on, for its usage only, for at most RELAY_USAGE_WAIT_MS.
  */
 export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: AbortSignal): { readable: ReadableStream<Uint8Array>; outcome: Promise<Outcome> } {
   // workerd's native byte pipe: each write crosses into the runtime once, no JS stream machinery per chunk.
@@ -51,18 +61,31 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
   const provider = s.endpoint.providerEntry.name;
   const { limits, renderer: chunks } = s;
   let cancelled = false;
-  // The caller going away must stop the carrier at once and end the relay, however it shows: the
-  // request signal, the writable side erroring, or a write that the caller never drains.
+  let sawDone = false;
+  /** The caller left once the answer was whole: the carrier is read on for its usage (bounded by `usageWait`). */
+  let readingOn = false;
+  let usageWait: ReturnType<typeof setTimeout> | undefined;
+  // The caller going away must end the relay however it shows: the request signal, the writable side
+  // erroring, or a write that the caller never drains. The relay, not the carrier call, decides what
+  // that does to the carrier.
+  call.detach();
   const callerGone = () => {
     if (cancelled) return;
     cancelled = true;
-    call.abort();
     writer.abort(new Error("caller gone")).catch(() => {}); // rejects a write still pending
+    // Every choice finished: what the carrier bills is known only from its usage, which follows.
+    if (chunks.finished >= returnedChoices(s.body) && chunks.usage === undefined && !sawDone) {
+      readingOn = true;
+      usageWait = setTimeout(() => call.abort(new UsageWaitOver()), limits.usageWaitMs);
+    } else call.abort();
   };
   clientSignal.addEventListener("abort", callerGone, { once: true });
+  if (clientSignal.aborted) callerGone();
   writer.closed.catch(callerGone);
   // A keep-alive goes out only between whole writes (the watchdog checks no write is under way).
-  const keepalive = chunks.keepalive ? { pingMs: limits.pingMs, quiet: () => void write(encoder.encode(chunks.keepalive!())).catch(callerGone) } : null;
+  const keepalive = chunks.keepalive
+    ? { pingMs: limits.pingMs, quiet: () => void (cancelled ? undefined : write(encoder.encode(chunks.keepalive!())).catch(callerGone)) }
+    : null;
   const watchdog = new Watchdog(s.idleMs, () => call.abort(new CarrierTimeout()), callerGone, keepalive);
   // Every write to the caller goes through here, so the watchdog sees a write never drained.
   // A plain promise chain, not an async function: this runs once per carrier read.
@@ -83,10 +106,9 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
     const reader = call.response.body!.getReader({ mode: "byob" });
     let buffer = new ArrayBuffer(READ_BUFFER_BYTES);
     const parser = new SseParser(limits.maxEventBytes);
-    let failure: ChunkFailure | null = null;
+    let failure: Failure | null = null;
     /** A failure after every choice finished: the caller has the whole answer, so its stream ends normally. */
-    let late: ChunkFailure | null = null;
-    let sawDone = false;
+    let late: Failure | null = null;
     let closed = false;
     let received = 0;
     let finishing: Promise<void> | null = null;
@@ -97,7 +119,7 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
       }
       const rewritten = chunks.rewrite(event);
       if (typeof rewritten !== "string") {
-        failure = rewritten;
+        failure = { ...rewritten, ours: false };
         return null;
       }
       return rewritten;
@@ -120,8 +142,12 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
       }
       return out;
     };
-    // Usually one write per read (stamped with the read's time); a huge event in bounded pieces.
-    const writeText = (out: string): Promise<void> => (out.length <= WRITE_PIECE ? write(encoder.encode(out), watchdog.lastReadAt) : writePieces(out));
+    // Usually one write per read (stamped with the read's time); a huge event in bounded pieces. Once
+    // the caller is gone nothing is written; a write that fails means it is.
+    const send = (out: string): Promise<void> => {
+      if (cancelled || !out) return Promise.resolve();
+      return (out.length <= WRITE_PIECE ? write(encoder.encode(out), watchdog.lastReadAt) : writePieces(out)).catch(callerGone);
+    };
     const writePieces = async (out: string): Promise<void> => {
       for (const piece of textPieces(out, WRITE_PIECE)) await write(encoder.encode(piece));
     };
@@ -131,27 +157,31 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
         try {
           next = await reader.read(new Uint8Array(buffer));
         } catch {
-          if (!cancelled) failure = { status: 502, message: readFailure(call.signal.reason, provider) };
+          if (!cancelled) failure = readFailure(call.signal.reason, provider);
           break;
         }
         watchdog.lastReadAt = Date.now();
         if (next.done) {
-          const out = rewriteAll(parser.end());
-          if (out) await writeText(out);
+          await send(rewriteAll(parser.end()));
           if (!failure && !sawDone && chunks.finishReason === null)
-            failure = { status: 502, message: `Carrier ${provider} ended the stream before finishing.` };
+            failure = { status: 502, message: `Carrier ${provider} ended the stream before finishing.`, ours: false };
           break;
         }
         received += next.value.byteLength;
         if (received > limits.maxStreamBytes) {
-          failure = { status: 502, message: `Carrier ${provider}'s stream exceeded RELAY_MAX_STREAM_BYTES (${limits.maxStreamBytes} bytes).` };
+          failure = { status: 502, message: `Carrier ${provider}'s stream exceeded RELAY_MAX_STREAM_BYTES (${limits.maxStreamBytes} bytes).`, ours: true };
           break;
         }
-        const out = rewriteAll(parser.push(next.value));
-        if (out) await writeText(out);
+        await send(rewriteAll(parser.push(next.value)));
         if (failure || sawDone) break;
+        // Gone: nothing more to relay; read on only for the usage of a whole answer, until it comes.
+        if (cancelled && (!readingOn || chunks.usage !== undefined)) break;
         if (parser.overflow) {
-          failure = { status: 502, message: `Carrier ${provider} sent a stream event larger than RELAY_MAX_EVENT_BYTES (${limits.maxEventBytes} bytes).` };
+          failure = {
+            status: 502,
+            message: `Carrier ${provider} sent a stream event larger than RELAY_MAX_EVENT_BYTES (${limits.maxEventBytes} bytes).`,
+            ours: true,
+          };
           break;
         }
         buffer = next.value.buffer as ArrayBuffer; // the read transferred it: take it back
@@ -160,18 +190,21 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
         late = failure;
         failure = null;
       }
-      if (failure || late) stopCarrier();
+      if (failure || late || (cancelled && !sawDone)) stopCarrier();
       else if (sawDone) finishing = finishCarrier();
-      await write(encoder.encode(chunks.end(failure))); // a fresh buffer: written buffers may be transferred
-      await writer.close();
-      closed = true;
+      if (!cancelled) {
+        await write(encoder.encode(chunks.end(failure))); // a fresh buffer: written buffers may be transferred
+        await writer.close();
+        closed = true;
+      }
     } catch {
-      callerGone(); // a write failed or never drained: the caller is gone
+      callerGone(); // the last write failed or never drained: the caller is gone
     } finally {
       watchdog.stop();
       clearTimeout(deadline);
+      clearTimeout(usageWait);
       clientSignal.removeEventListener("abort", callerGone);
-      if (cancelled || failure || late) stopCarrier();
+      if ((cancelled && !sawDone) || failure || late) stopCarrier();
       if (!closed) writer.abort().catch(() => {});
     }
     function stopCarrier() {
@@ -186,7 +219,7 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
     }
     // Done once the carrier is done with too (at once, unless it lingers): its connection is back in the pool by then.
     await finishing;
-    return streamOutcome(s, { failure: failure as ChunkFailure | null, late: late as ChunkFailure | null, cancelled });
+    return streamOutcome(s, { failure: failure as Failure | null, late: late as Failure | null, cancelled, readOn: readingOn });
   };
 
   return { readable, outcome: run() };
@@ -196,9 +229,11 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
  * How a relayed stream ended, for the ledger and the record. The cost a usage event showed the caller is
  * the charge, whatever came after it. Otherwise: with the carrier's usage we charge what it reports;
  * without it (failure, disconnect, no usage) our estimate of what was delivered. Zero-completion
- * insurance: an error before the answer was whole, or no completion and no finish reason, costs nothing.
+ * insurance: a carrier's error before the answer was whole, or no completion and no finish reason,
+ * costs nothing; a stream the relay itself ended by a limit is charged for what it delivered, as a
+ * caller's disconnect is.
  */
-function streamOutcome(s: StreamSetup, end: { failure: ChunkFailure | null; late: ChunkFailure | null; cancelled: boolean }): Outcome {
+function streamOutcome(s: StreamSetup, end: { failure: Failure | null; late: Failure | null; cancelled: boolean; readOn: boolean }): Outcome {
   const { endpoint, renderer: chunks } = s;
   const { failure, late, cancelled } = end;
   const tokens = chunks.usage ?? estimatedUsage(s.body, endpoint.partTokens, chunks.output);
@@ -206,15 +241,17 @@ function streamOutcome(s: StreamSetup, end: { failure: ChunkFailure | null; late
     provider: endpoint.providerEntry.name,
     status: failure ? failure.status : cancelled ? 499 : 200,
     tokens,
-    charged: chunks.shown ?? charge(tokens, endpoint, chunks.finishReason, failure !== null),
+    charged: chunks.shown ?? charge(tokens, endpoint, chunks.finishReason, failure !== null && !failure.ours),
     usageSource: chunks.usage ? "carrier" : "estimate",
     finishReason: failure ? "error" : chunks.finishReason,
     errorMessage: failure
-      ? failure.message
+      ? failure.ours
+        ? `${failure.message} What was delivered is charged.`
+        : failure.message
       : late
         ? `${late.message} This was after the answer was complete: the caller's stream ended normally.`
         : cancelled
-          ? "The caller disconnected mid-stream."
+          ? leftMessage(end.readOn, chunks.usage !== undefined, s.limits.usageWaitMs)
           : null,
     firstTokenAt: chunks.firstTokenAt,
     upstreamId: chunks.upstreamId,
@@ -222,9 +259,17 @@ function streamOutcome(s: StreamSetup, end: { failure: ChunkFailure | null; late
   });
 }
 
-/** Why a carrier read failed: a relay limit, the idle timeout, or the connection. */
-function readFailure(reason: unknown, provider: string): string {
-  if (reason instanceof RelayLimitExceeded) return reason.message;
-  if (reason instanceof CarrierTimeout) return `Carrier ${provider} stopped sending (timeout).`;
-  return `The connection to carrier ${provider} was lost mid-stream.`;
+/** What the record says of a caller who left: mid-stream, or once the answer was whole (and whether the carrier's usage came after). */
+function leftMessage(readOn: boolean, usage: boolean, waitMs: number): string {
+  if (!readOn) return "The caller disconnected mid-stream.";
+  return usage
+    ? "The caller disconnected after the answer was complete; the carrier's usage was read after it left."
+    : `The caller disconnected after the answer was complete; the carrier's usage did not come within RELAY_USAGE_WAIT_MS (${waitMs} ms): the estimate of what was delivered is charged.`;
+}
+
+/** Why a carrier read failed: a relay limit or the carrier's silence (ours), or the connection (the carrier's). */
+function readFailure(reason: unknown, provider: string): Failure {
+  if (reason instanceof RelayLimitExceeded) return { status: 502, message: reason.message, ours: true };
+  if (reason instanceof CarrierTimeout) return { status: 502, message: `Carrier ${provider} stopped sending (timeout).`, ours: true };
+  return { status: 502, message: `The connection to carrier ${provider} was lost mid-stream.`, ours: false };
 }

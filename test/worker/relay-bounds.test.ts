@@ -1,7 +1,8 @@
 import { describe, it, expect } from "vitest";
-import { uncachedCost, chat, newAccount, settled, generation, user } from "./helpers";
+import { uncachedCost, chat, debited, newAccount, settled, generation, user } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
 import { readSse } from "./sse";
+import { completionEstimate, deltas } from "./estimate-oracle";
 import { chatWithVars } from "./with-vars";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
@@ -13,6 +14,22 @@ const FIRST = catalog.endpoints(LLAMA)[0]!;
 type Json = Record<string, any>;
 const nano = (usd: number) => Math.round(usd * 1e9);
 
+/**
+ * A stream the relay ended by a limit of its own is charged for what it delivered (as a caller who leaves
+ * is), never insured: the estimate of the delivered output, at the price of the carrier that served.
+ */
+async function expectChargedAsDelivered(a: { key: string; accountId: string }, res: Response, events: Array<Json | "[DONE]">, says: RegExp) {
+  const t = await debited(a.accountId);
+  const g = await generation(a.key, res.headers.get("x-generation-id")!);
+  expect(g).toMatchObject({ status: 502, finish_reason: "error", usage_source: "estimate", insured: false });
+  expect(g.error_message).toMatch(says);
+  expect(g.error_message).toMatch(/What was delivered is charged/);
+  expect(g.tokens_completion).toBe(completionEstimate(deltas(events)));
+  expect(g.tokens_completion).toBeGreaterThan(0);
+  expect(nano(t.total_usage)).toBe(uncachedCost(g.tokens_prompt as number, g.tokens_completion as number, FIRST));
+  expect(nano(g.total_cost as number)).toBe(nano(t.total_usage));
+}
+
 /** The stream's last two events: an error chunk in OpenRouter's form, then [DONE]. */
 function expectErrorEnd(events: Array<Json | "[DONE]">, message: RegExp) {
   expect(events.at(-1)).toBe("[DONE]");
@@ -23,7 +40,7 @@ function expectErrorEnd(events: Array<Json | "[DONE]">, message: RegExp) {
 }
 
 describe("a bounded relay", () => {
-  it("ends a stream whose event passes RELAY_MAX_EVENT_BYTES with a 502 error chunk, relaying the events before it; nothing is charged", async () => {
+  it("ends a stream whose event passes RELAY_MAX_EVENT_BYTES with a 502 error chunk, relaying the events before it; they are charged", async () => {
     const a = await newAccount(10);
     const { res, settled: done } = await chatWithVars({ RELAY_MAX_EVENT_BYTES: "100000" }, a.key, {
       model: LLAMA,
@@ -40,10 +57,7 @@ describe("a bounded relay", () => {
       expect.stringMatching(/^ \w+$/),
     ]);
     await done();
-    await settled(a.accountId);
-    const g = await generation(a.key, res.headers.get("x-generation-id")!);
-    expect(g).toMatchObject({ status: 502, finish_reason: "error", total_cost: 0, insured: true });
-    expect(g.error_message).toMatch(/RELAY_MAX_EVENT_BYTES/);
+    await expectChargedAsDelivered(a, res, events, /RELAY_MAX_EVENT_BYTES/);
   });
 
   it.each([
@@ -51,7 +65,9 @@ describe("a bounded relay", () => {
     { limit: "RELAY_MAX_STREAM_BYTES", value: "50000", says: /RELAY_MAX_STREAM_BYTES \(50000 bytes\)/, directive: "tokens=5000 tps=1000" },
     // 200 tokens at 50/s: 4 s, never silent for CARRIER_TIMEOUT_MS (2 s).
     { limit: "RELAY_MAX_STREAM_MS", value: "300", says: /RELAY_MAX_STREAM_MS \(300 ms\)/, directive: "tokens=200 tps=50" },
-  ])("ends a stream past $limit with a 502 error chunk, aborts the carrier and charges nothing", async ({ limit, value, says, directive }) => {
+    // Six tokens without a finish, then silence (the usage held back 20 s): past CARRIER_TIMEOUT_MS mid-stream.
+    { limit: "CARRIER_TIMEOUT_MS", value: "500", says: /stopped sending \(timeout\)/, directive: "tokens=6 no_finish usage_delay_ms=20000" },
+  ])("ends a stream past $limit with a 502 error chunk, aborts the carrier and charges what was delivered", async ({ limit, value, says, directive }) => {
     const a = await newAccount(10);
     const tag = uniqueTag();
     const { res, settled: done } = await chatWithVars({ [limit]: value }, a.key, { model: LLAMA, stream: true, ...user(`x [sim ${directive} tag=${tag}]`) });
@@ -59,8 +75,7 @@ describe("a bounded relay", () => {
     expectErrorEnd(events, says);
     expect((await simRequests(tag, { ms: 5000, until: "aborted" }))[0]!.outcome).toBe("aborted");
     await done();
-    await settled(a.accountId);
-    expect(await generation(a.key, res.headers.get("x-generation-id")!)).toMatchObject({ status: 502, total_cost: 0, insured: true });
+    await expectChargedAsDelivered(a, res, events, says);
   });
 
   it("stops reading at the carrier's [DONE]: a carrier that keeps the connection open still gets a clean end, charged in full", async () => {

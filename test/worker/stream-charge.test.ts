@@ -1,6 +1,8 @@
 import { describe, it, expect } from "vitest";
 import { uncachedCost, chat, debited, newAccount, settled, generation, user } from "./helpers";
 import { readSse } from "./sse";
+import { chatWithVars } from "./with-vars";
+import { simRequests, uniqueTag } from "./sim";
 import { completionEstimate, deltas, promptEstimate } from "./estimate-oracle";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
@@ -205,5 +207,47 @@ describe("a carrier that drops after the answer was delivered whole", () => {
     expect((events.at(-2) as Json).error.code).toBe(502);
     expect(g).toMatchObject({ status: 502, finish_reason: "error", total_cost: 0, insured: true });
     expect(usageNano).toBe(0);
+  });
+});
+
+describe("a caller who leaves once every choice finished, before the carrier's usage chunk", () => {
+  /** Streams until the finish chunk, then the caller's connection closes; the carrier's usage comes `usageDelayMs` after the finish. */
+  async function leaveAfterFinish(vars: Record<string, string>, usageDelayMs: number, until: string) {
+    const a = await newAccount(10);
+    const tag = uniqueTag();
+    const caller = new AbortController();
+    const { res, settled: done } = await chatWithVars(
+      vars,
+      a.key,
+      { model: LLAMA, stream: true, ...user(`x [sim tokens=40 usage_delay_ms=${usageDelayMs} tag=${tag}]`) },
+      {},
+      caller.signal,
+    );
+    const reader = res.body!.getReader();
+    let text = "";
+    while (!text.includes('"finish_reason":"stop"')) text += new TextDecoder().decode((await reader.read()).value);
+    caller.abort();
+    const outcomes = (await simRequests(tag, { ms: 5000, until })).map((r) => r.outcome);
+    await done();
+    const t = await debited(a.accountId);
+    const g = (await generation(a.key, res.headers.get("x-generation-id")!)) as Json;
+    return { outcomes, g, usageNano: nano(t.total_usage) };
+  }
+
+  it("the carrier is read on and its usage charged, not our estimate", async () => {
+    const { outcomes, g, usageNano } = await leaveAfterFinish({}, 300, "completed");
+    expect(outcomes).toEqual(["completed"]);
+    expect(g).toMatchObject({ cancelled: true, status: 499, finish_reason: "stop", usage_source: "carrier", tokens_completion: 40, insured: false });
+    expect(g.error_message).toMatch(/usage was read after it left/);
+    expect(usageNano).toBe(uncachedCost(g.tokens_prompt, 40, catalog.endpoints(LLAMA)[0]!));
+  });
+
+  it("no usage within RELAY_USAGE_WAIT_MS: the carrier is cut off, the estimate charged, and the record says which", async () => {
+    const { outcomes, g, usageNano } = await leaveAfterFinish({ RELAY_USAGE_WAIT_MS: "200" }, 20_000, "aborted");
+    expect(outcomes).toEqual(["aborted"]);
+    expect(g).toMatchObject({ cancelled: true, status: 499, usage_source: "estimate", insured: false });
+    expect(g.error_message).toMatch(/did not come within RELAY_USAGE_WAIT_MS \(200 ms\)/);
+    expect(g.tokens_completion).toBeGreaterThanOrEqual(40);
+    expect(usageNano).toBe(uncachedCost(g.tokens_prompt, g.tokens_completion, catalog.endpoints(LLAMA)[0]!));
   });
 });
