@@ -59,6 +59,9 @@ export function presentGeneration(g: NewGeneration) {
     // Not in the contract's item (which allows more fields): how the router chose (direct, fallback, auto).
     routing_strategy: g.strategy ?? null,
     provider_responses: presentAttempts(g.providerResponses),
+    // Not in the contract's item (which allows more fields): the completion cap the router set on the carrier
+    // because the key's limit or the balance could not pay the model's maximum (the caller set none); else null.
+    adjusted_max_tokens: g.adjustedMaxTokens ?? null,
     data_region: "global", // no regional routing: every request is served globally (the contract allows global, europe, us)
     workspace_id: null,
   };

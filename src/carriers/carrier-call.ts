@@ -3,7 +3,7 @@ import type { PricedEndpoint } from "../catalog/catalog";
 import { carrierSecret } from "../catalog/carrier-secret";
 import { settings } from "../settings";
 import type { ChatRequest } from "../request/chat-request";
-import { carrierProtocol, type CarrierProtocol } from "../protocols/outbound";
+import { carrierProtocol } from "../protocols/outbound";
 import { carrierHeaders } from "./carrier-headers";
 
 export function carrierTimeoutMs(env: Env): number {
@@ -26,15 +26,25 @@ export type WireRequest = { body: string; headers: Record<string, string> | null
 
 /**
  * Each attempt's body in its carrier's protocol (src/protocols/outbound/), with the headers it needs. A
- * protocol prepares the caller's fields (up to 4 MiB) once per request, not once per attempt.
+ * protocol prepares the caller's fields (up to 4 MiB) once per request, not once per attempt — once per
+ * completion cap where the router set one (`caps`: the caller set none, and the balance pays for no more;
+ * it goes as `max_tokens`, which each protocol sends in its own form).
  */
-export function carrierBodies(body: ChatRequest, stream: boolean, userHash: string | null): (endpoint: PricedEndpoint) => WireRequest {
-  const prepared = new Map<CarrierProtocol, (endpoint: PricedEndpoint) => string>();
+export function carrierBodies(
+  body: ChatRequest,
+  stream: boolean,
+  userHash: string | null,
+  caps: ReadonlyMap<PricedEndpoint, number> = new Map(),
+): (endpoint: PricedEndpoint) => WireRequest {
+  const prepared = new Map<string, (endpoint: PricedEndpoint) => string>();
   return (endpoint) => {
     const protocol = carrierProtocol(endpoint);
-    let bodyFor = prepared.get(protocol);
-    if (!bodyFor) prepared.set(protocol, (bodyFor = protocol.bodies(body, stream, userHash)));
-    return { body: bodyFor(endpoint), headers: protocol.requestHeaders(body, endpoint) };
+    const cap = caps.get(endpoint);
+    const asked = cap === undefined ? body : { ...body, max_tokens: cap };
+    const key = cap === undefined ? protocol.name : `${protocol.name} ${cap}`;
+    let bodyFor = prepared.get(key);
+    if (!bodyFor) prepared.set(key, (bodyFor = protocol.bodies(asked, stream, userHash)));
+    return { body: bodyFor(endpoint), headers: protocol.requestHeaders(asked, endpoint) };
   };
 }
 

@@ -78,6 +78,9 @@ export const generations = sqliteTable(
     inboundApi: text("inbound_api", { enum: ["chat", "messages", "responses", "embeddings"] })
       .notNull()
       .default("chat"),
+    // The completion cap (max_tokens) the router set on the carrier that served, because the key's limit or the
+    // balance could not pay the endpoint's maximum (the caller set none); null when the router set none.
+    adjustedMaxTokens: integer("adjusted_max_tokens"),
     // Raised by each flush that replaces the row (a late settle): the archive deletes only the revision it copied.
     rev: integer("rev").notNull().default(0),
   },

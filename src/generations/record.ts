@@ -20,6 +20,7 @@ export type RecordFacts = {
   sessionId: string | null;
   inboundApi: InboundApi;
   strategy: Strategy | null;
+  adjustedMaxTokens?: number | null;
 };
 
 /** The generation record of one request (docs/storage.md, `generations`). */
@@ -56,5 +57,6 @@ export function generationRecord(r: RecordFacts, o: Outcome, endedAt: number, at
     insured: o.insured,
     providerResponses: attempts.length ? JSON.stringify(attempts) : null,
     strategy: r.strategy,
+    adjustedMaxTokens: r.adjustedMaxTokens ?? null,
   };
 }

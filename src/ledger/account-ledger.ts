@@ -85,12 +85,16 @@ export class AccountLedger {
     });
   }
 
-  /** May this request run? Holds its worst case until it settles. */
+  /**
+   * May this request run? Holds its worst case until it settles — or, when the key and the balance cannot
+   * pay that but can pay its least hold (`minHoldNano`), what they can pay (the ticket's `holdNano`).
+   */
   async admit(req: AdmitInput, waitUntil: WaitUntil): Promise<Admission> {
     this.batcher.flushIfDue(waitUntil);
     if (req.paid && req.limitNano === null && !req.free) {
+      // null: another request is leasing, or the balance cannot back a slice for this whole hold: the
+      // ledger admits it on a hold of its own (lowered to what can be paid, or refused with the figures).
       const sliced = await this.admitFromSlice(req.holdNano, waitUntil);
-      if (sliced === "balance") return { ok: false, reason: "balance" };
       if (sliced) return { ok: true, ticket: this.track(new Ticket(req.genId, req.keyHash, req.holdNano, sliced, this.d.clock.now()), waitUntil) };
     }
     let admitted: AdmitResult;
@@ -103,6 +107,7 @@ export class AccountLedger {
             limitNano: req.limitNano,
             limitReset: req.limitReset ?? null,
             holdNano: req.holdNano,
+            ...(req.minHoldNano !== undefined ? { minHoldNano: req.minHoldNano } : {}),
             paid: req.paid,
             abandoned: req.abandoned(),
             ...(req.limitNano !== null ? { unseenNano: this.unseenNano(req.keyHash, settle?.items) } : {}),
@@ -119,14 +124,7 @@ export class AccountLedger {
     }
     if (!admitted.ok) return admitted;
     const { route } = admitted;
-    const ticket = new Ticket(
-      req.genId,
-      req.keyHash,
-      route === "free_only" ? 0 : req.holdNano,
-      null,
-      this.d.clock.now(),
-      req.free !== undefined && route !== "paid_only",
-    );
+    const ticket = new Ticket(req.genId, req.keyHash, admitted.holdNano, null, this.d.clock.now(), req.free !== undefined && route !== "paid_only");
     return { ok: true, ticket: this.track(ticket, waitUntil), ...(route ? { route } : {}) };
   }
 
@@ -212,7 +210,7 @@ export class AccountLedger {
    * lease would tie this request to that request's I/O, which workerd does not allow, and leasing in
    * parallel would split the balance into many half-used slices.
    */
-  private async admitFromSlice(holdNano: number, waitUntil: WaitUntil): Promise<Slice | "balance" | null> {
+  private async admitFromSlice(holdNano: number, waitUntil: WaitUntil): Promise<Slice | null> {
     const now = this.d.clock.now();
     const slice = this.current;
     if (slice && now >= slice.retireAt) this.retire(slice, waitUntil);
@@ -232,7 +230,7 @@ export class AccountLedger {
         (settle) => this.d.ledger().lease({ leaseId, holdNano, wantNano: SLICE_HOLDS * holdNano, ...(settle ? { settle } : {}) }),
         waitUntil,
       );
-      if (!granted.ok) return "balance";
+      if (!granted.ok) return null;
       const fresh = new Slice(leaseId, granted.grantNano, this.d.clock.now(), this.d.clock.now() + SLICE_USE_MS);
       this.slices.set(leaseId, fresh);
       const previous = this.current;
@@ -304,12 +302,21 @@ export class AccountLedger {
     );
   }
 
+  /**
+   * Admits no more from the slice. Idle, it is released (its rest returns to the balance); with requests
+   * in flight, what none of them holds is given back now (riding on the next ledger call: the lease that
+   * usually follows), so an admission right after sees it — only their holds wait for their settles.
+   */
   private retire(slice: Slice, waitUntil: WaitUntil): void {
     if (this.current === slice) this.current = undefined;
     slice.retired = true;
-    if (slice.inflight === 0 && !slice.released) {
+    if (slice.released) return;
+    if (slice.inflight === 0) {
       this.forget(slice);
       waitUntil(this.batcher.add(null, [slice.report(true)]));
+    } else if (slice.remainingNano > 0) {
+      slice.giveBackRest();
+      waitUntil(this.batcher.add(null, [slice.report()]));
     }
   }
 

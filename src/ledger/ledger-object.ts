@@ -26,8 +26,15 @@ export type AdmitRequest = {
   limitNano: number | null;
   /** The limit's reset period: it applies to the usage of the current UTC day, week or month; null/absent = to all usage. */
   limitReset?: LimitReset | null;
-  /** Worst-case cost held until settle; 0 for free models. */
+  /** Worst-case cost held until settle, as the request stands; 0 for free models. */
   holdNano: number;
+  /**
+   * The least hold that still serves the request (its caller's completion cap, else one completion token
+   * at its cheapest endpoint): when `holdNano` cannot be paid but this can, the hold granted is what the
+   * key and the balance can pay, and the router lowers the request's completion cap to fit it. Absent:
+   * `holdNano` (nothing to lower).
+   */
+  minHoldNano?: number;
   /** Whether the model costs anything: only paid models need a positive balance. */
   paid: boolean;
   /** The record written (cost 0) should the request die without settling and its hold expire. */
@@ -56,7 +63,13 @@ export type CarriedSettles = { items: SettleRequest[]; slices: SliceReport[] };
  */
 export type AdmitRoute = "free_only" | "paid_only";
 export type AdmitResult =
-  { ok: true; route?: AdmitRoute } | { ok: false; reason: "balance" | "key_limit" } | ({ ok: false; reason: "rate_limit" } & FreeLimitHit);
+  | {
+      ok: true;
+      route?: AdmitRoute;
+      /** The hold granted: `holdNano`, or less (not below `minHoldNano`) when that is what can be paid; 0 for free. */ holdNano: number;
+    }
+  | { ok: false; reason: "balance" | "key_limit"; /** What the key's remaining limit and the balance could pay (≤ 0: nothing). */ availableNano: number }
+  | ({ ok: false; reason: "rate_limit" } & FreeLimitHit);
 
 export type SettleRequest = {
   genId: string;
@@ -78,6 +91,12 @@ export type SliceReport = {
   admitted: number;
   /** The isolate admits no more from it: once every admitted request settled, its rest returns to the balance. */
   release?: boolean;
+  /**
+   * What the isolate gave back of it so far (cumulative): the part no request of it holds, returned to the
+   * balance when the isolate retired it with requests still in flight, so money waiting for them is not
+   * locked away from the account's next admissions.
+   */
+  returnedNano?: number;
 };
 
 export type LeaseRequest = {
@@ -89,7 +108,7 @@ export type LeaseRequest = {
   /** The isolate's settles still gathering, and the release of the slice this one replaces: applied first. */
   settle?: CarriedSettles;
 };
-export type LeaseResult = { ok: true; grantNano: number } | { ok: false; reason: "balance" };
+export type LeaseResult = { ok: true; grantNano: number } | { ok: false; reason: "balance"; availableNano: number };
 
 export type RenewRequest = { slices: SliceReport[]; holds: string[] };
 /** Slices and holds that were no longer there (expired): the isolate stops admitting from such a slice. */
@@ -161,8 +180,14 @@ export class LedgerObject extends DurableObject<Env> {
     });
   }
 
+  /**
+   * Admits a request when its key's remaining limit and the balance can pay at least its least hold
+   * (`minHoldNano`): it holds what it may cost as it stands, or as much as can be paid (docs/money.md,
+   * Admission). Refused otherwise, saying which of the two is short and by how much could be paid.
+   */
   admit(req: AdmitRequest): AdmitResult {
     if (req.settle) this.settleBatch(req.settle.items, req.settle.slices);
+    let keyRoom = Infinity;
     if (req.limitNano !== null) {
       // Holds and unseen costs count against the current window: they will settle into it (or a later one).
       const from = windowStart(req.limitReset ?? null, this.clock());
@@ -170,10 +195,15 @@ export class LedgerObject extends DurableObject<Env> {
         this.keyUsageNano(req.keyHash, from) +
         this.one("SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds WHERE key_hash = ?", req.keyHash) +
         (req.unseenNano ?? 0);
-      if (used >= req.limitNano) return { ok: false, reason: "key_limit" };
+      if (used >= req.limitNano) return { ok: false, reason: "key_limit", availableNano: 0 };
+      keyRoom = req.limitNano - used;
     }
     const now = this.clock();
-    const canPay = req.paid && this.available() > 0;
+    const available = this.available();
+    const room = Math.min(keyRoom, available);
+    const least = Math.min(req.minHoldNano ?? req.holdNano, req.holdNano);
+    const canPay = req.paid && room > 0 && room >= least;
+    const granted = canPay ? Math.min(req.holdNano, room) : 0;
     let route: AdmitRoute | undefined;
     if (req.free) {
       // A plan with a free endpoint takes a free slot; without one left, only its priced endpoints may serve.
@@ -181,19 +211,20 @@ export class LedgerObject extends DurableObject<Env> {
       if (hit && !canPay) return { ok: false, reason: "rate_limit", ...hit };
       if (hit) route = "paid_only";
       else if (req.paid && !canPay) route = "free_only";
-    } else if (req.paid && !canPay) return { ok: false, reason: "balance" };
+    } else if (req.paid && !canPay) return { ok: false, reason: keyRoom < least ? "key_limit" : "balance", availableNano: room };
+    const holdNano = route === "free_only" ? 0 : granted;
     // Every admitted request has a row, free ones too: should it die, its record says so.
     this.sql.exec(
       "INSERT OR IGNORE INTO holds (gen_id, key_hash, amount_nano, created_at, renewed_at, record) VALUES (?, ?, ?, ?, ?, ?)",
       req.genId,
       req.keyHash,
-      route === "free_only" ? 0 : req.holdNano,
+      holdNano,
       now,
       now,
       JSON.stringify(req.abandoned),
     );
     this.scheduleAlarm(this.timings.holdTtlMs);
-    return route ? { ok: true, route } : { ok: true };
+    return route ? { ok: true, route, holdNano } : { ok: true, holdNano };
   }
 
   /**
@@ -234,14 +265,15 @@ export class LedgerObject extends DurableObject<Env> {
 
   /**
    * Grants an isolate a slice of the balance to admit requests locally (no round trip per request).
-   * Refused like `admit` when nothing is available; otherwise at least the asking request's hold and
-   * at most half of what is available. A free model's request (hold 0) always gets a slice, of
-   * nothing when nothing is available: its admissions are still counted.
+   * Refused when what is available cannot pay the asking request's whole hold (that request then asks
+   * `admit`, which may grant it less); otherwise at least that hold and at most half of what is
+   * available. A free model's request (hold 0) always gets a slice, of nothing when nothing is
+   * available: its admissions are still counted.
    */
   lease(req: LeaseRequest): LeaseResult {
     if (req.settle) this.settleBatch(req.settle.items, req.settle.slices);
     const available = this.available();
-    if (req.holdNano > 0 && available <= 0) return { ok: false, reason: "balance" };
+    if (req.holdNano > 0 && (available <= 0 || available < req.holdNano)) return { ok: false, reason: "balance", availableNano: available };
     // At most half of what is available, so other isolates of the account still find money.
     const share = available > 0 ? Math.min(req.wantNano, Math.ceil(available / 2)) : 0;
     const grantNano = Math.max(req.holdNano, share);
@@ -330,13 +362,18 @@ export class LedgerObject extends DurableObject<Env> {
         settled.map((i) => [i.genId, JSON.stringify(i.record)]),
       );
       for (const s of slices) {
+        // A rest given back leaves the slice once however often it is reported (SET reads the row as it was).
+        const returned = s.returnedNano ?? 0;
         const found = this.sql
           .exec(
-            "UPDATE slices SET admitted = MAX(admitted, ?), renewed_at = ?, released_at = CASE WHEN ? THEN COALESCE(released_at, ?) ELSE released_at END WHERE lease_id = ? RETURNING lease_id",
+            "UPDATE slices SET admitted = MAX(admitted, ?), renewed_at = ?, released_at = CASE WHEN ? THEN COALESCE(released_at, ?) ELSE released_at END, " +
+              "amount_nano = MAX(0, amount_nano - MAX(0, ? - returned_nano)), returned_nano = MAX(returned_nano, ?) WHERE lease_id = ? RETURNING lease_id",
             s.admitted,
             now,
             s.release ? 1 : 0,
             now,
+            returned,
+            returned,
             s.leaseId,
           )
           .toArray();

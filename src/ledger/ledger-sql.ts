@@ -98,6 +98,9 @@ const STEPS = [
   INSERT INTO outbox_seq (gen_id, record) SELECT gen_id, record FROM outbox ORDER BY rowid;
   DROP TABLE outbox;
   ALTER TABLE outbox_seq RENAME TO outbox;`,
+  // What an isolate gave back of a slice it retired with requests still in flight (cumulative, so a
+  // repeated report returns nothing twice): the slice keeps only what those requests hold.
+  `ALTER TABLE slices ADD COLUMN returned_nano INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export function migrateLedger(sql: SqlStorage): void {

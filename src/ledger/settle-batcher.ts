@@ -166,12 +166,13 @@ export class SettleBatcher {
   }
 }
 
-/** One report per slice in a batch: the highest admitted count, released if any report says so. */
+/** One report per slice in a batch: the highest admitted count and rest given back, released if any report says so. */
 function mergeReport(into: Map<string, SliceReport>, r: SliceReport): void {
   const prev = into.get(r.leaseId);
   const admitted = Math.max(prev?.admitted ?? 0, r.admitted);
   const release = (prev?.release ?? false) || (r.release ?? false);
-  into.set(r.leaseId, release ? { leaseId: r.leaseId, admitted, release } : { leaseId: r.leaseId, admitted });
+  const returnedNano = Math.max(prev?.returnedNano ?? 0, r.returnedNano ?? 0);
+  into.set(r.leaseId, { leaseId: r.leaseId, admitted, ...(release ? { release } : {}), ...(returnedNano > 0 ? { returnedNano } : {}) });
 }
 
 class AttemptTimeout extends Error {}

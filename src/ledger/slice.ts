@@ -24,6 +24,8 @@ export class Slice {
   idleSince = 0;
   /** Whether an idle check is armed (one per slice, not one per request). */
   idleCheck = false;
+  /** What was given back to the balance before its release (`giveBackRest`). */
+  returnedNano = 0;
 
   constructor(
     readonly leaseId: string,
@@ -54,7 +56,18 @@ export class Slice {
     if (this.inflight === 0) this.idleSince = now;
   }
 
+  /** Retired with requests in flight: what no request holds goes back to the balance now, not at the release. */
+  giveBackRest(): void {
+    this.returnedNano += this.remainingNano;
+    this.remainingNano = 0;
+  }
+
   report(release = false): SliceReport {
-    return release ? { leaseId: this.leaseId, admitted: this.admitted, release } : { leaseId: this.leaseId, admitted: this.admitted };
+    return {
+      leaseId: this.leaseId,
+      admitted: this.admitted,
+      ...(release ? { release } : {}),
+      ...(this.returnedNano > 0 ? { returnedNano: this.returnedNano } : {}),
+    };
   }
 }

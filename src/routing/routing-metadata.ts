@@ -23,6 +23,8 @@ export function routingMetadata(m: {
   attempts: RouterAttempt[];
   /** Request fields the serving carrier's protocol left out (it has no such parameter). */
   dropped?: string[];
+  /** Parameters the router set on the serving carrier, and to what (a completion cap the balance could pay). */
+  adjusted?: Record<string, number> | undefined;
 }) {
   const selectedName = m.selected?.providerEntry.name ?? "none";
   return {
@@ -38,7 +40,9 @@ export function routingMetadata(m: {
       available: m.available.map((e) => ({ model: e.modelId, provider: e.providerEntry.name, selected: e === m.selected })),
     },
     attempts: m.attempts,
-    // RouterParams takes any field: what the carrier that served could not be sent.
-    ...(m.dropped?.length ? { params: { dropped_parameters: m.dropped } } : {}),
+    // RouterParams takes any field: what the carrier that served could not be sent, and what the router set on it.
+    ...(m.dropped?.length || m.adjusted
+      ? { params: { ...(m.dropped?.length ? { dropped_parameters: m.dropped } : {}), ...(m.adjusted ? { adjusted_parameters: m.adjusted } : {}) } }
+      : {}),
   };
 }

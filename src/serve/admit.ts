@@ -1,7 +1,5 @@
-import type { PricedEndpoint } from "../catalog/catalog";
 import { isFree } from "../catalog/catalog";
-import type { ChatRequest } from "../request/chat-request";
-import { holdNano } from "../request/hold";
+import type { Demand, Fitted } from "../request/hold";
 import { failedOutcome } from "../request/outcome";
 import { accountLedger } from "../ledger/isolate-ledgers";
 import { freeLimits } from "../ledger/free-limits";
@@ -12,19 +10,13 @@ import { paymentRequired } from "./payment-required";
 import { rateLimited } from "./rate-limited";
 
 /**
- * The ledger's admission: a priced endpoint makes the request paid (balance, key budget, a hold of the
- * most it may cost); a free one makes it count against the free-model rate limits — in one ledger call.
- * With both, the ledger says which may serve it. Refused: 402 or 429, nothing held. Returns the
- * endpoints the request may be served by.
+ * The ledger's admission: a priced endpoint makes the request paid (key budget and balance must pay at
+ * least its least hold; it holds its worst case, or what can be paid with its completion cap lowered to
+ * fit); a free one makes it count against the free-model rate limits — in one ledger call. With both,
+ * the ledger says which may serve it. Refused: 402 (with what could be afforded) or 429, nothing held.
+ * Returns the endpoints the request may be served by, and the completion caps the router set.
  */
-export async function admit(
-  rc: RequestContext,
-  body: ChatRequest,
-  bytes: number,
-  plan: Plan,
-  origin: string,
-  hold = holdNano(body, bytes, plan.endpoints),
-): Promise<PricedEndpoint[]> {
+export async function admit(rc: RequestContext, demand: Demand, plan: Plan, origin: string): Promise<Fitted> {
   const paid = plan.endpoints.some((e) => !isFree(e));
   const free = plan.endpoints.some(isFree);
   const { caller } = rc;
@@ -34,7 +26,8 @@ export async function admit(
       keyHash: caller.key.hash,
       limitNano: caller.key.limitNano,
       limitReset: caller.key.limitReset,
-      holdNano: paid ? hold : 0,
+      holdNano: paid ? demand.wantNano : 0,
+      ...(paid && demand.minNano < demand.wantNano ? { minHoldNano: demand.minNano } : {}),
       paid,
       ...(free ? { free: freeLimits(rc.env) } : {}),
       abandoned: () => abandonedRecord(rc, failedOutcome(500, "The request ended without settling (the Worker was stopped); nothing was charged.")),
@@ -44,9 +37,13 @@ export async function admit(
   if (!admitted.ok) {
     const modelId = plan.candidates[0]!.modelId;
     if (admitted.reason === "rate_limit") throw rateLimited(admitted, modelId, `${origin}/settings/credits`);
-    throw paymentRequired(admitted.reason, caller.key, modelId, origin);
+    throw paymentRequired(admitted.reason, caller.key, modelId, origin, admitted.availableNano > 0 ? demand.shortfall(admitted.availableNano) : null);
   }
   rc.ticket = admitted.ticket;
   // No free slot left: only the priced endpoints; no money: only the free ones.
-  return admitted.route === undefined ? plan.endpoints : plan.endpoints.filter((e) => isFree(e) === (admitted.route === "free_only"));
+  const endpoints = admitted.route === undefined ? plan.endpoints : plan.endpoints.filter((e) => isFree(e) === (admitted.route === "free_only"));
+  if (admitted.route === "free_only" || admitted.ticket.holdNano >= demand.wantNano) return { endpoints, caps: new Map() };
+  // Less than the worst case could be paid: each priced endpoint within it, its completion cap lowered where needed.
+  const fitted = demand.fit(admitted.ticket.holdNano);
+  return { endpoints: fitted.endpoints.filter((e) => endpoints.includes(e)), caps: fitted.caps };
 }

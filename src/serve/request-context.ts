@@ -42,6 +42,8 @@ export type RequestContext = {
   ticket: Ticket | null;
   /** The endpoint that served; null until one did. */
   served: PricedEndpoint | null;
+  /** The completion cap (`max_tokens`) the router set on the carrier that served, because the key and the balance could not pay its maximum; null when it set none. */
+  adjustedMaxTokens: number | null;
   /** Settled already (src/serve/settle.ts refuses a second settle). */
   settled: boolean;
 };
@@ -84,6 +86,7 @@ export function newRequestContext(
     markSettled,
     ticket: null,
     served: null,
+    adjustedMaxTokens: null,
     settled: false,
   };
 }

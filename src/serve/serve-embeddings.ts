@@ -8,6 +8,7 @@ import { readModelRequest } from "../request/json-body";
 import { parseChatRequest } from "../request/chat-request";
 import { estimateInputTokens, inputTokensBound, parseEmbeddingsRequest, type EmbeddingsRequest } from "../request/embeddings-request";
 import { BYTES_PER_TOKEN, utf8Bytes } from "../request/token-estimate";
+import { fixedDemand } from "../request/hold";
 import { plainUsage } from "../request/usage";
 import { servedOutcome, type Outcome } from "../request/outcome";
 import { carrierProtocol } from "../protocols/outbound";
@@ -64,8 +65,9 @@ async function embed(rc: RequestContext, c: Context<AppEnv>): Promise<{ response
   const endpoints = plan.endpoints.filter((e) => e.context_length >= longest);
   if (endpoints.length === 0)
     throw new ApiError(400, `An input is about ${longest} tokens, more than model ${rc.model} takes (${plan.endpoints[0]!.context_length}): split it.`);
-  const hold = inputTokensBound(req) * Math.max(...endpoints.map((e) => e.inputNano));
-  const admitted = await admit(rc, view, read.bytes, { ...plan, endpoints }, new URL(c.req.url).origin, hold);
+  const inputTokens = inputTokensBound(req);
+  const hold = inputTokens * Math.max(...endpoints.map((e) => e.inputNano));
+  const admitted = (await admit(rc, fixedDemand(hold, inputTokens, endpoints), { ...plan, endpoints }, new URL(c.req.url).origin)).endpoints;
   const userHash = req.user === undefined ? null : await hashedUser(rc.caller.accountId, req.user);
   const maxBytes = settings(rc.env).EMBEDDINGS_MAX_ANSWER_BYTES;
   const served = await dispatch(

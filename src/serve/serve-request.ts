@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
+import { completionDemand, type Fitted } from "../request/hold";
 import { loadCatalog } from "../catalog/load";
 import { ApiError } from "../request/errors";
 import type { ChatRequest } from "../request/chat-request";
@@ -69,9 +70,9 @@ async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: Caller
   rc.stream = body.stream === true;
   const catalog = await loadCatalog(rc.env, rc.waitUntil);
   const plan = await planRequest(rc, body, catalog, c.req.raw.headers);
-  const endpoints = await admit(rc, body, bytes, plan, new URL(c.req.url).origin);
-  if (plan.metadata) rc.metadata = { available: endpoints };
-  return rc.stream ? serveStream(rc, body, plan, endpoints, protocol, c.req.raw.signal) : serveAnswer(rc, body, plan, endpoints, protocol, c.req.raw.signal);
+  const admitted = await admit(rc, completionDemand(body, bytes, plan.endpoints), plan, new URL(c.req.url).origin);
+  if (plan.metadata) rc.metadata = { available: admitted.endpoints };
+  return rc.stream ? serveStream(rc, body, plan, admitted, protocol, c.req.raw.signal) : serveAnswer(rc, body, plan, admitted, protocol, c.req.raw.signal);
 }
 
 /** The caller's request as the canonical request; anything but a refusal of its own is a 400. */
@@ -87,11 +88,11 @@ async function serveAnswer(
   rc: RequestContext,
   body: ChatRequest,
   plan: Plan,
-  endpoints: PricedEndpoint[],
+  admitted: Fitted,
   protocol: CallerProtocol,
   signal: AbortSignal,
 ): Promise<Answered> {
-  const served = await carrierFor(rc, body, plan, endpoints, false, (call, e) => readAnswer(call, carrierProtocol(e), body), signal);
+  const served = await carrierFor(rc, body, plan, admitted, false, (call, e) => readAnswer(call, carrierProtocol(e), body), signal);
   const account = accountAnswer(body, served.endpoint, served.value, Date.now());
   const json = protocol.answer(
     served.value,
@@ -106,7 +107,7 @@ async function serveStream(
   rc: RequestContext,
   body: ChatRequest,
   plan: Plan,
-  endpoints: PricedEndpoint[],
+  admitted: Fitted,
   protocol: CallerProtocol,
   signal: AbortSignal,
 ): Promise<Answered> {
@@ -114,7 +115,7 @@ async function serveStream(
     rc,
     body,
     plan,
-    endpoints,
+    admitted,
     true,
     async (call, e) => {
       if (!call.response.body || !carrierProtocol(e).isEventStream(call.response.headers.get("content-type") ?? ""))
@@ -160,19 +161,23 @@ export function failure(
   };
 }
 
-/** The endpoints in order until one answers usably (`accept`); the one that served is named on `rc`. */
+/**
+ * The admitted endpoints in order until one answers usably (`accept`), each asked with the completion cap
+ * the router set on it, if any; the one that served is named on `rc`.
+ */
 async function carrierFor<T>(
   rc: RequestContext,
   body: ChatRequest,
   plan: Plan,
-  endpoints: PricedEndpoint[],
+  admitted: Fitted,
   stream: boolean,
   accept: (call: CarrierCall, endpoint: PricedEndpoint) => Promise<T>,
   signal: AbortSignal,
 ): Promise<Dispatched<T>> {
   const userHash = await userHashOf(rc, body);
-  const served = await dispatch(rc.env, label(rc, plan), endpoints, carrierBodies(body, stream, userHash), stream, accept, rc.attempts, signal);
-  servedBy(rc, plan, served.endpoint);
+  const bodies = carrierBodies(body, stream, userHash, admitted.caps);
+  const served = await dispatch(rc.env, label(rc, plan), admitted.endpoints, bodies, stream, accept, rc.attempts, signal);
+  servedBy(rc, plan, served.endpoint, admitted.caps.get(served.endpoint) ?? null);
   return served;
 }
 
@@ -186,8 +191,9 @@ function label(rc: RequestContext, plan: Plan): string {
   return plan.candidates.length > 1 ? plan.candidates.map((x) => x.answerAs).join(", ") : rc.model;
 }
 
-/** The answer and the record name the model that served, as the caller sent its id. */
-function servedBy(rc: RequestContext, plan: Plan, endpoint: PricedEndpoint): void {
+/** The answer and the record name the model that served, as the caller sent its id, and the completion cap the router set on it. */
+function servedBy(rc: RequestContext, plan: Plan, endpoint: PricedEndpoint, adjustedMaxTokens: number | null): void {
   rc.served = endpoint;
   rc.model = plan.candidateOf.get(endpoint)!.answerAs;
+  rc.adjustedMaxTokens = adjustedMaxTokens;
 }

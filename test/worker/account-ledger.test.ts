@@ -58,7 +58,7 @@ class FakeLedger implements LedgerApi {
     this.admits.push(req);
     if (this.callsDown(this.clock.now())) throw new Error("Network connection lost.");
     if (req.settle) this.batches.push({ at: this.clock.now(), items: req.settle.items.map((i) => i.genId), slices: req.settle.slices });
-    return { ok: true as const };
+    return { ok: true as const, holdNano: req.holdNano };
   }
   async lease(req: LeaseRequest) {
     this.leases.push(req);
@@ -269,7 +269,7 @@ describe("slices and renewals", () => {
     expect(ids(ledger)).toEqual([["g1"]]);
   });
 
-  it("the last settle of a retired slice releases it with its admitted count; an idle slice is released after a second", async () => {
+  it("a slice retired with requests in flight gives back what they do not hold at once; its last settle releases it with its admitted count; an idle slice is released after a second", async () => {
     const { clock, ledger, account } = setup();
     const a = await account.admit(paid("g1"), clock.waitUntil);
     const b = await account.admit(paid("g2"), clock.waitUntil);
@@ -278,6 +278,8 @@ describe("slices and renewals", () => {
     const c = await account.admit(paid("g3"), clock.waitUntil); // retires lease-1, leases lease-2
     if (!c.ok) throw new Error("not admitted");
     expect(ledger.leases.map((l) => l.leaseId)).toEqual(["lease-1", "lease-2"]);
+    // lease-1 granted 64 holds of 100; its two requests hold 200: the rest rides on the lease that replaces it.
+    expect(ledger.leases[1]!.settle?.slices).toEqual([{ leaseId: "lease-1", admitted: 2, returnedNano: 6200 }]);
     for (const [t, id] of [
       [a.ticket, "g1"],
       [b.ticket, "g2"],
@@ -286,7 +288,7 @@ describe("slices and renewals", () => {
       clock.waitUntil(account.settle(t, item(id), clock.waitUntil));
     await clock.advance(1_100);
     const slices = ledger.batches.flatMap((x) => x.slices);
-    expect(slices).toContainEqual({ leaseId: "lease-1", admitted: 2, release: true });
+    expect(slices).toContainEqual({ leaseId: "lease-1", admitted: 2, release: true, returnedNano: 6200 });
     expect(slices).toContainEqual({ leaseId: "lease-2", admitted: 1, release: true });
     expect(account.idle).toBe(true);
   });

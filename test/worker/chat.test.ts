@@ -122,9 +122,10 @@ describe("errors of POST /chat/completions", () => {
   });
 
   it("402 once the key has reached its credit limit, for paid and free models", async () => {
-    const a = await newAccount(10, 0.000001); // $0.000001 limit: one request reaches it
+    const a = await newAccount(10, 1);
     expect((await chat(a.key, { model: LLAMA, ...user("x [sim tokens=20]") })).status).toBe(200);
     await settled(a.accountId);
+    await admin(`/keys/${a.hash}/limit`, { limit: 0.000001 }); // lowered below what it spent: reached
     await expectError(await chat(a.key, { model: LLAMA, ...user("x") }), 402, /credit limit/);
     await expectError(await chat(a.key, { model: "openai/gpt-oss-20b:free", ...user("x") }), 402, /credit limit/);
     const key = (await (await get("/key", a.key)).json()) as Json;

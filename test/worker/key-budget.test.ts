@@ -3,7 +3,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
 import type { LimitReset } from "../../src/keys/usage-windows";
 import type { NewGeneration } from "../../src/db/schema";
-import { chat, get, newAccount, settled, user } from "./helpers";
+import { admin, chat, get, newAccount, settled, user } from "./helpers";
 
 const MODEL = "meta-llama/llama-3.1-8b-instruct";
 const record = (id: string, costNano: number): NewGeneration => ({
@@ -45,7 +45,7 @@ const admit = (ledger: LedgerObject, limitReset: LimitReset | null, holdNano = 1
   ledger.admit({ genId: `g${++n}`, keyHash: "k", limitNano: 1000, limitReset, holdNano, paid: true, abandoned: record(`g${n}`, 0) });
 /** Admits and settles one request of `costNano` on key "k". */
 function spend(ledger: LedgerObject, limitReset: LimitReset | null, costNano: number) {
-  expect(admit(ledger, limitReset)).toEqual({ ok: true });
+  expect(admit(ledger, limitReset)).toMatchObject({ ok: true });
   ledger.settleBatch([{ genId: `g${n}`, keyHash: "k", costNano, record: record(`g${n}`, costNano) }]);
 }
 
@@ -61,9 +61,9 @@ describe("key budgets that reset: the ledger holds the limit to the current wind
     await withLedger((ledger, setNow) => {
       setNow(before);
       spend(ledger, reset, 1000);
-      expect(admit(ledger, reset)).toEqual({ ok: false, reason: "key_limit" });
+      expect(admit(ledger, reset)).toMatchObject({ ok: false, reason: "key_limit" });
       setNow(boundary);
-      expect(admit(ledger, reset)).toEqual(reset === null ? { ok: false, reason: "key_limit" } : { ok: true });
+      expect(admit(ledger, reset)).toMatchObject(reset === null ? { ok: false, reason: "key_limit" } : { ok: true });
     });
   });
 
@@ -73,11 +73,11 @@ describe("key budgets that reset: the ledger holds the limit to the current wind
       spend(ledger, "weekly", 600);
       setNow("2026-11-24T00:00:00Z");
       spend(ledger, "weekly", 400);
-      expect(admit(ledger, "weekly")).toEqual({ ok: false, reason: "key_limit" }); // 1000 spent this week
-      expect(admit(ledger, "daily")).toEqual({ ok: true }); // 400 spent today
+      expect(admit(ledger, "weekly")).toMatchObject({ ok: false, reason: "key_limit" }); // 1000 spent this week
+      expect(admit(ledger, "daily")).toMatchObject({ ok: true }); // 400 spent today
       setNow("2026-11-24T23:59:59Z");
       spend(ledger, "daily", 590); // holds the one admitted above (10) plus this: 400 + 590 + 10 = 1000
-      expect(admit(ledger, "daily")).toEqual({ ok: false, reason: "key_limit" });
+      expect(admit(ledger, "daily")).toMatchObject({ ok: false, reason: "key_limit" });
     });
   });
 
@@ -86,9 +86,9 @@ describe("key budgets that reset: the ledger holds the limit to the current wind
       setNow("2026-11-22T23:59:00Z");
       spend(ledger, "daily", 900);
       setNow("2026-11-23T00:00:00Z");
-      expect(admit(ledger, "daily", 600)).toEqual({ ok: true }); // new day: 0 spent
-      expect(admit(ledger, "daily", 400)).toEqual({ ok: true }); // 600 held
-      expect(admit(ledger, "daily", 1)).toEqual({ ok: false, reason: "key_limit" }); // 1000 held: the budget is taken
+      expect(admit(ledger, "daily", 600)).toMatchObject({ ok: true }); // new day: 0 spent
+      expect(admit(ledger, "daily", 400)).toMatchObject({ ok: true }); // 600 held
+      expect(admit(ledger, "daily", 1)).toMatchObject({ ok: false, reason: "key_limit" }); // 1000 held: the budget is taken
     });
   });
 
@@ -109,9 +109,20 @@ describe("402 says which limit was reached (metadata.limit_source)", () => {
   type ErrorBody = { error: { code: number; message: string; metadata?: Record<string, unknown> } };
 
   it("key_limit for a key's budget, credits for an empty balance", async () => {
-    const limited = await newAccount(5, 0.000001); // a $0.000001 key limit: one request spends it
+    // A $0.000001 key limit does not pay even the prompt of a request: refused before anything is spent, with the figures.
+    const tiny = await newAccount(5, 0.000001);
+    const short = await chat(tiny.key, { model: MODEL, ...user("spend [sim tokens=20]") });
+    expect(short.status).toBe(402);
+    const shortBody = (await short.json()) as ErrorBody;
+    expect(shortBody.error.metadata).toMatchObject({ limit_source: "key_limit", affordable_prompt_tokens: expect.any(Number) });
+    expect(shortBody.error.message).toMatch(/^Prompt tokens limit exceeded: \d+ > \d+\..*this API key's remaining limit pays for \d+\..*\/settings\/keys/);
+    expect((await settled(tiny.accountId)).total_usage).toBe(0);
+
+    // A key whose limit was lowered below what it spent has reached it.
+    const limited = await newAccount(5, 1);
     expect((await chat(limited.key, { model: MODEL, ...user("spend [sim tokens=20]") })).status).toBe(200);
     await settled(limited.accountId);
+    await admin(`/keys/${limited.hash}/limit`, { limit: 0.000001 });
     const overLimit = await chat(limited.key, { model: MODEL, ...user("more") });
     expect(overLimit.status).toBe(402);
     const keyBody = (await overLimit.json()) as ErrorBody;
@@ -128,10 +139,11 @@ describe("402 says which limit was reached (metadata.limit_source)", () => {
 
   it("a key with a daily budget: the 402 names the period and when it resets; /key reports the window's remaining", async () => {
     const a = await newAccount(5);
-    await env.DB.prepare("UPDATE api_keys SET limit_nano = 1, limit_reset = 'daily' WHERE hash = ?").bind(a.hash).run();
+    await env.DB.prepare("UPDATE api_keys SET limit_nano = 1000000000, limit_reset = 'daily' WHERE hash = ?").bind(a.hash).run();
     // The key was never used, so no isolate has cached it: the next request reads the row above.
     expect((await chat(a.key, { model: MODEL, ...user("spend [sim tokens=20]") })).status).toBe(200);
     await settled(a.accountId);
+    await admin(`/keys/${a.hash}/limit`, { limit: 0.000000001 }); // below what it spent today
     const res = await chat(a.key, { model: MODEL, ...user("more") });
     expect(res.status).toBe(402);
     const body = (await res.json()) as ErrorBody;

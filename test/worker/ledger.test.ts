@@ -42,28 +42,51 @@ describe("ledger", () => {
     expect(Math.round(t.balance * 1e9)).toBe(10e9 - sum);
   });
 
-  it("settle is idempotent per generation id and admit refuses at zero balance", async () => {
+  it("settle is idempotent per generation id; admit holds only what can be paid and refuses at zero balance", async () => {
     const id = env.LEDGER.idFromName("ledger-unit-" + Math.random());
     const stub = env.LEDGER.get(id);
     await runInDurableObject(stub, async (instance) => {
       const ledger = instance as LedgerObject;
       ledger.grant({ grantId: "test-credits", amountNano: 1000, source: "test" });
-      expect(ledger.admit({ genId: "g1", keyHash: "k", limitNano: null, holdNano: 600, paid: true, abandoned: record("g1", "x", 0) })).toEqual({ ok: true });
+      const admit = (genId: string, holdNano: number, minHoldNano?: number, paid = true) =>
+        ledger.admit({
+          genId,
+          keyHash: "k",
+          limitNano: null,
+          holdNano,
+          ...(minHoldNano === undefined ? {} : { minHoldNano }),
+          paid,
+          abandoned: record(genId, "x", 0),
+        });
+      expect(admit("g1", 600)).toEqual({ ok: true, holdNano: 600 });
       expect(ledger.totals().heldNano).toBe(600);
-      expect(ledger.admit({ genId: "g2", keyHash: "k", limitNano: null, holdNano: 600, paid: true, abandoned: record("g2", "x", 0) })).toEqual({ ok: true });
-      // Available is now 1000 - 1200 < 0: the next paid request is refused, a free one is not.
-      expect(ledger.admit({ genId: "g3", keyHash: "k", limitNano: null, holdNano: 1, paid: true, abandoned: record("g3", "x", 0) })).toEqual({
-        ok: false,
-        reason: "balance",
-      });
-      expect(ledger.admit({ genId: "g4", keyHash: "k", limitNano: null, holdNano: 0, paid: false, abandoned: record("g4", "x", 0) })).toEqual({ ok: true });
+      // 400 left: a 600 hold with nothing to lower is refused, saying what could be paid…
+      expect(admit("g2", 600)).toEqual({ ok: false, reason: "balance", availableNano: 400 });
+      // …one that may go as low as 50 (its cap lowered) gets the 400.
+      expect(admit("g2", 600, 50)).toEqual({ ok: true, holdNano: 400 });
+      // Available is now 0: the next paid request is refused, a free one is not.
+      expect(admit("g3", 1, 1)).toEqual({ ok: false, reason: "balance", availableNano: 0 });
+      expect(admit("g4", 0, undefined, false)).toEqual({ ok: true, holdNano: 0 });
       expect(settleOne(ledger, { genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(true);
       expect(settleOne(ledger, { genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(false);
-      expect(settleOne(ledger, { genId: "g2", keyHash: "k", costNano: 700, record: record("g2", "x", 700) })).toBe(true);
-      // Overdraft is bounded by one hold: 1000 - 500 - 700 = -200 ≥ -600.
-      expect(ledger.totals()).toMatchObject({ creditsNano: 1000, usageNano: 1200, heldNano: 0 });
-      expect(ledger.keyUsage("k").usageNano).toBe(1200);
-      expect(ledger.pendingGeneration("g2")?.costNano).toBe(700);
+      expect(settleOne(ledger, { genId: "g2", keyHash: "k", costNano: 400, record: record("g2", "x", 400) })).toBe(true);
+      // Nothing was admitted that the balance could not pay: 1000 - 500 - 400 = 100.
+      expect(ledger.totals()).toMatchObject({ creditsNano: 1000, usageNano: 900, heldNano: 0 });
+      expect(ledger.keyUsage("k").usageNano).toBe(900);
+      expect(ledger.pendingGeneration("g2")?.costNano).toBe(400);
+    });
+  });
+
+  it("a key's remaining limit bounds the hold as the balance does, and a refusal names the key", async () => {
+    const stub = env.LEDGER.get(env.LEDGER.idFromName("ledger-key-room-" + Math.random()));
+    await runInDurableObject(stub, async (instance) => {
+      const ledger = instance as LedgerObject;
+      ledger.grant({ grantId: "test-credits", amountNano: 10_000, source: "test" });
+      const ask = (genId: string, holdNano: number, minHoldNano: number) =>
+        ledger.admit({ genId, keyHash: "k", limitNano: 1000, holdNano, minHoldNano, paid: true, abandoned: record(genId, "x", 0) });
+      expect(ask("a", 5000, 5000)).toEqual({ ok: false, reason: "key_limit", availableNano: 1000 });
+      expect(ask("b", 5000, 100)).toEqual({ ok: true, holdNano: 1000 });
+      expect(ask("c", 5000, 100)).toEqual({ ok: false, reason: "key_limit", availableNano: 0 });
     });
   });
 
@@ -74,7 +97,9 @@ describe("ledger", () => {
       ledger.grant({ grantId: "test-credits", amountNano: 10_000, source: "test" });
       const ask = (genId: string, unseenNano: number) =>
         ledger.admit({ genId, keyHash: "k", limitNano: 1000, holdNano: 100, paid: true, abandoned: record(genId, "x", 0), unseenNano });
-      expect(ask("u1", 900)).toEqual({ ok: true }); // 0 used + 0 held + 900 unseen < 1000
+      expect(ask("u1", 900)).toEqual({ ok: true, holdNano: 100 }); // 0 used + 0 held + 900 unseen + 100 ≤ 1000
+      expect(ask("u2", 850)).toEqual({ ok: false, reason: "key_limit", availableNano: 50 }); // 100 held + 850 unseen: 50 left, 100 asked
+      expect(ask("u3", 900)).toEqual({ ok: false, reason: "key_limit", availableNano: 0 }); // 100 held + 900 unseen: the limit is reached
     });
   });
 
@@ -145,17 +170,18 @@ describe("ledger", () => {
 });
 
 describe("ledger leases (isolate slices)", () => {
-  it("grants at most half of what is available but at least the asking hold, and refuses at zero", async () => {
+  it("grants at most half of what is available but at least the asking hold, and refuses a hold it cannot pay whole", async () => {
     const stub = env.LEDGER.get(env.LEDGER.idFromName("lease-unit-" + Math.random()));
     await runInDurableObject(stub, async (instance) => {
       const ledger = instance as LedgerObject;
       ledger.grant({ grantId: "test-credits", amountNano: 1000, source: "test" });
       expect(ledger.lease({ leaseId: "l1", holdNano: 10, wantNano: 10_000 })).toEqual({ ok: true, grantNano: 500 });
       expect(ledger.lease({ leaseId: "l2", holdNano: 10, wantNano: 100 })).toEqual({ ok: true, grantNano: 100 });
-      // 400 left: a hold larger than that is still granted once (the overdraft bound), then nothing.
-      expect(ledger.lease({ leaseId: "l3", holdNano: 450, wantNano: 450 })).toEqual({ ok: true, grantNano: 450 });
-      expect(ledger.lease({ leaseId: "l4", holdNano: 1, wantNano: 1 })).toEqual({ ok: false, reason: "balance" });
-      expect(ledger.totals().heldNano).toBe(1050);
+      // 400 left: a hold larger than that is refused (its request asks `admit`, which may lower it), a smaller one granted.
+      expect(ledger.lease({ leaseId: "l3", holdNano: 450, wantNano: 450 })).toEqual({ ok: false, reason: "balance", availableNano: 400 });
+      expect(ledger.lease({ leaseId: "l4", holdNano: 400, wantNano: 400 })).toEqual({ ok: true, grantNano: 400 });
+      expect(ledger.lease({ leaseId: "l5", holdNano: 1, wantNano: 1 })).toEqual({ ok: false, reason: "balance", availableNano: 0 });
+      expect(ledger.totals().heldNano).toBe(1000);
     });
   });
 
@@ -237,7 +263,7 @@ describe("ledger leases (isolate slices)", () => {
     const stub = env.LEDGER.get(env.LEDGER.idFromName("lease-free-" + Math.random()));
     await runInDurableObject(stub, async (instance) => {
       const ledger = instance as LedgerObject;
-      expect(ledger.lease({ leaseId: "paid", holdNano: 10, wantNano: 640 })).toEqual({ ok: false, reason: "balance" });
+      expect(ledger.lease({ leaseId: "paid", holdNano: 10, wantNano: 640 })).toEqual({ ok: false, reason: "balance", availableNano: 0 });
       expect(ledger.lease({ leaseId: "free", holdNano: 0, wantNano: 0 })).toEqual({ ok: true, grantNano: 0 });
       expect(ledger.renew({ slices: [{ leaseId: "free", admitted: 4 }], holds: [] })).toEqual({ gone: [] });
       expect(ledger.openHolds()).toMatchObject([{ id: "free", kind: "slice", amountNano: 0, admitted: 4, settled: 0 }]);

@@ -17,7 +17,7 @@ const holdOf = (body: Json) =>
   holdNano(chatRequestSchema.parse(body), new TextEncoder().encode(JSON.stringify(body)).byteLength, catalog.endpoints(body.model));
 
 describe("a positive balance below one hold", () => {
-  it("admits request after request; the balance stays above minus one hold", async () => {
+  it("admits request after request, each held at what can still be paid (its completion cap lowered): the balance never goes below zero", async () => {
     const a = await newAccount(0.004);
     const body = { model: LLAMA, ...user("hello [sim tokens=3]") };
     expect(holdOf(body)).toBeGreaterThan(0.01e9); // no max_tokens: the whole context, ≈ $0.0105

@@ -1,0 +1,1 @@
+ALTER TABLE `generations` ADD `adjusted_max_tokens` integer;
