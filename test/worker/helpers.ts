@@ -67,6 +67,19 @@ export async function debited(accountId: string, count = 1, timeoutMs = 5000): P
   }
 }
 
+export type Audit = { usage_nano: number; credits_nano: number; records: number; records_pending: number; records_cost_nano: number };
+
+/** Waits (bounded) until `count` records of the account are in D1 (none left in its ledger's outbox): its audit then sums them all. */
+export async function recorded(accountId: string, count: number, timeoutMs = 20_000): Promise<Audit> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const audit = await admin<Audit>(`/accounts/${accountId}/audit`);
+    if (audit.records >= count && audit.records_pending === 0) return audit;
+    if (Date.now() > deadline) throw new Error(`account ${accountId}: ${audit.records} of ${count} records in D1 after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** Waits (bounded) until a generation record is visible to its owner, and returns it. */
 export async function generation(key: string, id: string, timeoutMs = 5000): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;

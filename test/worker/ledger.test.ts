@@ -201,6 +201,24 @@ describe("ledger leases (isolate slices)", () => {
     });
   });
 
+  it("a rest given back before the release leaves the slice once, however often it is reported; the release returns what is left", async () => {
+    const accountId = "lease-return-" + Math.random();
+    const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
+    await runInDurableObject(stub, async (instance) => {
+      const ledger = instance as LedgerObject;
+      ledger.grant({ grantId: "test-credits", amountNano: 10_000, source: "test" });
+      ledger.lease({ leaseId: "L", holdNano: 100, wantNano: 1000 }); // 1000 held; two requests of 100 admitted from it
+      expect(ledger.settleBatch([], [{ leaseId: "L", admitted: 2, returnedNano: 800 }])).toBe(0);
+      expect(ledger.totals().heldNano).toBe(200);
+      ledger.settleBatch([], [{ leaseId: "L", admitted: 2, returnedNano: 800 }]); // repeated: nothing more
+      expect(ledger.totals().heldNano).toBe(200);
+      const items = [1, 2].map((i) => ({ genId: `r${i}`, keyHash: "k", costNano: 60, record: record(`r${i}`, accountId, 60), leaseId: "L" }));
+      ledger.settleBatch(items, [{ leaseId: "L", admitted: 2, returnedNano: 800, release: true }]);
+      expect(ledger.totals()).toMatchObject({ creditsNano: 10_000, usageNano: 120, heldNano: 0 });
+      expect(ledger.openHolds()).toEqual([]);
+    });
+  });
+
   it("a large mixed batch (more rows than one statement binds) debits each id once, per key and per lease", async () => {
     const accountId = "batch-mixed-" + Math.random();
     const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
