@@ -184,6 +184,10 @@ export const SETTINGS = {
     "67108864 = 64 MiB",
   ),
   FREE_REQUESTS_PER_MINUTE: count(20, "free-model requests an account may make in any 60 s"),
+  COUNT_TOKENS_PER_MINUTE: count(
+    60,
+    "token counts (`POST /messages/count_tokens`) one API key may ask for in any 60 s; more are refused with 429 and the rate-limit headers",
+  ),
   FREE_REQUESTS_PER_DAY: count(50, "free-model requests an account may make a UTC day while its credit grants total less than the threshold"),
   FREE_REQUESTS_PER_DAY_BOUGHT: count(1000, "the same once they total the threshold or more"),
   FREE_BOUGHT_THRESHOLD_USD: count(10, "that threshold, whole USD of credits ever granted"),
