@@ -15,6 +15,7 @@ import { limitRemainingNano } from "../keys/key-budget";
 import { settings } from "../settings";
 import { paymentRequired } from "./payment-required";
 import { tokenCountRateLimited } from "./rate-limited";
+import { logError } from "../log-error";
 
 /** Which count the answer carries (the `X-Token-Count` header): the carrier's own, or our estimate. */
 type Counted = { tokens: number; source: "exact" | "estimate"; fallback?: string };
@@ -48,7 +49,8 @@ export async function countTokens(c: Context<AppEnv>, protocol: CallerProtocol):
     if (counted.fallback) headers["X-Token-Count-Fallback"] = headerText(counted.fallback);
     return c.json({ input_tokens: counted.tokens }, 200, headers);
   } catch (err) {
-    const refused = err instanceof ApiError ? err : new ApiError(400, "The request body could not be read.");
+    if (!(err instanceof ApiError)) logError("token count failed", err);
+    const refused = err instanceof ApiError ? err : new ApiError(500, "Internal error while counting tokens.");
     return c.json(protocol.errorBody(refused), refused.status, refused.headers);
   }
 }

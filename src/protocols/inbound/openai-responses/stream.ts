@@ -1,8 +1,7 @@
 import { ChunkStream, joinDetails, reasoningText, type Obj } from "../chunk-stream";
-import type { ChunkFailure } from "../caller-protocol";
+import type { AnswerFacts, ChunkFailure } from "../caller-protocol";
 import { functionCallItem, itemId, messageItem, outputText, reasoningItem, responseObject, responsesUsage, statusOf } from "./answer";
 import { PendingSeals, requireSealer, sealingStep } from "./reasoning-envelope";
-import type { AnswerFacts } from "../caller-protocol";
 import type { PricedEndpoint } from "../../../catalog/catalog";
 
 /** The item being streamed: its kind, position, id and what it has gathered. */
