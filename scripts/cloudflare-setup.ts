@@ -143,7 +143,7 @@ else {
 // 6. The tables.
 must(wrangler(["d1", "migrations", "apply", "DB", "--remote", "--config", out]), "d1 migrations apply");
 
-// 7. Secrets, uploaded with the deployment: the admin token (kept if set), every carrier key given.
+// 7. Secrets, uploaded with the deployment: the admin token (kept if set), the reasoning seal key (generated once), every carrier key given.
 const existing = (() => {
   const r = wrangler(["secret", "list", "--format", "json", "--config", out], { stdout: "[]" });
   return r.code === 0 ? json<Array<{ name: string }>>(r.stdout, "secret list").map((s) => s.name) : []; // no Worker yet: none
@@ -156,6 +156,11 @@ else if (!existing.includes("ADMIN_TOKEN")) {
   secrets.ADMIN_TOKEN = adminToken;
   toKeep.push(`Admin token (set as the ADMIN_TOKEN secret; export it as SWITCHYARD_ADMIN_TOKEN for npm run admin): ${adminToken}`);
 } else console.log("  ADMIN_TOKEN is set: kept (set SWITCHYARD_ADMIN_TOKEN to replace it)");
+// The key /responses seals reasoning with: generated once, never printed (rotation: docs/deploy.md).
+if (!existing.includes("REASONING_SEAL_KEY")) {
+  secrets.REASONING_SEAL_KEY = dry ? "<generated>" : randomBytes(32).toString("base64");
+  console.log("  REASONING_SEAL_KEY: generated");
+} else console.log("  REASONING_SEAL_KEY is set: kept");
 const devVars = existsSync(values["dev-vars"]!) ? readFileSync(values["dev-vars"]!, "utf8") : "";
 const catalog = JSON.parse(readFileSync("catalog.json", "utf8")) as { providers: Array<{ slug: string }> };
 for (const name of [...catalog.providers.map(({ slug }) => carrierSecretName(slug)), ...STRIPE_SECRETS]) {

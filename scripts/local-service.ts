@@ -10,9 +10,16 @@ import { startStripeSimulator, type StripeSimulator } from "../simulator/stripe/
 import { carrierSecretBindings } from "./carrier-secrets.ts";
 import { applyMigrations, buildWorker, workerOptions } from "./worker-bundle.ts";
 import { readWranglerConfig } from "./wrangler-config.ts";
+import { devVarNames } from "./dev-vars.ts";
 
 /** Local development only: the admin token of `npm start` (a deploy sets its own secret). */
 export const DEV_ADMIN_TOKEN = "dev-admin-token";
+/** Local development only: the key /responses seals reasoning with under `npm start`, unless `.dev.vars` sets one (a deploy sets its own secret: docs/deploy.md). */
+export const DEV_REASONING_SEAL_KEY = "dev-reasoning-seal-key-for-local-use-only";
+
+function sealKeyVars(): Record<string, string> {
+  return devVarNames(".dev.vars").has("REASONING_SEAL_KEY") ? {} : { REASONING_SEAL_KEY: DEV_REASONING_SEAL_KEY };
+}
 
 export type LocalService = {
   url: string;
@@ -72,7 +79,7 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   const wrangler = "node_modules/.bin/wrangler";
   await migrate(wrangler, persist, opts.quiet);
   const carriers = opts.carriers === "real" ? {} : { CARRIER_BASE_URL_OVERRIDE: simulator.url, ...(opts.carrierKeys ?? carrierSecretBindings()) };
-  const vars: Record<string, string> = { ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...carriers, ...payments.vars, ...opts.vars };
+  const vars: Record<string, string> = { ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...sealKeyVars(), ...carriers, ...payments.vars, ...opts.vars };
   const args = [
     "dev",
     "--ip",
@@ -196,7 +203,7 @@ async function startBundleService(opts: LocalServiceOptions): Promise<LocalServi
       catalogPath: join(root, "catalog.json"),
       simulatorUrl: simulator.url,
       adminToken: DEV_ADMIN_TOKEN,
-      vars: { ...payments.vars, ...opts.vars },
+      vars: { ...sealKeyVars(), ...payments.vars, ...opts.vars },
       persistDir: persist,
       port,
     });

@@ -88,6 +88,21 @@ function toolUseId(x: Exchange): string {
   return `toolu_${x.id.slice(-12)}`;
 }
 
+/** The top-level fields Anthropic's token count takes: the prompt and what shapes it, no generation fields (`max_tokens`, `stream`, …). */
+const COUNT_TOP_LEVEL = new Set(["model", "messages", "system", "tools", "tool_choice", "thinking", "output_format", "mcp_servers"]);
+
+/**
+ * A token-count request (`POST /v1/messages/count_tokens`) as the engine's request: refused as
+ * api.anthropic.com refuses it (a generation field like `max_tokens` is an extra input), otherwise
+ * checked as a Messages request is, so the count is the prompt the completion would be billed for.
+ */
+export function readCountTokens(body: unknown, req: IncomingMessage): Normalized | Refusal {
+  if (!isRecord(body)) return refuse("request body is not a JSON object");
+  for (const key of Object.keys(body)) if (!COUNT_TOP_LEVEL.has(key)) return refuse(`${key}: Extra inputs are not permitted`);
+  // Any cap above the thinking budget: a count generates nothing.
+  return anthropicWire.read({ ...body, max_tokens: Number.MAX_SAFE_INTEGER }, { stream: false, headers: req.headers });
+}
+
 export const anthropicWire: Wire = {
   name: "anthropic-messages",
   reportsCacheWrites: true,

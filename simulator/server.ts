@@ -15,7 +15,7 @@ import { countRequestTokens, planCompletion, type PartAllowances } from "./token
 import { PromptCache } from "./prompt-cache";
 import type { Exchange, Normalized, ProtocolName, Refusal, Wire } from "./wire";
 import { openAiWire } from "./openai-wire";
-import { anthropicWire } from "./anthropic-wire";
+import { anthropicWire, readCountTokens } from "./anthropic-wire";
 import { geminiWire } from "./gemini-wire";
 import { geminiEmbeddingsAnswer, openAiEmbeddingsAnswer, readGeminiEmbeddings, readOpenAiEmbeddings } from "./embeddings";
 
@@ -430,7 +430,7 @@ async function serveCompletion(
 
   const model = n.model;
   const reasoningModel = directives.reasoningContent || (n.thinks ?? isReasoningModel(model, ctx.catalog.reasoning));
-  const promptTokens = countRequestTokens({ messages: n.messages, tools: n.tools, ...n.extraCounted }, ctx.catalog.partTokens.get(model) ?? {});
+  const promptTokens = promptTokensOf(ctx, n);
   const billed = Array.from({ length: n.generated }, (_, choice) =>
     planCompletion({
       model,
@@ -469,6 +469,46 @@ async function serveCompletion(
   }
 }
 
+/** The prompt tokens a request is billed (and counted) for: its messages, tools and what else its protocol counts, media at the model's allowances. */
+function promptTokensOf(ctx: Context, n: Normalized): number {
+  return countRequestTokens({ messages: n.messages, tools: n.tools, ...n.extraCounted }, ctx.catalog.partTokens.get(n.model) ?? {});
+}
+
+/**
+ * Anthropic's token count (`POST /<carrier>/v1/messages/count_tokens`): `{input_tokens}`, the prompt tokens
+ * the same prompt is billed as a completion (cache reads and writes included: a count does not cache).
+ * Auth and the request checked as api.anthropic.com does; logged and tagged as completions are;
+ * `[sim status=N]`, `[sim delay_ms=N]` and `[sim hang]` in its last user message apply.
+ */
+async function serveTokenCount(req: IncomingMessage, res: ServerResponse, carrier: string, ctx: Context, pathname: string): Promise<void> {
+  const received = await readRequest(req, res, ctx, carrier, anthropicWire, pathname);
+  if (!received) return;
+  const { record, body } = received;
+  const read = readCountTokens(body, req);
+  const normalized = "messages" in read ? read : null;
+  const directives = parseDirectives(normalized ? lastUserText(normalized.messages) : "", carrier);
+  record.tag = directives.tag ?? null;
+  record.body = body ?? null;
+  ctx.log.add(record);
+  record.chunks_sent = 1;
+  const refused = anthropicWire.auth(req) ?? (normalized ? null : (read as Refusal));
+  if (refused) {
+    ctx.log.settle(record, "error");
+    return sendJson(res, refused.status, anthropicWire.errorBody(refused.status, refused.message, true));
+  }
+  if (directives.hang) return ctx.log.settle(record, "hang");
+  const abort = new AbortController();
+  res.on("close", () => abort.abort());
+  if (!(await sleep(directives.delayMs ?? 0, abort.signal))) return ctx.log.settle(record, "aborted");
+  if (directives.status !== undefined && directives.status >= 300) {
+    ctx.log.settle(record, "error");
+    return sendJson(res, directives.status, anthropicWire.errorBody(directives.status, `simulated ${directives.status} from ${carrier}`));
+  }
+  record.first_write_mono_ms = monotonicMs();
+  ctx.log.settle(record, "completed");
+  sendJson(res, 200, JSON.stringify({ input_tokens: promptTokensOf(ctx, normalized!) }));
+}
+
 const OUTCOMES: readonly Outcome[] = ["pending", "hang", "completed", "aborted", "reset", "error"];
 
 /**
@@ -493,6 +533,7 @@ async function listRequests(url: URL, res: ServerResponse, log: RequestLog): Pro
 
 const CHAT_PATH = /^\/([^/]+)\/v1\/chat\/completions$/;
 const MESSAGES_PATH = /^\/([^/]+)\/v1\/messages$/;
+const COUNT_TOKENS_PATH = /^\/([^/]+)\/v1\/messages\/count_tokens$/;
 const GEMINI_PATH = /^\/([^/]+)\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 const OPENAI_EMBEDDINGS_PATH = /^\/([^/]+)\/v1\/embeddings$/;
 const GEMINI_EMBEDDINGS_PATH = /^\/([^/]+)\/v1beta\/models\/([^/:]+):(embedContent|batchEmbedContents)$/;
@@ -544,6 +585,8 @@ async function route(req: IncomingMessage, res: ServerResponse, ctx: Context): P
   if (req.method === "POST" && chat) return serveCompletion(req, res, decodeURIComponent(chat[1]!), ctx, openAiWire, { pathname });
   const messages = MESSAGES_PATH.exec(pathname);
   if (req.method === "POST" && messages) return serveCompletion(req, res, decodeURIComponent(messages[1]!), ctx, anthropicWire, { pathname });
+  const countTokens = COUNT_TOKENS_PATH.exec(pathname);
+  if (req.method === "POST" && countTokens) return serveTokenCount(req, res, decodeURIComponent(countTokens[1]!), ctx, pathname);
   const gemini = GEMINI_PATH.exec(pathname);
   if (req.method === "POST" && gemini) {
     const stream = gemini[3] === "streamGenerateContent";

@@ -4,7 +4,7 @@ import { consumeSettles } from "./ledger/settle-queue";
 import { scheduled } from "./scheduled";
 
 export { LedgerObject } from "./ledger/ledger-object";
-export { RateLimiterObject } from "./console/auth/rate-limiter-object";
+export { RateLimiterObject } from "./rate-limits/rate-limiter-object";
 
 /** The Worker's handlers: HTTP (the API, /admin, the console), the Cron Trigger and the settle queue. */
 export default {

@@ -84,6 +84,26 @@ const inWranglerToml = <T>(s: Spec<T>): Spec<T> => ({ ...s, kind: "var (wrangler
 
 export const SETTINGS = {
   ADMIN_TOKEN: text("secret", "guards `/admin`; unset = admin API closed"),
+  REASONING_SEAL_KEY: {
+    kind: "secret",
+    expected: "at least 32 characters (32 random bytes as base64: `openssl rand -base64 32`)",
+    doc: "seals `encrypted_content` on `/responses`: AES-256-GCM under a key derived from it (HKDF-SHA-256), bound to the account, so callers can neither read nor alter it (docs/api/responses.md); at least 32 characters. Unset = `/responses` refuses with 503 a request that asks for `reasoning.encrypted_content` or carries one of our envelopes (everything else works); `npm start` and the tests set a development key, `npm run cloudflare:setup` generates one",
+    fallback: undefined,
+    parse: (raw) => (raw === undefined || raw === "" ? undefined : raw.length >= 32 ? raw : invalid),
+  } satisfies Spec<string | undefined>,
+  REASONING_SEAL_KEYS_PREVIOUS: {
+    kind: "secret",
+    expected: "earlier keys of at least 32 characters each, comma-separated",
+    doc: "earlier `REASONING_SEAL_KEY`s, comma-separated: envelopes sealed under them are still opened, never sealed with (rotation: docs/deploy.md); unset = none",
+    fallback: [],
+    parse: (raw) => {
+      const keys = (raw ?? "")
+        .split(",")
+        .map((k) => k.trim())
+        .filter((k) => k !== "");
+      return keys.every((k) => k.length >= 32) ? keys : invalid;
+    },
+  } satisfies Spec<string[]>,
   CARRIER_TIMEOUT_MS: count(
     60_000,
     "per-attempt time to the carrier's whole answer (non-stream) or its headers (stream), and the longest silence mid-stream, ms",
@@ -192,6 +212,10 @@ export const SETTINGS = {
     "67108864 = 64 MiB",
   ),
   FREE_REQUESTS_PER_MINUTE: count(20, "free-model requests an account may make in any 60 s"),
+  COUNT_TOKENS_PER_MINUTE: count(
+    60,
+    "token counts (`POST /messages/count_tokens`) one API key may ask for in any 60 s; more are refused with 429 and the rate-limit headers",
+  ),
   FREE_REQUESTS_PER_DAY: count(50, "free-model requests an account may make a UTC day while its credit grants total less than the threshold"),
   FREE_REQUESTS_PER_DAY_BOUGHT: count(1000, "the same once they total the threshold or more"),
   FREE_BOUGHT_THRESHOLD_USD: count(10, "that threshold, whole USD of credits ever granted"),

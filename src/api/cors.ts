@@ -25,5 +25,8 @@ export const apiCors = createMiddleware(async (c, next) => {
     res = c.res = new Response(res.body, res); // immutable headers (a fetched response): copy them
     res.headers.set("access-control-allow-origin", "*");
   }
-  res.headers.set("access-control-expose-headers", "X-Generation-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After");
+  res.headers.set(
+    "access-control-expose-headers",
+    "X-Generation-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Token-Count, X-Token-Count-Fallback",
+  );
 });

@@ -16,5 +16,5 @@ export const messagesRoutes = new Hono<AppEnv>();
 /** Anthropic's Messages API (the request path: src/serve/serve-request.ts); any `anthropic-version` is accepted. */
 messagesRoutes.post("/messages", requireKeyOrApiKey(refused), (c) => serveRequest(c, messages));
 
-/** Anthropic's token count: our estimate of the prompt for the model, free and not recorded. */
+/** Anthropic's token count: the carrier's own count for an Anthropic model, else our estimate; for keys that may spend, rate-limited per key (src/serve/count-tokens.ts). */
 messagesRoutes.post("/messages/count_tokens", requireKeyOrApiKey(refused), (c) => countTokens(c, messages));

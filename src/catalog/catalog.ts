@@ -46,6 +46,7 @@ export class Catalog {
   private readonly byId = new Map<string, ModelEntry>();
   private readonly providerBySlug = new Map<string, ProviderEntry>();
   private readonly endpointsById = new Map<string, PricedEndpoint[]>();
+  private readonly partTokensById = new Map<string, PartTokens>();
 
   constructor(
     readonly file: CatalogFile,
@@ -61,6 +62,7 @@ export class Catalog {
         audio: m.audio_tokens ?? DEFAULT_PART_TOKENS,
         video: m.video_tokens ?? DEFAULT_PART_TOKENS,
       };
+      this.partTokensById.set(m.id, partTokens);
       const priced = m.endpoints
         .filter((e) => configured(e.provider))
         .map((e) => {
@@ -104,6 +106,13 @@ export class Catalog {
 
   provider(slug: string): ProviderEntry | undefined {
     return this.providerBySlug.get(slug);
+  }
+
+  /** The model's allowance per media part in tokens (each endpoint's `partTokens`), known whether or not a carrier of it is configured. */
+  partTokens(modelId: string): PartTokens {
+    return (
+      this.partTokensById.get(modelId) ?? { image: DEFAULT_PART_TOKENS, file: DEFAULT_PART_TOKENS, audio: DEFAULT_PART_TOKENS, video: DEFAULT_PART_TOKENS }
+    );
   }
 
   /** The model's endpoints at configured carriers, cheapest first (the order balancing draws from; with ROUTING_BALANCE=off, the order tried). */

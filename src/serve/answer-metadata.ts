@@ -4,8 +4,9 @@ import { routingMetadata } from "../routing/routing-metadata";
 import { carrierProtocol } from "../protocols/outbound";
 import type { ChatRequest } from "../request/chat-request";
 import type { RequestContext } from "./request-context";
+import { reasoningSealer } from "./reasoning-sealer";
 
-/** What the caller's answer names beyond the carrier's: the generation, the model as asked, the carrier, and the routing metadata when asked for. */
+/** What the caller's answer names beyond the carrier's: the generation, the model as asked, the carrier, the routing metadata when asked for; and the account's sealer. */
 export function answerFacts(rc: RequestContext, selected: PricedEndpoint, body: ChatRequest): AnswerFacts {
   return {
     genId: rc.genId,
@@ -25,5 +26,6 @@ export function answerFacts(rc: RequestContext, selected: PricedEndpoint, body: 
             adjusted: rc.adjustedMaxTokens === null ? undefined : { max_tokens: rc.adjustedMaxTokens },
           })
         : null,
+    sealer: reasoningSealer(rc.env, rc.caller.accountId),
   };
 }

@@ -7,6 +7,7 @@ import { ApiError } from "../request/errors";
 import type { ChatRequest } from "../request/chat-request";
 import { failedOutcome, servedOutcome, type Outcome } from "../request/outcome";
 import type { CallerProtocol } from "../protocols/inbound";
+import type { Sealer } from "../protocols/inbound/caller-protocol";
 import { carrierProtocol } from "../protocols/outbound";
 import { hashedUser } from "../routing/user-hash";
 import { isolateHealth } from "../health/isolate-health";
@@ -22,6 +23,7 @@ import { planRequest, type Plan } from "./plan";
 import { admit } from "./admit";
 import { answerFacts } from "./answer-metadata";
 import { settle } from "./settle";
+import { reasoningSealer } from "./reasoning-sealer";
 import type { InboundApi } from "../generations/record";
 
 /** What a request came to: the caller's response, and the outcome to settle (now, or when its stream ends). */
@@ -64,7 +66,7 @@ export function refuseManagementKey(rc: RequestContext): void {
 
 async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: CallerProtocol): Promise<Answered> {
   refuseManagementKey(rc);
-  const { body, bytes, echo } = await read(protocol, c.req.raw);
+  const { body, bytes, echo } = await read(protocol, c.req.raw, reasoningSealer(rc.env, rc.caller.accountId));
   rc.echo = echo ?? {};
   rc.externalUser = body.user ?? null;
   rc.stream = body.stream === true;
@@ -76,9 +78,9 @@ async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: Caller
 }
 
 /** The caller's request as the canonical request; anything but a refusal of its own is a 400. */
-async function read(protocol: CallerProtocol, req: Request): ReturnType<CallerProtocol["read"]> {
+async function read(protocol: CallerProtocol, req: Request, sealer: Sealer | null): ReturnType<CallerProtocol["read"]> {
   try {
-    return await protocol.read(req);
+    return await protocol.read(req, sealer);
   } catch (err) {
     throw err instanceof ApiError ? err : new ApiError(400, "The request body could not be read.");
   }
@@ -94,7 +96,7 @@ async function serveAnswer(
 ): Promise<Answered> {
   const served = await carrierFor(rc, body, plan, admitted, false, (call, e) => readAnswer(call, carrierProtocol(e), body), signal);
   const account = accountAnswer(body, served.endpoint, served.value, Date.now());
-  const json = protocol.answer(
+  const json = await protocol.answer(
     served.value,
     { tokens: account.tokens, charged: account.charged, endpoint: served.endpoint },
     answerFacts(rc, served.endpoint, body),
@@ -123,12 +125,13 @@ async function serveStream(
     },
     signal,
   );
+  const renderer = protocol.stream(answerFacts(rc, served.endpoint, body), served.endpoint);
   const { readable, outcome } = relayStream(
     served.call,
     {
       body,
       endpoint: served.endpoint,
-      renderer: protocol.stream(answerFacts(rc, served.endpoint, body), served.endpoint),
+      renderer,
       decoder: carrierProtocol(served.endpoint).streamDecoder(body),
       limits: relayLimits(rc.env),
       idleMs: carrierTimeoutMs(rc.env),
@@ -136,7 +139,8 @@ async function serveStream(
     },
     signal,
   );
-  const response = new Response(readable, {
+  // The renderer's async step (sealing), if it has one, runs on the relayed bytes on their way out.
+  const response = new Response(renderer.asyncStep ? readable.pipeThrough(renderer.asyncStep) : readable, {
     headers: { "content-type": protocol.streamContentType, "cache-control": "no-cache", "x-generation-id": rc.genId },
   });
   return { response, outcome };

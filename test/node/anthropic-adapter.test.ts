@@ -213,6 +213,39 @@ describe("Anthropic carrier: the request", () => {
   });
 });
 
+describe("Anthropic carrier: the token count", () => {
+  it("counts the prompt as the completion sends it, without its generation fields; the thinking budget against the model's largest completion", () => {
+    const count = anthropicMessages.tokenCount!;
+    expect(count.url("https://api.anthropic.com/")).toBe("https://api.anthropic.com/v1/messages/count_tokens");
+    const req = body({
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "hi" },
+      ],
+      max_tokens: 1,
+      temperature: 0.5,
+      stop: "END",
+      user: "u",
+      stream: true,
+      reasoning: { max_tokens: 2000 },
+      tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }],
+      tool_choice: "required",
+    });
+    expect(JSON.parse(count.body(req, endpoint))).toEqual({
+      model: endpoint.upstream_model,
+      system: [{ type: "text", text: "Be brief." }],
+      messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      tools: [{ name: "f", input_schema: { type: "object" } }],
+      tool_choice: { type: "any" },
+      thinking: { type: "enabled", budget_tokens: 2000 },
+    });
+    expect(count.answer({ input_tokens: 42 })).toBe(42);
+    expect(count.answer({ input_tokens: -1 })).toBeNull();
+    expect(count.answer({ tokens: 42 })).toBeNull();
+    expect(count.answer(null)).toBeNull();
+  });
+});
+
 describe("Anthropic carrier: structured outputs", () => {
   const schema = { type: "object", properties: { a: { type: "number" } }, required: ["a"], additionalProperties: false };
   const req = body({

@@ -106,9 +106,12 @@ describe.each([
     expect(message.stop_reason).toBe("tool_use");
   });
 
-  it("count_tokens: our estimate of the prompt, free", async () => {
-    const counted = await client().messages.countTokens({ model, messages: [{ role: "user", content: "How many tokens is this?" }] });
+  it("count_tokens: the carrier's exact count on an Anthropic model, our estimate on the others (X-Token-Count says which)", async () => {
+    const { data: counted, response } = await client()
+      .messages.countTokens({ model, messages: [{ role: "user", content: "How many tokens is this?" }] })
+      .withResponse();
     expect(counted.input_tokens).toBeGreaterThan(0);
+    expect(response.headers.get("x-token-count")).toBe(model.startsWith("anthropic/") ? "exact" : "estimate");
   });
 });
 

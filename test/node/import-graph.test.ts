@@ -55,7 +55,7 @@ const LAYERS: string[][] = [
   ["protocols"], // caller and carrier protocols: pure adapters
   ["request"], // the canonical request, answer and outcome
   ["keys"],
-  ["db"],
+  ["db", "rate-limits"], // storage: D1's tables, the rate limiter Durable Object
   ["catalog"],
   ["http"],
   ["settings.ts", "env.ts", "log-error.ts"],

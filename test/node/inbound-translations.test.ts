@@ -7,7 +7,8 @@ import { anthropicMessagesCaller } from "../../src/protocols/inbound/anthropic-m
 import { chatFromResponses } from "../../src/protocols/inbound/openai-responses/request";
 import { ResponsesStream } from "../../src/protocols/inbound/openai-responses/stream";
 import { openAiResponses } from "../../src/protocols/inbound/openai-responses";
-import { sealReasoning, openReasoning } from "../../src/protocols/inbound/openai-responses/reasoning-envelope";
+import { openEnvelopes, reasoningDetails } from "../../src/protocols/inbound/openai-responses/reasoning-envelope";
+import { reasoningSealer } from "../../src/serve/reasoning-sealer";
 import type { AnswerFacts } from "../../src/protocols/inbound/caller-protocol";
 import { plainUsage, type CarrierUsage } from "../../src/request/usage";
 import type { SseEvent } from "../../src/http/sse-parser";
@@ -18,7 +19,17 @@ import type { SseEvent } from "../../src/http/sse-parser";
 type Json = Record<string, any>;
 const catalog = Catalog.parse(catalogJson);
 const endpoint = catalog.endpoints("anthropic/claude-sonnet-4.5")[0]!;
-const facts = (echo: Json = {}): AnswerFacts => ({ genId: "gen-abc", model: "m/x", provider: "P", created: 1700000000, echo, metadata: () => null });
+/** The deployment's sealer for one account, under a test key (src/serve/reasoning-sealer.ts: WebCrypto, as in workerd). */
+const sealer = reasoningSealer({ REASONING_SEAL_KEY: "test-reasoning-seal-key-0123456789abcdef" } as never, "acct-1")!;
+const facts = (echo: Json = {}): AnswerFacts => ({ genId: "gen-abc", model: "m/x", provider: "P", created: 1700000000, echo, metadata: () => null, sealer });
+/** The details an envelope of ours carries, opened as the next request's read opens it. */
+async function opened(envelope: string): Promise<Json[] | undefined> {
+  return (await openEnvelopes({ input: [{ type: "reasoning", encrypted_content: envelope }] }, sealer)).get(envelope);
+}
+/** A stream's text after its renderer's async step (sealing), as the caller receives it. */
+async function delivered(step: TransformStream<Uint8Array, Uint8Array> | undefined, text: string): Promise<string> {
+  return step ? new Response(new Blob([text]).stream().pipeThrough(step)).text() : text;
+}
 const chunk = (delta: Json, finish: string | null = null, usage?: Json): SseEvent => {
   const data = JSON.stringify({ id: "up-1", choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) });
   return { data, bytes: data.length } as SseEvent;
@@ -298,9 +309,10 @@ describe("OpenAI Responses → canonical", () => {
     expect(chatFromResponses({ model: "m", ...body }).chat).toMatchObject(want);
   });
 
-  it("one assistant turn from its reasoning, message and function calls; outputs as tool messages, then the user's words", () => {
-    const sealed = sealReasoning([{ type: "reasoning.text", text: "t", signature: "S+/=", format: "anthropic-claude-v1", index: 0 }]);
-    const { chat } = chatFromResponses({
+  it("one assistant turn from its reasoning, message and function calls; outputs as tool messages, then the user's words", async () => {
+    const sealed =
+      "swy2." + (await sealer.seal(JSON.stringify([{ type: "reasoning.text", text: "t", signature: "S+/=", format: "anthropic-claude-v1", index: 0 }])));
+    const request = {
       model: "m",
       input: [
         {
@@ -318,7 +330,8 @@ describe("OpenAI Responses → canonical", () => {
         { type: "function_call_output", call_id: "c2", output: [{ type: "input_text", text: "two" }] },
         { role: "user", content: "next" },
       ],
-    });
+    };
+    const { chat } = chatFromResponses(request, await openEnvelopes(request, sealer));
     expect(chat.messages).toEqual([
       {
         role: "user",
@@ -344,7 +357,9 @@ describe("OpenAI Responses → canonical", () => {
   });
 
   it("someone else's encrypted_content passes on as it came", () => {
-    expect(openReasoning("gAAAA-opaque")).toEqual([{ type: "reasoning.encrypted", data: "gAAAA-opaque", format: "openai-responses-v1" }]);
+    expect(reasoningDetails("gAAAA-opaque", new Map(), "input.0")).toEqual([
+      { type: "reasoning.encrypted", data: "gAAAA-opaque", format: "openai-responses-v1" },
+    ]);
   });
 
   it.each<[string, Json, RegExp]>([
@@ -361,7 +376,7 @@ describe("OpenAI Responses → canonical", () => {
 });
 
 describe("canonical → OpenAI Responses", () => {
-  it("an answer: reasoning (sealed when asked), message, function calls; usage with cached and reasoning tokens", () => {
+  it("an answer: reasoning (sealed when asked), message, function calls; usage with cached and reasoning tokens", async () => {
     const answer = {
       choices: [
         {
@@ -377,11 +392,11 @@ describe("canonical → OpenAI Responses", () => {
         },
       ],
     };
-    const out = openAiResponses.answer(
+    const out = (await openAiResponses.answer(
       answer,
       { tokens: usage, charged: { costNano: 1, insured: false, cacheDiscountNano: 0 }, endpoint },
       facts({ include_encrypted_reasoning: true, instructions: "S", tools: [] }),
-    ) as Json;
+    )) as Json;
     expect(out).toMatchObject({
       id: "resp_abc",
       object: "response",
@@ -401,19 +416,20 @@ describe("canonical → OpenAI Responses", () => {
         total_tokens: 29,
       },
     });
-    expect(openReasoning(out.output[0].encrypted_content)).toEqual([{ type: "reasoning.text", text: "hmm", signature: "S1" }]);
+    expect(out.output[0].encrypted_content).toMatch(/^swy2\.[A-Za-z0-9_-]+$/);
+    expect(await opened(out.output[0].encrypted_content)).toEqual([{ type: "reasoning.text", text: "hmm", signature: "S1" }]);
   });
 
-  it("an answer cut by the token cap is incomplete", () => {
-    const out = openAiResponses.answer(
+  it("an answer cut by the token cap is incomplete", async () => {
+    const out = (await openAiResponses.answer(
       { choices: [{ index: 0, finish_reason: "length", message: { role: "assistant", content: "a" } }] },
       { tokens: plainUsage(1, 1, 0), charged: { costNano: 1, insured: false, cacheDiscountNano: 0 }, endpoint },
       facts(),
-    ) as Json;
+    )) as Json;
     expect(out).toMatchObject({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" } });
   });
 
-  it("a stream: only documented events, rising sequence numbers, every item added then done in order", () => {
+  it("a stream: only documented events, rising sequence numbers, every item added then done in order", async () => {
     const s = new ResponsesStream(facts({ include_encrypted_reasoning: true }), endpoint);
     let text = "";
     for (const c of [
@@ -427,7 +443,7 @@ describe("canonical → OpenAI Responses", () => {
     ])
       text += s.rewrite(c) as string;
     text += s.end(null);
-    const ev = events(text);
+    const ev = events(await delivered(s.asyncStep, text));
     expect(ev.map(([n]) => n)).toEqual([
       "response.created",
       "response.in_progress",
@@ -454,11 +470,40 @@ describe("canonical → OpenAI Responses", () => {
     expect(ev.map(([, d]) => d.sequence_number)).toEqual(ev.map((_, i) => i));
     expect(ev.every(([n, d]) => d.type === n)).toBe(true);
     // The signed thinking, joined from its fragments, sealed whole.
-    expect(openReasoning(ev[7]![1].item.encrypted_content)).toEqual([{ type: "reasoning.text", text: "hm", index: 0, signature: "SIG" }]);
+    expect(await opened(ev[7]![1].item.encrypted_content)).toEqual([{ type: "reasoning.text", text: "hm", index: 0, signature: "SIG" }]);
     expect(ev[18]![1]).toMatchObject({ arguments: '{"a":1}', name: "f" });
     const final = ev.at(-1)![1].response;
     expect(final.output.map((i: Json) => i.type)).toEqual(["reasoning", "message", "function_call"]);
+    // The final response carries the same envelope as the item's done event: sealed once.
+    expect(final.output[0].encrypted_content).toBe(ev[7]![1].item.encrypted_content);
     expect(final.usage).toMatchObject({ input_tokens: 20, output_tokens: 9 });
+  });
+
+  it("a sealed stream: its render holds placeholders, not the details; the async step seals each once, even split across writes", async () => {
+    const details = [{ type: "reasoning.text", text: "secret plan", signature: "SIG-42", index: 0 }];
+    const s = new ResponsesStream(facts({ include_encrypted_reasoning: true }), endpoint);
+    const text =
+      (s.rewrite(chunk({ reasoning: "secret plan", reasoning_details: details })) as string) +
+      (s.rewrite(chunk({ content: "d’accord — ✓ é" }, "stop", USAGE)) as string) +
+      s.end(null);
+    expect(text).not.toContain("SIG-42");
+    expect(text).toMatch(/"encrypted_content":"swy2-pending-[0-9a-f]{32}-0"/);
+    // Seven bytes a write: placeholders and multi-byte characters fall across writes.
+    const bytes = new TextEncoder().encode(text);
+    const split = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += 7) c.enqueue(bytes.slice(i, i + 7));
+        c.close();
+      },
+    });
+    const out = await new Response(split.pipeThrough(s.asyncStep!)).text();
+    expect(out).not.toContain("swy2-pending");
+    const ev = events(out);
+    const done = ev.find(([n, d]) => n === "response.output_item.done" && d.item.type === "reasoning")![1];
+    expect(await opened(done.item.encrypted_content)).toEqual(details);
+    expect(ev.at(-1)![1].response.output[0].encrypted_content).toBe(done.item.encrypted_content);
+    // Everything else went out as rendered.
+    expect(out.replaceAll(done.item.encrypted_content, "E")).toBe(text.replace(/swy2-pending-[0-9a-f]{32}-0/g, "E"));
   });
 
   it("a failed stream ends with response.failed carrying the error", () => {

@@ -145,7 +145,7 @@ describe("reasoning through /responses", () => {
       : await client().responses.create(request);
     const reasoning = first.output.find((i) => i.type === "reasoning") as OpenAI.Responses.ResponseReasoningItem;
     expect(reasoning.summary[0]!.text.length).toBeGreaterThan(0);
-    expect(reasoning.encrypted_content).toMatch(/^swy1\./);
+    expect(reasoning.encrypted_content).toMatch(/^swy2\.[A-Za-z0-9_-]+$/); // sealed: src/serve/reasoning-sealer.ts
     // The simulated Anthropic refuses a thinking block whose signature does not match its text: this passes only if it came back intact.
     const second = await client().responses.create({
       ...request,

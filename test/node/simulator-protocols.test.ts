@@ -155,6 +155,28 @@ describe("simulator: Anthropic Messages", () => {
       headers: { authorization: false, x_api_key: true, x_goog_api_key: false, anthropic_version: true, anthropic_beta: "prompt-caching-2024-07-31" },
     });
   });
+
+  it("counts tokens as Anthropic does: {input_tokens}, the whole prompt the same message is billed; generation fields refused; auth checked", async () => {
+    const count = (body: Json, headers: Record<string, string> = ANTHROPIC_HEADERS) =>
+      fetch(`${sim.url}/anthropic/v1/messages/count_tokens`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+    const tools = [{ name: "lookup", input_schema: { type: "object" } }];
+    const { max_tokens: _cap, ...prompt } = claude("how many tokens is this, all told? [sim cache_read=0 cache_write=0]", { system: "be brief", tools });
+    const res = await count(prompt);
+    expect(res.status).toBe(200);
+    const counted = (await res.json()) as Json;
+    expect(Object.keys(counted)).toEqual(["input_tokens"]);
+    const billed = ((await (await messages({ ...prompt, max_tokens: 10 })).json()) as Json).usage;
+    expect(counted.input_tokens).toBe(billed.input_tokens);
+    expect(counted.input_tokens).toBeGreaterThan(0);
+
+    const extra = await count({ ...prompt, max_tokens: 10 });
+    expect(extra.status).toBe(400);
+    expect(await extra.json()).toEqual({ type: "error", error: { type: "invalid_request_error", message: "max_tokens: Extra inputs are not permitted" } });
+    expect((await count({ ...prompt, stream: true })).status).toBe(400);
+    expect((await count({ ...prompt, messages: [{ role: "assistant", content: "x" }] })).status).toBe(400);
+    expect((await count(prompt, { "content-type": "application/json", "anthropic-version": "2023-06-01" })).status).toBe(401);
+    expect((await count(claude("x [sim status=529]", { max_tokens: undefined }))).status).toBe(529);
+  });
 });
 
 describe("simulator: Gemini", () => {

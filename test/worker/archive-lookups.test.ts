@@ -105,7 +105,7 @@ describe("records across D1 and the archive", () => {
     const csv = await client.page("/activity.csv");
     expect(csv.status).toBe(200);
     const lines = csv.html.trim().split("\r\n");
-    expect(lines.slice(1).map((l) => l.split(",")[1])).toEqual([...newestFirst].reverse());
+    expect(lines.slice(1).map((l) => JSON.parse(l.split(",")[1]!) as string)).toEqual([...newestFirst].reverse());
 
     // Another account sees none of it, archived or not.
     const other = await signUp();

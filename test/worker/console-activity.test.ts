@@ -393,16 +393,56 @@ describe("/activity", () => {
     expect(csv.status).toBe(200);
     expect(csv.res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     const lines = csv.html.trimEnd().split("\r\n");
-    expect(lines[0]).toBe("time,generation_id,model,api,provider,key,app,tokens_in,tokens_out,cached_tokens,cost_usd,status");
+    // Every text cell quoted; the figures bare, so a spreadsheet reads them as numbers.
+    expect(lines[0]).toBe('"time","generation_id","model","api","provider","key","app","tokens_in","tokens_out","cached_tokens","cost_usd","status"');
     expect(lines.slice(1)).toEqual(
       rows.map(
         (r) =>
-          `${new Date(r[4]).toISOString()},${r[0]}-${accountId.slice(5)},${r[2]},chat,${r[3] ?? ""},${r[1] === a.hash ? "alpha" : "beta"},"app, ""quoted""",${r[5]},${r[6]},${r[7]},${(r[8] / 1e9).toFixed(9).replace(/0+$/, "").replace(/\.$/, "")},${r[9]}`,
+          `"${new Date(r[4]).toISOString()}","${r[0]}-${accountId.slice(5)}","${r[2]}","chat","${r[3] ?? ""}","${r[1] === a.hash ? "alpha" : "beta"}","app, ""quoted""",${r[5]},${r[6]},${r[7]},${(r[8] / 1e9).toFixed(9).replace(/0+$/, "").replace(/\.$/, "")},${r[9]}`,
       ),
     );
     expect(csv.html).not.toContain("gen-bdx");
     const narrowCsv = (await client.page(`/activity.csv${query}`)).html.trimEnd().split("\r\n");
     expect(narrowCsv).toHaveLength(2);
     expect(narrowCsv[1]).toContain(`gen-bd2-${accountId.slice(5)}`);
+  });
+
+  it("the CSV runs no formula in any spreadsheet: every text cell quoted, and a formula at a cell's start or after a comma, semicolon, tab or line break (ASCII or full-width) led by a '", async () => {
+    const { client, accountId } = await signUp();
+    const key = await admin<{ hash: string }>("/keys", { account: accountId, label: '=HYPERLINK("http://x.test","y")' });
+    // [X-Title as sent, the app cell as exported]
+    const apps: Array<[string, string]> = [
+      // A `;`-separated spreadsheet splits this into "MyApp" and a cell starting with `=`.
+      ["MyApp;=cmd|' /C calc'!A0", `"MyApp;'=cmd|' /C calc'!A0"`],
+      ["\uFF1D1+1", `"'\uFF1D1+1"`], // a leading full-width ＝
+      ["=1+1", `"'=1+1"`],
+      ["+1", `"'+1"`],
+      ["-1", `"'-1"`],
+      ["@SUM(A1)", `"'@SUM(A1)"`],
+      ["App,=1", `"App,'=1"`],
+      ["App\t+1", `"App\t'+1"`],
+      ["App\n-1", `"App\n'-1"`],
+      ["App;  \uFF0B1", `"App;  '\uFF0B1"`], // spaces before a full-width ＋
+      ["App; \uFF20x", `"App; '\uFF20x"`],
+      ["\tApp", `"'\tApp"`],
+      ["My-App 2+2=4 a@b", `"My-App 2+2=4 a@b"`], // not after a separator: left as it is
+    ];
+    const at = Date.parse("2026-03-05T12:00:00Z");
+    await env.DB.batch(
+      apps.map(([app], i) =>
+        env.DB.prepare(
+          "INSERT INTO generations (id, account_id, key_hash, model, provider_name, app, streamed, created_at, tokens_prompt, tokens_completion, tokens_reasoning, tokens_cached, cost_nano, status) VALUES (?, ?, ?, 'openai/gpt-oss-20b', 'Groq', ?, 0, ?, 1, 2, 0, 0, 1000, 200)",
+        ).bind(`gen-csv${i}-${accountId.slice(5)}`, accountId, key.hash, app, at + i * 1000),
+      ),
+    );
+    const csv = await client.page("/activity.csv");
+    expect(csv.status).toBe(200);
+    const expected = apps.map(
+      ([, cell], i) =>
+        `"${new Date(at + i * 1000).toISOString()}","gen-csv${i}-${accountId.slice(5)}","openai/gpt-oss-20b","chat","Groq","'=HYPERLINK(""http://x.test"",""y"")",${cell},1,2,0,0.000001,200\r\n`,
+    );
+    expect(csv.html).toBe(
+      '"time","generation_id","model","api","provider","key","app","tokens_in","tokens_out","cached_tokens","cost_usd","status"\r\n' + expected.join(""),
+    );
   });
 });

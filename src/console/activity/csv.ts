@@ -15,7 +15,8 @@ export const CSV_HEADER = ["time", "generation_id", "model", "api", "provider", 
 
 /**
  * The filtered requests of one account as CSV, oldest first, from the archive and D1 alike, streamed a
- * page at a time (never built in memory). Text a spreadsheet would run as a formula is prefixed with `'`.
+ * page at a time (never built in memory). Every text cell is quoted and neutralized (`csvText`); figures
+ * (tokens, cost, status) are bare, so a spreadsheet reads them as numbers.
  */
 export function activityCsv(stores: RecordStores, accountId: string, filter: ActivityFilter): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -28,7 +29,7 @@ export function activityCsv(stores: RecordStores, accountId: string, filter: Act
       if (done) return controller.close();
       if (names === null) {
         names = new Map((await accountKeys(stores.d1, accountId)).map((k) => [k.hash, k.name]));
-        controller.enqueue(encoder.encode(line(CSV_HEADER)));
+        controller.enqueue(encoder.encode(line(CSV_HEADER.map(csvText))));
       }
       const { rows, more } = await recordsPage(stores, accountId, filter, "newer", after, EXPORT_PAGE, parts);
       for (const key of [...parts.keys()].slice(0, Math.max(0, parts.size - PARTS_KEPT))) parts.delete(key);
@@ -42,8 +43,9 @@ export function activityCsv(stores: RecordStores, accountId: string, filter: Act
   });
 }
 
+/** A record as CSV cells: its text quoted and neutralized (`csvText`), its figures (tokens, cost, status) bare. */
 export function csvRow(g: Generation, keyNames: Map<string, string>): string[] {
-  return [
+  const texts = [
     new Date(g.createdAt).toISOString(),
     g.id,
     g.model,
@@ -51,19 +53,30 @@ export function csvRow(g: Generation, keyNames: Map<string, string>): string[] {
     g.providerName ?? "",
     keyNames.get(g.keyHash) ?? `deleted key ${g.keyHash.slice(0, 8)}`,
     g.app ?? "",
-    String(g.tokensPrompt),
-    String(g.tokensCompletion),
-    String(g.tokensCached),
-    nanoToUsdString(g.costNano),
-    String(g.status),
   ];
+  const figures = [String(g.tokensPrompt), String(g.tokensCompletion), String(g.tokensCached), nanoToUsdString(g.costNano), String(g.status)];
+  return [...texts.map(csvText), ...figures];
 }
 
-function line(fields: string[]): string {
-  return fields.map(cell).join(",") + "\r\n";
+function line(cells: string[]): string {
+  return cells.join(",") + "\r\n";
 }
 
-function cell(v: string): string {
-  const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+/**
+ * Where a spreadsheet cell could begin inside our text with a formula (`=`, `+`, `-`, `@` or their
+ * full-width forms ＝ ＋ － ＠): at the text's start, and after anything a spreadsheet may split a line on
+ * (comma, semicolon, tab, line break — a `;`-separated locale splits inside a quoted cell too), past spaces.
+ */
+const FORMULA_AT = /(^|[,;\t\r\n])(\p{Zs}*)(?=[=+\-@\uFF1D\uFF0B\uFF0D\uFF20])/gu;
+
+/**
+ * A text cell: each place a formula could begin gets a `'` before its first character (OWASP's advice:
+ * a spreadsheet shows a `'`-led cell as text), as does a cell led by a tab or carriage return; then quoted,
+ * its `"` doubled. User-controlled text (an app's `X-Title`, a key's name) then runs nothing, whatever
+ * separator the spreadsheet splits on.
+ */
+export function csvText(v: string): string {
+  let safe = v.replace(FORMULA_AT, "$1$2'");
+  if (/^[\t\r]/.test(safe)) safe = `'${safe}`;
+  return `"${safe.replaceAll('"', '""')}"`;
 }

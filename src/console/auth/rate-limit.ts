@@ -1,12 +1,12 @@
 import type { Context } from "hono";
 import type { Env } from "../../env";
-import type { RateDecision } from "./rate-limiter-object";
+import type { RateDecision } from "../../rate-limits/rate-limiter-object";
 import { sha256Hex } from "../http/encoding";
 
 /**
  * Attempt limits of the console, each counted by its own `RateLimiterObject` (a Durable Object
  * named by a hash of the subject): per email and per client for sign-in, per client for sign-up.
- * A successful sign-in clears its email's counter. These objects are never on the API path.
+ * A successful sign-in clears its email's counter. The API's token count has counters of its own (one per key).
  */
 export const SIGN_IN_PER_EMAIL = { limit: 5, windowMs: 15 * 60_000 } as const;
 export const SIGN_IN_PER_CLIENT = { limit: 20, windowMs: 15 * 60_000 } as const;

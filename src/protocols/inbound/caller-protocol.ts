@@ -7,6 +7,19 @@ import type { Charge } from "../../request/charge";
 import type { OutputMeter } from "../../request/token-estimate";
 import type { SseEvent } from "../../http/sse-parser";
 
+/**
+ * The deployment's sealing of what a caller carries from one turn to the next (a Responses reasoning
+ * item's `encrypted_content`), bound to the caller's account: authenticated encryption, async as
+ * WebCrypto is (src/serve/reasoning-sealer.ts). Protocols call it in an async step before their pure
+ * read and after their pure render, never inside them.
+ */
+export interface Sealer {
+  /** `plain` sealed for the account: an opaque URL-safe token no caller can read or alter. */
+  seal(plain: string): Promise<string>;
+  /** What a token sealed for this account holds; null when it was altered, sealed for another account or under a key no longer kept. */
+  open(token: string): Promise<string | null>;
+}
+
 /** What the caller's answer names, beyond what the carrier sent. */
 export type AnswerFacts = {
   genId: string;
@@ -20,6 +33,8 @@ export type AnswerFacts = {
   echo: Record<string, unknown>;
   /** Routing metadata the caller asked for (computed when the answer is rendered: the attempts are known then); null when not asked. */
   metadata: () => Record<string, unknown> | null;
+  /** The account's sealer; null when the deployment has no key (a protocol that needs one refused the request when reading it). */
+  sealer: Sealer | null;
 };
 
 /** What a whole answer was billed: its tokens, the charge, and the endpoint that priced them. */
@@ -49,6 +64,11 @@ export interface StreamRenderer {
   readonly finished: number;
   readonly output: OutputMeter;
   readonly firstTokenAt: number | null;
+  /**
+   * An async last step over the rendered stream's bytes before they reach the caller (the Responses stream
+   * seals its reasoning there: WebCrypto is async, the renderer is not); absent when there is none.
+   */
+  readonly asyncStep?: TransformStream<Uint8Array, Uint8Array>;
 }
 
 /**
@@ -64,12 +84,16 @@ export interface CallerProtocol {
   /**
    * The caller's request as the canonical request, and its size in bytes (what the hold bounds the prompt
    * by): 413 over the limit, 400 when it is not one; with what its answer repeats of the request, if anything.
+   * `sealer` opens what the caller brought back sealed (null: the deployment has no key).
    */
-  read(req: Request): Promise<{ body: ChatRequest; bytes: number; echo?: Record<string, unknown> }>;
+  read(req: Request, sealer: Sealer | null): Promise<{ body: ChatRequest; bytes: number; echo?: Record<string, unknown> }>;
 
   /** A prompt to count (a token-count request: the request's shape, no completion asked), as the canonical request; for protocols with a count endpoint. */
   readPrompt?(req: Request): Promise<ChatRequest>;
-  /** The caller's answer from the canonical answer, with the usage billed, what it was charged and the endpoint's prices. */
+  /**
+   * The caller's answer from the canonical answer, with the usage billed, what it was charged and the
+   * endpoint's prices; a promise of it when an async step follows the pure render (sealing).
+   */
   answer(answer: CanonicalAnswer, billed: Billed, facts: AnswerFacts): unknown;
   /** The renderer of one stream, for the endpoint serving it (its prices give the cost of a usage event). */
   stream(facts: AnswerFacts, endpoint: PricedEndpoint): StreamRenderer;

@@ -16,6 +16,19 @@ export interface EmbeddingsCarrier {
 }
 
 /**
+ * A carrier protocol's token count (Anthropic's `POST /v1/messages/count_tokens`, free at the carrier): the
+ * input tokens the carrier bills for a request's prompt, counted by its own tokenizer. Pure functions.
+ */
+export interface TokenCountCarrier {
+  /** The URL of the carrier's token-count endpoint, from its base URL. */
+  url(base: string): string;
+  /** The count's body: the prompt as the completion would send it (its messages, system, tools, thinking), no generation fields. Throws `Untranslatable` as `bodies` does. */
+  body(req: ChatRequest, endpoint: PricedEndpoint): string;
+  /** The input tokens the carrier's answer reports; null when it is unusable. */
+  answer(json: unknown): number | null;
+}
+
+/**
  * One carrier protocol: how a canonical request goes to a carrier that speaks it, and how its answer
  * comes back as the canonical answer (src/request/answer.ts). Pure functions, table-tested; registered
  * in ./index.ts, chosen by the catalog (a carrier's `protocol`); the request path calls each at one place
@@ -56,4 +69,6 @@ export interface CarrierProtocol {
   streamDecoder(body: ChatRequest): ((event: SseEvent) => SseEvent[]) | null;
   /** Its embeddings endpoint; null when the protocol has none (Anthropic). */
   readonly embeddings: EmbeddingsCarrier | null;
+  /** Its token-count endpoint; null when it has none we use (only Anthropic's is: the count of an Anthropic model is then exact). */
+  readonly tokenCount: TokenCountCarrier | null;
 }

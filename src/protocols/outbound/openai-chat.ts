@@ -54,6 +54,7 @@ export const openAiChat: CarrierProtocol = {
   },
 
   embeddings: openAiEmbeddings,
+  tokenCount: null,
 
   streamDecoder() {
     return null; // OpenAI chat completion chunks are the canonical events

@@ -1,7 +1,7 @@
 import type { CanonicalAnswer } from "../../../request/answer";
 import type { CarrierUsage } from "../../../request/usage";
 import type { AnswerFacts } from "../caller-protocol";
-import { sealReasoning } from "./reasoning-envelope";
+import type { PendingSeals } from "./reasoning-envelope";
 
 type Obj = Record<string, unknown>;
 
@@ -35,10 +35,13 @@ export function statusOf(finish: string | null): { status: "completed" | "incomp
   return { status: "completed", incomplete_details: null };
 }
 
-/** A reasoning output item: the reasoning text as its summary; the details sealed into `encrypted_content` when asked for (`include`). */
-export function reasoningItem(id: string, text: string, details: Obj[], sealed: boolean, status = "completed"): Obj {
+/**
+ * A reasoning output item: the reasoning text as its summary; when the details are to be sealed
+ * (`include`: `seals`), `encrypted_content` holds their placeholder until the async step seals them.
+ */
+export function reasoningItem(id: string, text: string, details: Obj[], seals: PendingSeals | null, status = "completed"): Obj {
   const item: Obj = { type: "reasoning", id, summary: text === "" ? [] : [{ type: "summary_text", text }] };
-  if (sealed && details.length) item.encrypted_content = sealReasoning(details);
+  if (seals && details.length) item.encrypted_content = seals.placeholder(details);
   item.status = status;
   return item;
 }
@@ -55,8 +58,8 @@ export function functionCallItem(id: string, callId: string, name: string, args:
   return { type: "function_call", id, call_id: callId, name, arguments: args, status };
 }
 
-/** The canonical answer's first choice as output items: reasoning, then the message, then each function call. */
-export function outputItems(answer: CanonicalAnswer, genId: string, sealed: boolean): Obj[] {
+/** The canonical answer's first choice as output items: reasoning (its details to be sealed in `seals`, if any), then the message, then each function call. */
+export function outputItems(answer: CanonicalAnswer, genId: string, seals: PendingSeals | null): Obj[] {
   const message = ((answer.choices[0] ?? {}) as Obj).message as Obj | undefined;
   if (!message) return [];
   const items: Obj[] = [];
@@ -67,7 +70,7 @@ export function outputItems(answer: CanonicalAnswer, genId: string, sealed: bool
       : typeof message.reasoning_content === "string"
         ? message.reasoning_content
         : details.map((d) => (typeof d.text === "string" ? d.text : "")).join("");
-  if (reasoning !== "" || details.length) items.push(reasoningItem(itemId("rs", genId, items.length), reasoning, details, sealed));
+  if (reasoning !== "" || details.length) items.push(reasoningItem(itemId("rs", genId, items.length), reasoning, details, seals));
   if (typeof message.content === "string" && message.content !== "") items.push(messageItem(itemId("msg", genId, items.length), message.content));
   if (Array.isArray(message.tool_calls))
     for (const call of message.tool_calls as Obj[]) {

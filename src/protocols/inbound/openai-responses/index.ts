@@ -3,35 +3,39 @@ import { readModelRequest } from "../../../request/json-body";
 import { parseChatRequest } from "../../../request/chat-request";
 import { chatFromResponses } from "./request";
 import { outputItems, responseObject, responsesUsage, statusOf } from "./answer";
+import { noSealKey, openEnvelopes, PendingSeals, requireSealer } from "./reasoning-envelope";
 import { ResponsesStream } from "./stream";
 
 /**
  * OpenAI's Responses API, stateless as OpenRouter's (`POST /api/v1/responses`: the openai SDK's
  * `responses`, Codex, the Agents SDK): the request translated into the canonical request (./request.ts),
  * answers as `response` objects and streams as its documented events (./answer.ts, ./stream.ts), errors
- * in OpenAI's shape.
+ * in OpenAI's shape. Reasoning goes back and forth sealed (./reasoning-envelope.ts): opened in an async
+ * step before the pure read, sealed in one after the pure render.
  */
 export const openAiResponses: CallerProtocol = {
   name: "openai-responses",
   api: "responses",
   streamContentType: "text/event-stream; charset=utf-8",
 
-  async read(req) {
+  async read(req, sealer) {
     const { json, bytes } = await readModelRequest(req);
-    const { chat, echo } = chatFromResponses(json);
+    const { chat, echo } = chatFromResponses(json, await openEnvelopes(json, sealer));
+    // Asked for sealed reasoning that cannot be sealed: refused before any carrier is asked, never sent in the clear.
+    if (echo.include_encrypted_reasoning === true && sealer === null) throw noSealKey();
     return { body: parseChatRequest(chat), bytes, echo };
   },
 
-  answer(answer, billed, facts) {
+  async answer(answer, billed, facts) {
     const choice = (answer.choices[0] ?? {}) as { finish_reason?: unknown };
     const { status, incomplete_details } = statusOf(typeof choice.finish_reason === "string" ? choice.finish_reason : null);
-    return responseObject(facts, {
-      status,
-      incomplete_details,
-      output: outputItems(answer, facts.genId, facts.echo.include_encrypted_reasoning === true),
-      usage: responsesUsage(billed.tokens),
-      completedAt: Math.floor(Date.now() / 1000),
-    });
+    const seals = facts.echo.include_encrypted_reasoning === true ? new PendingSeals() : null;
+    const output = outputItems(answer, facts.genId, seals);
+    if (seals) {
+      const sealer = requireSealer(facts.sealer);
+      for (const item of output) if (typeof item.encrypted_content === "string") item.encrypted_content = await seals.fill(item.encrypted_content, sealer);
+    }
+    return responseObject(facts, { status, incomplete_details, output, usage: responsesUsage(billed.tokens), completedAt: Math.floor(Date.now() / 1000) });
   },
 
   stream(facts, endpoint) {

@@ -1,5 +1,5 @@
 import { isObj, refuse, refuseUnknownFields, ROUTER_FIELDS_TAKEN, type Obj } from "../request-checks";
-import { openReasoning } from "./reasoning-envelope";
+import { reasoningDetails, type OpenedEnvelopes } from "./reasoning-envelope";
 
 /** The Responses API's request fields we take, and the router's own (as on /chat/completions). */
 const TAKEN = new Set([
@@ -65,9 +65,10 @@ const ENCRYPTED_REASONING = "reasoning.encrypted_content";
  * assistant message with its text, `tool_calls` and `reasoning_details`; `function_call_output` → a
  * `tool` message); function tools; `tool_choice`; `reasoning`; `max_output_tokens` → `max_tokens`;
  * `text.format` → `response_format`; `prompt_cache_key` → the session (sticky routing) and the carrier's
- * cache key. Fields and items with no equivalent are refused with a 400 naming them.
+ * cache key. Fields and items with no equivalent are refused with a 400 naming them. Our reasoning
+ * envelopes come opened (`opened`: ./reasoning-envelope.ts, the async step before this one).
  */
-export function chatFromResponses(json: Obj): { chat: Obj; echo: Obj } {
+export function chatFromResponses(json: Obj, opened: OpenedEnvelopes = new Map()): { chat: Obj; echo: Obj } {
   refuseUnknownFields(json, TAKEN, "/responses");
   refuseStateful(json);
   if (json.input === undefined || json.input === null) refuse("input: Field required (a string or an array of items).");
@@ -84,7 +85,7 @@ export function chatFromResponses(json: Obj): { chat: Obj; echo: Obj } {
   const messages: Obj[] = [];
   if (typeof json.instructions === "string" && json.instructions !== "") messages.push({ role: "system", content: json.instructions });
   else if (json.instructions !== undefined && json.instructions !== null && typeof json.instructions !== "string") refuse("instructions: must be a string.");
-  messages.push(...inputMessages(json.input));
+  messages.push(...inputMessages(json.input, opened));
   out.messages = messages;
 
   if (json.tools !== undefined && json.tools !== null) {
@@ -128,7 +129,7 @@ function includes(include: unknown): boolean {
 }
 
 /** `input` as chat messages: the assistant side of a turn (its messages, function calls and reasoning) gathered into one message. */
-function inputMessages(input: unknown): Obj[] {
+function inputMessages(input: unknown, opened: OpenedEnvelopes): Obj[] {
   if (typeof input === "string") return [{ role: "user", content: input }];
   if (!Array.isArray(input)) refuse("input: must be a string or an array of items.");
   const out: Obj[] = [];
@@ -164,7 +165,8 @@ function inputMessages(input: unknown): Obj[] {
         return;
       case "reasoning":
         // Only its encrypted content can go back to a carrier; a summary alone carries nothing it accepts.
-        if (typeof item.encrypted_content === "string" && item.encrypted_content !== "") assistant().details.push(...openReasoning(item.encrypted_content));
+        if (typeof item.encrypted_content === "string" && item.encrypted_content !== "")
+          assistant().details.push(...reasoningDetails(item.encrypted_content, opened, at));
         return;
       case "function_call_output":
         flush();

@@ -1,6 +1,8 @@
 import { ChunkStream, joinDetails, reasoningText, type Obj } from "../chunk-stream";
-import type { ChunkFailure } from "../caller-protocol";
+import type { AnswerFacts, ChunkFailure } from "../caller-protocol";
 import { functionCallItem, itemId, messageItem, outputText, reasoningItem, responseObject, responsesUsage, statusOf } from "./answer";
+import { PendingSeals, requireSealer, sealingStep } from "./reasoning-envelope";
+import type { PricedEndpoint } from "../../../catalog/catalog";
 
 /** The item being streamed: its kind, position, id and what it has gathered. */
 type Open =
@@ -18,7 +20,8 @@ type Open =
  * `response.content_part.done`), a function call's arguments
  * (`response.function_call_arguments.delta`/`.done`); then `response.completed` (or
  * `response.incomplete` when cut by the token cap) with the whole response and its usage, or
- * `response.failed` when the stream failed.
+ * `response.failed` when the stream failed. Reasoning asked for sealed (`include`) leaves here as
+ * placeholders; `asyncStep` seals them on the way out.
  */
 export class ResponsesStream extends ChunkStream {
   private seq = 0;
@@ -28,8 +31,14 @@ export class ResponsesStream extends ChunkStream {
   /** Reasoning details that came when no reasoning item could take them (after other output): one more reasoning item at the end. */
   private readonly late: Obj[] = [];
 
-  private get sealed(): boolean {
-    return this.facts.echo.include_encrypted_reasoning === true;
+  /** The details to seal, when asked for; null otherwise. */
+  private readonly seals: PendingSeals | null;
+  readonly asyncStep?: TransformStream<Uint8Array, Uint8Array>;
+
+  constructor(facts: AnswerFacts, endpoint: PricedEndpoint) {
+    super(facts, endpoint);
+    this.seals = facts.echo.include_encrypted_reasoning === true ? new PendingSeals() : null;
+    if (this.seals) this.asyncStep = sealingStep(this.seals, requireSealer(facts.sealer));
   }
 
   private event(type: string, data: Obj): string {
@@ -113,11 +122,11 @@ export class ResponsesStream extends ChunkStream {
       return out + this.event("response.failed", { response });
     }
     out += this.close();
-    if (this.late.length && this.sealed) {
+    if (this.late.length && this.seals) {
       const index = this.items.length;
-      const item = reasoningItem(itemId("rs", this.facts.genId, index), "", joinDetails(this.late), true);
+      const item = reasoningItem(itemId("rs", this.facts.genId, index), "", joinDetails(this.late), this.seals);
       this.items.push(item);
-      out += this.event("response.output_item.added", { output_index: index, item: reasoningItem(item.id as string, "", [], false, "in_progress") });
+      out += this.event("response.output_item.added", { output_index: index, item: reasoningItem(item.id as string, "", [], null, "in_progress") });
       out += this.event("response.output_item.done", { output_index: index, item });
     }
     const { status, incomplete_details } = statusOf(this.finishReason);
@@ -148,9 +157,9 @@ export class ResponsesStream extends ChunkStream {
     if (this.open?.kind === "reasoning") return "";
     const index = this.items.length;
     const open: Open = { kind: "reasoning", index, id: itemId("rs", this.facts.genId, index), text: "", details: [] };
-    this.items.push(reasoningItem(open.id, "", [], false, "in_progress"));
+    this.items.push(reasoningItem(open.id, "", [], null, "in_progress"));
     this.open = open;
-    return this.event("response.output_item.added", { output_index: index, item: reasoningItem(open.id, "", [], false, "in_progress") });
+    return this.event("response.output_item.added", { output_index: index, item: reasoningItem(open.id, "", [], null, "in_progress") });
   }
 
   private at(open: Open): Obj {
@@ -169,7 +178,7 @@ export class ResponsesStream extends ChunkStream {
         out += this.event("response.reasoning_summary_text.done", { ...this.at(open), summary_index: 0, text: open.text });
         out += this.event("response.reasoning_summary_part.done", { ...this.at(open), summary_index: 0, part: { type: "summary_text", text: open.text } });
       }
-      item = reasoningItem(open.id, open.text, joinDetails(open.details), this.sealed);
+      item = reasoningItem(open.id, open.text, joinDetails(open.details), this.seals);
     } else if (open.kind === "message") {
       out += this.event("response.output_text.done", { ...this.at(open), content_index: 0, text: open.text, logprobs: [] });
       out += this.event("response.content_part.done", { ...this.at(open), content_index: 0, part: outputText(open.text) });

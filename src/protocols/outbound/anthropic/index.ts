@@ -3,6 +3,7 @@ import { anthropicBody, NOT_TAKEN, STRUCTURED_OUTPUTS_BETA, structuredOutput } f
 import { presentFields } from "../../../request/present-fields";
 import { anthropicAnswer } from "./answer";
 import { AnthropicStreamDecoder } from "./stream";
+import { anthropicTokenCount } from "./token-count";
 import { excludesReasoning } from "../../../request/reasoning";
 
 /** The `anthropic-version` every request names (the Messages API's stable version). */
@@ -11,7 +12,7 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 /**
  * Anthropic's Messages API (`POST {base}/v1/messages`, `x-api-key`): the chat request re-shaped into
  * system, alternating turns of blocks and tools (./request.ts), the message answer and the event stream
- * decoded into chat completions and chunks (./answer.ts, ./stream.ts).
+ * decoded into chat completions and chunks (./answer.ts, ./stream.ts); its token count (./token-count.ts).
  */
 export const anthropicMessages: CarrierProtocol = {
   name: "anthropic-messages",
@@ -49,6 +50,8 @@ export const anthropicMessages: CarrierProtocol = {
   },
 
   embeddings: null,
+
+  tokenCount: anthropicTokenCount,
 
   streamDecoder(body) {
     return new AnthropicStreamDecoder(excludesReasoning(body)).decode;

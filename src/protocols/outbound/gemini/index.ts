@@ -45,6 +45,7 @@ export const gemini: CarrierProtocol = {
   },
 
   embeddings: geminiEmbeddings,
+  tokenCount: null,
 
   streamDecoder(body) {
     return new GeminiStreamDecoder(returnedChoices(body), excludesReasoning(body)).decode;

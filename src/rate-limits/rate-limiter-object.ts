@@ -1,12 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../../env";
+import type { Env } from "../env";
 
 export type RateDecision = { ok: true } | { ok: false; retryAfterMs: number };
 
 /**
- * A sliding-window attempt counter for one subject (an email or a client address, named by a hash).
- * One object per subject, so limits hold across isolates and nothing global is shared; SQLite-backed,
- * so a restart does not reset a limit. Used only by the console's sign-in and sign-up.
+ * A sliding-window attempt counter for one subject (an email or a client address, named by a hash; an
+ * API key's token counts, named by the key's hash). One object per subject, so limits hold across
+ * isolates and nothing global is shared; SQLite-backed, so a restart does not reset a limit. Used by the
+ * console's sign-in and sign-up (src/console/auth/rate-limit.ts) and by `POST /messages/count_tokens`
+ * (src/serve/count-tokens.ts).
  */
 export class RateLimiterObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
