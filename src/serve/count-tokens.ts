@@ -74,8 +74,8 @@ async function readPrompt(protocol: CallerProtocol, req: Request): Promise<ChatR
 async function mayPay(env: Env, caller: Caller, modelId: string, origin: string): Promise<void> {
   const { key, accountId } = caller;
   const [totals, usage] = await Promise.all([totalsNow(env, accountId), key.limitNano === null ? null : keyUsageNow(env, accountId, key.hash)]);
-  if (totals.creditsNano - totals.usageNano <= 0) throw paymentRequired("balance", key, modelId, origin);
-  if (usage && limitRemainingNano(key, usage) === 0) throw paymentRequired("key_limit", key, modelId, origin);
+  if (totals.creditsNano - totals.usageNano <= 0) throw paymentRequired("balance", key, modelId, origin, null);
+  if (usage && limitRemainingNano(key, usage) === 0) throw paymentRequired("key_limit", key, modelId, origin, null);
 }
 
 /** The carrier's own count when the model has a configured carrier that counts (the first such endpoint); else, or when it fails, our estimate. */
