@@ -40,6 +40,14 @@ const MAX_BREAKPOINTS = 4;
 const refuse = (message: string): Refusal => ({ status: 400, message });
 
 /** A block's text as the prompt counts it. */
+/** A media block's source as a URL: its own (`url`), or its base64 data as a data URL; "" otherwise. */
+function sourceUrl(source: unknown): string {
+  if (!isRecord(source)) return "";
+  if (source.type === "url" && typeof source.url === "string") return source.url;
+  if (source.type === "base64" && typeof source.data === "string") return `data:${String(source.media_type ?? "")};base64,${source.data}`;
+  return "";
+}
+
 function blockText(b: Json): string {
   if (typeof b.text === "string") return b.text;
   if (b.type === "tool_result")
@@ -172,7 +180,11 @@ export const anthropicWire: Wire = {
         .filter((b) => b.type === "tool_use")
         .map((b) => ({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }));
       const parts = blocks.map((b) =>
-        b.type === "image" ? { type: "image_url" } : b.type === "document" ? { type: "file" } : { type: "text", text: blockText(b) },
+        b.type === "image"
+          ? { type: "image_url", image_url: { url: sourceUrl(b.source) } }
+          : b.type === "document"
+            ? { type: "file", file: { file_data: sourceUrl(b.source) } }
+            : { type: "text", text: blockText(b) },
       );
       messages.push({ role: m.role, content: parts, ...(calls.length ? { tool_calls: calls } : {}) });
     }

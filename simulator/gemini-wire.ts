@@ -18,6 +18,19 @@ const FINISH = { stop: "STOP", length: "MAX_TOKENS", tool_calls: "STOP" } as con
 
 const refuse = (message: string): Refusal => ({ status: 400, message });
 
+/** An `inlineData` or `fileData` part in the chat shape of its media kind (by its MIME type); null for other parts. */
+function mediaPart(p: Json): Json | null {
+  const inline = isRecord(p.inlineData) ? p.inlineData : null;
+  const file = isRecord(p.fileData) ? p.fileData : null;
+  if (!inline && !file) return null;
+  const mime = String((inline ?? file)!.mimeType ?? "");
+  const url = inline ? `data:${mime};base64,${String(inline.data ?? "")}` : String(file!.fileUri ?? "");
+  if (mime === "application/pdf" || mime.startsWith("text/")) return { type: "file", file: { file_data: url } };
+  if (mime.startsWith("audio/") && inline) return { type: "input_audio", input_audio: { data: String(inline.data ?? ""), format: mime.slice(6) } };
+  if (mime.startsWith("video/")) return { type: "video_url", video_url: { url } };
+  return { type: "image_url", image_url: { url } };
+}
+
 function partText(p: Json): string {
   if (typeof p.text === "string") return p.text;
   if (isRecord(p.functionCall)) return `${String(p.functionCall.name)} ${JSON.stringify(p.functionCall.args ?? {})}`;
@@ -68,7 +81,7 @@ export const geminiWire: Wire = {
       const calls = parts
         .filter((p) => isRecord(p.functionCall))
         .map((p) => ({ type: "function", function: { name: (p.functionCall as Json).name, arguments: JSON.stringify((p.functionCall as Json).args ?? {}) } }));
-      const content = parts.map((p) => (isRecord(p.inlineData) || isRecord(p.fileData) ? { type: "image_url" } : { type: "text", text: partText(p) }));
+      const content = parts.map((p) => mediaPart(p) ?? { type: "text", text: partText(p) });
       messages.push({ role: c.role === "model" ? "assistant" : "user", content, ...(calls.length ? { tool_calls: calls } : {}) });
     }
     const declarations = Array.isArray(body.tools)

@@ -17,6 +17,7 @@ import type { Exchange, Normalized, ProtocolName, Refusal, Wire } from "./wire";
 import { openAiWire } from "./openai-wire";
 import { anthropicWire, readCountTokens } from "./anthropic-wire";
 import { geminiWire } from "./gemini-wire";
+import { billedMedia, pdfOfPages, UnfetchableMedia, type MediaRates } from "./media";
 import { geminiEmbeddingsAnswer, openAiEmbeddingsAnswer, readGeminiEmbeddings, readOpenAiEmbeddings } from "./embeddings";
 
 export interface SimulatorOptions {
@@ -133,13 +134,24 @@ interface CatalogFacts {
   reasoningBeyondCap: Set<string>;
   /** Tokens one media part costs: the model's `image_tokens`, `file_tokens`, `audio_tokens`, `video_tokens`. */
   partTokens: Map<string, Partial<PartAllowances>>;
+  /** What parts billed by their size cost: the model's `file_page_tokens`, `audio_tokens_per_second`. */
+  mediaRates: Map<string, MediaRates>;
+  /** Each endpoint's (`carrier\nupstream model`) context length: a longer prompt is refused, as carriers do. */
+  contextLength: Map<string, number>;
 }
 
 const ALLOWANCE_FIELDS = { image: "image_tokens", file: "file_tokens", audio: "audio_tokens", video: "video_tokens" } as const;
 
 /** The catalog's facts about upstream models; none if it is unreadable. */
 function loadCatalogFacts(path: string): CatalogFacts {
-  const facts: CatalogFacts = { carriers: new Set(), reasoning: new Set(), reasoningBeyondCap: new Set(), partTokens: new Map() };
+  const facts: CatalogFacts = {
+    carriers: new Set(),
+    reasoning: new Set(),
+    reasoningBeyondCap: new Set(),
+    partTokens: new Map(),
+    mediaRates: new Map(),
+    contextLength: new Map(),
+  };
   let catalog: unknown;
   try {
     catalog = JSON.parse(readFileSync(path, "utf8"));
@@ -154,12 +166,19 @@ function loadCatalogFacts(path: string): CatalogFacts {
       const n = isRecord(m) ? nonNegativeInt(m[field]) : undefined;
       if (n !== undefined) allowances[kind as keyof PartAllowances] = n;
     }
+    const rates: MediaRates = {
+      filePageTokens: (isRecord(m) ? nonNegativeInt(m.file_page_tokens) : undefined) ?? null,
+      audioTokensPerSecond: (isRecord(m) ? nonNegativeInt(m.audio_tokens_per_second) : undefined) ?? null,
+    };
     for (const e of endpoints) {
       if (isRecord(e) && typeof e.provider === "string") facts.carriers.add(e.provider);
       if (!isRecord(e) || typeof e.upstream_model !== "string") continue;
       if (e.supports_reasoning === true) facts.reasoning.add(e.upstream_model);
       if (e.reasoning_beyond_cap === true && typeof e.provider === "string") facts.reasoningBeyondCap.add(`${e.provider}\n${e.upstream_model}`);
       facts.partTokens.set(e.upstream_model, allowances);
+      facts.mediaRates.set(e.upstream_model, rates);
+      const context = nonNegativeInt(e.context_length);
+      if (context !== undefined && typeof e.provider === "string") facts.contextLength.set(`${e.provider}\n${e.upstream_model}`, context);
     }
   }
   return facts;
@@ -430,7 +449,18 @@ async function serveCompletion(
 
   const model = n.model;
   const reasoningModel = directives.reasoningContent || (n.thinks ?? isReasoningModel(model, ctx.catalog.reasoning));
-  const promptTokens = promptTokensOf(ctx, n);
+  const prompt = await promptTokensOf(ctx, n, abort.signal);
+  // What a carrier refuses before generating: a file it cannot fetch, a prompt longer than its context.
+  const context = ctx.catalog.contextLength.get(`${carrier}\n${model}`);
+  const tooLong = typeof prompt === "number" && context !== undefined && prompt > context;
+  if (typeof prompt !== "number" || tooLong) {
+    record.chunks_sent = 1;
+    ctx.log.settle(record, "error");
+    const message = typeof prompt !== "number" ? prompt.refused : `prompt is too long: ${prompt} tokens > ${context} maximum`;
+    sendJson(res, 400, wire.errorBody(400, message));
+    return;
+  }
+  const promptTokens = prompt;
   const billed = Array.from({ length: n.generated }, (_, choice) =>
     planCompletion({
       model,
@@ -469,9 +499,20 @@ async function serveCompletion(
   }
 }
 
-/** The prompt tokens a request is billed (and counted) for: its messages, tools and what else its protocol counts, media at the model's allowances. */
-function promptTokensOf(ctx: Context, n: Normalized): number {
-  return countRequestTokens({ messages: n.messages, tools: n.tools, ...n.extraCounted }, ctx.catalog.partTokens.get(n.model) ?? {});
+/**
+ * The prompt tokens a request is billed (and counted) for: its messages, tools and what else its protocol
+ * counts, media by their size where the model has a rate for it (a PDF's pages, fetched when given by URL;
+ * a WAV's seconds), else at the model's allowances. `refused`: a file the carrier could not fetch.
+ */
+async function promptTokensOf(ctx: Context, n: Normalized, signal: AbortSignal): Promise<number | { refused: string }> {
+  let media: Awaited<ReturnType<typeof billedMedia>>;
+  try {
+    media = await billedMedia(n.messages, ctx.catalog.mediaRates.get(n.model) ?? { filePageTokens: null, audioTokensPerSecond: null }, signal);
+  } catch (err) {
+    if (err instanceof UnfetchableMedia) return { refused: err.message };
+    throw err;
+  }
+  return countRequestTokens({ messages: n.messages, tools: n.tools, ...n.extraCounted }, ctx.catalog.partTokens.get(n.model) ?? {}, media);
 }
 
 /**
@@ -504,12 +545,27 @@ async function serveTokenCount(req: IncomingMessage, res: ServerResponse, carrie
     ctx.log.settle(record, "error");
     return sendJson(res, directives.status, anthropicWire.errorBody(directives.status, `simulated ${directives.status} from ${carrier}`));
   }
+  const counted = await promptTokensOf(ctx, normalized!, abort.signal);
+  if (typeof counted !== "number") {
+    ctx.log.settle(record, "error");
+    return sendJson(res, 400, anthropicWire.errorBody(400, counted.refused));
+  }
   record.first_write_mono_ms = monotonicMs();
   ctx.log.settle(record, "completed");
-  sendJson(res, 200, JSON.stringify({ input_tokens: promptTokensOf(ctx, normalized!) }));
+  sendJson(res, 200, JSON.stringify({ input_tokens: counted }));
 }
 
 const OUTCOMES: readonly Outcome[] = ["pending", "hang", "completed", "aborted", "reset", "error"];
+
+/** `GET /__sim/pdf?pages=N` (1–10,000): a PDF of N blank pages, for requests that give a file by URL (the carrier fetches it). */
+function servePdf(url: URL, res: ServerResponse): void {
+  const pages = Number(url.searchParams.get("pages") ?? "1");
+  if (!Number.isSafeInteger(pages) || pages < 1 || pages > 10_000)
+    return sendJson(res, 400, errorJson(400, "pages must be a whole number from 1 to 10000", "invalid_request_error"));
+  const pdf = pdfOfPages(pages);
+  res.writeHead(200, { "Content-Type": "application/pdf", "Content-Length": pdf.length });
+  res.end(pdf);
+}
 
 /**
  * `?tag=T` filters by tag (all requests without it). `wait_ms=N` (at most 30 s) holds the
@@ -605,6 +661,7 @@ async function route(req: IncomingMessage, res: ServerResponse, ctx: Context): P
   if (req.method === "DELETE" && pathname === "/__sim/cache") return sendJson(res, 200, JSON.stringify({ cleared: ctx.cache.clear() }));
   if (req.method === "GET" && url.pathname === "/health") return sendJson(res, 200, JSON.stringify({ ok: true }));
   if (req.method === "GET" && url.pathname === "/__sim/requests") return listRequests(url, res, ctx.log);
+  if (req.method === "GET" && url.pathname === "/__sim/pdf") return servePdf(url, res);
   if (req.method === "GET" && url.pathname === "/__sim/profiles") return listProfiles(url, res, ctx.profiles);
   if (req.method === "POST" && url.pathname === "/__sim/profile") return setProfile(req, res, ctx.profiles);
   if (req.method === "DELETE" && url.pathname === "/__sim/profile") return resetProfile(url, res, ctx.profiles);

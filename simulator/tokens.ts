@@ -50,13 +50,16 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Tokens of a message `content`'s media parts: each at its kind's allowance (1,600 where none is given). */
-function partTokens(content: unknown, allowances: Partial<PartAllowances>): number {
+/** Tokens a media part is billed by its size (simulator/media.ts: a PDF's pages, a WAV's seconds), by part. */
+export type BilledMedia = WeakMap<object, number>;
+
+/** Tokens of a message `content`'s media parts: by their size where billed so, else at their kind's allowance (1,600 where none is given). */
+function partTokens(content: unknown, allowances: Partial<PartAllowances>, media?: BilledMedia): number {
   if (!Array.isArray(content)) return 0;
   let total = 0;
   for (const p of content as unknown[]) {
     const kind = isObject(p) && typeof p.type === "string" ? PART_KINDS[p.type] : undefined;
-    if (kind) total += allowances[kind] ?? DEFAULT_PART_TOKENS;
+    if (kind) total += media?.get(p as object) ?? allowances[kind] ?? DEFAULT_PART_TOKENS;
   }
   return total;
 }
@@ -78,19 +81,19 @@ function toolCallTokens(calls: unknown): number {
  * Prompt tokens of a `messages` array: each message's text (tool results included), its earlier
  * tool calls and each media part at its kind's allowance, plus a fixed overhead per message.
  */
-export function countPromptTokens(messages: readonly unknown[], allowances: Partial<PartAllowances> = {}): number {
+export function countPromptTokens(messages: readonly unknown[], allowances: Partial<PartAllowances> = {}, media?: BilledMedia): number {
   let total = 0;
   for (const m of messages) {
     const content = isObject(m) ? m.content : undefined;
-    total += countTokens(contentText(content)) + partTokens(content, allowances) + MESSAGE_OVERHEAD_TOKENS;
+    total += countTokens(contentText(content)) + partTokens(content, allowances, media) + MESSAGE_OVERHEAD_TOKENS;
     if (isObject(m)) total += toolCallTokens(m.tool_calls);
   }
   return total;
 }
 
 /** Prompt tokens of a whole request: its messages, plus the JSON of `tools`, an object `tool_choice` and `response_format`. */
-export function countRequestTokens(body: Record<string, unknown>, allowances: Partial<PartAllowances> = {}): number {
-  let total = Array.isArray(body.messages) ? countPromptTokens(body.messages as unknown[], allowances) : 0;
+export function countRequestTokens(body: Record<string, unknown>, allowances: Partial<PartAllowances> = {}, media?: BilledMedia): number {
+  let total = Array.isArray(body.messages) ? countPromptTokens(body.messages as unknown[], allowances, media) : 0;
   for (const field of ["tools", "tool_choice", "response_format"] as const) {
     const value = body[field];
     if (value !== undefined && value !== null && typeof value !== "string") total += countTokens(JSON.stringify(value));

@@ -1,6 +1,6 @@
 import { catalogSchema, type CatalogFile, type EndpointEntry, type ModelEntry, type ProviderEntry } from "./schema";
 import { perMillionToNanoPerToken, type TokenPrices } from "./money";
-import { DEFAULT_PART_TOKENS, type PartTokens } from "./modalities";
+import { DEFAULT_PART_TOKENS, type MediaRates, type PartTokens } from "./modalities";
 
 export const AUTO_MODEL = "router/auto";
 
@@ -17,8 +17,10 @@ export interface PricedEndpoint extends EndpointEntry {
   /** Prices above a prompt length (`long_context`), null when the endpoint has one price. */
   longContext: TokenPrices["longContext"];
   providerEntry: ProviderEntry;
-  /** The model's allowance per media part in tokens (`image_tokens`, `file_tokens`, …, else DEFAULT_PART_TOKENS). */
+  /** The model's allowance per media part in tokens (`image_tokens`, `file_tokens`, …, else DEFAULT_PART_TOKENS): the estimate's. */
   partTokens: PartTokens;
+  /** The model's rates for measured media parts: the hold's. */
+  mediaRates: MediaRates;
   /** The model's input modalities: a part of another kind is refused (400). */
   inputModalities: readonly string[];
   /** The endpoint's `supported_parameters`, else the model's (reasoning ones only where it reasons). */
@@ -62,6 +64,15 @@ export class Catalog {
         audio: m.audio_tokens ?? DEFAULT_PART_TOKENS,
         video: m.video_tokens ?? DEFAULT_PART_TOKENS,
       };
+      const mediaRates: MediaRates = {
+        imageTokens: partTokens.image,
+        imageTiles: m.image_tiles
+          ? { tilePx: m.image_tiles.tile_px, tokensPerTile: m.image_tiles.tokens_per_tile, smallPx: m.image_tiles.small_px ?? null }
+          : null,
+        filePageTokens: m.file_page_tokens ?? null,
+        audioTokensPerSecond: m.audio_tokens_per_second ?? null,
+        videoTokensPerSecond: m.video_tokens_per_second ?? null,
+      };
       this.partTokensById.set(m.id, partTokens);
       const priced = m.endpoints
         .filter((e) => configured(e.provider))
@@ -79,6 +90,7 @@ export class Catalog {
             longContext: e.long_context ? longContextPrices(e.long_context) : null,
             providerEntry: this.providerBySlug.get(e.provider)!,
             partTokens,
+            mediaRates,
             inputModalities: m.input_modalities,
             supportedParameters:
               e.supported_parameters ?? (e.supports_reasoning ? m.supported_parameters : m.supported_parameters.filter((p) => !REASONING_PARAMETERS.has(p))),

@@ -29,3 +29,17 @@ export function partTokensOf(parts: PartCounts, tokens: PartTokens): number {
   for (const m of MEDIA_MODALITIES) n += parts[m] * tokens[m];
   return n;
 }
+
+/**
+ * What the hold counts each measured media part as, at the carrier's published rates (the model's
+ * catalog entry): the most one image is billed as, or its tiles where the carrier tiles without a most;
+ * tokens per PDF page, per second of audio and of video. Null: the model names no such rate, so such a
+ * part cannot be measured there and the prompt is held at the whole context.
+ */
+export type MediaRates = {
+  imageTokens: number;
+  imageTiles: { tilePx: number; tokensPerTile: number; smallPx: number | null } | null;
+  filePageTokens: number | null;
+  audioTokensPerSecond: number | null;
+  videoTokensPerSecond: number | null;
+};

@@ -107,14 +107,32 @@ export const modelSchema = z.object({
   supported_parameters: z.array(z.string()),
   /** ISO date (YYYY-MM-DD) or null when unknown. */
   knowledge_cutoff: z.iso.date().nullable(),
-  /** Tokens one image part is counted as (hold and estimate) when a carrier reports no usage; default 1,600. */
+  /**
+   * The most one image part is billed as (the carrier scales larger images down to it): what the hold
+   * counts an image as, and the estimate when a carrier reports no usage; default 1,600.
+   */
   image_tokens: z.int().positive().optional(),
-  /** The same for one `file` part, one `input_audio` part, one `video_url` part; required when `input_modalities` lists file, audio or video. */
+  /**
+   * A carrier that tiles images instead (Gemini 2.x: 258 tokens an image up to 384 px, else 258 per
+   * 768-px tile, with no most): an image carried inline is held at its tiles, by its own pixel size.
+   */
+  image_tiles: z.object({ tile_px: z.int().positive(), tokens_per_tile: z.int().positive(), small_px: z.int().positive().optional() }).optional(),
+  /** The estimate's count of one `file` part, one `input_audio` part, one `video_url` part when a carrier reports no usage; required when `input_modalities` lists file, audio or video. */
   file_tokens: z.int().positive().optional(),
   audio_tokens: z.int().positive().optional(),
   video_tokens: z.int().positive().optional(),
+  /**
+   * What the hold counts a measured part as, at the carrier's published rates (docs/money.md, Media):
+   * tokens per page of a PDF, per second of audio, per second of video. Required with the modality.
+   */
+  file_page_tokens: z.int().positive().optional(),
+  audio_tokens_per_second: z.int().positive().optional(),
+  video_tokens_per_second: z.int().positive().optional(),
   endpoints: z.array(endpointSchema).min(1),
 });
+
+/** The rate each measured kind of part is held at. */
+const RATE_FIELDS = { file: "file_page_tokens", audio: "audio_tokens_per_second", video: "video_tokens_per_second" } as const;
 
 export const catalogSchema = z
   .object({
@@ -134,13 +152,20 @@ export const catalogSchema = z
     const ids = new Set<string>();
     cat.models.forEach((m, i) => {
       if (ids.has(m.id)) issue(["models", i, "id"], `duplicate model ${m.id}`);
-      // A part a carrier bills must be held for: a model taking files, audio or video says how many tokens one part may cost.
-      for (const kind of ["file", "audio", "video"] as const)
+      // A part a carrier bills must be held for and estimated: a model taking files, audio or video gives its rates.
+      for (const kind of ["file", "audio", "video"] as const) {
         if (m.input_modalities.includes(kind) && m[`${kind}_tokens`] === undefined)
           issue(
             ["models", i, "input_modalities"],
-            `${m.id}: input_modalities lists ${kind}, so ${kind}_tokens (the tokens one ${kind} part may be billed as) is required`,
+            `${m.id}: input_modalities lists ${kind}, so ${kind}_tokens (the tokens one ${kind} part is estimated as) is required`,
           );
+        const rate = RATE_FIELDS[kind];
+        if (m.input_modalities.includes(kind) && m[rate] === undefined)
+          issue(
+            ["models", i, "input_modalities"],
+            `${m.id}: input_modalities lists ${kind}, so ${rate} (the carrier's published rate the hold uses) is required`,
+          );
+      }
       ids.add(m.id);
       m.endpoints.forEach((e, j) => {
         if (!providers.has(e.provider)) issue(["models", i, "endpoints", j, "provider"], `${m.id}: unknown provider ${e.provider}`);

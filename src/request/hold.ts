@@ -1,15 +1,17 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import { isFree } from "../catalog/catalog";
 import type { ChatRequest } from "./chat-request";
-import { billedChoices, completionCap, countParts, reasoningBudget } from "./billed-fields";
-import { partTokensOf } from "../catalog/modalities";
+import { billedChoices, completionCap, reasoningBudget } from "./billed-fields";
+import { mediaTokens, type PromptMedia } from "./prompt-media";
 
 /**
  * What one endpoint may bill for a request, in the parts admission trades off (docs/money.md, the hold):
- * - prompt: a token is at least one byte, so the body's byte length bounds the text; each media part
- *   (image, file, audio, video) is a few bytes of URL but billed as many tokens: the model's allowance;
- *   each prompt token at the dearest way it may be billed: input, or a cache write (which costs more), at
- *   the long-context prices too where the endpoint has them;
+ * - prompt: a token is at least one byte, so the body's byte length bounds the text (less the inline data of
+ *   media parts, billed by their size instead); each media part at what the carrier bills for its measured
+ *   size (src/request/prompt-media.ts) — and where a part cannot be measured (a file, audio or video by
+ *   URL), the whole context: a carrier bills no prompt longer than that. Each prompt token at the dearest
+ *   way it may be billed: input, or a cache write (which costs more), at the long-context prices too
+ *   where the endpoint has them;
  * - completion, per choice: the cap the carrier applies — the larger of `max_completion_tokens` and
  *   `max_tokens` (a carrier may read either), else the endpoint's max completion tokens, else its
  *   context; where the endpoint bills reasoning beyond that cap (`reasoning_beyond_cap`), plus the
@@ -33,9 +35,10 @@ export type EndpointBound = {
 };
 
 /** What one endpoint may bill for the request, part by part. */
-export function endpointBound(body: ChatRequest, bodyBytes: number, e: PricedEndpoint): EndpointBound {
+export function endpointBound(body: ChatRequest, bodyBytes: number, e: PricedEndpoint, media: PromptMedia): EndpointBound {
   const cap = completionCap(body);
-  const promptTokens = bodyBytes + partTokensOf(countParts(body), e.partTokens);
+  const parts = mediaTokens(media, e.mediaRates);
+  const promptTokens = parts === null ? e.context_length : Math.min(e.context_length, Math.max(0, bodyBytes - media.inlineChars) + parts);
   // Long-context prices apply once the prompt may pass their threshold.
   const price = e.longContext !== null && promptTokens > e.longContext.above ? e.longContext : e;
   return {
@@ -79,9 +82,9 @@ export function affordableCap(b: EndpointBound, nano: number): number {
  * The worst-case cost of a request, held from admission to settle: the most any of its endpoints may
  * bill, priced at the dearest (fallback may land there).
  */
-export function holdNano(body: ChatRequest, bodyBytes: number, endpoints: PricedEndpoint[]): number {
+export function holdNano(body: ChatRequest, bodyBytes: number, endpoints: PricedEndpoint[], media: PromptMedia): number {
   let hold = 0;
-  for (const e of endpoints) hold = Math.max(hold, boundNano(endpointBound(body, bodyBytes, e)));
+  for (const e of endpoints) hold = Math.max(hold, boundNano(endpointBound(body, bodyBytes, e, media)));
   return hold;
 }
 
@@ -107,8 +110,8 @@ export interface Demand {
 }
 
 /** A completion request's demand over its endpoints (free ones cost nothing: the free-model limits govern them). */
-export function completionDemand(body: ChatRequest, bodyBytes: number, endpoints: PricedEndpoint[]): Demand {
-  const bounds = new Map(endpoints.filter((e) => !isFree(e)).map((e) => [e, endpointBound(body, bodyBytes, e)]));
+export function completionDemand(body: ChatRequest, bodyBytes: number, endpoints: PricedEndpoint[], media: PromptMedia): Demand {
+  const bounds = new Map(endpoints.filter((e) => !isFree(e)).map((e) => [e, endpointBound(body, bodyBytes, e, media)]));
   const priced = [...bounds.values()];
   const least = (b: EndpointBound) => (b.callerCap ? boundNano(b) : costAt(b, 1));
   return {

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { completionDemand, type Fitted } from "../request/hold";
+import { measurePromptMedia } from "../request/prompt-media";
 import { loadCatalog } from "../catalog/load";
 import { ApiError } from "../request/errors";
 import type { ChatRequest } from "../request/chat-request";
@@ -72,7 +73,8 @@ async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: Caller
   rc.stream = body.stream === true;
   const catalog = await loadCatalog(rc.env, rc.waitUntil);
   const plan = await planRequest(rc, body, catalog, c.req.raw.headers);
-  const admitted = await admit(rc, completionDemand(body, bytes, plan.endpoints), plan, new URL(c.req.url).origin);
+  const media = await measurePromptMedia(body);
+  const admitted = await admit(rc, completionDemand(body, bytes, plan.endpoints, media), plan, new URL(c.req.url).origin);
   if (plan.metadata) rc.metadata = { available: admitted.endpoints };
   return rc.stream ? serveStream(rc, body, plan, admitted, protocol, c.req.raw.signal) : serveAnswer(rc, body, plan, admitted, protocol, c.req.raw.signal);
 }

@@ -5,6 +5,7 @@ import { costNano } from "../../src/catalog/money";
 import { presentPricing, cachesImplicitly } from "../../src/catalog/present";
 import { charge } from "../../src/request/charge";
 import { holdNano } from "../../src/request/hold";
+import { NO_MEDIA } from "../../src/request/prompt-media";
 import { chatRequestSchema } from "../../src/request/chat-request";
 import { openAiChat } from "../../src/protocols/outbound/openai-chat";
 
@@ -52,9 +53,9 @@ describe("cache prices", () => {
 
   it("the hold prices a prompt token as the dearest write, and at long-context prices once the prompt may pass their threshold", () => {
     const body = chatRequestSchema.parse({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] });
-    expect(holdNano(body, 1000, [sonnet])).toBe(1000 * 6000 + 10 * 15000);
-    expect(holdNano(body, 200_000, [pro])).toBe(200_000 * 1250 + 10 * 10000);
-    expect(holdNano(body, 200_001, [pro])).toBe(200_001 * 2500 + 10 * 15000);
+    expect(holdNano(body, 1000, [sonnet], NO_MEDIA)).toBe(1000 * 6000 + 10 * 15000);
+    expect(holdNano(body, 200_000, [pro], NO_MEDIA)).toBe(200_000 * 1250 + 10 * 10000);
+    expect(holdNano(body, 200_001, [pro], NO_MEDIA)).toBe(200_001 * 2500 + 10 * 15000);
   });
 
   it("published as the contract names them, per token; implicit caching where reads are priced and writes are not", () => {

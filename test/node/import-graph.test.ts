@@ -54,6 +54,7 @@ const LAYERS: string[][] = [
   ["ledger"],
   ["protocols"], // caller and carrier protocols: pure adapters
   ["request"], // the canonical request, answer and outcome
+  ["media"], // what media parts hold: pages, seconds, pixels
   ["keys"],
   ["db", "rate-limits"], // storage: D1's tables, the rate limiter Durable Object
   ["catalog"],

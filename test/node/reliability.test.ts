@@ -8,6 +8,7 @@ import { runSoak, type AccountAudit } from "../../scripts/soak-run.ts";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 import { holdNano } from "../../src/request/hold";
+import { NO_MEDIA } from "../../src/request/prompt-media";
 import { chatRequestSchema } from "../../src/request/chat-request";
 
 // Over real HTTP, against the Worker as deployed (the `wrangler deploy --dry-run` bundle in Miniflare, with
@@ -170,7 +171,7 @@ describe("concurrency", () => {
   // completion cap is what the carrier returns.
   const content = "same prompt for every request [sim carrier=deepinfra status=503] [sim carrier=groq status=503] [sim tokens=8000]";
   const body = { model: LLAMA, max_tokens: 8000, messages: [{ role: "user", content }] };
-  const hold = holdNano(chatRequestSchema.parse(body), Buffer.byteLength(JSON.stringify(body)), catalog.endpoints(LLAMA));
+  const hold = holdNano(chatRequestSchema.parse(body), Buffer.byteLength(JSON.stringify(body)), catalog.endpoints(LLAMA), NO_MEDIA);
 
   it("200 parallel paid requests on one account covering ~50, holds within 3 % of costs: overdraft within one hold, every success debited once", async () => {
     // Unpaced: at its default simulated pace an 8,000-token answer would outlast the 1 s carrier timeout.

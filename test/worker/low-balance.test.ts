@@ -4,6 +4,7 @@ import { chatWithVars } from "./with-vars";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 import { holdNano } from "../../src/request/hold";
+import { NO_MEDIA } from "../../src/request/prompt-media";
 import { chatRequestSchema } from "../../src/request/chat-request";
 
 // A positive balance admits, however small against one request's hold; a key's budget counts no hold of
@@ -14,7 +15,7 @@ const LLAMA = "meta-llama/llama-3.1-8b-instruct";
 const OSS = "openai/gpt-oss-20b";
 type Json = Record<string, any>;
 const holdOf = (body: Json) =>
-  holdNano(chatRequestSchema.parse(body), new TextEncoder().encode(JSON.stringify(body)).byteLength, catalog.endpoints(body.model));
+  holdNano(chatRequestSchema.parse(body), new TextEncoder().encode(JSON.stringify(body)).byteLength, catalog.endpoints(body.model), NO_MEDIA);
 
 describe("a positive balance below one hold", () => {
   it("admits request after request, each held at what can still be paid (its completion cap lowered): the balance never goes below zero", async () => {
