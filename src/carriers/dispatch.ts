@@ -17,7 +17,8 @@ export type Dispatched<T> = { endpoint: PricedEndpoint; call: CarrierCall; value
  * own 4xx (401, 402, 403, 404…), and a rejection of the request (400, 413, 422), which may be that
  * carrier's alone (a parameter it does not take, a shorter context). Nothing has reached the caller
  * while this runs. Every attempt goes to `log`. Throws the caller's ApiError (`exhaustedError`) when
- * none is left; `label` names what was asked for.
+ * none is left; `label` names what was asked for, `skipped` the endpoints left out before any attempt
+ * (named first in that error).
  */
 export async function dispatch<T>(
   env: Env,
@@ -28,8 +29,9 @@ export async function dispatch<T>(
   accept: (call: CarrierCall, endpoint: PricedEndpoint) => Promise<T>,
   log: AttemptLog,
   clientSignal?: AbortSignal,
+  skipped: AttemptFailure[] = [],
 ): Promise<Dispatched<T>> {
-  const failures: AttemptFailure[] = [];
+  const failures: AttemptFailure[] = [...skipped];
   for (const endpoint of endpoints) {
     const provider = endpoint.providerEntry.name;
     let wire: WireRequest;

@@ -26,7 +26,7 @@ const settleMessageSchema = z.object({
       leaseId: z.string().max(100).optional(),
     }),
   ),
-  slices: z.array(z.object({ leaseId: z.string().min(1).max(100), admitted: nano, release: z.boolean().optional() })),
+  slices: z.array(z.object({ leaseId: z.string().min(1).max(100), admitted: nano, release: z.boolean().optional(), returnedNano: nano.optional() })),
 });
 
 /** Queues take messages of up to 128 KB and sendBatch calls of up to 100 messages and 256 KB. */

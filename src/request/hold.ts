@@ -88,8 +88,12 @@ export function holdNano(body: ChatRequest, bodyBytes: number, endpoints: Priced
   return hold;
 }
 
-/** The endpoints a request may be served by once admitted, and the completion caps the router set on some of them. */
-export type Fitted = { endpoints: PricedEndpoint[]; caps: ReadonlyMap<PricedEndpoint, number> };
+/**
+ * The endpoints a request may be served by once admitted, the completion caps the router set on some of
+ * them, and those left out because the hold granted cannot pay even their least (never tried; the caller's
+ * error names them should the others fail).
+ */
+export type Fitted = { endpoints: PricedEndpoint[]; caps: ReadonlyMap<PricedEndpoint, number>; unaffordable: PricedEndpoint[] };
 
 /** Why a paid request cannot be afforded: its completion cap, or its prompt alone. */
 export type Shortfall =
@@ -119,14 +123,16 @@ export function completionDemand(body: ChatRequest, bodyBytes: number, endpoints
     minNano: priced.length ? Math.min(...priced.map(least)) : 0,
     fit(granted) {
       const caps = new Map<PricedEndpoint, number>();
+      const unaffordable: PricedEndpoint[] = [];
       const fitting = endpoints.filter((e) => {
         const b = bounds.get(e);
         if (!b || boundNano(b) <= granted) return true;
         const cap = b.callerCap ? 0 : affordableCap(b, granted);
         if (cap >= 1) caps.set(e, cap);
+        else unaffordable.push(e);
         return cap >= 1;
       });
-      return { endpoints: fitting, caps };
+      return { endpoints: fitting, caps, unaffordable };
     },
     shortfall(available) {
       const affordable = Math.max(0, ...priced.map((b) => affordableCap(b, available)));
@@ -148,7 +154,7 @@ export function fixedDemand(holdNano: number, promptTokens: number, endpoints: P
   return {
     wantNano: holdNano,
     minNano: holdNano,
-    fit: () => ({ endpoints, caps: new Map() }),
+    fit: () => ({ endpoints, caps: new Map(), unaffordable: [] }),
     shortfall: (available) => ({ kind: "prompt", promptTokens, affordablePromptTokens: promptTokensFor(holdNano, promptTokens, available) }),
   };
 }

@@ -42,8 +42,8 @@ export async function admit(rc: RequestContext, demand: Demand, plan: Plan, orig
   rc.ticket = admitted.ticket;
   // No free slot left: only the priced endpoints; no money: only the free ones.
   const endpoints = admitted.route === undefined ? plan.endpoints : plan.endpoints.filter((e) => isFree(e) === (admitted.route === "free_only"));
-  if (admitted.route === "free_only" || admitted.ticket.holdNano >= demand.wantNano) return { endpoints, caps: new Map() };
+  if (admitted.route === "free_only" || admitted.ticket.holdNano >= demand.wantNano) return { endpoints, caps: new Map(), unaffordable: [] };
   // Less than the worst case could be paid: each priced endpoint within it, its completion cap lowered where needed.
   const fitted = demand.fit(admitted.ticket.holdNano);
-  return { endpoints: fitted.endpoints.filter((e) => endpoints.includes(e)), caps: fitted.caps };
+  return { ...fitted, endpoints: fitted.endpoints.filter((e) => endpoints.includes(e)) };
 }

@@ -14,7 +14,7 @@ import { hashedUser } from "../routing/user-hash";
 import { isolateHealth } from "../health/isolate-health";
 import { dispatch, UnusableAnswer, type Dispatched } from "../carriers/dispatch";
 import { carrierBodies, carrierTimeoutMs, type CarrierCall } from "../carriers/carrier-call";
-import { CarriersExhausted } from "../carriers/attempts";
+import { CarriersExhausted, type AttemptFailure } from "../carriers/attempts";
 import { accountAnswer, readAnswer } from "../relay/answer";
 import { relayStream } from "../relay/stream-relay";
 import { relayLimits } from "../relay/relay-limits";
@@ -182,9 +182,29 @@ async function carrierFor<T>(
 ): Promise<Dispatched<T>> {
   const userHash = await userHashOf(rc, body);
   const bodies = carrierBodies(body, stream, userHash, admitted.caps);
-  const served = await dispatch(rc.env, label(rc, plan), admitted.endpoints, bodies, stream, accept, rc.attempts, signal);
+  const served = await dispatch(
+    rc.env,
+    label(rc, plan),
+    admitted.endpoints,
+    bodies,
+    stream,
+    accept,
+    rc.attempts,
+    signal,
+    admitted.unaffordable.map(unaffordable),
+  );
   servedBy(rc, plan, served.endpoint, admitted.caps.get(served.endpoint) ?? null);
   return served;
+}
+
+/** An endpoint admission left out: what the hold granted cannot pay for there, so it is never tried. */
+function unaffordable(e: PricedEndpoint): AttemptFailure {
+  return {
+    provider: e.providerEntry.name,
+    kind: "unavailable",
+    status: null,
+    reason: "not tried: the balance or the key's remaining limit cannot pay what the request may cost there (add credits, or lower max_tokens)",
+  };
 }
 
 /** The caller's `user` as the carriers see it: hashed once per request (WebCrypto is async), before any attempt is built. */

@@ -420,8 +420,8 @@ describe("overdraft bound, against the real ledger object", () => {
     await clock.advance(5_000);
     const totals = await inLedger(stub, (instance) => instance.totals());
     expect(totals.usageNano).toBe(tickets.length * 100);
-    expect(totals.creditsNano - totals.usageNano).toBeGreaterThanOrEqual(-100);
-    expect(refused).toBe(4); // 1000 covers exactly ten requests
+    expect(totals.creditsNano - totals.usageNano).toBeGreaterThanOrEqual(0); // nothing admitted past the balance
+    expect(refused).toBe(4); // 1000 covers exactly ten requests (a slice retired with requests running gives its rest back)
     expect(totals.heldNano).toBe(0);
   });
 });

@@ -64,6 +64,23 @@ describe("a request its key or balance cannot pay is refused with the figures, n
   });
 });
 
+describe("a balance that pays for some of a request's carriers", () => {
+  it("runs on those; should they fail, the error names the others as not tried for lack of money", async () => {
+    // max_tokens 5,000: ≈ $0.00025 at deepinfra, $0.0004 at groq, $0.0005 at cerebras; $0.0003 pays only the first.
+    const a = await newAccount(0.0003);
+    const ok = await chat(a.key, { model: LLAMA, max_tokens: 5000, ...user("x [sim tokens=5]") });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as Json).provider).toBe("DeepInfra");
+    const b = await newAccount(0.0003);
+    const res = await chat(b.key, { model: LLAMA, max_tokens: 5000, ...user("x [sim carrier=deepinfra status=503]") });
+    expect(res.status).toBe(503);
+    const attempts = ((await res.json()) as Json).error.metadata.attempts as Json[];
+    expect(attempts.map((x) => x.provider).sort()).toEqual(["Cerebras", "DeepInfra", "Groq"]);
+    for (const skipped of attempts.filter((x) => x.provider !== "DeepInfra")) expect(skipped.reason).toMatch(/^not tried: the balance/);
+    expect((await settled(b.accountId)).total_usage).toBe(0);
+  });
+});
+
 describe("a balance below the worst case, without a cap from the caller: the router sets the cap it can pay", () => {
   it("the carrier gets max_tokens = what the balance pays for; the record and the routing metadata name it; nothing goes below zero", async () => {
     const a = await newAccount(0.001);

@@ -113,9 +113,12 @@ describe("/settings/keys", () => {
     expect(page).toContain("$2.50 $2.50 left");
     const tiny = await createKeyViaConsole(client, "tiny", "0.000000001");
     expect((await keyRow(await sha256Hex(tiny.key)))!.limit_nano).toBe(1);
-    expect((await chat(tiny.key, { model: "openai/gpt-oss-20b", ...user("hi [sim tokens=20]") })).status).toBe(200);
-    await settled(accountId);
-    expect((await chat(tiny.key, { model: "openai/gpt-oss-20b", ...user("hi again") })).status).toBe(402);
+    // One nano-dollar pays for no request: refused before anything runs.
+    const refused = await chat(tiny.key, { model: "openai/gpt-oss-20b", ...user("hi [sim tokens=20]") });
+    expect(refused.status).toBe(402);
+    expect(((await refused.json()) as { error: { metadata: Record<string, unknown> } }).error.metadata).toMatchObject({ limit_source: "key_limit" });
+    expect((await settled(accountId)).total_usage).toBe(0);
+    expect((await chat(key, { model: "openai/gpt-oss-20b", ...user("hi [sim tokens=20]") })).status).toBe(200);
   });
 
   it("refuses a missing name or a bad limit with field errors, creating nothing", async () => {

@@ -46,6 +46,7 @@ const base = (id: string, accountId: string): NewGeneration => ({
   strategy: "direct",
   sessionId: "conv-1",
   inboundApi: "messages",
+  adjustedMaxTokens: 4096,
 });
 
 describe("generation flush (records as JSON into D1)", () => {
@@ -73,6 +74,7 @@ describe("generation flush (records as JSON into D1)", () => {
       strategy: _older3,
       sessionId: _older4,
       inboundApi: _older5,
+      adjustedMaxTokens: _older6,
       ...withoutDefault
     } = { ...base("gen-flush-c" + Math.random().toString(36).slice(2), accountId) };
     await flushGenerations(
@@ -90,6 +92,7 @@ describe("generation flush (records as JSON into D1)", () => {
       strategy: null,
       sessionId: null,
       inboundApi: "chat",
+      adjustedMaxTokens: null,
       rev: 0,
     }); // the column defaults
     // A late settle's record replaces the "abandoned" one, and raises its revision (the archive deletes only the revision it copied).

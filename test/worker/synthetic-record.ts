@@ -40,6 +40,7 @@ export function syntheticRecord(accountId: string, createdAt: number, i: number,
     strategy: "direct",
     sessionId: null,
     inboundApi: "chat",
+    adjustedMaxTokens: null,
     ...over,
   };
 }
