@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { chat, debited, generation, newAccount, recorded, settled, user } from "./helpers";
+import { call, chat, debited, generation, newAccount, recorded, settled, user } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
 import { readSse } from "./sse";
 import catalogJson from "../../catalog.json";
@@ -177,5 +177,32 @@ describe("the overdraft bound under 120 parallel requests", () => {
     expect(audit.usage_nano).toBe(audit.records_cost_nano);
     expect(audit.usage_nano).toBeLessThanOrEqual(0.002e9);
     expect(audit.usage_nano).toBeGreaterThan(0);
+  });
+});
+
+describe("in every caller protocol", () => {
+  const post = (path: string, key: string, body: unknown) =>
+    call(`/api/v1${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+
+  it("/messages (max_tokens is required there): Anthropic's error shape, with the figures", async () => {
+    const a = await newAccount(0.01); // pays the prompt, not 32,000 tokens at $5 per 1M
+    const res = await post("/messages", a.key, { model: "anthropic/claude-haiku-4.5", max_tokens: 32_000, messages: [{ role: "user", content: "hi" }] });
+    expect(res.status).toBe(402);
+    const body = (await res.json()) as Json;
+    expect(body.type).toBe("error");
+    expect(body.error.message).toMatch(
+      /^This request requires more credits, or fewer max_tokens\. You requested up to 32000 tokens, but can only afford \d+\./,
+    );
+  });
+
+  it("/responses without max_output_tokens: the cap the balance pays for, sent to the carrier and recorded", async () => {
+    const a = await newAccount(0.001);
+    const tag = uniqueTag();
+    const res = await post("/responses", a.key, { model: LLAMA, provider: { only: ["groq"] }, input: `go [sim tokens=30 tag=${tag}]` });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const cap = (await simRequests(tag))[0]!.body.max_tokens as number;
+    expect(cap).toBeGreaterThan(0);
+    expect(cap).toBeLessThan(groq.max_completion_tokens!);
+    expect(await generation(a.key, res.headers.get("x-generation-id")!)).toMatchObject({ inbound_api: "responses", adjusted_max_tokens: cap });
   });
 });
