@@ -532,20 +532,9 @@ async function serveTokenCount(req: IncomingMessage, res: ServerResponse, carrie
   record.body = body ?? null;
   ctx.log.add(record);
   record.chunks_sent = 1;
-  const refused = anthropicWire.auth(req) ?? (normalized ? null : (read as Refusal));
-  if (refused) {
-    ctx.log.settle(record, "error");
-    return sendJson(res, refused.status, anthropicWire.errorBody(refused.status, refused.message, true));
-  }
-  if (directives.hang) return ctx.log.settle(record, "hang");
-  const abort = new AbortController();
-  res.on("close", () => abort.abort());
-  if (!(await sleep(directives.delayMs ?? 0, abort.signal))) return ctx.log.settle(record, "aborted");
-  if (directives.status !== undefined && directives.status >= 300) {
-    ctx.log.settle(record, "error");
-    return sendJson(res, directives.status, anthropicWire.errorBody(directives.status, `simulated ${directives.status} from ${carrier}`));
-  }
-  const counted = await promptTokensOf(ctx, normalized!, abort.signal);
+  const signal = await beforeAnswer(res, record, ctx, anthropicWire, anthropicWire.auth(req) ?? (normalized ? null : (read as Refusal)), directives, carrier);
+  if (!signal) return;
+  const counted = await promptTokensOf(ctx, normalized!, signal);
   if (typeof counted !== "number") {
     ctx.log.settle(record, "error");
     return sendJson(res, 400, anthropicWire.errorBody(400, counted.refused));
@@ -553,6 +542,43 @@ async function serveTokenCount(req: IncomingMessage, res: ServerResponse, carrie
   record.first_write_mono_ms = monotonicMs();
   ctx.log.settle(record, "completed");
   sendJson(res, 200, JSON.stringify({ input_tokens: counted }));
+}
+
+/**
+ * What the simulated token-count and embeddings endpoints do before answering: refuse (`refused`: auth, a
+ * bad request), hold the socket (`hang`), wait (`delay_ms`), fail (`status=`). The signal that aborts when
+ * the client leaves, to go on with; null when the request is answered (or never will be).
+ */
+async function beforeAnswer(
+  res: ServerResponse,
+  record: RequestRecord,
+  ctx: Context,
+  wire: Wire,
+  refused: Refusal | null,
+  directives: Directives,
+  carrier: string,
+): Promise<AbortSignal | null> {
+  if (refused) {
+    ctx.log.settle(record, "error");
+    sendJson(res, refused.status, wire.errorBody(refused.status, refused.message, true));
+    return null;
+  }
+  if (directives.hang) {
+    ctx.log.settle(record, "hang");
+    return null;
+  }
+  const abort = new AbortController();
+  res.on("close", () => abort.abort());
+  if (!(await sleep(directives.delayMs ?? 0, abort.signal))) {
+    ctx.log.settle(record, "aborted");
+    return null;
+  }
+  if (directives.status !== undefined && directives.status >= 300) {
+    ctx.log.settle(record, "error");
+    sendJson(res, directives.status, wire.errorBody(directives.status, `simulated ${directives.status} from ${carrier}`));
+    return null;
+  }
+  return abort.signal;
 }
 
 const OUTCOMES: readonly Outcome[] = ["pending", "hang", "completed", "aborted", "reset", "error"];
@@ -614,20 +640,8 @@ async function serveEmbeddings(
   const ask = path.model === undefined ? readOpenAiEmbeddings(body) : readGeminiEmbeddings(body, path.model, path.batch === true);
   const directives = parseDirectives("texts" in ask ? ask.texts.join("\n") : "", carrier);
   record.tag = directives.tag ?? null;
-  const refused = wire.auth(req) ?? ("texts" in ask ? null : ask);
   record.chunks_sent = 1;
-  if (refused) {
-    ctx.log.settle(record, "error");
-    return sendJson(res, refused.status, wire.errorBody(refused.status, refused.message, true));
-  }
-  if (directives.hang) return ctx.log.settle(record, "hang");
-  const abort = new AbortController();
-  res.on("close", () => abort.abort());
-  if (!(await sleep(directives.delayMs ?? 0, abort.signal))) return ctx.log.settle(record, "aborted");
-  if (directives.status !== undefined && directives.status >= 300) {
-    ctx.log.settle(record, "error");
-    return sendJson(res, directives.status, wire.errorBody(directives.status, `simulated ${directives.status} from ${carrier}`));
-  }
+  if (!(await beforeAnswer(res, record, ctx, wire, wire.auth(req) ?? ("texts" in ask ? null : ask), directives, carrier))) return;
   if (!("texts" in ask)) return;
   record.first_write_mono_ms = monotonicMs();
   sendJson(res, 200, path.model === undefined ? openAiEmbeddingsAnswer(ask) : geminiEmbeddingsAnswer(ask, path.batch === true));
