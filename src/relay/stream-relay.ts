@@ -62,8 +62,8 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
   const { limits, renderer: chunks } = s;
   let cancelled = false;
   let sawDone = false;
-  /** The caller left once the answer was whole: the carrier is read on for its usage (bounded by `usageWait`). */
-  let readingOn = false;
+  /** After the caller left once the answer was whole: reading on for the usage (bounded by `usageWait`), then whether that wait ran out. */
+  let readOn: "reading" | "waited out" | null = null;
   let usageWait: ReturnType<typeof setTimeout> | undefined;
   // The caller going away must end the relay however it shows: the request signal, the writable side
   // erroring, or a write that the caller never drains. The relay, not the carrier call, decides what
@@ -75,8 +75,11 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
     writer.abort(new Error("caller gone")).catch(() => {}); // rejects a write still pending
     // Every choice finished: what the carrier bills is known only from its usage, which follows.
     if (chunks.finished >= returnedChoices(s.body) && chunks.usage === undefined && !sawDone) {
-      readingOn = true;
-      usageWait = setTimeout(() => call.abort(new UsageWaitOver()), limits.usageWaitMs);
+      readOn = "reading";
+      usageWait = setTimeout(() => {
+        readOn = "waited out";
+        call.abort(new UsageWaitOver());
+      }, limits.usageWaitMs);
     } else call.abort();
   };
   clientSignal.addEventListener("abort", callerGone, { once: true });
@@ -175,7 +178,7 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
         await send(rewriteAll(parser.push(next.value)));
         if (failure || sawDone) break;
         // Gone: nothing more to relay; read on only for the usage of a whole answer, until it comes.
-        if (cancelled && (!readingOn || chunks.usage !== undefined)) break;
+        if (cancelled && (readOn === null || chunks.usage !== undefined)) break;
         if (parser.overflow) {
           failure = {
             status: 502,
@@ -219,7 +222,7 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
     }
     // Done once the carrier is done with too (at once, unless it lingers): its connection is back in the pool by then.
     await finishing;
-    return streamOutcome(s, { failure: failure as Failure | null, late: late as Failure | null, cancelled, readOn: readingOn });
+    return streamOutcome(s, { failure: failure as Failure | null, late: late as Failure | null, cancelled, readOn });
   };
 
   return { readable, outcome: run() };
@@ -233,7 +236,10 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
  * costs nothing; a stream the relay itself ended by a limit is charged for what it delivered, as a
  * caller's disconnect is.
  */
-function streamOutcome(s: StreamSetup, end: { failure: Failure | null; late: Failure | null; cancelled: boolean; readOn: boolean }): Outcome {
+function streamOutcome(
+  s: StreamSetup,
+  end: { failure: Failure | null; late: Failure | null; cancelled: boolean; readOn: "reading" | "waited out" | null },
+): Outcome {
   const { endpoint, renderer: chunks } = s;
   const { failure, late, cancelled } = end;
   const tokens = chunks.usage ?? estimatedUsage(s.body, endpoint.partTokens, chunks.output);
@@ -260,11 +266,13 @@ function streamOutcome(s: StreamSetup, end: { failure: Failure | null; late: Fai
 }
 
 /** What the record says of a caller who left: mid-stream, or once the answer was whole (and whether the carrier's usage came after). */
-function leftMessage(readOn: boolean, usage: boolean, waitMs: number): string {
-  if (!readOn) return "The caller disconnected mid-stream.";
-  return usage
-    ? "The caller disconnected after the answer was complete; the carrier's usage was read after it left."
-    : `The caller disconnected after the answer was complete; the carrier's usage did not come within RELAY_USAGE_WAIT_MS (${waitMs} ms): the estimate of what was delivered is charged.`;
+function leftMessage(readOn: "reading" | "waited out" | null, usage: boolean, waitMs: number): string {
+  if (readOn === null) return "The caller disconnected mid-stream.";
+  const left = "The caller disconnected after the answer was complete;";
+  if (usage) return `${left} the carrier's usage was read after it left.`;
+  if (readOn === "waited out")
+    return `${left} the carrier's usage did not come within RELAY_USAGE_WAIT_MS (${waitMs} ms): the estimate of what was delivered is charged.`;
+  return `${left} the carrier's stream ended without its usage: the estimate of what was delivered is charged.`;
 }
 
 /** Why a carrier read failed: a relay limit or the carrier's silence (ours), or the connection (the carrier's). */
