@@ -90,7 +90,15 @@ async function listDeliveries(url: URL, ctx: ControlContext): Promise<object> {
 
 async function route(method: string, url: URL, text: string, ctx: ControlContext): Promise<object> {
   const path = url.pathname;
-  if (method === "GET" && path === "/_sim/events") return { events: ctx.webhooks.outbox };
+  if (method === "GET" && path === "/_sim/events") {
+    // `?about=id,id`: only events whose object names one of these ids (a session, a PaymentIntent, a dispute).
+    const about = url.searchParams
+      .get("about")
+      ?.split(",")
+      .filter((id) => id !== "");
+    const events = ctx.webhooks.outbox;
+    return { events: about ? events.filter((e) => about.some((id) => e.payload.includes(`"${id}"`))) : events };
+  }
   if (method === "GET" && path === "/_sim/deliveries") return listDeliveries(url, ctx);
   if (method === "GET" && path === "/_sim/requests") {
     const contains = url.searchParams.get("contains");

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, lte, or } from "drizzle-orm";
 import { db } from "../db/client";
 import { payments, stripeEvents, type Payment } from "../db/schema";
 
@@ -65,12 +65,15 @@ export async function recordFailed(d1: D1Database, accountId: string, id: string
     .where(and(eq(payments.id, id), eq(payments.accountId, accountId), eq(payments.status, "pending")));
 }
 
-/** Credits taken back for refunds (only ever raised: the ledger's figure) and withheld now for disputes (the ledger's figure for the last one). */
-export async function recordReversal(d1: D1Database, id: string, kind: "refunded" | "disputed", nano: number): Promise<void> {
+/**
+ * What the charge's state read at `observedAt` takes back of the payment's credits, for refunds and for
+ * withheld disputes (the ledger reversal is their sum); a reading older than the stored one is not written.
+ */
+export async function recordReversal(d1: D1Database, id: string, r: { refundedNano: number; disputedNano: number; observedAt: number }): Promise<void> {
   await db(d1)
     .update(payments)
-    .set(kind === "refunded" ? { refundedNano: sql`max(${payments.refundedNano}, ${nano})` } : { disputedNano: nano })
-    .where(eq(payments.id, id));
+    .set({ refundedNano: r.refundedNano, disputedNano: r.disputedNano, reversalReadAt: r.observedAt })
+    .where(and(eq(payments.id, id), lte(payments.reversalReadAt, r.observedAt)));
 }
 
 /**
