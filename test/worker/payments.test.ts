@@ -5,6 +5,7 @@ import type Stripe from "stripe";
 import { applyStripeEvent, STRIPE_EVENT_TYPES } from "../../src/payments/stripe-events";
 import { connectedPaymentDeps } from "../../src/payments/grant-payment";
 import { ledgerFor } from "../../src/ledger/ledger";
+import { settings } from "../../src/settings";
 import paymentsDoc from "../../docs/payments.md?raw";
 import { signUp, textOf } from "./console-helpers";
 import {
@@ -20,6 +21,7 @@ import {
   eventsAbout,
   failRefund,
   openDispute,
+  openCheckout,
   openInquiry,
   paidPayment,
   payerAccount,
@@ -31,6 +33,7 @@ import {
   sentEvents,
   sign,
   stripeApi,
+  stripeCalls,
   submit,
   type Session,
   type SimEvent,
@@ -483,6 +486,79 @@ describe("reconciliation: Stripe's API when a webhook is late or lost", () => {
     const status = Object.fromEntries((await paymentRows(accountId)).map((p) => [p.checkout_session ?? p.id, p.status]));
     expect(status).toEqual({ [sessionId]: "failed", [`pay_${"o".repeat(43)}`]: "failed", [`pay_${"y".repeat(43)}`]: "pending" });
     expect(await audit(accountId)).toMatchObject({ credits_nano: 0 });
+  });
+});
+
+describe("reconciliation nobody can starve: limits on checkouts, fair cron runs, bounded Stripe calls", () => {
+  const s = settings(env);
+  /** Stripe API calls the simulator received about these sessions. */
+  const callsAbout = async (sessions: Set<string>) =>
+    (await stripeCalls("/v1/checkout/sessions/")).requests.filter((r) => sessions.has(r.path.split("/")[4]!)).length;
+
+  it("one account's 100 open checkouts do not fill a Cron Trigger run: another account's paid payment whose webhook was lost is granted", async () => {
+    const attacker = await payerAccount();
+    // Opened ten minutes before the other payment (the oldest first filled the run before).
+    const theirs = new Set<string>();
+    for (let i = 0; i < 100; i++) theirs.add((await openCheckout(500, attacker, Date.now() - 600_000)).sessionId);
+    const victim = await paidPayment(1000); // its webhook never comes
+    const before = await callsAbout(theirs);
+    await cron();
+    expect(await audit(victim.accountId)).toMatchObject({ credits_nano: 10 * USD, grants: 1 });
+    expect((await paymentRows(victim.accountId))[0]).toMatchObject({ status: "succeeded" });
+    // The run asked Stripe about at most PAYMENTS_RECONCILE_PER_ACCOUNT of the 100.
+    expect((await callsAbout(theirs)) - before).toBe(s.PAYMENTS_RECONCILE_PER_ACCOUNT);
+  });
+
+  it("a credits page load asks Stripe about at most PAYMENTS_PAGE_RECONCILE sessions; reloads stop at the account's allowance of calls a minute", async () => {
+    const { client, accountId } = await signUp();
+    const theirs = new Set<string>();
+    for (let i = 0; i < 100; i++) theirs.add((await openCheckout(500, accountId)).sessionId);
+    const before = await callsAbout(theirs);
+    expect((await client.page("/settings/credits")).status).toBe(200);
+    expect((await callsAbout(theirs)) - before).toBe(s.PAYMENTS_PAGE_RECONCILE); // 100 before
+    // Each load asks about sessions not looked at in the last minute; the account's allowance ends it
+    // (the test runs within one minute: its timeout is shorter).
+    for (let i = 0; i < 12; i++) expect((await client.page("/settings/credits")).status).toBe(200);
+    expect((await callsAbout(theirs)) - before).toBe(s.STRIPE_CALLS_PER_ACCOUNT_MINUTE);
+  });
+
+  it("a checkout over the account's open limit, or over its hourly limit, is refused (429) with a clear error on the credits page", async () => {
+    const { client, accountId } = await signUp();
+    const form = await reviewForm(client, "5");
+    const fresh = () => ({ paymentId: `pay_${"n".repeat(11)}${crypto.randomUUID().replace(/-/g, "")}`, csrf: form.csrf });
+    const insert = (status: string) =>
+      env.DB.prepare("INSERT INTO payments (id, account_id, provider, amount_nano, status, created_at) VALUES (?, ?, 'stripe', ?, ?, ?)")
+        .bind(fresh().paymentId, accountId, 5 * USD, status, Date.now())
+        .run();
+    // Checkouts started earlier and left open (their sessions never made).
+    for (let i = 1; i < s.PAYMENT_MAX_OPEN_CHECKOUTS; i++) await insert("pending");
+    const last = fresh();
+    expect((await submit(client, last, "5")).status).toBe(303);
+    const over = fresh();
+    const refused = await submit(client, over, "5");
+    expect(refused.status).toBe(429);
+    const text = textOf(await refused.text());
+    expect(text).toContain(
+      `This account has ${s.PAYMENT_MAX_OPEN_CHECKOUTS} checkouts not finished, the most it may have open (${s.PAYMENT_MAX_OPEN_CHECKOUTS}).`,
+    );
+    expect(text).toContain("Pay or cancel one of them under Recent payments");
+    expect(text).toContain("Nothing was charged.");
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM payments WHERE id = ?").bind(over.paymentId).first()).toEqual({ n: 0 });
+    // The page lists each open checkout with a link that cancels it; cancelled, one more may start.
+    const page = (await client.page("/settings/credits")).html;
+    expect(page.match(/\?cancelled=pay_/g)).toHaveLength(s.PAYMENT_MAX_OPEN_CHECKOUTS);
+    await client.page(`/settings/credits?cancelled=${last.paymentId}`);
+    expect((await submit(client, over, "5")).status).toBe(303);
+    // The hour: checkouts started (and given up) earlier in it count too.
+    for (let i = s.PAYMENT_MAX_OPEN_CHECKOUTS + 2; i <= s.PAYMENT_MAX_CHECKOUTS_PER_HOUR; i++) await insert("failed");
+    await client.page(`/settings/credits?cancelled=${over.paymentId}`);
+    const hourly = await submit(client, fresh(), "5");
+    expect(hourly.status).toBe(429);
+    expect(textOf(await hourly.text())).toMatch(
+      new RegExp(
+        `This account started ${s.PAYMENT_MAX_CHECKOUTS_PER_HOUR} checkouts in the last hour, the most allowed; you can start another at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\. Nothing was charged\\.`,
+      ),
+    );
   });
 });
 

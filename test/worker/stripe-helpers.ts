@@ -131,19 +131,15 @@ export async function payerAccount(): Promise<string> {
 }
 
 /**
- * A paid checkout of `creditsCents` for the account (a fresh one by default), its webhook not delivered:
- * the payment row and its Checkout Session as the Worker's checkout makes them (same metadata, same two
- * lines), written here so a table of cases can pay many times on one account without the console.
+ * An open checkout of `creditsCents` for the account: the payment row and its Checkout Session as the
+ * Worker's checkout makes them (same metadata, same two lines), written here so a table of cases can pay
+ * many times on one account, and an account can have more checkouts than the console lets it start.
  */
-export async function paidPayment(
-  creditsCents: number,
-  accountId?: string,
-): Promise<{ accountId: string; paymentId: string; sessionId: string; paymentIntent: string }> {
-  const account = accountId ?? (await payerAccount());
+export async function openCheckout(creditsCents: number, accountId: string, createdAt = Date.now()): Promise<{ paymentId: string; sessionId: string }> {
   const q = quote(paymentTerms(env), creditsCents);
   const paymentId = `pay_${"x".repeat(11)}${crypto.randomUUID().replace(/-/g, "")}`;
   await env.DB.prepare("INSERT INTO payments (id, account_id, provider, amount_nano, fee_nano, status, created_at) VALUES (?, ?, 'stripe', ?, ?, 'pending', ?)")
-    .bind(paymentId, account, q.creditsNano, q.feeNano, Date.now())
+    .bind(paymentId, accountId, q.creditsNano, q.feeNano, createdAt)
     .run();
   const line = (i: number, name: string, cents: number) => ({
     [`line_items[${i}][quantity]`]: "1",
@@ -155,15 +151,25 @@ export async function paidPayment(
     mode: "payment",
     ...line(0, "Switchyard credits", q.creditsCents),
     ...line(1, "Platform fee", q.feeCents),
-    client_reference_id: account,
+    client_reference_id: accountId,
     "metadata[payment_id]": paymentId,
-    "metadata[account_id]": account,
+    "metadata[account_id]": accountId,
     "payment_intent_data[metadata][payment_id]": paymentId,
-    "payment_intent_data[metadata][account_id]": account,
+    "payment_intent_data[metadata][account_id]": accountId,
     success_url: `${ORIGIN}/settings/credits?checkout=${paymentId}`,
     cancel_url: `${ORIGIN}/settings/credits?cancelled=${paymentId}`,
   });
   await env.DB.prepare("UPDATE payments SET checkout_session = ? WHERE id = ?").bind(session.id, paymentId).run();
-  const paid = await paySession(session.id);
-  return { accountId: account, paymentId, sessionId: session.id, paymentIntent: paid.payment_intent! };
+  return { paymentId, sessionId: session.id };
+}
+
+/** A paid checkout of `creditsCents` for the account (a fresh one by default), its webhook not delivered. */
+export async function paidPayment(
+  creditsCents: number,
+  accountId?: string,
+): Promise<{ accountId: string; paymentId: string; sessionId: string; paymentIntent: string }> {
+  const account = accountId ?? (await payerAccount());
+  const { paymentId, sessionId } = await openCheckout(creditsCents, account);
+  const paid = await paySession(sessionId);
+  return { accountId: account, paymentId, sessionId, paymentIntent: paid.payment_intent! };
 }
