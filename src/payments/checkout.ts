@@ -11,7 +11,7 @@ export type CheckoutRequest = {
   origin: string;
   expiryS: number;
   limits: CheckoutLimits;
-  /** The account's Stripe calls (the console's allowance): the one call this makes is taken from it first. */
+  /** The account's Stripe calls (the console's allowance): the one call this may make is taken from it first. */
   allowance: StripeAllowance;
   email?: string;
 };
@@ -41,6 +41,8 @@ export type CheckoutOutcome =
  * started its most of the hour (`req.limits`): no account can fill reconciliation with open sessions.
  */
 export async function startCheckout(deps: PaymentDeps, req: CheckoutRequest): Promise<CheckoutOutcome> {
+  // First, so a refusal writes nothing (the call is counted even if a limit then refuses: an ask all the same).
+  if ((await req.allowance(1)) < 1) return { kind: "busy" };
   const begun = await beginPayment(
     deps.d1,
     { id: req.paymentId, accountId: req.accountId, amountNano: req.quote.creditsNano, feeNano: req.quote.feeNano, now: deps.now() },
@@ -51,7 +53,6 @@ export async function startCheckout(deps: PaymentDeps, req: CheckoutRequest): Pr
   const { payment } = begun;
   if (payment.status !== "pending") return { kind: "done-before" };
   if (payment.checkoutSession) {
-    if ((await req.allowance(1)) < 1) return { kind: "busy" };
     const session = await deps.stripe.checkout.sessions.retrieve(payment.checkoutSession);
     if (session.status === "open" && session.url) return { kind: "redirect", url: session.url };
     return { kind: "done-before" }; // paid or expired: reconciliation on the credits page says which
@@ -61,7 +62,6 @@ export async function startCheckout(deps: PaymentDeps, req: CheckoutRequest): Pr
     await recordFailed(deps.d1, payment.accountId, payment.id);
     return { kind: "expired" };
   }
-  if ((await req.allowance(1)) < 1) return { kind: "busy" };
   const session = await deps.stripe.checkout.sessions.create(sessionParams(payment, req, expiresAt), { idempotencyKey: payment.id });
   await recordCheckoutSession(deps.d1, payment.accountId, payment.id, session.id);
   if (!session.url) throw new Error("Stripe made a checkout session without a URL");

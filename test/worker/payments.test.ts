@@ -520,6 +520,12 @@ describe("reconciliation nobody can starve: limits on checkouts, fair cron runs,
     // (the test runs within one minute: its timeout is shorter).
     for (let i = 0; i < 12; i++) expect((await client.page("/settings/credits")).status).toBe(200);
     expect((await callsAbout(theirs)) - before).toBe(s.STRIPE_CALLS_PER_ACCOUNT_MINUTE);
+    // Its allowance spent, the account cannot start a checkout either: 429, nothing written.
+    const form = await reviewForm(client, "5");
+    const busy = await submit(client, form, "5");
+    expect(busy.status).toBe(429);
+    expect(textOf(await busy.text())).toContain("Too many payment requests for this account in the last minute. Nothing was charged.");
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM payments WHERE id = ?").bind(form.paymentId).first()).toEqual({ n: 0 });
   });
 
   it("a checkout over the account's open limit, or over its hourly limit, is refused (429) with a clear error on the credits page", async () => {
