@@ -1,12 +1,17 @@
 import type { Env } from "./env";
-import { logError } from "./log-error";
-import { reconcileFromEnv } from "./payments/reconcile";
+import { logError, logEvent } from "./log-error";
+import { reconcileAllFromEnv } from "./payments/reconcile";
+import { pageStripeCallsLastMinute } from "./console/credits/stripe-allowance";
 import { refreshHealth } from "./health/health-snapshot";
 import { archiveFromEnv } from "./generations/archive-records";
 
 /** The work of the Cron Trigger (wrangler.toml `[triggers] crons`), by name. Each runs on its own: one failing stops no other. */
 const TASKS: Record<string, (env: Env) => Promise<unknown>> = {
-  "payment reconciliation": (env) => reconcileFromEnv(env),
+  "payment reconciliation": async (env) => {
+    // Once a minute, the Stripe calls of the minute: this run's (at most two per payment of its batch) and the credits pages'.
+    const [report, pageCalls] = await Promise.all([reconcileAllFromEnv(env), pageStripeCallsLastMinute(env)]);
+    if (report.lookedAt > 0 || pageCalls > 0) logEvent("payments reconciled", { ...report, pageStripeCallsLastMinute: pageCalls });
+  },
   "endpoint health fold": (env) => refreshHealth(env),
   "records archive": (env) => archiveFromEnv(env),
 };

@@ -182,7 +182,29 @@ export const SETTINGS = {
     count(3_600, "a Checkout Session not paid within this long expires at Stripe (which allows 1800 to 86400), and its payment fails, s", "3600 = 1 h"),
   ),
   STRIPE_WEBHOOK_MAX_BYTES: count(1024 * 1024, "largest Stripe webhook body read; a larger one is refused with 413", "1048576 = 1 MiB"),
-  PAYMENTS_RECONCILE_BATCH: count(100, "most unfinished payments one reconciliation run looks at: each Cron Trigger run, each credits page load"),
+  PAYMENTS_RECONCILE_BATCH: count(100, "most unfinished payments one Cron Trigger run looks at, those Stripe was asked about least recently first"),
+  PAYMENTS_RECONCILE_PER_ACCOUNT: count(3, "most payments of one account one Cron Trigger run looks at: no account's open checkouts fill a run"),
+  PAYMENTS_PAGE_RECONCILE: count(
+    3,
+    "most unfinished payments of its account one credits page load asks Stripe about (the one just paid first); the Cron Trigger finishes the rest",
+  ),
+  PAYMENTS_PAGE_RECHECK_S: count(
+    60,
+    "a credits page asks Stripe about one unfinished payment at most once in this long (the one it came back from always): reloading the page asks nothing again, s",
+  ),
+  PAYMENT_MAX_OPEN_CHECKOUTS: count(
+    5,
+    "most checkouts one account may have unfinished at once; one more is refused (429) on the credits page until one is paid, cancelled or expires",
+  ),
+  PAYMENT_MAX_CHECKOUTS_PER_HOUR: count(10, "most checkouts one account may start in any 60 minutes; one more is refused (429) on the credits page"),
+  STRIPE_CALLS_PER_ACCOUNT_MINUTE: count(
+    30,
+    "most Stripe API calls the console makes for one account in any minute (starting, resuming, cancelling a checkout; its page's reconciliation); over it a checkout is refused (429) and the page shows what it knows",
+  ),
+  STRIPE_PAGE_CALLS_PER_MINUTE: count(
+    300,
+    "most Stripe API calls all credits page loads together make for reconciliation in any minute; over it pages skip asking and the Cron Trigger finishes their payments",
+  ),
   RELAY_MAX_EVENT_BYTES: count(
     8 * 1024 * 1024,
     "largest single stream event relayed, in bytes; a larger one ends the stream with a 502 error chunk",

@@ -9,6 +9,7 @@ import { canonical, FormError, parseForm, type Form } from "./form";
 import type { IdempotencyKeys } from "./idempotency";
 import { newId } from "./ids";
 import { Params } from "./params";
+import { listDisputes } from "./disputes";
 import { createRefund } from "./refunds";
 import { listObject } from "./session-object";
 import { API_VERSION, type RequestRef, type Store } from "./store";
@@ -70,6 +71,11 @@ function listEvents(c: Call): object {
   return page(c, events, "/v1/events", "event");
 }
 
+function disputes(c: Call): object {
+  const filter = { charge: c.p.str("charge"), paymentIntent: c.p.str("payment_intent") };
+  return page(c, listDisputes(c.store, filter), "/v1/disputes", "dispute");
+}
+
 const ID = "([^/]+)";
 const ROUTES: Route[] = [
   { method: "POST", path: /^\/v1\/checkout\/sessions$/, run: (c) => createSession(c.store, c.p) },
@@ -85,6 +91,7 @@ const ROUTES: Route[] = [
   { method: "GET", path: new RegExp(`^/v1/charges/${ID}$`), run: (c) => found(c.store.charges.get(c.id), "charge", c.id) },
   { method: "POST", path: /^\/v1\/refunds$/, run: (c) => createRefund(c.store, c.p, c.request) },
   { method: "GET", path: new RegExp(`^/v1/refunds/${ID}$`), run: (c) => found(c.store.refunds.get(c.id), "refund", c.id) },
+  { method: "GET", path: /^\/v1\/disputes$/, run: disputes },
   { method: "GET", path: new RegExp(`^/v1/disputes/${ID}$`), run: (c) => found(c.store.disputes.get(c.id), "dispute", c.id) },
   { method: "GET", path: /^\/v1\/events$/, run: listEvents },
   { method: "GET", path: new RegExp(`^/v1/events/${ID}$`), run: (c) => found(c.store.events.get(c.id), "event", c.id) },

@@ -219,10 +219,15 @@ const NULL_EVIDENCE_FIELDS = [
 
 const EVIDENCE_DAYS = 7;
 
-/** A card network's fraud chargeback (Visa 10.4), evidence not yet submitted. */
-export function dispute(c: Stripe.Charge, amount: number, created: number): Stripe.Dispute {
+/**
+ * A card network's dispute, evidence not yet submitted: a fraud chargeback (Visa 10.4; the money has
+ * left the balance, the charge can no longer be refunded) or an inquiry (the issuer asks first; nothing
+ * has moved, the charge can still be refunded).
+ */
+export function dispute(c: Stripe.Charge, amount: number, created: number, kind: "chargeback" | "inquiry" = "chargeback"): Stripe.Dispute {
   const evidence = Object.fromEntries(NULL_EVIDENCE_FIELDS.map((f) => [f, null])) as Record<(typeof NULL_EVIDENCE_FIELDS)[number], null>;
   const brand = c.payment_method_details?.card?.brand ?? "visa";
+  const inquiry = kind === "inquiry";
   return {
     id: newId("dp"),
     object: "dispute",
@@ -242,12 +247,15 @@ export function dispute(c: Stripe.Charge, amount: number, created: number): Stri
       submission_method: "not_submitted",
     },
     intended_submission_method: null,
-    is_charge_refundable: false,
+    is_charge_refundable: inquiry,
     livemode: false,
     metadata: {},
     payment_intent: typeof c.payment_intent === "string" ? c.payment_intent : (c.payment_intent?.id ?? null),
-    payment_method_details: { card: { brand, case_type: "chargeback", network: brand, network_reason_code: "10.4" }, type: "card" },
-    reason: "fraudulent",
-    status: "needs_response",
+    payment_method_details: {
+      card: { brand, case_type: kind, network: brand, network_reason_code: inquiry ? null : "10.4" },
+      type: "card",
+    },
+    reason: inquiry ? "general" : "fraudulent",
+    status: inquiry ? "warning_needs_response" : "needs_response",
   };
 }

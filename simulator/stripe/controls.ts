@@ -4,9 +4,10 @@ import type { ServerResponse } from "node:http";
 import { errorJson, isRecord, sendJson, type Json } from "../http";
 import { testCard, type TestCard } from "./cards";
 import { paySession } from "./checkout";
-import { closeDispute, openDispute } from "./disputes";
+import { closeDispute, openDispute, reviewDispute } from "./disputes";
 import { ApiError, errorPayload } from "./errors";
 import type { IdempotencyKeys } from "./idempotency";
+import { failRefund } from "./refunds";
 import type { Store } from "./store";
 import type { Webhooks } from "./webhooks";
 
@@ -71,8 +72,11 @@ function pay(id: string, b: Json, ctx: ControlContext): object {
 function dispute(b: Json, ctx: ControlContext): object {
   if (typeof b.payment_intent !== "string") throw new ControlError(400, "payment_intent is required");
   if (b.amount !== undefined && b.amount !== null && typeof b.amount !== "number") throw new ControlError(400, "amount must be a number of cents");
-  return openDispute(ctx.store, b.payment_intent, typeof b.amount === "number" ? b.amount : undefined);
+  if (b.kind !== undefined && b.kind !== "chargeback" && b.kind !== "inquiry") throw new ControlError(400, 'kind must be "chargeback" or "inquiry"');
+  return openDispute(ctx.store, b.payment_intent, { amount: typeof b.amount === "number" ? b.amount : undefined, kind: b.kind });
 }
+
+const CLOSE_STATUSES = ["won", "lost", "warning_closed", "charge_refunded"];
 
 const MAX_WAIT_MS = 30_000;
 
@@ -86,8 +90,20 @@ async function listDeliveries(url: URL, ctx: ControlContext): Promise<object> {
 
 async function route(method: string, url: URL, text: string, ctx: ControlContext): Promise<object> {
   const path = url.pathname;
-  if (method === "GET" && path === "/_sim/events") return { events: ctx.webhooks.outbox };
+  if (method === "GET" && path === "/_sim/events") {
+    // `?about=id,id`: only events whose object names one of these ids (a session, a PaymentIntent, a dispute).
+    const about = url.searchParams
+      .get("about")
+      ?.split(",")
+      .filter((id) => id !== "");
+    const events = ctx.webhooks.outbox;
+    return { events: about ? events.filter((e) => about.some((id) => e.payload.includes(`"${id}"`))) : events };
+  }
   if (method === "GET" && path === "/_sim/deliveries") return listDeliveries(url, ctx);
+  if (method === "GET" && path === "/_sim/requests") {
+    const contains = url.searchParams.get("contains");
+    return { requests: contains === null ? ctx.store.apiCalls : ctx.store.apiCalls.filter((c) => c.path.includes(contains)) };
+  }
   if (method !== "POST") throw new ControlError(404, `no control route for ${method} ${path}`);
   if (path === "/_sim/webhooks") return setWebhooks(body(text), ctx);
   if (path === "/_sim/webhooks/release") return release(body(text), ctx);
@@ -103,9 +119,13 @@ async function route(method: string, url: URL, text: string, ctx: ControlContext
   const closes = /^\/_sim\/disputes\/([^/]+)\/close$/.exec(path);
   if (closes) {
     const b = body(text);
-    if (b.status !== "won" && b.status !== "lost") throw new ControlError(400, 'status must be "won" or "lost"');
+    if (typeof b.status !== "string" || !CLOSE_STATUSES.includes(b.status)) throw new ControlError(400, `status must be one of ${CLOSE_STATUSES.join(", ")}`);
     return closeDispute(ctx.store, decodeURIComponent(closes[1]!), b.status);
   }
+  const reviews = /^\/_sim\/disputes\/([^/]+)\/review$/.exec(path);
+  if (reviews) return reviewDispute(ctx.store, decodeURIComponent(reviews[1]!));
+  const fails = /^\/_sim\/refunds\/([^/]+)\/fail$/.exec(path);
+  if (fails) return failRefund(ctx.store, decodeURIComponent(fails[1]!));
   throw new ControlError(404, `no control route for ${method} ${path}`);
 }
 

@@ -1,10 +1,11 @@
 // Refunds of a paid charge: partial or whole, never beyond what is left, each announced by events.
 import type Stripe from "stripe";
 import { refund } from "./charge-objects";
+import { closeDispute, disputesOf, isOpen, kindOf } from "./disputes";
 import { ApiError, invalid, noSuch } from "./errors";
 import { formatMoney } from "./money";
 import type { Params } from "./params";
-import type { RequestRef, Store } from "./store";
+import { NO_REQUEST, type RequestRef, type Store } from "./store";
 
 function chargeOf(store: Store, p: Params): Stripe.Charge {
   const chargeId = p.str("charge");
@@ -22,10 +23,12 @@ function chargeOf(store: Store, p: Params): Stripe.Charge {
   return charge;
 }
 
-/** A dispute not won: its money is (or may be) gone to the card network, so Stripe refuses a refund. */
+/**
+ * A chargeback not won: its money is gone to the card network (open: withdrawn pending the decision;
+ * lost: for good), so Stripe refuses a refund. An inquiry moved no money: the charge stays refundable.
+ */
 function chargedBack(store: Store, chargeId: string): boolean {
-  for (const d of store.disputes.values()) if (d.charge === chargeId && d.status !== "won") return true;
-  return false;
+  return disputesOf(store, chargeId).some((d) => kindOf(d) === "chargeback" && d.status !== "won");
 }
 
 /** `POST /v1/refunds`: refunds `amount` (default: all that is left), emits `refund.created` and `charge.refunded`. */
@@ -58,5 +61,27 @@ export function createRefund(store: Store, p: Params, request: RequestRef): Stri
   charge.refunded = charge.amount_refunded === charge.amount;
   store.emit("refund.created", made, request);
   store.emit("charge.refunded", charge, request);
+  // Refunded in full, an open inquiry is resolved: it closes without becoming a chargeback.
+  if (charge.refunded)
+    for (const d of disputesOf(store, charge.id)) if (kindOf(d) === "inquiry" && isOpen(d)) closeDispute(store, d.id, "warning_closed", request);
   return made;
+}
+
+/**
+ * A refund the card network sends back (an expired or closed card): `failed`, its amount no longer
+ * counted in the charge's `amount_refunded` (the money is back in the balance); emits
+ * `charge.refund.updated` and `refund.failed`.
+ */
+export function failRefund(store: Store, id: string): Stripe.Refund {
+  const found = store.refunds.get(id);
+  if (!found) throw noSuch("refund", id);
+  if (found.status !== "succeeded" && found.status !== "pending") throw invalid("status", `This refund has already ${found.status}.`);
+  const charge = store.charges.get(found.charge as string)!;
+  found.status = "failed";
+  found.failure_reason = "expired_or_canceled_card";
+  charge.amount_refunded -= found.amount;
+  charge.refunded = false;
+  store.emit("charge.refund.updated", found, NO_REQUEST);
+  store.emit("refund.failed", found, NO_REQUEST);
+  return found;
 }

@@ -66,7 +66,10 @@ export async function startStripeSimulator(opts: StripeSimulatorOptions): Promis
     }
     expireDue(store!);
     const method = req.method ?? "GET";
-    if (url.pathname.startsWith("/v1/")) return serveApi(req, res, url, raw.text, { store: store!, keys, apiKeyPrefix: opts.apiKeyPrefix ?? "sk_test_" });
+    if (url.pathname.startsWith("/v1/")) {
+      store!.recordCall(method, url.pathname);
+      return serveApi(req, res, url, raw.text, { store: store!, keys, apiKeyPrefix: opts.apiKeyPrefix ?? "sk_test_" });
+    }
     const pay = /^\/c\/pay\/([^/]+)$/.exec(url.pathname);
     if (pay && (method === "GET" || method === "POST")) return servePage(req, res, store!, decodeURIComponent(pay[1]!), raw.text);
     if (url.pathname.startsWith("/_sim/")) return serveControl(method, url, raw.text, res, { store: store!, webhooks, keys });

@@ -14,6 +14,11 @@ export type SessionRecord = { session: Stripe.Checkout.Session; items: Stripe.Li
 /** The API version the installed SDK pins: events are rendered in it, as Stripe renders an endpoint's events. */
 export const API_VERSION: string = Stripe.API_VERSION;
 
+/** One API request as it reached the simulator (path without the query): tests count what a client asked. */
+export type ApiCall = { method: string; path: string; at: number };
+/** API requests remembered, newest kept. */
+const API_CALLS_KEPT = 10_000;
+
 export class Store {
   readonly sessions = new Map<string, SessionRecord>();
   readonly paymentIntents = new Map<string, Stripe.PaymentIntent>();
@@ -21,6 +26,7 @@ export class Store {
   readonly refunds = new Map<string, Stripe.Refund>();
   readonly disputes = new Map<string, Stripe.Dispute>();
   readonly events = new Map<string, Stripe.Event>();
+  readonly apiCalls: ApiCall[] = [];
 
   constructor(
     /** The simulator's own URL: hosted pages live under it. */
@@ -51,7 +57,14 @@ export class Store {
     return event;
   }
 
+  /** Remembers an API request (the oldest forgotten past API_CALLS_KEPT). */
+  recordCall(method: string, path: string): void {
+    this.apiCalls.push({ method, path, at: Date.now() });
+    if (this.apiCalls.length > API_CALLS_KEPT) this.apiCalls.splice(0, this.apiCalls.length - API_CALLS_KEPT);
+  }
+
   reset(): void {
     for (const map of [this.sessions, this.paymentIntents, this.charges, this.refunds, this.disputes, this.events]) map.clear();
+    this.apiCalls.length = 0;
   }
 }

@@ -211,6 +211,10 @@ export const payments = sqliteTable(
     checkoutSession: text("checkout_session"), // Stripe's Checkout Session id ("cs_…")
     refundedNano: integer("refunded_nano").notNull().default(0), // credits taken back for refunds (docs/payments.md)
     disputedNano: integer("disputed_nano").notNull().default(0), // credits withheld for open or lost disputes
+    // When Stripe's state of the charge behind refunded_nano/disputed_nano was read (Unix ms; 0 = never): an older reading never overwrites them.
+    reversalReadAt: integer("reversal_read_at").notNull().default(0),
+    // When reconciliation last asked Stripe about this payment (Unix ms; null = never): the cron asks the least recently asked first.
+    checkedAt: integer("checked_at"),
     createdAt: integer("created_at").notNull(), // Unix ms
   },
   (t) => [

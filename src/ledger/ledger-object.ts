@@ -125,18 +125,16 @@ export type GrantResult = { applied: boolean; totals: Totals };
 export type GrantsSummary = { count: number; totalNano: number; reversals: number; reversedNano: number };
 
 export type ReverseRequest = {
-  /** Idempotency id of this reversal (`payment:<id>:refund`, `payment:<id>:dispute:<dp_id>`). */
-  reversalId: string;
-  /** The grant it takes credits back from; it must exist. */
+  /** The grant it takes credits back from; it must exist. One reversal per grant, set to a total (`payment:<id>`). */
   grantId: string;
-  /** What this reversal should amount to now (Stripe's cumulative refund, a dispute's amount; 0 = a dispute won). */
+  /** What is taken back of the grant in all, now (Stripe's refunds and withheld disputes): raised or lowered to it, at most the grant. */
   amountNano: number;
-  /** A closed dispute: the amount is fixed from now on; later non-final asks change nothing (events arrive out of order). */
-  final: boolean;
+  /** When the state this figure comes from was read (Unix ms): a reading older than the one stored changes nothing. */
+  observedAt: number;
   source: string;
 };
-/** changeNano: credits taken back by this call (negative: given back). */
-export type ReverseResult = { changeNano: number; reversedNano: number; totals: Totals };
+/** changeNano: credits taken back by this call (negative: given back); stale: an older reading than the stored one, nothing changed. */
+export type ReverseResult = { changeNano: number; reversedNano: number; stale: boolean; totals: Totals };
 export type GrantRecord = { grantId: string; amountNano: number; source: string; createdAt: number };
 
 export type Totals = { creditsNano: number; usageNano: number; heldNano: number; granted: boolean };
@@ -438,46 +436,47 @@ export class LedgerObject extends DurableObject<Env> {
   }
 
   /**
-   * Takes credits back from a grant — a refund, a dispute — idempotently per reversal id: a reversal is
-   * raised to `amountNano`, never lowered (a late event with a smaller cumulative refund changes nothing),
-   * except by a `final` ask, which fixes it (a dispute closed: won gives the credits back, lost keeps
-   * them taken) and makes later non-final asks no-ops. All reversals of a grant never exceed the grant.
-   * The balance may go below zero when the credits were spent already (docs/payments.md).
+   * Sets what is taken back of a grant (a payment's refunds and withheld disputes) to a total, raised or
+   * lowered, at most the grant: one reversal row per grant, so the credits are the grant minus what its
+   * charge's state says now, whatever order the events came in. Each figure carries when its state was
+   * read; one read earlier than the stored figure's is stale and changes nothing (two events processed at
+   * once cannot leave the older reading last). Idempotent: the same ask again changes nothing. The balance
+   * may go below zero when the credits were spent already (docs/payments.md).
    */
   reverse(req: ReverseRequest): ReverseResult {
-    const { reversalId, grantId, amountNano, final, source } = req;
+    const { grantId, amountNano, observedAt, source } = req;
     if (!Number.isSafeInteger(amountNano) || amountNano < 0) throw new RangeError("reversal must be a whole number of nano-USD ≥ 0");
-    if (typeof reversalId !== "string" || reversalId.length < 1 || reversalId.length > 200) throw new RangeError("reversal id must be 1 to 200 characters");
+    if (!Number.isSafeInteger(observedAt) || observedAt < 0) throw new RangeError("observedAt must be a time in Unix ms");
     let changeNano = 0;
     let reversedNano = 0;
+    let stale = false;
     this.ctx.storage.transactionSync(() => {
       const granted = this.sql.exec<{ amount_nano: number }>("SELECT amount_nano FROM grants WHERE grant_id = ?", grantId).toArray()[0];
       if (!granted) throw new Error(`no grant ${grantId} to reverse`);
       const before = this.sql
-        .exec<{ amount_nano: number; final: number }>("SELECT amount_nano, final FROM reversals WHERE reversal_id = ?", reversalId)
+        .exec<{ amount_nano: number; observed_at: number }>("SELECT amount_nano, observed_at FROM reversals WHERE grant_id = ?", grantId)
         .toArray()[0];
-      const others = this.one("SELECT COALESCE(SUM(amount_nano), 0) AS v FROM reversals WHERE grant_id = ? AND reversal_id != ?", grantId, reversalId);
       const had = before?.amount_nano ?? 0;
-      if (before?.final) {
+      if (before && observedAt < before.observed_at) {
         reversedNano = had;
+        stale = true;
         return;
       }
-      const wanted = final ? amountNano : Math.max(amountNano, had);
-      reversedNano = Math.max(0, Math.min(wanted, granted.amount_nano - others));
+      reversedNano = Math.min(amountNano, granted.amount_nano);
       changeNano = reversedNano - had;
       this.sql.exec(
-        "INSERT INTO reversals (reversal_id, grant_id, amount_nano, final, source, updated_at) VALUES (?, ?, ?, ?, ?, ?) " +
-          "ON CONFLICT (reversal_id) DO UPDATE SET amount_nano = excluded.amount_nano, final = excluded.final, updated_at = excluded.updated_at",
-        reversalId,
+        "INSERT INTO reversals (grant_id, amount_nano, observed_at, source, updated_at) VALUES (?, ?, ?, ?, ?) " +
+          "ON CONFLICT (grant_id) DO UPDATE SET amount_nano = excluded.amount_nano, observed_at = excluded.observed_at, source = excluded.source, " +
+          "updated_at = excluded.updated_at",
         grantId,
         reversedNano,
-        final ? 1 : 0,
+        observedAt,
         source,
         this.clock(),
       );
       if (changeNano !== 0) this.sql.exec("UPDATE account SET credits_nano = credits_nano - ? WHERE id = 1", changeNano);
     });
-    return { changeNano, reversedNano, totals: this.totals() };
+    return { changeNano, reversedNano, stale, totals: this.totals() };
   }
 
   /** How many grants and reversals there are and what they add up to (credits = grants − reversals; audits check it). */

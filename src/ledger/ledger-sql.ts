@@ -101,7 +101,25 @@ const STEPS = [
   // What an isolate gave back of a slice it retired with requests still in flight (cumulative, so a
   // repeated report returns nothing twice): the slice keeps only what those requests hold.
   `ALTER TABLE slices ADD COLUMN returned_nano INTEGER NOT NULL DEFAULT 0;`,
+  // One reversal per grant, set to the total its charge's state says (refunds + withheld disputes) with
+  // when that state was read (observed_at: an older reading never overwrites a newer one). The rows of
+  // earlier deployments (one per refund and per dispute) fold into their grant's: the same sum, so
+  // credits_nano = Σ grants − Σ reversals still holds; observed_at 0, so the next reading replaces them.
+  `CREATE TABLE grant_reversals (
+    grant_id TEXT PRIMARY KEY,
+    amount_nano INTEGER NOT NULL,
+    observed_at INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  INSERT INTO grant_reversals (grant_id, amount_nano, observed_at, source, updated_at)
+    SELECT grant_id, SUM(amount_nano), 0, group_concat(DISTINCT source), MAX(updated_at) FROM reversals GROUP BY grant_id;
+  DROP TABLE reversals;
+  ALTER TABLE grant_reversals RENAME TO reversals;`,
 ];
+
+/** How many steps the schema has (tests set a ledger back one step to run the last one over old rows). */
+export const LEDGER_STEPS = STEPS.length;
 
 export function migrateLedger(sql: SqlStorage): void {
   sql.exec("CREATE TABLE IF NOT EXISTS ledger_migrations (id INTEGER PRIMARY KEY CHECK (id = 1), done INTEGER NOT NULL)");

@@ -1,13 +1,20 @@
 import type Stripe from "stripe";
 import { applySession, type Applied } from "./apply-session";
 import type { PaymentDeps } from "./grant-payment";
-import { applyDispute, applyRefund } from "./reversals";
+import { applyChargeChange } from "./reversals";
 
 type EventOf<T extends Stripe.Event["type"]> = Extract<Stripe.Event, { type: T }>;
 
+/** A refund or dispute event: what its charge's present state takes back (a refund of no charge concerns no payment here). */
+function chargeChanged(deps: PaymentDeps, charge: string | Stripe.Charge | null): Promise<Applied> {
+  if (charge === null) return Promise.resolve({ paymentId: null, outcome: "ignored: no charge", done: "ignored" });
+  return applyChargeChange(deps, typeof charge === "string" ? charge : charge.id);
+}
+
 /**
- * What each signed Stripe event does. Every step is idempotent (grant and reversal ids, conditional
- * status updates), so a duplicate delivery changes nothing and the order of delivery does not matter.
+ * What each signed Stripe event does. Checkout events apply their session (idempotent: the grant id,
+ * conditional status updates); refund and dispute events only name a charge whose present state is read
+ * from Stripe's API (`applyChargeChange`), so neither their order nor duplicates change the outcome.
  * The webhook endpoint in Stripe's dashboard subscribes to exactly these types (docs/payments.md).
  */
 const HANDLERS: { [T in Stripe.Event["type"]]?: (deps: PaymentDeps, event: EventOf<T>) => Promise<Applied> } = {
@@ -15,10 +22,11 @@ const HANDLERS: { [T in Stripe.Event["type"]]?: (deps: PaymentDeps, event: Event
   "checkout.session.async_payment_succeeded": (deps, e) => applySession(deps, e.data.object),
   "checkout.session.async_payment_failed": (deps, e) => applySession(deps, e.data.object, { asyncFailed: true }),
   "checkout.session.expired": (deps, e) => applySession(deps, e.data.object),
-  "charge.refunded": (deps, e) => applyRefund(deps, e.data.object),
-  "charge.dispute.created": (deps, e) => applyDispute(deps, e.data.object),
-  "charge.dispute.updated": (deps, e) => applyDispute(deps, e.data.object),
-  "charge.dispute.closed": (deps, e) => applyDispute(deps, e.data.object),
+  "charge.refunded": (deps, e) => chargeChanged(deps, e.data.object.id),
+  "charge.refund.updated": (deps, e) => chargeChanged(deps, e.data.object.charge),
+  "charge.dispute.created": (deps, e) => chargeChanged(deps, e.data.object.charge),
+  "charge.dispute.updated": (deps, e) => chargeChanged(deps, e.data.object.charge),
+  "charge.dispute.closed": (deps, e) => chargeChanged(deps, e.data.object.charge),
 };
 
 /** The event types acted on: the endpoint's subscription. */

@@ -396,6 +396,59 @@ describe("refunds and disputes", () => {
   });
 });
 
+describe("inquiries, the disputes of a charge, failed refunds", () => {
+  it("an inquiry leaves the charge refundable; refunding part keeps it open, refunding the rest closes it as warning_closed", async () => {
+    const { intent } = await paidSession();
+    const inquiry = await control<Stripe.Dispute>("/disputes", { payment_intent: intent, kind: "inquiry" });
+    expect(inquiry).toMatchObject({ status: "warning_needs_response", is_charge_refundable: true, reason: "general", amount: 1255 });
+    await stripe.refunds.create({ payment_intent: intent, amount: 255 });
+    expect(await stripe.disputes.retrieve(inquiry.id)).toMatchObject({ status: "warning_needs_response" });
+    await stripe.refunds.create({ payment_intent: intent });
+    expect(await stripe.disputes.retrieve(inquiry.id)).toMatchObject({ status: "warning_closed", is_charge_refundable: false });
+    const types = (await events()).map((e) => e.type);
+    expect(types.slice(-3)).toEqual(["refund.created", "charge.refunded", "charge.dispute.closed"]);
+    // Closed, it leaves room for a chargeback (one open dispute at a time).
+    await expect(control("/disputes", { payment_intent: intent })).resolves.toMatchObject({ status: "needs_response" });
+  });
+
+  it("lists a charge's disputes through the SDK, newest first; evidence moves a dispute to review (charge.dispute.updated)", async () => {
+    const { intent } = await paidSession();
+    const charge = (await stripe.paymentIntents.retrieve(intent)).latest_charge as string;
+    const inquiry = await control<Stripe.Dispute>("/disputes", { payment_intent: intent, kind: "inquiry", amount: 500 });
+    await expect(control("/disputes", { payment_intent: intent })).rejects.toThrow(/already disputed/);
+    expect(await control<Stripe.Dispute>(`/disputes/${inquiry.id}/review`, {})).toMatchObject({ status: "warning_under_review" });
+    await expect(control(`/disputes/${inquiry.id}/close`, { status: "won" })).rejects.toThrow(/warning_closed or charge_refunded/);
+    await control(`/disputes/${inquiry.id}/close`, { status: "charge_refunded" });
+    const chargeback = await control<Stripe.Dispute>("/disputes", { payment_intent: intent, amount: 700 });
+    const listed = await stripe.disputes.list({ charge });
+    expect(listed.data.map((d) => [d.id, d.status, d.amount])).toEqual([
+      [chargeback.id, "needs_response", 700],
+      [inquiry.id, "charge_refunded", 500],
+    ]);
+    expect((await stripe.disputes.list({ payment_intent: intent, limit: 1 })).has_more).toBe(true);
+    expect((await stripe.disputes.list({ charge: "ch_none" })).data).toEqual([]);
+    expect(await stripe.charges.retrieve(charge)).toMatchObject({ disputed: true, amount_refunded: 0 });
+    // A chargeback lost: the money is gone; Stripe refuses a refund.
+    await control(`/disputes/${chargeback.id}/close`, { status: "lost" });
+    await expect(stripe.refunds.create({ payment_intent: intent })).rejects.toMatchObject({ code: "charge_disputed" });
+  });
+
+  it("a refund the network sends back fails: its amount leaves amount_refunded (charge.refund.updated)", async () => {
+    const { intent } = await paidSession();
+    const refund = await stripe.refunds.create({ payment_intent: intent, amount: 300 });
+    expect(await control<Stripe.Refund>(`/refunds/${refund.id}/fail`, {})).toMatchObject({ status: "failed", failure_reason: "expired_or_canceled_card" });
+    expect(await stripe.charges.retrieve(refund.charge as string)).toMatchObject({ amount_refunded: 0, refunded: false });
+    expect((await events()).map((e) => e.type).slice(-2)).toEqual(["charge.refund.updated", "refund.failed"]);
+  });
+
+  it("remembers the API requests it received, by path", async () => {
+    const { session } = await paidSession();
+    await stripe.checkout.sessions.retrieve(session.id);
+    const { requests } = await control<{ requests: { method: string; path: string }[] }>(`/requests?contains=${session.id}`);
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /v1/checkout/sessions/${session.id}`]);
+  });
+});
+
 describe("form encoding and CLI", () => {
   it("parses Stripe's bracket notation", () => {
     const form = parseForm("line_items[0][price_data][unit_amount]=500&line_items[0][quantity]=2&metadata[payment_id]=p%201&expand[]=a&expand[]=b");

@@ -2,6 +2,7 @@ import { describe, it, expect } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
 import { admin, call } from "./helpers";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
+import { LEDGER_STEPS, migrateLedger } from "../../src/ledger/ledger-sql";
 
 const ADMIN = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
 const post = (path: string, body: unknown) => call("/admin" + path, { method: "POST", headers: ADMIN, body: JSON.stringify(body) });
@@ -63,25 +64,56 @@ describe("admin: accounts and credit grants", () => {
 });
 
 describe("ledger reversals (refunds, disputes): credits = Σ grants − Σ reversals", () => {
-  it("a reversal is raised, never lowered, unless final; all of a grant's reversals stay within it; a missing grant is refused", async () => {
+  it("a grant's reversal is set to a total, raised or lowered, at most the grant; an older reading changes nothing; a missing grant is refused", async () => {
     const ledger = env.LEDGER.get(env.LEDGER.idFromName(`reversals-${Date.now()}-${Math.random()}`));
     await ledger.grant({ grantId: "payment:p1", amountNano: 1000, source: "console-payment" });
-    const rev = (reversalId: string, amountNano: number, final = false) =>
-      ledger.reverse({ reversalId, grantId: "payment:p1", amountNano, final, source: "test" });
-    expect(await rev("payment:p1:refund", 300)).toMatchObject({ changeNano: 300, reversedNano: 300, totals: { creditsNano: 700 } });
-    expect(await rev("payment:p1:refund", 200)).toMatchObject({ changeNano: 0, reversedNano: 300 }); // an older cumulative figure
-    expect(await rev("payment:p1:refund", 300)).toMatchObject({ changeNano: 0 }); // a duplicate
-    // A dispute for more than is left takes only what is left of the grant.
-    expect(await rev("payment:p1:dispute:dp_1", 900)).toMatchObject({ changeNano: 700, reversedNano: 700, totals: { creditsNano: 0 } });
-    // Won (final): given back; a later non-final ask changes nothing.
-    expect(await rev("payment:p1:dispute:dp_1", 0, true)).toMatchObject({ changeNano: -700, totals: { creditsNano: 700 } });
-    expect(await rev("payment:p1:dispute:dp_1", 900)).toMatchObject({ changeNano: 0, reversedNano: 0, totals: { creditsNano: 700 } });
-    expect(await ledger.grantsSummary()).toEqual({ count: 1, totalNano: 1000, reversals: 2, reversedNano: 300 });
+    const rev = (amountNano: number, observedAt: number) => ledger.reverse({ grantId: "payment:p1", amountNano, observedAt, source: "stripe" });
+    expect(await rev(300, 10)).toMatchObject({ changeNano: 300, reversedNano: 300, stale: false, totals: { creditsNano: 700 } });
+    expect(await rev(300, 10)).toMatchObject({ changeNano: 0, reversedNano: 300 }); // a duplicate
+    // More than the grant (a refund of the fee too, a dispute over a refund): all of it, no more.
+    expect(await rev(1800, 20)).toMatchObject({ changeNano: 700, reversedNano: 1000, totals: { creditsNano: 0 } });
+    // Lowered (a dispute won): given back.
+    expect(await rev(200, 30)).toMatchObject({ changeNano: -800, reversedNano: 200, totals: { creditsNano: 800 } });
+    // A state read before the one stored (an event processed late beside a newer one): nothing changes.
+    expect(await rev(1000, 25)).toMatchObject({ changeNano: 0, reversedNano: 200, stale: true, totals: { creditsNano: 800 } });
+    expect(await ledger.grantsSummary()).toEqual({ count: 1, totalNano: 1000, reversals: 1, reversedNano: 200 });
     // Refusals, called in the object itself (a thrown RPC error would surface twice in the test runner).
     await runInDurableObject(ledger, (instance: LedgerObject) => {
-      expect(() => instance.reverse({ reversalId: "x", grantId: "payment:none", amountNano: 1, final: false, source: "test" })).toThrow(/no grant/);
-      expect(() => instance.reverse({ reversalId: "x", grantId: "payment:p1", amountNano: -1, final: false, source: "test" })).toThrow(RangeError);
+      expect(() => instance.reverse({ grantId: "payment:none", amountNano: 1, observedAt: 40, source: "test" })).toThrow(/no grant/);
+      expect(() => instance.reverse({ grantId: "payment:p1", amountNano: -1, observedAt: 40, source: "test" })).toThrow(RangeError);
+      expect(() => instance.reverse({ grantId: "payment:p1", amountNano: 1, observedAt: Number.NaN, source: "test" })).toThrow(RangeError);
     });
-    expect((await ledger.totals()).creditsNano).toBe(700);
+    expect((await ledger.totals()).creditsNano).toBe(800);
+  });
+
+  it("reversal rows of earlier deployments (one per refund, one per dispute) fold into one per grant that adds up to the same credits", async () => {
+    const ledger = env.LEDGER.get(env.LEDGER.idFromName(`reversals-migration-${Date.now()}-${Math.random()}`));
+    await ledger.grant({ grantId: "payment:a", amountNano: 1000, source: "console-payment" });
+    await ledger.grant({ grantId: "payment:b", amountNano: 500, source: "console-payment" });
+    await runInDurableObject(ledger, (_instance: LedgerObject, state) => {
+      const sql = state.storage.sql;
+      // The schema and rows an earlier deployment left: its reversals table, credits already net of them.
+      sql.exec("DROP TABLE reversals");
+      sql.exec(
+        "CREATE TABLE reversals (reversal_id TEXT PRIMARY KEY, grant_id TEXT NOT NULL, amount_nano INTEGER NOT NULL, final INTEGER NOT NULL, source TEXT NOT NULL, updated_at INTEGER NOT NULL)",
+      );
+      const old = [
+        ["payment:a:refund", "payment:a", 300, 0, "stripe-refund"],
+        ["payment:a:dispute:dp_1", "payment:a", 0, 1, "stripe-dispute"],
+        ["payment:a:dispute:dp_2", "payment:a", 400, 0, "stripe-dispute"],
+        ["payment:b:refund", "payment:b", 500, 0, "stripe-refund"],
+      ] as const;
+      for (const [id, grant, amount, final, source] of old) sql.exec("INSERT INTO reversals VALUES (?, ?, ?, ?, ?, 1)", id, grant, amount, final, source);
+      sql.exec("UPDATE account SET credits_nano = credits_nano - 1200");
+      sql.exec("UPDATE ledger_migrations SET done = ?", LEDGER_STEPS - 1);
+      migrateLedger(sql);
+    });
+    expect(await ledger.grantsSummary()).toEqual({ count: 2, totalNano: 1500, reversals: 2, reversedNano: 1200 });
+    expect((await ledger.totals()).creditsNano).toBe(300);
+    // The next reading of Stripe's state replaces a folded row (its observed_at is 0).
+    expect(await ledger.reverse({ grantId: "payment:a", amountNano: 300, observedAt: 1, source: "stripe" })).toMatchObject({
+      changeNano: -400,
+      totals: { creditsNano: 700 },
+    });
   });
 });

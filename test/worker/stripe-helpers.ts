@@ -2,6 +2,8 @@ import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { csrfOf, type ConsoleClient } from "./console-helpers";
 import { admin, ORIGIN } from "./helpers";
+import { STRIPE_EVENT_TYPES } from "../../src/payments/stripe-events";
+import { paymentTerms, quote } from "../../src/payments/payment-terms";
 
 /**
  * The Stripe side of payment tests: the Stripe simulator (test/global-simulator.ts starts it, without a
@@ -59,15 +61,26 @@ export type Session = {
 
 /** Pays a session as the hosted page would, with the approved test card. */
 export const paySession = (sessionId: string) => control<Session>(`/sessions/${sessionId}/pay`, { card: "4242424242424242" });
-export const openDispute = (paymentIntent: string, amount?: number) => control<{ id: string }>("/disputes", { payment_intent: paymentIntent, amount });
-export const closeDispute = (id: string, status: "won" | "lost") => control<unknown>(`/disputes/${id}/close`, { status });
+export const openDispute = (paymentIntent: string, amount?: number, kind: "chargeback" | "inquiry" = "chargeback") =>
+  control<{ id: string }>("/disputes", { payment_intent: paymentIntent, amount, kind });
+export const openInquiry = (paymentIntent: string, amount?: number) => openDispute(paymentIntent, amount, "inquiry");
+export const reviewDispute = (id: string) => control<unknown>(`/disputes/${id}/review`);
+export const closeDispute = (id: string, status: "won" | "lost" | "warning_closed" | "charge_refunded") =>
+  control<unknown>(`/disputes/${id}/close`, { status });
+export const failRefund = (id: string) => control<unknown>(`/refunds/${id}/fail`);
+/** The Stripe API requests the simulator received whose path contains `part` (a session id, say). */
+export const stripeCalls = async (part: string) =>
+  (await (await fetch(`${STRIPE}/_sim/requests?contains=${encodeURIComponent(part)}`)).json()) as { requests: { method: string; path: string }[] };
 export const refund = (paymentIntent: string, amount?: number) =>
   stripeApi<{ id: string }>("POST", "/v1/refunds", { payment_intent: paymentIntent, ...(amount ? { amount: String(amount) } : {}) });
 
+/** The events Stripe sends this deployment's endpoint (the types it subscribes to) about these objects, oldest first. */
+export const sentEvents = async (...ids: string[]) => (await eventsAbout(...ids)).filter((e) => (STRIPE_EVENT_TYPES as string[]).includes(e.type));
+
 /** The simulator's events about one object (a session, a PaymentIntent), oldest first, each as Stripe signed it. */
 export async function eventsAbout(...ids: string[]): Promise<SimEvent[]> {
-  const { events } = (await (await fetch(`${STRIPE}/_sim/events`)).json()) as { events: SimEvent[] };
-  return events.filter((e) => ids.some((id) => e.payload.includes(`"${id}"`)));
+  const { events } = (await (await fetch(`${STRIPE}/_sim/events?about=${ids.map(encodeURIComponent).join(",")}`)).json()) as { events: SimEvent[] };
+  return events;
 }
 
 /** Delivers a payload to the Worker's webhook as Stripe does; `signature` null = no header. */
@@ -77,6 +90,12 @@ export async function deliver(payload: string, signature: string | null): Promis
   return exports.default.fetch(new Request(`${ORIGIN}/webhooks/stripe`, { method: "POST", headers, body: payload }));
 }
 export const deliverEvent = (e: SimEvent) => deliver(e.payload, e.signature);
+/** Delivers an event and reads the whole answer (an unread body would hold one of the test's few connections): its status. */
+export async function delivered(e: SimEvent): Promise<number> {
+  const res = await deliverEvent(e);
+  await res.arrayBuffer();
+  return res.status;
+}
 
 /** Stripe's signature scheme: `t=<s>,v1=<hex HMAC-SHA256("<t>.<payload>")>`, here with any secret (a forger's). */
 export async function sign(payload: string, secret: string, t = Math.floor(Date.now() / 1000)): Promise<string> {
@@ -102,4 +121,55 @@ export async function checkout(client: ConsoleClient, amount: string): Promise<{
   if (res.status !== 303) throw new Error(`checkout: ${res.status} ${await res.text()}`);
   const location = res.headers.get("location")!;
   return { paymentId: form.paymentId, sessionId: /\/c\/pay\/(cs_[A-Za-z0-9_]+)/.exec(location)![1]!, location };
+}
+
+let accounts = 0;
+/** A fresh account (made by the admin API: cheaper than a console sign-up). */
+export async function payerAccount(): Promise<string> {
+  const email = `payer${Date.now()}-${accounts++}-${Math.random().toString(36).slice(2)}@example.test`;
+  return (await admin<{ id: string }>("/accounts", { email })).id;
+}
+
+/**
+ * An open checkout of `creditsCents` for the account: the payment row and its Checkout Session as the
+ * Worker's checkout makes them (same metadata, same two lines), written here so a table of cases can pay
+ * many times on one account, and an account can have more checkouts than the console lets it start.
+ */
+export async function openCheckout(creditsCents: number, accountId: string, createdAt = Date.now()): Promise<{ paymentId: string; sessionId: string }> {
+  const q = quote(paymentTerms(env), creditsCents);
+  const paymentId = `pay_${"x".repeat(11)}${crypto.randomUUID().replace(/-/g, "")}`;
+  await env.DB.prepare("INSERT INTO payments (id, account_id, provider, amount_nano, fee_nano, status, created_at) VALUES (?, ?, 'stripe', ?, ?, 'pending', ?)")
+    .bind(paymentId, accountId, q.creditsNano, q.feeNano, createdAt)
+    .run();
+  const line = (i: number, name: string, cents: number) => ({
+    [`line_items[${i}][quantity]`]: "1",
+    [`line_items[${i}][price_data][currency]`]: "usd",
+    [`line_items[${i}][price_data][unit_amount]`]: String(cents),
+    [`line_items[${i}][price_data][product_data][name]`]: name,
+  });
+  const session = await stripeApi<Session>("POST", "/v1/checkout/sessions", {
+    mode: "payment",
+    ...line(0, "Switchyard credits", q.creditsCents),
+    ...line(1, "Platform fee", q.feeCents),
+    client_reference_id: accountId,
+    "metadata[payment_id]": paymentId,
+    "metadata[account_id]": accountId,
+    "payment_intent_data[metadata][payment_id]": paymentId,
+    "payment_intent_data[metadata][account_id]": accountId,
+    success_url: `${ORIGIN}/settings/credits?checkout=${paymentId}`,
+    cancel_url: `${ORIGIN}/settings/credits?cancelled=${paymentId}`,
+  });
+  await env.DB.prepare("UPDATE payments SET checkout_session = ? WHERE id = ?").bind(session.id, paymentId).run();
+  return { paymentId, sessionId: session.id };
+}
+
+/** A paid checkout of `creditsCents` for the account (a fresh one by default), its webhook not delivered. */
+export async function paidPayment(
+  creditsCents: number,
+  accountId?: string,
+): Promise<{ accountId: string; paymentId: string; sessionId: string; paymentIntent: string }> {
+  const account = accountId ?? (await payerAccount());
+  const { paymentId, sessionId } = await openCheckout(creditsCents, account);
+  const paid = await paySession(sessionId);
+  return { accountId: account, paymentId, sessionId, paymentIntent: paid.payment_intent! };
 }

@@ -192,6 +192,17 @@ export function CreditsPage(props: {
                     <td class={p.status === "succeeded" ? "status-ok" : p.status === "pending" || p.status === "charged" ? undefined : "status-bad"}>
                       {STATUS[p.status]}
                       <Adjustments p={p} />
+                      {p.status === "pending" && p.provider === "stripe" && (
+                        <>
+                          {" "}
+                          <a
+                            href={`/settings/credits?cancelled=${p.id}`}
+                            aria-label={`Cancel the checkout of ${usd(p.amountNano)} started ${utcDateTime(p.createdAt)}`}
+                          >
+                            Cancel
+                          </a>
+                        </>
+                      )}
                     </td>
                   </tr>
                 ))}

@@ -6,18 +6,19 @@ import { readForm } from "../http/form";
 import { parseUsdInput } from "../http/usd-input";
 import { randomToken } from "../http/encoding";
 import { pageMeta, render, renderError } from "../layout/render";
-import { usd } from "../layout/format";
+import { usd, utcDateTime } from "../layout/format";
 import { csrfToken } from "../auth/csrf-token";
 import { totalsNow } from "../../ledger/usage-now";
 import { logError } from "../../log-error";
 import { settings } from "../../settings";
-import { cancelCheckout, startCheckout } from "../../payments/checkout";
+import { cancelCheckout, startCheckout, type CheckoutOutcome } from "../../payments/checkout";
 import { NANO_PER_CENT, paymentTerms, quote, type Quote } from "../../payments/payment-terms";
 import { findPayment, recentPayments } from "../../payments/payments-store";
-import { reconcileFromEnv } from "../../payments/reconcile";
+import { reconcileAccountFromEnv } from "../../payments/reconcile";
 import { connectedPaymentDeps } from "../../payments/grant-payment";
 import { checkoutOrigin, paymentsEnabled } from "../../payments/stripe-client";
 import { CreditsPage, type AddCreditsState, type PaymentsMode } from "./page";
+import { takeAccountStripeCalls, takePageStripeCalls } from "./stripe-allowance";
 
 /** /settings/credits: the balance from the account's ledger Durable Object, and buying credits through Stripe Checkout. */
 export const creditRoutes = new Hono<ConsoleEnv>();
@@ -80,11 +81,14 @@ creditRoutes.get("/settings/credits", ...accountPage, async (c) => {
   const cancelled = c.req.query("cancelled");
   if (cancelled && PAYMENT_ID.test(cancelled)) {
     const deps = await connectedPaymentDeps(c.env);
-    if (deps) await cancelCheckout(deps, accountId, cancelled).catch((err) => logError("checkout cancel failed", err));
+    const allowance = (n: number) => takeAccountStripeCalls(c.env, accountId, n);
+    if (deps) await cancelCheckout(deps, accountId, cancelled, allowance).catch((err: unknown) => logError("checkout cancel failed", err));
   }
-  // A payment of this account that a lost webhook, a crash or a lost reply left unfinished is finished before the balance is read.
-  await reconcileFromEnv(c.env, { accountId }).catch((err) => logError("credits page reconciliation failed", err));
   const returned = c.req.query("checkout") ?? cancelled;
+  // A payment of this account that a lost webhook, a crash or a lost reply left unfinished is finished before the balance is read:
+  // a few of them (the one it came back from first), within the Stripe calls pages may make (the Cron Trigger finishes the rest).
+  const allowance = (n: number) => takePageStripeCalls(c.env, accountId, n);
+  await reconcileAccountFromEnv(c.env, accountId, { first: returned, allowance }).catch((err: unknown) => logError("credits page reconciliation failed", err));
   const done = c.req.query("done");
   const notice = returned
     ? await returnNotice(c, returned, returned === cancelled)
@@ -96,6 +100,21 @@ creditRoutes.get("/settings/credits", ...accountPage, async (c) => {
   const p = priced(c.env, amount);
   return "error" in p ? creditsPage(c, 400, { notice, form: { amount, error: p.error } }) : creditsPage(c, 200, { notice, form: { amount, review: p.quote } });
 });
+
+/** Why a checkout was not started, in words for the page (a limit of this account: 429), or null. */
+function refusal(env: ConsoleEnv["Bindings"], outcome: CheckoutOutcome): string | null {
+  const s = settings(env);
+  const nothing = "Nothing was charged.";
+  if (outcome.kind === "too-many-open")
+    return (
+      `This account has ${outcome.open} checkouts not finished, the most it may have open (${s.PAYMENT_MAX_OPEN_CHECKOUTS}). ` +
+      `Pay or cancel one of them under Recent payments, or wait until the oldest expires (${utcDateTime(outcome.oldestExpiresAt)}). ${nothing}`
+    );
+  if (outcome.kind === "too-many-this-hour")
+    return `This account started ${s.PAYMENT_MAX_CHECKOUTS_PER_HOUR} checkouts in the last hour, the most allowed; you can start another at ${utcDateTime(outcome.retryAt)}. ${nothing}`;
+  if (outcome.kind === "busy") return `Too many payment requests for this account in the last minute. ${nothing} Try again in a minute.`;
+  return null;
+}
 
 /**
  * Pay: the reviewed amount goes to a Stripe Checkout Session under the form's one-time payment id, and
@@ -112,15 +131,20 @@ creditRoutes.post("/settings/credits", ...accountForm, async (c) => {
   if (!PAYMENT_ID.test(paymentId)) return renderError(c, 400, "This form has expired", "Reload the credits page and try again.");
   const s = c.var.session!;
   try {
+    const set = settings(c.env);
     const outcome = await startCheckout(deps, {
       paymentId,
       accountId: s.accountId,
       email: s.email,
       quote: p.quote,
       origin: new URL(c.req.url).origin,
-      expiryS: settings(c.env).PAYMENT_CHECKOUT_EXPIRY_S,
+      expiryS: set.PAYMENT_CHECKOUT_EXPIRY_S,
+      limits: { maxOpen: set.PAYMENT_MAX_OPEN_CHECKOUTS, maxPerHour: set.PAYMENT_MAX_CHECKOUTS_PER_HOUR },
+      allowance: (n) => takeAccountStripeCalls(c.env, s.accountId, n),
     });
     if (outcome.kind === "redirect") return c.redirect(outcome.url, 303);
+    const refused = refusal(c.env, outcome);
+    if (refused) return creditsPage(c, 429, { form: { amount: form.amount, review: p.quote, problem: refused } });
     return c.redirect(`/settings/credits?done=${outcome.kind === "expired" ? "expired" : "duplicate"}`, 303);
   } catch (err) {
     logError("stripe checkout could not start", err);
