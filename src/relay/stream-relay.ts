@@ -193,8 +193,8 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
         late = failure;
         failure = null;
       }
-      if (failure || late || (cancelled && !sawDone)) stopCarrier();
-      else if (sawDone) finishing = finishCarrier();
+      if (carrierDone()) finishing = finishCarrier();
+      else stopCarrier();
       if (!cancelled) {
         await write(encoder.encode(chunks.end(failure))); // a fresh buffer: written buffers may be transferred
         await writer.close();
@@ -207,8 +207,12 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
       clearTimeout(deadline);
       clearTimeout(usageWait);
       clientSignal.removeEventListener("abort", callerGone);
-      if ((cancelled && !sawDone) || failure || late) stopCarrier();
+      if (!carrierDone()) stopCarrier();
       if (!closed) writer.abort().catch(() => {});
+    }
+    /** Nothing more is wanted from a carrier that did not fail: it sent [DONE], or the usage a departed caller's answer waited for. */
+    function carrierDone(): boolean {
+      return !failure && !late && (sawDone || (cancelled && chunks.usage !== undefined));
     }
     function stopCarrier() {
       reader.cancel().catch(() => {});
