@@ -128,11 +128,15 @@ export const SETTINGS = {
   ),
   RECORDS_FLUSH_DELAY_MS: count(
     1_000,
-    "how soon after a settle an account's ledger copies its new generation records to D1 (one batch for all settled meanwhile), ms",
+    "how soon after a settle an account's ledger sends its new generation records to the records queue (batches for all settled meanwhile), ms. A record reaches R2 within this, the queue's batch timeout (wrangler.toml, 1 s) and the consumer's own time",
   ),
   RECORDS_FLUSH_BATCH: count(
     500,
-    "most records one such copy sends to D1 in one batch; more go in the next batch at once. Each batch is built and sent by the ledger Durable Object in one go",
+    "most records one alarm of the ledger sends to the records queue; more go at once by the next alarm. They travel in batches of at most 100 KB of records (one queue message each)",
+  ),
+  RECORDS_ACK_TIMEOUT_MS: count(
+    60_000,
+    "a record batch the records store has not acknowledged this long after the ledger sent it is sent again (the same batch: stored once however often it arrives), ms",
   ),
   RECORDS_RETENTION_DAYS: between(
     2,

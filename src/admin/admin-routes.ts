@@ -4,7 +4,7 @@ import type { AppEnv } from "../env";
 import { ApiError } from "../request/errors";
 import { requireAdmin } from "./admin-auth";
 import { db } from "../db/client";
-import { accounts, apiKeys, archiveParts, endpointAttempts, generations, type ApiKey } from "../db/schema";
+import { accounts, apiKeys, archiveParts, deadRecordBatches, endpointAttempts, generations, recordRollups, type ApiKey } from "../db/schema";
 import { asc, eq, sql } from "drizzle-orm";
 import { createKey, findAccount, setKeyDisabled, setKeyLimit } from "../keys/key-store";
 import { ledgerFor } from "../ledger/ledger";
@@ -149,10 +149,14 @@ adminRoutes.get("/accounts/:ref/audit", async (c) => {
     reversed_nano: grants.reversedNano,
     usage_nano: totals.usageNano,
     held_nano: totals.heldNano,
-    // Every record the account ever had stored: in D1 and in the archive (R2); usage = their cost once none is pending.
-    records: records.d1.count + records.archive.records,
-    records_cost_nano: records.d1.costNano + records.archive.costNano,
+    // Every record the account ever had stored: in R2 through the records queue, in D1 (before it), and those
+    // the archive moved from D1 to R2; usage = their cost once none is pending.
+    records: records.d1.count + records.archive.records + records.stored.count,
+    records_cost_nano: records.d1.costNano + records.archive.costNano + records.stored.costNano,
     records_pending: pending,
+    // Of the pending: batches the records queue gave up on (dead letters), sent again by the ledger.
+    records_dead_batches: records.deadBatches,
+    records_stored: records.stored.count,
     records_in_d1: records.d1.count,
     records_archived: records.archive.records,
     archive_objects: records.archive.objects,
@@ -179,7 +183,7 @@ adminRoutes.get("/accounts/:ref/audit", async (c) => {
 adminRoutes.get("/storage", async (c) => {
   const s = settings(c.env);
   const q = db(c.env.DB);
-  const [size, [d1Rows, attempts, writing], archive] = await Promise.all([
+  const [size, [d1Rows, attempts, writing, dead, rollups], archive] = await Promise.all([
     d1SizeBytes(c.env.DB),
     q.batch([
       // min(created_at) is one step of the created_at index.
@@ -189,6 +193,8 @@ adminRoutes.get("/storage", async (c) => {
         .select({ parts: sql<number>`count(*)` })
         .from(archiveParts)
         .where(eq(archiveParts.state, "writing")),
+      q.select({ batches: sql<number>`count(*)`, records: sql<number>`coalesce(sum(${deadRecordBatches.records}), 0)` }).from(deadRecordBatches),
+      q.select({ rows: sql<number>`count(*)` }).from(recordRollups),
     ]),
     archiveTotals(c.env.DB),
   ]);
@@ -205,6 +211,10 @@ adminRoutes.get("/storage", async (c) => {
     archive_bytes: archive.bytes,
     archive_records: archive.records,
     archive_parts_writing: writing[0]?.parts ?? 0,
+    record_rollup_rows: rollups[0]?.rows ?? 0,
+    // Record batches the records queue gave up on: their records wait in their ledgers, which send them again.
+    dead_record_batches: dead[0]?.batches ?? 0,
+    dead_record_batch_records: dead[0]?.records ?? 0,
     retention_days: s.RECORDS_RETENTION_DAYS,
   });
 });

@@ -57,8 +57,9 @@ accountRoutes.get("/generation", requireKey, async (c) => {
   }
   const { accountId } = c.get("caller");
   const id = parsed.data.id;
-  // D1 first (most records are there). Else, in the order records move: this isolate's unsent settles, the
-  // ledger's outbox (a record settled moments ago may reach D1 while we look), D1, the R2 archive.
+  // The ledger's outbox first (a record asked for is most often one settled moments ago). Else, in the order
+  // records move: this isolate's unsent settles, the outbox (a record may be stored while we look), D1 (records
+  // from before the records queue), R2 through the index (the records queue's parts and the archive's).
   const record = await findAcrossStages(
     [
       async () => accountLedger(c.env, accountId).unsentRecord(id) ?? null,
@@ -66,7 +67,7 @@ accountRoutes.get("/generation", requireKey, async (c) => {
       () => findGeneration(c.env.DB, accountId, id),
       () => findArchived(c.env.DB, c.env.ARCHIVE, accountId, id),
     ],
-    2,
+    1,
   );
   if (!record || record.accountId !== accountId) throw new ApiError(404, "Generation not found.");
   return c.json({ data: presentGeneration(record) });

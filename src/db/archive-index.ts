@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gte, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, isNull, lt, sql } from "drizzle-orm";
 import { db } from "./client";
-import { archiveParts, archivedLegacyIds, generations, type ArchivePart, type Generation } from "./schema";
+import { archiveParts, archivedLegacyIds, deadRecordBatches, generations, recordRollups, type ArchivePart, type Generation } from "./schema";
 
 /**
  * The D1 side of the records archive (docs/storage.md): which records are past retention, the index of
@@ -29,17 +29,21 @@ export function recordsBetween(d1: D1Database, accountId: string, from: number, 
     .all();
 }
 
-/** The part to write next for an account's day: one left `writing` by an earlier run, else the next number. */
+/**
+ * The part to write next for an account's day: one left `writing` by an earlier run, else the next number.
+ * The records queue numbers its parts in the same days (src/db/record-parts.ts): one of those left
+ * `writing` is never taken over (markWriting refuses it too).
+ */
 export async function nextPart(d1: D1Database, accountId: string, day: string): Promise<number> {
   const last = await db(d1)
-    .select({ part: archiveParts.part, state: archiveParts.state })
+    .select({ part: archiveParts.part, state: archiveParts.state, batch: archiveParts.batch })
     .from(archiveParts)
     .where(and(eq(archiveParts.accountId, accountId), eq(archiveParts.day, day)))
     .orderBy(desc(archiveParts.part))
     .limit(1)
     .get();
   if (!last) return 0;
-  return last.state === "writing" ? last.part : last.part + 1;
+  return last.state === "writing" && last.batch === null ? last.part : last.part + 1;
 }
 
 export type PartDraft = Omit<ArchivePart, "state" | "archivedAt" | "commitId">;
@@ -55,7 +59,11 @@ export async function markWriting(d1: D1Database, p: PartDraft): Promise<boolean
   const result = await db(d1)
     .insert(archiveParts)
     .values(row)
-    .onConflictDoUpdate({ target: [archiveParts.accountId, archiveParts.day, archiveParts.part], set: changed, setWhere: eq(archiveParts.state, "writing") })
+    .onConflictDoUpdate({
+      target: [archiveParts.accountId, archiveParts.day, archiveParts.part],
+      set: changed,
+      setWhere: and(eq(archiveParts.state, "writing"), isNull(archiveParts.batch)),
+    })
     .run();
   return result.meta.changes === 1;
 }
@@ -139,18 +147,42 @@ export async function archiveTotals(d1: D1Database, accountId?: string): Promise
 
 /**
  * An account's records in D1 and in the archive, read in one D1 batch (one transaction, so one snapshot):
- * a part archived meanwhile is counted once, on one side or the other, never on both or neither.
+ * a part archived meanwhile is counted once, on one side or the other, never on both or neither. The
+ * records queue's parts are counted by their rollups (`stored`), which count a record once even when a
+ * late settle's record replaced an abandoned one stored earlier; the archive's own parts by their rows.
  */
-export async function recordTotals(d1: D1Database, accountId: string): Promise<{ d1: { count: number; costNano: number }; archive: ArchiveTotals }> {
+export async function recordTotals(
+  d1: D1Database,
+  accountId: string,
+): Promise<{ d1: { count: number; costNano: number }; archive: ArchiveTotals; stored: { count: number; costNano: number }; deadBatches: number }> {
   const q = db(d1);
-  const [inD1, archived] = await q.batch([
+  const [inD1, archived, moved, stored, dead] = await q.batch([
     q
       .select({ count: sql<number>`count(*)`, costNano: sql<number>`coalesce(sum(${generations.costNano}), 0)` })
       .from(generations)
       .where(eq(generations.accountId, accountId)),
     archiveTotalsQuery(d1, accountId),
+    q
+      .select({ records: sql<number>`coalesce(sum(${archiveParts.records}), 0)`, costNano: sql<number>`coalesce(sum(${archiveParts.costNano}), 0)` })
+      .from(archiveParts)
+      .where(and(eq(archiveParts.accountId, accountId), eq(archiveParts.state, "archived"), isNull(archiveParts.batch))),
+    q
+      .select({ count: sql<number>`coalesce(sum(${recordRollups.requests}), 0)`, costNano: sql<number>`coalesce(sum(${recordRollups.costNano}), 0)` })
+      .from(recordRollups)
+      .where(eq(recordRollups.accountId, accountId)),
+    q
+      .select({ n: sql<number>`count(*)` })
+      .from(deadRecordBatches)
+      .where(eq(deadRecordBatches.accountId, accountId)),
   ]);
-  return { d1: { count: inD1[0]?.count ?? 0, costNano: inD1[0]?.costNano ?? 0 }, archive: archiveTotalsOf(archived[0]) };
+  const all = archiveTotalsOf(archived[0]);
+  return {
+    d1: { count: inD1[0]?.count ?? 0, costNano: inD1[0]?.costNano ?? 0 },
+    // The archive's own parts (records moved out of D1): the records queue's are in `stored`.
+    archive: { ...all, records: moved[0]?.records ?? 0, costNano: moved[0]?.costNano ?? 0 },
+    stored: { count: stored[0]?.count ?? 0, costNano: stored[0]?.costNano ?? 0 },
+    deadBatches: dead[0]?.n ?? 0,
+  };
 }
 
 /** Where an archived record with an id of the older, random-only form went, if it is one of the account's. */

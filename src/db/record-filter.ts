@@ -1,5 +1,5 @@
 import { and, eq, gte, lt, lte, type SQL } from "drizzle-orm";
-import { archiveRollups, generations, type Generation } from "./schema";
+import { archiveRollups, generations, recordRollups, type Generation } from "./schema";
 
 /** A UTC day, ms. */
 export const DAY_MS = 86_400_000;
@@ -24,6 +24,16 @@ export function rollupWhere(accountId: string, f: RecordFilter): SQL {
   if (f.to) parts.push(lte(archiveRollups.day, f.to));
   if (f.key) parts.push(eq(archiveRollups.keyHash, f.key));
   if (f.model) parts.push(eq(archiveRollups.model, f.model));
+  return and(...parts)!;
+}
+
+/** The account's hourly rollups (the records queue's) within the filter: an hour lies within one UTC day, so days filter them exactly. */
+export function hourlyWhere(accountId: string, f: RecordFilter): SQL {
+  const parts: SQL[] = [eq(recordRollups.accountId, accountId)];
+  if (f.from) parts.push(gte(recordRollups.hour, Date.parse(f.from)));
+  if (f.to) parts.push(lt(recordRollups.hour, Date.parse(f.to) + DAY_MS));
+  if (f.key) parts.push(eq(recordRollups.keyHash, f.key));
+  if (f.model) parts.push(eq(recordRollups.model, f.model));
   return and(...parts)!;
 }
 

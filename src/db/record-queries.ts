@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, exists, gt, gte, lt, lte, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, exists, gt, gte, isNotNull, lt, lte, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { db } from "./client";
-import { archiveParts, archiveRollups, generations, type ArchivePart, type Generation } from "./schema";
-import { DAY_MS, recordWhere, rollupWhere, type RecordFilter } from "./record-filter";
+import { archiveParts, archiveRollups, generations, recordRollups, type ArchivePart, type Generation } from "./schema";
+import { DAY_MS, hourlyWhere, recordWhere, rollupWhere, type RecordFilter } from "./record-filter";
 
 /**
  * Reads of an account's records for listings and sums: in D1, and the archive's index and rollups
@@ -48,22 +48,26 @@ export function archivedParts(
   if (filter.from) parts.push(gte(archiveParts.day, filter.from));
   if (filter.to) parts.push(lte(archiveParts.day, filter.to));
   if (bound) parts.push(dir === "older" ? lte(archiveParts.firstAt, bound.at) : gte(archiveParts.lastAt, bound.at));
+  // The records queue's parts have no per-part rollups (their sums are hourly): they are read to be filtered.
   if (filter.key || filter.model)
     parts.push(
-      exists(
-        db(d1)
-          .select({ one: sql`1` })
-          .from(archiveRollups)
-          .where(
-            and(
-              eq(archiveRollups.accountId, archiveParts.accountId),
-              eq(archiveRollups.day, archiveParts.day),
-              eq(archiveRollups.part, archiveParts.part),
-              filter.key ? eq(archiveRollups.keyHash, filter.key) : undefined,
-              filter.model ? eq(archiveRollups.model, filter.model) : undefined,
+      or(
+        isNotNull(archiveParts.batch),
+        exists(
+          db(d1)
+            .select({ one: sql`1` })
+            .from(archiveRollups)
+            .where(
+              and(
+                eq(archiveRollups.accountId, archiveParts.accountId),
+                eq(archiveRollups.day, archiveParts.day),
+                eq(archiveRollups.part, archiveParts.part),
+                filter.key ? eq(archiveRollups.keyHash, filter.key) : undefined,
+                filter.model ? eq(archiveRollups.model, filter.model) : undefined,
+              ),
             ),
-          ),
-      ),
+        ),
+      )!,
     );
   const order =
     dir === "older"
@@ -94,16 +98,21 @@ function sumsOver(requests: SQL<number>, t: { tokensPrompt: AnyColumn; tokensCom
 }
 const d1Sums = sumsOver(sql<number>`count(*)`, generations);
 const rollupSums = sumsOver(sql<number>`coalesce(sum(${archiveRollups.requests}), 0)`, archiveRollups);
+const hourlySums = sumsOver(sql<number>`coalesce(sum(${recordRollups.requests}), 0)`, recordRollups);
 
 /** What a breakdown groups by. */
 export type GroupBy = "model" | "key" | "carrier";
 
-/** The filtered records summed by model, key hash or carrier name ("none": no carrier served): D1 and the archive together. */
+/**
+ * The filtered records summed by model, key hash or carrier name ("none": no carrier served): D1, the
+ * archive's rollups and the records queue's hourly rollups together (each record is summed in one of them).
+ */
 export async function sumsBy(d1: D1Database, accountId: string, filter: RecordFilter, by: GroupBy): Promise<Array<Sums & { name: string }>> {
   const d = db(d1);
   const live = { model: generations.model, key: generations.keyHash, carrier: generations.providerName }[by];
   const archived = { model: archiveRollups.model, key: archiveRollups.keyHash, carrier: archiveRollups.providerName }[by];
-  const [inD1, inArchive] = await Promise.all([
+  const hourly = { model: recordRollups.model, key: recordRollups.keyHash, carrier: recordRollups.providerName }[by];
+  const [inD1, inArchive, inHours] = await Promise.all([
     d
       .select({ name: sql<string>`coalesce(${live}, 'none')`, ...d1Sums })
       .from(generations)
@@ -116,22 +125,42 @@ export async function sumsBy(d1: D1Database, accountId: string, filter: RecordFi
       .where(rollupWhere(accountId, filter))
       .groupBy(archived)
       .all(),
+    d
+      .select({ name: sql<string>`coalesce(nullif(${hourly}, ''), 'none')`, ...hourlySums })
+      .from(recordRollups)
+      .where(hourlyWhere(accountId, filter))
+      .groupBy(hourly)
+      .all(),
   ]);
-  return addUp([...inD1, ...inArchive], (r) => r.name).map(([name, s]) => ({ name, ...s }));
+  return addUp([...inD1, ...inArchive, ...inHours], (r) => r.name)
+    .filter(([, s]) => s.requests !== 0 || s.costNano !== 0)
+    .map(([name, s]) => ({ name, ...s }));
 }
 
-/** The filtered records summed per bucket of `bucketMs` (a day or an hour) from `since`: D1 and, per UTC day, the archive. */
+/**
+ * The filtered records summed per bucket of `bucketMs` (a day or an hour) from `since`: D1, the records
+ * queue's hourly rollups and, per UTC day, the archive's.
+ */
 export async function sumsOverTime(d1: D1Database, accountId: string, filter: RecordFilter, bucketMs: number, since: number): Promise<Map<number, Sums>> {
   const d = db(d1);
   const bucket = sql<number>`cast(${generations.createdAt} / ${bucketMs} as integer)`;
-  const inD1 = await d
-    .select({ bucket, ...d1Sums })
-    .from(generations)
-    .where(and(recordWhere(accountId, filter), gte(generations.createdAt, since)))
-    .groupBy(bucket)
-    .all();
-  const rows: Array<Sums & { bucket: number }> = inD1.map((r) => ({ ...r, bucket: Number(r.bucket) }));
-  // Archived parts are whole UTC days: they fill day buckets (the hour view's 48 hours are always in D1: RECORDS_RETENTION_DAYS ≥ 2).
+  const hourBucket = sql<number>`cast(${recordRollups.hour} / ${bucketMs} as integer)`;
+  const [inD1, inHours] = await Promise.all([
+    d
+      .select({ bucket, ...d1Sums })
+      .from(generations)
+      .where(and(recordWhere(accountId, filter), gte(generations.createdAt, since)))
+      .groupBy(bucket)
+      .all(),
+    d
+      .select({ bucket: hourBucket, ...hourlySums })
+      .from(recordRollups)
+      .where(and(hourlyWhere(accountId, filter), gte(recordRollups.hour, Math.floor(since / 3_600_000) * 3_600_000)))
+      .groupBy(hourBucket)
+      .all(),
+  ]);
+  const rows: Array<Sums & { bucket: number }> = [...inD1, ...inHours].map((r) => ({ ...r, bucket: Number(r.bucket) }));
+  // Archived parts are whole UTC days: they fill day buckets (the hour view's 48 hours are never archived: RECORDS_RETENTION_DAYS ≥ 2).
   if (bucketMs % DAY_MS === 0) {
     const sinceDay = new Date(since).toISOString().slice(0, 10);
     const inArchive = await d

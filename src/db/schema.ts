@@ -110,9 +110,55 @@ export const archiveParts = sqliteTable(
     writtenAt: integer("written_at").notNull(), // Unix ms the row was last (re)written as `writing`
     archivedAt: integer("archived_at"), // Unix ms of the batch that archived it; null while `writing`
     commitId: text("commit_id"), // random id of that batch: its later statements act only if this one set the state
+    // The ledger's record batch the part holds (src/generations/store-batches.ts), null for a part the archive
+    // moved out of D1. A batch is stored once per UTC day it spans: unique with the account and day.
+    batch: text("batch"),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.day, t.part] }), index("archive_parts_account_last").on(t.accountId, t.lastAt)],
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.day, t.part] }),
+    index("archive_parts_account_last").on(t.accountId, t.lastAt),
+    uniqueIndex("archive_parts_batch").on(t.accountId, t.day, t.batch),
+  ],
 );
+
+/**
+ * The account's stored records summed per UTC hour, model, key, carrier and API (the records queue's
+ * consumer adds each batch once, in the transaction that indexes its parts): the console's charts and
+ * breakdowns and the audit's totals without reading R2. Rows are updated in place: bounded by accounts ×
+ * hours × those dimensions, never by requests. Records the archive moved out of D1 are summed in
+ * `archive_rollups` instead (per part), never in both.
+ */
+export const recordRollups = sqliteTable(
+  "record_rollups",
+  {
+    accountId: text("account_id").notNull(),
+    hour: integer("hour").notNull(), // Unix ms of the UTC hour's start
+    model: text("model").notNull(),
+    keyHash: text("key_hash").notNull(),
+    providerName: text("provider_name").notNull(), // "" when no carrier served
+    inboundApi: text("inbound_api").notNull(),
+    requests: integer("requests").notNull(),
+    tokensPrompt: integer("tokens_prompt").notNull(),
+    tokensCompletion: integer("tokens_completion").notNull(),
+    tokensCached: integer("tokens_cached").notNull(),
+    tokensCacheWrite: integer("tokens_cache_write").notNull(),
+    costNano: integer("cost_nano").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.hour, t.model, t.keyHash, t.providerName, t.inboundApi] })],
+);
+
+/**
+ * Record batches the consumer failed on every retry (the records queue's dead letters), one row per batch:
+ * seen by the admin's storage and audit. Their records are still in the ledger's outbox, which sends them
+ * again; the row goes when the batch is stored.
+ */
+export const deadRecordBatches = sqliteTable("dead_record_batches", {
+  batch: text("batch").primaryKey(),
+  accountId: text("account_id").notNull(),
+  records: integer("records").notNull(),
+  times: integer("times").notNull(), // dead-lettered this many times
+  lastAt: integer("last_at").notNull(), // Unix ms, the latest
+});
 
 /** An archived part's records summed by model, key and carrier: the console's totals without reading R2. */
 export const archiveRollups = sqliteTable(

@@ -1,5 +1,5 @@
 import { getTableColumns } from "drizzle-orm";
-import { generations, type Generation } from "../db/schema";
+import { generations, type Generation, type NewGeneration } from "../db/schema";
 import { toHex } from "../keys/api-key";
 
 /**
@@ -15,6 +15,25 @@ if (COLUMNS[0]?.[1] !== ID_COLUMN) throw new Error("generations: the id must be 
 /** The object of one part: records/v1/<account>/<day>/<part, 4 digits>.ndjson.gz. */
 export function partKey(accountId: string, day: string, part: number): string {
   return `records/v1/${accountId}/${day}/${String(part).padStart(4, "0")}.ndjson.gz`;
+}
+
+/**
+ * The object of a ledger record batch's records of one UTC day (src/generations/store-batches.ts):
+ * records/v2/<account>/<day>/<first>-<last>.ndjson.gz, named by the batch's outbox sequence numbers, so a
+ * batch stored again writes the same object.
+ */
+export function batchPartKey(accountId: string, day: string, batch: string): string {
+  return `records/v2/${accountId}/${day}/${batch.slice(batch.lastIndexOf(":") + 1)}.ndjson.gz`;
+}
+
+/** A record as the ledger settled it, with what D1 would have filled in: absent fields null, or their column's default. */
+export function storedRecord(r: NewGeneration): Generation {
+  const g: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(generations))) {
+    const v = (r as Record<string, unknown>)[key];
+    g[key] = v !== undefined && v !== null ? v : column.hasDefault && column.default !== undefined ? column.default : null;
+  }
+  return g as Generation;
 }
 
 /** The UTC day of a Unix ms, "YYYY-MM-DD". */

@@ -96,6 +96,7 @@ async function archivePart(d1: D1Database, bucket: R2Bucket, { accountId, day }:
     lastAt: records.at(-1)!.createdAt,
     costNano: records.reduce((s, r) => s + r.costNano, 0),
     writtenAt: o.now,
+    batch: null,
   };
   if (!(await markWriting(d1, draft))) return null; // another run archived this part meanwhile
   await o.afterStep?.("marked", draft);

@@ -17,10 +17,12 @@ export type LedgerTimings = {
   settleWindowMs: number;
   /** One settle RPC not answered within this long is given up and retried (idempotent): a hung call cannot hold a batch. */
   settleAttemptTimeoutMs: number;
-  /** How soon after a settle the ledger copies its outbox of records to D1; `/generation` reads the outbox meanwhile. */
+  /** How soon after a settle the ledger sends its outbox of records to the records queue; `/generation` reads the outbox meanwhile. */
   flushDelayMs: number;
-  /** Records per copy (one D1 batch); more are copied by the next alarm, at once. */
+  /** Records one alarm sends; more go by the next alarm, at once. */
   flushMaxRecords: number;
+  /** A record batch sent and not acknowledged by the records store within this long is sent again. */
+  recordsAckTimeoutMs: number;
 };
 
 /** The ledger's timings from the settings (src/settings.ts); the hold TTL is never shorter than the lease TTL. */
@@ -36,5 +38,6 @@ export function ledgerTimings(env: SettingsSource): LedgerTimings {
     settleAttemptTimeoutMs: s.SETTLE_ATTEMPT_TIMEOUT_MS,
     flushDelayMs: s.RECORDS_FLUSH_DELAY_MS,
     flushMaxRecords: s.RECORDS_FLUSH_BATCH,
+    recordsAckTimeoutMs: s.RECORDS_ACK_TIMEOUT_MS,
   };
 }

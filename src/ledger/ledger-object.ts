@@ -4,7 +4,9 @@ import type { NewGeneration } from "../db/schema";
 import type { KeyUsage } from "../keys/key-usage";
 
 export type { KeyUsage };
-import { flushGenerations } from "../db/generations";
+import { RecordsOutbox } from "./records-outbox";
+import type { RecordBatch } from "../generations/record-batch";
+import { logError } from "../log-error";
 import { migrateLedger } from "./ledger-sql";
 import { ledgerTimings, type LedgerTimings } from "./ledger-config";
 import { utcDay, windowEnd, windowStart, windowStarts, type LimitReset } from "../keys/usage-windows";
@@ -167,12 +169,15 @@ export class LedgerObject extends DurableObject<Env> {
   private prunedAt = 0;
   /** The time source: the wall clock; tests replace it to play minutes in milliseconds. */
   clock: () => number = Date.now;
+  /** Generation records waiting for the records store (src/ledger/records-outbox.ts). */
+  private readonly outbox: RecordsOutbox;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.timings = ledgerTimings(env);
     migrateLedger(this.sql);
+    this.outbox = new RecordsOutbox(this.sql);
     void ctx.blockConcurrencyWhile(async () => {
       this.alarmAt = await ctx.storage.getAlarm();
     });
@@ -354,11 +359,8 @@ export class LedgerObject extends DurableObject<Env> {
           .toArray();
         if (found.length === 0) this.sql.exec("UPDATE slice_audit SET settled = settled + ? WHERE lease_id = ?", count, leaseId); // a late settle of an ended slice
       }
-      // REPLACE: a late settle supersedes the "abandoned" record an expired hold left.
-      this.execChunked(
-        "INSERT OR REPLACE INTO outbox (gen_id, record) VALUES $",
-        settled.map((i) => [i.genId, JSON.stringify(i.record)]),
-      );
+      // A late settle supersedes the "abandoned" record an expired hold left.
+      this.outbox.addSettled(settled);
       for (const s of slices) {
         // A rest given back leaves the slice once however often it is reported (SET reads the row as it was).
         const returned = s.returnedNano ?? 0;
@@ -535,10 +537,19 @@ export class LedgerObject extends DurableObject<Env> {
     return out;
   }
 
-  /** A generation settled here but not yet copied to D1. */
+  /** A generation settled here and not yet in the records store. */
   pendingGeneration(genId: string): NewGeneration | null {
-    const row = this.sql.exec<{ record: string }>("SELECT record FROM outbox WHERE gen_id = ?", genId).toArray()[0];
-    return row ? (JSON.parse(row.record) as NewGeneration) : null;
+    return this.outbox.pending(genId);
+  }
+
+  /** The records settled here and not yet in the records store (the newest of each generation, oldest first, at most `limit`). */
+  pendingRecords(limit: number): NewGeneration[] {
+    return this.outbox.pendingAll(limit);
+  }
+
+  /** The records store has this batch (src/generations/store-batches.ts): its records leave the outbox. Returns how many did. */
+  recordsStored(batch: string): number {
+    return this.outbox.stored(batch);
   }
 
   /** The oldest open holds and slices (requests admitted, not yet settled), for audits. */
@@ -601,12 +612,16 @@ export class LedgerObject extends DurableObject<Env> {
     return { unsettledAdmissions: sums.unsettled, expiredSlices: sums.expired, recent };
   }
 
-  /** Records settled here and not yet copied to D1. */
+  /** Records settled here and not yet in the records store. */
   outboxSize(): number {
-    return this.one("SELECT COUNT(*) AS v FROM outbox");
+    return this.outbox.size();
   }
 
-  /** Copies the outbox to D1, expires what dead isolates left, prunes old ids; reschedules while work remains. */
+  /**
+   * Sends the outbox's records to the records queue in batches (given their ids first, so a batch sent
+   * again is the same batch), sends again a batch not acknowledged within RECORDS_ACK_TIMEOUT_MS, expires
+   * what dead isolates left, prunes old ids; reschedules while work remains.
+   */
   override async alarm(): Promise<void> {
     this.alarmAt = null;
     const now = this.clock();
@@ -614,22 +629,28 @@ export class LedgerObject extends DurableObject<Env> {
     if (now - this.prunedAt >= PRUNE_EVERY_MS) {
       this.sql.exec("DELETE FROM debits WHERE settled_at < ?", now - RETENTION_MS);
       this.sql.exec("DELETE FROM slice_audit WHERE ended_at < ?", now - RETENTION_MS);
+      this.outbox.prune(now);
       this.prunedAt = now;
     }
-    const rows = this.sql.exec<{ seq: number; record: string }>("SELECT seq, record FROM outbox ORDER BY seq LIMIT ?", this.timings.flushMaxRecords).toArray();
-    if (rows.length > 0) {
-      // Idempotent insert: a flush that D1 applied but we did not see confirmed is repeated harmlessly.
-      await flushGenerations(
-        this.env.DB,
-        rows.map((r) => r.record),
+    this.outbox.assign(this.timings.flushMaxRecords);
+    const due = this.outbox.due(now - this.timings.recordsAckTimeoutMs);
+    try {
+      await sendBatches(this.env.RECORDS_QUEUE, due);
+      this.outbox.markSent(
+        due.map((b) => b.batch),
+        now,
       );
-      // Only the records flushed: one a late settle replaced meanwhile has a larger seq and stays for the next flush.
-      this.sql.exec("DELETE FROM outbox WHERE seq <= ?", rows.at(-1)!.seq);
+    } catch (err) {
+      // Nothing is lost: the batches stay here, assigned, and go again at the next alarm.
+      logError("records queue: a send failed; the batches go again", err, { batches: due.length });
+      this.scheduleAlarm(this.timings.flushDelayMs);
+      return;
     }
-    if (this.one("SELECT COUNT(*) AS v FROM outbox") > 0) this.scheduleAlarm(0);
+    const next = this.outbox.next(this.timings.recordsAckTimeoutMs);
+    if (next.unassigned) this.scheduleAlarm(0);
     else {
-      const due = this.nextExpiry();
-      if (due > 0) this.scheduleAlarm(Math.max(0, due - now));
+      const due = [this.nextExpiry(), next.resendAt].filter((t) => t > 0);
+      if (due.length) this.scheduleAlarm(Math.max(0, Math.min(...due) - now));
     }
   }
 
@@ -645,7 +666,7 @@ export class LedgerObject extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       const holds = this.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM holds WHERE renewed_at < ?", now - holdTtlMs).toArray();
       for (const h of holds) {
-        this.sql.exec("INSERT OR IGNORE INTO outbox (gen_id, record) VALUES (?, ?)", h.gen_id, h.record);
+        this.outbox.addAbandoned(h.gen_id, h.record, now);
         this.sql.exec("DELETE FROM holds WHERE gen_id = ?", h.gen_id);
       }
       const ended = this.sql
@@ -727,4 +748,25 @@ function perLease(items: SettleRequest[]): Map<string, { nano: number; count: nu
     out.set(i.leaseId, s);
   }
   return out;
+}
+
+/** Queue limits: a `sendBatch` of at most 100 messages and 256 KB. */
+const SEND_MESSAGES = 100;
+const SEND_BYTES = 240 * 1024;
+
+/** The batches to the records queue, as few `sendBatch` calls as its limits allow. */
+async function sendBatches(queue: Queue<RecordBatch>, batches: RecordBatch[]): Promise<void> {
+  let group: RecordBatch[] = [];
+  let bytes = 0;
+  for (const b of batches) {
+    const size = b.items.reduce((n, i) => n + (i.record.length + (i.replaced?.length ?? 0)) * 3 + 48, 128); // UTF-8 worst case
+    if (group.length > 0 && (group.length >= SEND_MESSAGES || bytes + size > SEND_BYTES)) {
+      await queue.sendBatch(group.map((body) => ({ body })));
+      group = [];
+      bytes = 0;
+    }
+    group.push(b);
+    bytes += size;
+  }
+  if (group.length) await queue.sendBatch(group.map((body) => ({ body })));
 }

@@ -116,10 +116,30 @@ const STEPS = [
     SELECT grant_id, SUM(amount_nano), 0, group_concat(DISTINCT source), MAX(updated_at) FROM reversals GROUP BY grant_id;
   DROP TABLE reversals;
   ALTER TABLE grant_reversals RENAME TO reversals;`,
+  // Records leave in batches for the records queue (src/ledger/records-outbox.ts): each row gets its batch
+  // and when it was sent, and stays until the store acknowledges the batch. A generation may have two rows
+  // (an abandoned record already batched, and the settle that replaces it), so gen_id is no longer unique.
+  // abandoned_ids: abandoned records (kept a week), so a settle arriving later is known to replace one, and which. Written to
+  // run again harmlessly (a test replays the steps from an earlier one).
+  `CREATE TABLE outbox_batches (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    gen_id TEXT NOT NULL,
+    record TEXT NOT NULL,
+    abandoned INTEGER NOT NULL DEFAULT 0,
+    replaced TEXT,
+    batch TEXT,
+    sent_at INTEGER
+  );
+  INSERT INTO outbox_batches (seq, gen_id, record) SELECT seq, gen_id, record FROM outbox ORDER BY seq;
+  DROP TABLE outbox;
+  ALTER TABLE outbox_batches RENAME TO outbox;
+  CREATE INDEX IF NOT EXISTS outbox_gen ON outbox (gen_id);
+  CREATE INDEX IF NOT EXISTS outbox_batch ON outbox (batch);
+  CREATE TABLE IF NOT EXISTS abandoned_ids (gen_id TEXT PRIMARY KEY, at INTEGER NOT NULL, record TEXT NOT NULL);`,
 ];
 
-/** How many steps the schema has (tests set a ledger back one step to run the last one over old rows). */
-export const LEDGER_STEPS = STEPS.length;
+/** The step that folds earlier deployments' reversal rows into one per grant (a test replays from it over old rows). */
+export const REVERSALS_STEP = STEPS.findIndex((s) => s.includes("CREATE TABLE grant_reversals"));
 
 export function migrateLedger(sql: SqlStorage): void {
   sql.exec("CREATE TABLE IF NOT EXISTS ledger_migrations (id INTEGER PRIMARY KEY CHECK (id = 1), done INTEGER NOT NULL)");

@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
 import { admin, call } from "./helpers";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
-import { LEDGER_STEPS, migrateLedger } from "../../src/ledger/ledger-sql";
+import { REVERSALS_STEP, migrateLedger } from "../../src/ledger/ledger-sql";
 
 const ADMIN = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
 const post = (path: string, body: unknown) => call("/admin" + path, { method: "POST", headers: ADMIN, body: JSON.stringify(body) });
@@ -105,7 +105,7 @@ describe("ledger reversals (refunds, disputes): credits = Σ grants − Σ rever
       ] as const;
       for (const [id, grant, amount, final, source] of old) sql.exec("INSERT INTO reversals VALUES (?, ?, ?, ?, ?, 1)", id, grant, amount, final, source);
       sql.exec("UPDATE account SET credits_nano = credits_nano - 1200");
-      sql.exec("UPDATE ledger_migrations SET done = ?", LEDGER_STEPS - 1);
+      sql.exec("UPDATE ledger_migrations SET done = ?", REVERSALS_STEP);
       migrateLedger(sql);
     });
     expect(await ledger.grantsSummary()).toEqual({ count: 2, totalNano: 1500, reversals: 2, reversedNano: 1200 });

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { uncachedCost, chat, newAccount, settled, generation, user, admin, get, call } from "./helpers";
+import { uncachedCost, chat, newAccount, settled, generation, user, admin, get, call, storedRecords } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
@@ -260,16 +260,8 @@ describe("generation records", () => {
     const res = await chat(a.key, { model: "acme/none", ...user("x") });
     expect(res.status).toBe(400);
     await settled(a.accountId);
-    // The id of a failed request is not returned, so look it up through the flushed D1 table.
-    const { env } = await import("cloudflare:test");
-    const deadline = Date.now() + 5000;
-    let rows: { status: number; cost_nano: number }[] = [];
-    while (Date.now() < deadline && rows.length === 0) {
-      rows = (
-        await env.DB.prepare("SELECT status, cost_nano FROM generations WHERE account_id = ?").bind(a.accountId).all<{ status: number; cost_nano: number }>()
-      ).results;
-      if (rows.length === 0) await new Promise((r) => setTimeout(r, 20));
-    }
+    // The id of a failed request is not returned, so look it up among the account's stored records.
+    const rows = (await storedRecords(a.accountId, 1)).map((g) => ({ status: g.status, cost_nano: g.costNano }));
     expect(rows).toEqual([{ status: 400, cost_nano: 0 }]);
   });
 

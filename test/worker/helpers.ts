@@ -1,6 +1,9 @@
 import { costNano, type TokenPrices } from "../../src/catalog/money";
 import { plainUsage } from "../../src/request/usage";
 import { exports } from "cloudflare:workers";
+import { env } from "cloudflare:test";
+import { recordStores, recordsPage } from "../../src/generations/record-pages";
+import type { Generation } from "../../src/db/schema";
 
 export const ORIGIN = "https://switchyard.test";
 const ADMIN = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
@@ -69,13 +72,13 @@ export async function debited(accountId: string, count = 1, timeoutMs = 5000): P
 
 export type Audit = { usage_nano: number; credits_nano: number; records: number; records_pending: number; records_cost_nano: number };
 
-/** Waits (bounded) until `count` records of the account are in D1 (none left in its ledger's outbox): its audit then sums them all. */
+/** Waits (bounded) until `count` records of the account are stored (none left in its ledger's outbox): its audit then sums them all. */
 export async function recorded(accountId: string, count: number, timeoutMs = 20_000): Promise<Audit> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const audit = await admin<Audit>(`/accounts/${accountId}/audit`);
     if (audit.records >= count && audit.records_pending === 0) return audit;
-    if (Date.now() > deadline) throw new Error(`account ${accountId}: ${audit.records} of ${count} records in D1 after ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`account ${accountId}: ${audit.records} of ${count} records stored after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -96,4 +99,10 @@ export const user = (content: string) => ({ messages: [{ role: "user", content }
 /** What `prompt` and `completion` tokens cost at an endpoint, with no cache involved. */
 export function uncachedCost(prompt: number, completion: number, price: TokenPrices): number {
   return costNano(plainUsage(prompt, completion, 0), price);
+}
+
+/** Waits (bounded) until `count` records of the account are stored, and returns them all as a reader finds them (newest first). */
+export async function storedRecords(accountId: string, count: number): Promise<Generation[]> {
+  await recorded(accountId, count);
+  return (await recordsPage(recordStores(env), accountId, {}, "older", null, 10_000)).rows;
 }

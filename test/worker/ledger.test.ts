@@ -1,6 +1,8 @@
 import { describe, it, expect } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
-import { admin, chat, newAccount, settled, user } from "./helpers";
+import { admin, chat, newAccount, recorded, settled, storedRecords, user } from "./helpers";
+import { generationIdTime, newGenerationId } from "../../src/generations/generation-id";
+import { findArchived } from "../../src/generations/archive-read";
 import type { LedgerObject, SettleRequest } from "../../src/ledger/ledger-object";
 import type { NewGeneration } from "../../src/db/schema";
 
@@ -13,7 +15,7 @@ const record = (id: string, accountId: string, costNano: number): NewGeneration 
   providerName: "p",
   app: null,
   streamed: false,
-  createdAt: Date.now(),
+  createdAt: generationIdTime(id) ?? Date.now(), // as the router makes them: the id carries the request's time
   latencyMs: 1,
   generationTimeMs: 1,
   tokensPrompt: 1,
@@ -103,9 +105,10 @@ describe("ledger", () => {
     });
   });
 
-  it("the alarm copies the outbox to D1 and releases expired holds, recording them as abandoned", async () => {
-    const accountId = "acct-alarm-" + Math.random().toString(36).slice(2);
-    const stale = "gen-stale-" + accountId;
+  it("the alarm sends the outbox to the records store and releases expired holds, recording them as abandoned; a late settle replaces that record", async () => {
+    const { accountId } = await newAccount();
+    const stale = newGenerationId(Date.now() - 3600_000);
+    const done = newGenerationId(Date.now());
     const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
     await runInDurableObject(stub, async (instance, state) => {
       const ledger = instance as LedgerObject;
@@ -114,27 +117,38 @@ describe("ledger", () => {
       ledger.clock = () => now;
       ledger.admit({ genId: stale, keyHash: "k", limitNano: null, holdNano: 300, paid: true, abandoned: { ...record(stale, accountId, 0), status: 500 } });
       now += 3600_000; // an hour without a renewal: its request died
-      settleOne(ledger, { genId: "done", keyHash: "k", costNano: 100, record: record("gen-alarm-" + accountId, accountId, 100) });
+      settleOne(ledger, { genId: "done", keyHash: "k", costNano: 100, record: record(done, accountId, 100) });
       // The settle pulled the alarm forward from the hold's 30-minute expiry to a flush within a second.
       expect((await state.storage.getAlarm())! - Date.now()).toBeLessThanOrEqual(1000);
       await ledger.alarm();
       expect(ledger.totals()).toMatchObject({ usageNano: 100, heldNano: 0 });
-      expect(ledger.outboxSize()).toBe(0);
     });
-    const row = await env.DB.prepare("SELECT cost_nano FROM generations WHERE id = ?")
-      .bind("gen-alarm-" + accountId)
-      .first<{ cost_nano: number }>();
-    expect(row?.cost_nano).toBe(100);
-    const abandoned = await env.DB.prepare("SELECT cost_nano, status FROM generations WHERE id = ?").bind(stale).first();
-    expect(abandoned).toEqual({ cost_nano: 0, status: 500 });
-    // The request was alive after all: its settle still debits once and replaces the record.
+    // The records queue's consumer stores the batch and acknowledges it: the outbox empties.
+    const stored = await storedRecords(accountId, 2);
+    expect(stored.map((g) => [g.id, g.costNano, g.status]).sort()).toEqual(
+      [
+        [done, 100, 200],
+        [stale, 0, 500],
+      ].sort(),
+    );
+    // The request was alive after all: its settle still debits once and replaces the stored record.
     await runInDurableObject(stub, async (instance) => {
       const ledger = instance as LedgerObject;
       expect(settleOne(ledger, { genId: stale, keyHash: "k", costNano: 250, record: record(stale, accountId, 250) })).toBe(true);
       await ledger.alarm();
       expect(ledger.totals().usageNano).toBe(350);
     });
-    expect(await env.DB.prepare("SELECT cost_nano, status FROM generations WHERE id = ?").bind(stale).first()).toEqual({ cost_nano: 250, status: 200 });
+    await recorded(accountId, 2);
+    const after = await storedRecords(accountId, 2);
+    expect(after.map((g) => [g.id, g.costNano, g.status]).sort()).toEqual(
+      [
+        [done, 100, 200],
+        [stale, 250, 200],
+      ].sort(),
+    );
+    expect(await findArchived(env.DB, env.ARCHIVE, accountId, stale)).toMatchObject({ costNano: 250, status: 200 });
+    // Counted once: two records, their cost the usage.
+    expect(await admin(`/accounts/${accountId}/audit`)).toMatchObject({ records: 2, records_cost_nano: 350, records_pending: 0, usage_nano: 350 });
   });
 
   it("the alarm prunes settled ids older than 7 days, keeping newer ones", async () => {
