@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { env } from "cloudflare:test";
-import { admin, call, chat, newAccount, settled, user } from "./helpers";
+import { admin, call, chat, newAccount, settled, storedRecords, user } from "./helpers";
 import { createKeyViaConsole, signUp, textOf, type ConsoleClient } from "./console-helpers";
 
 const DAY = 86_400_000;
@@ -309,12 +309,8 @@ describe("/activity", () => {
     const res = await chat(other.key, { model: "openai/gpt-oss-20b", ...user("secret business [sim tokens=3]") });
     const otherId = ((await res.json()) as { id: string }).id;
     await settled(other.accountId);
-    // Wait until the other account's record is in D1, then look from a fresh account.
-    const deadline = Date.now() + 5000;
-    while (!(await env.DB.prepare("SELECT 1 FROM generations WHERE id = ?").bind(otherId).first())) {
-      if (Date.now() > deadline) throw new Error("record never reached D1");
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // Wait until the other account's record is stored, then look from a fresh account.
+    expect((await storedRecords(other.accountId, 1)).map((g) => g.id)).toEqual([otherId]);
     const { client } = await signUp();
     const html = (await client.page("/activity")).html;
     expect(html).not.toContain(otherId);

@@ -2,7 +2,9 @@ import { describe, it, expect } from "vitest";
 import { env, createExecutionContext, waitOnExecutionContext, runInDurableObject } from "cloudflare:test";
 import { app } from "../../src/app";
 import { findAcrossStages } from "../../src/generations/find-record";
-import { flushGenerations } from "../../src/db/generations";
+import { storeBatch } from "../../src/generations/store-batches";
+import { storeDeps } from "../../src/generations/records-queue";
+import { newGenerationId } from "../../src/generations/generation-id";
 import type { NewGeneration } from "../../src/db/schema";
 import { newAccount } from "./helpers";
 
@@ -45,10 +47,11 @@ describe("finding a record that moves through stages (isolate batch → ledger o
   });
 });
 
-describe("GET /generation while the ledger flushes", () => {
-  it("finds a record that leaves the outbox for D1 between the route's reads (no spurious 404)", async () => {
+describe("GET /generation while the records store takes the record", () => {
+  it("finds a record that leaves the outbox for R2 just before the route reads the outbox (no spurious 404)", async () => {
     const a = await newAccount(1);
-    const id = `gen-inflight${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+    const createdAt = Date.now();
+    const id = newGenerationId(createdAt);
     const record: NewGeneration = {
       id,
       accountId: a.accountId,
@@ -57,7 +60,7 @@ describe("GET /generation while the ledger flushes", () => {
       providerName: "Groq",
       app: null,
       streamed: false,
-      createdAt: Date.now(),
+      createdAt,
       tokensPrompt: 1,
       tokensCompletion: 2,
       tokensReasoning: 0,
@@ -65,56 +68,43 @@ describe("GET /generation while the ledger flushes", () => {
       status: 200,
     };
     const ledger = env.LEDGER.get(env.LEDGER.idFromName(a.accountId));
-    // In the outbox, with no alarm: the test decides when it is flushed.
+    // In the outbox, given a batch, with no alarm: the test decides when it is stored.
+    const batch = `${a.accountId}:1-1`;
     await runInDurableObject(ledger, (_instance, state) => {
-      state.storage.sql.exec("INSERT INTO outbox (gen_id, record) VALUES (?, ?)", id, JSON.stringify(record));
+      state.storage.sql.exec("INSERT INTO outbox (gen_id, record, batch, sent_at) VALUES (?, ?, ?, ?)", id, JSON.stringify(record), batch, Date.now());
     });
-    // D1 as the route sees it: right after its first read of this record, the flush runs (D1 written, outbox row deleted).
-    let flushed = false;
-    const flushAfterFirstRead = async () => {
-      if (flushed) return;
-      flushed = true;
-      await flushGenerations(env.DB, [JSON.stringify(record)]);
-      await runInDurableObject(ledger, (_instance, state) => void state.storage.sql.exec("DELETE FROM outbox WHERE gen_id = ?", id));
+    // The ledger as the route sees it: right before its first read of the outbox, the store takes the batch
+    // (R2 written, index committed, the outbox row dropped), so that read misses.
+    let moved = false;
+    const moveOnce = async () => {
+      if (moved) return;
+      moved = true;
+      await storeBatch(storeDeps(env), { v: 1, accountId: a.accountId, batch, items: [{ record: JSON.stringify(record) }] });
     };
-    const db = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop !== "prepare") return Reflect.get(target, prop, target);
-        return (sql: string) => {
-          const statement = target.prepare(sql);
-          if (!sql.includes('from "generations"')) return statement;
-          return new Proxy(statement, {
-            get(s, p) {
-              const value = Reflect.get(s, p, s);
-              if (p === "bind")
-                return (...args: unknown[]) => {
-                  const bound = s.bind(...args);
-                  return new Proxy(bound, {
-                    get(b, q) {
-                      const run = Reflect.get(b, q, b);
-                      if (typeof run !== "function") return run;
-                      return async (...rest: unknown[]) => {
-                        const result = await run.apply(b, rest);
-                        await flushAfterFirstRead();
-                        return result;
-                      };
-                    },
-                  });
-                };
-              return typeof value === "function" ? value.bind(s) : value;
-            },
-          });
-        };
+    const ledgers = {
+      idFromName: (name: string) => env.LEDGER.idFromName(name),
+      get: (ledgerId: DurableObjectId) => {
+        const stub = env.LEDGER.get(ledgerId);
+        return new Proxy(stub, {
+          get(target, prop) {
+            if (prop === "pendingGeneration")
+              return async (genId: string) => {
+                await moveOnce();
+                return target.pendingGeneration(genId);
+              };
+            return Reflect.get(target, prop);
+          },
+        });
       },
-    });
+    };
     const ctx = createExecutionContext();
     const res = await app.fetch(
       new Request(`https://switchyard.test/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${a.key}` } }),
-      { ...env, DB: db },
+      { ...env, LEDGER: ledgers as unknown as typeof env.LEDGER },
       ctx,
     );
     await waitOnExecutionContext(ctx);
-    expect(flushed).toBe(true);
+    expect(moved).toBe(true);
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: { id: string; total_cost: number } }).data).toMatchObject({ id, total_cost: 5e-9 });
   });

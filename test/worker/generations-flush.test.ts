@@ -116,36 +116,3 @@ describe("generation flush (records as JSON into D1)", () => {
     expect(await findGeneration(env.DB, accountId, many[399]!.id)).toEqual({ ...many[399], rev: 0 });
   });
 });
-
-describe("the ledger's outbox flush", () => {
-  it("deletes exactly what it copied: the newest record, replaced by a late settle while D1 was being written, stays for the next flush", async () => {
-    const accountId = `acct_flush_${Date.now()}`;
-    await env.DB.prepare("INSERT INTO accounts (id, email, created_at) VALUES (?, ?, ?)").bind(accountId, `${accountId}@example.test`, Date.now()).run();
-    const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
-    const a = base(`gen-a-${accountId}`, accountId);
-    const b = base(`gen-b-${accountId}`, accountId);
-    const bLate = { ...b, status: 502, costNano: 1 };
-    await runInDurableObject(stub, async (instance: LedgerObject, state) => {
-      for (const r of [a, b]) state.storage.sql.exec("INSERT OR REPLACE INTO outbox (gen_id, record) VALUES (?, ?)", r.id, JSON.stringify(r));
-      // D1 as the flush sees it: while its batch is on the way, the newest row is replaced (a late settle).
-      const db = instance["env"].DB;
-      const during: Pick<D1Database, "prepare" | "batch"> = {
-        prepare: (q: string) => db.prepare(q),
-        batch: async (statements: D1PreparedStatement[]) => {
-          state.storage.sql.exec("INSERT OR REPLACE INTO outbox (gen_id, record) VALUES (?, ?)", b.id, JSON.stringify(bLate));
-          return db.batch(statements);
-        },
-      };
-      Object.defineProperty(instance, "env", { value: { ...instance["env"], DB: during } });
-      await instance.alarm();
-      expect(state.storage.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM outbox").toArray()).toEqual([
-        { gen_id: b.id, record: JSON.stringify(bLate) },
-      ]);
-      Object.defineProperty(instance, "env", { value: { ...instance["env"], DB: db } });
-      await instance.alarm();
-      expect(state.storage.sql.exec("SELECT gen_id FROM outbox").toArray()).toEqual([]);
-    });
-    expect(await findGeneration(env.DB, accountId, a.id)).toEqual({ ...a, rev: 0 });
-    expect(await findGeneration(env.DB, accountId, b.id)).toEqual({ ...bLate, rev: 1 });
-  });
-});

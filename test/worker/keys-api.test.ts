@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
-import { admin, call, chat, get, newAccount, settled, user } from "./helpers";
+import { admin, call, chat, get, newAccount, settled, storedRecords, user } from "./helpers";
 import { createKey } from "../../src/keys/key-store";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
 
@@ -413,12 +413,9 @@ describe("roles", () => {
     // The refusal is recorded like other failures after authentication, at cost 0.
     const totals = await settled(a.accountId);
     expect(totals.total_usage).toBe(0);
-    await expect
-      .poll(
-        async () => (await env.DB.prepare("SELECT id, status, cost_nano, key_hash FROM generations WHERE account_id = ?").bind(a.accountId).all()).results,
-        { timeout: 5000, interval: 20 },
-      )
-      .toEqual([{ id, status: 403, cost_nano: 0, key_hash: a.mgmtHash }]);
+    expect((await storedRecords(a.accountId, 1)).map((g) => ({ id: g.id, status: g.status, cost_nano: g.costNano, key_hash: g.keyHash }))).toEqual([
+      { id, status: 403, cost_nano: 0, key_hash: a.mgmtHash },
+    ]);
   });
 
   it("another account's key and management keys' hashes are 404 on get, update and delete, and stay untouched", async () => {

@@ -1,0 +1,149 @@
+import { describe, it, expect } from "vitest";
+import { env, runInDurableObject } from "cloudflare:test";
+import { admin, newAccount, storedRecords } from "./helpers";
+import { syntheticRecord } from "./synthetic-record";
+import { storeBatch, type StoreDeps, type StoreStep } from "../../src/generations/store-batches";
+import { consumeDeadRecordBatches, storeDeps } from "../../src/generations/records-queue";
+import { findArchived } from "../../src/generations/archive-read";
+import { sumsBy } from "../../src/db/record-queries";
+import type { RecordBatch } from "../../src/generations/record-batch";
+import type { NewGeneration } from "../../src/db/schema";
+import type { LedgerObject } from "../../src/ledger/ledger-object";
+
+const HOUR = 3_600_000;
+const STEPS: StoreStep[] = ["claimed", "written", "committed", "acknowledged"];
+
+/** A batch of the account's records as its ledger would send it (its outbox rows put there first, so the acknowledgement has rows to drop). */
+async function outboxBatch(accountId: string, records: NewGeneration[]): Promise<RecordBatch> {
+  const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
+  return runInDurableObject(stub, (_instance, state) => {
+    const seqs = records.map(
+      (r) => state.storage.sql.exec<{ seq: number }>("INSERT INTO outbox (gen_id, record) VALUES (?, ?) RETURNING seq", r.id, JSON.stringify(r)).one().seq,
+    );
+    const batch = `${accountId}:${seqs[0]}-${seqs.at(-1)}`;
+    state.storage.sql.exec("UPDATE outbox SET batch = ?, sent_at = ? WHERE seq BETWEEN ? AND ?", batch, Date.now(), seqs[0]!, seqs.at(-1)!);
+    return { v: 1 as const, accountId, batch, items: records.map((r) => ({ record: JSON.stringify(r) })) };
+  });
+}
+
+const outboxSize = (accountId: string) =>
+  runInDurableObject(env.LEDGER.get(env.LEDGER.idFromName(accountId)), (instance: LedgerObject) => instance.outboxSize());
+
+const partsOf = (accountId: string) =>
+  env.DB.prepare("SELECT day, state, records, batch FROM archive_parts WHERE account_id = ? ORDER BY day, part").bind(accountId).all();
+
+/** A crash at `step`: the hook throws there once. */
+function crashingAt(step: StoreStep): StoreDeps {
+  let crashed = false;
+  return {
+    ...storeDeps(env),
+    afterStep: (s) => {
+      if (s === step && !crashed) {
+        crashed = true;
+        throw new Error(`crash after ${s}`);
+      }
+    },
+  };
+}
+
+describe("the records store (records queue → R2, index and hourly rollups in D1)", () => {
+  for (const step of STEPS)
+    it(`a crash after "${step}" loses nothing and writes nothing twice: the next delivery completes the batch`, async () => {
+      const { accountId } = await newAccount();
+      const t = Date.now() - 2 * HOUR;
+      const records = Array.from({ length: 5 }, (_, i) => syntheticRecord(accountId, t + i * 1000, i));
+      const batch = await outboxBatch(accountId, records);
+      const deps = crashingAt(step);
+      await expect(storeBatch(deps, batch)).rejects.toThrow(`crash after ${step}`);
+      await storeBatch(deps, batch); // the queue's retry (or the ledger's resend): the same batch
+      await storeBatch(deps, batch); // and once more, after it was stored
+      expect((await partsOf(accountId)).results).toEqual([{ day: new Date(t).toISOString().slice(0, 10), state: "archived", records: 5, batch: batch.batch }]);
+      expect(await outboxSize(accountId)).toBe(0);
+      const stored = await storedRecords(accountId, 5);
+      expect(stored.map((g) => g.id).sort()).toEqual(records.map((r) => r.id).sort());
+      for (const r of records) expect(await findArchived(env.DB, env.ARCHIVE, accountId, r.id)).toMatchObject({ id: r.id, costNano: r.costNano });
+      const cost = records.reduce((s, r) => s + r.costNano, 0);
+      const byModel = await sumsBy(env.DB, accountId, {}, "model");
+      expect(byModel.reduce((s, m) => s + m.requests, 0)).toBe(5);
+      expect(byModel.reduce((s, m) => s + m.costNano, 0)).toBe(cost);
+      expect(await admin(`/accounts/${accountId}/audit`)).toMatchObject({ records: 5, records_cost_nano: cost, records_pending: 0, records_stored: 5 });
+    });
+
+  it("the same batch delivered twice at once is stored once", async () => {
+    const { accountId } = await newAccount();
+    const records = Array.from({ length: 3 }, (_, i) => syntheticRecord(accountId, Date.now() - HOUR + i, i));
+    const batch = await outboxBatch(accountId, records);
+    await Promise.all([storeBatch(storeDeps(env), batch), storeBatch(storeDeps(env), batch)]);
+    expect((await partsOf(accountId)).results).toHaveLength(1);
+    expect(await admin(`/accounts/${accountId}/audit`)).toMatchObject({ records: 3, records_pending: 0 });
+  });
+
+  it("a batch spanning midnight UTC is one part per day; charts by hour and day and breakdowns count each record once", async () => {
+    const { accountId } = await newAccount();
+    const midnight = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+    const records = [-2000, -1000, 1000].map((d, i) => syntheticRecord(accountId, midnight + d, i, { model: "openai/gpt-oss-20b", costNano: 100 * (i + 1) }));
+    await storeBatch(storeDeps(env), await outboxBatch(accountId, records));
+    const parts = (await partsOf(accountId)).results as Array<{ day: string; records: number }>;
+    expect(parts.map((p) => [p.day, p.records])).toEqual([
+      [new Date(midnight - 1).toISOString().slice(0, 10), 2],
+      [new Date(midnight).toISOString().slice(0, 10), 1],
+    ]);
+    expect(await sumsBy(env.DB, accountId, {}, "model")).toEqual([
+      { name: "openai/gpt-oss-20b", requests: 3, costNano: 600, tokensPrompt: 100 + 101 + 102, tokensCompletion: 50 + 51 + 52, tokensCached: 0 + 1 + 2 },
+    ]);
+    const day = new Date(midnight).toISOString().slice(0, 10);
+    expect((await sumsBy(env.DB, accountId, { from: day, to: day }, "model"))[0]).toMatchObject({ requests: 1, costNano: 300 });
+  });
+
+  it("a late settle's record stored before the abandoned record it replaces: both orders end with the later record and sums counted once", async () => {
+    const { accountId } = await newAccount();
+    const t = Date.now() - HOUR;
+    const abandonedRecord = syntheticRecord(accountId, t, 1, {
+      status: 500,
+      costNano: 0,
+      tokensPrompt: 0,
+      tokensCompletion: 0,
+      tokensCached: 0,
+      providerName: null,
+    });
+    const settledRecord = { ...abandonedRecord, status: 200, costNano: 700, tokensPrompt: 10, tokensCompletion: 5, providerName: "Sim Carrier" };
+    const first = await outboxBatch(accountId, [abandonedRecord]);
+    const second = { ...(await outboxBatch(accountId, [settledRecord])) };
+    second.items = [{ record: JSON.stringify(settledRecord), replaced: JSON.stringify(abandonedRecord) }];
+    await storeBatch(storeDeps(env), second); // out of order: the replacement first
+    await storeBatch(storeDeps(env), first);
+    expect(await findArchived(env.DB, env.ARCHIVE, accountId, settledRecord.id)).toMatchObject({ status: 200, costNano: 700 });
+    expect((await storedRecords(accountId, 1)).map((g) => [g.id, g.status, g.costNano])).toEqual([[settledRecord.id, 200, 700]]);
+    expect(await sumsBy(env.DB, accountId, {}, "carrier")).toEqual([
+      { name: "Sim Carrier", requests: 1, costNano: 700, tokensPrompt: 10, tokensCompletion: 5, tokensCached: 0 },
+    ]);
+    expect(await admin(`/accounts/${accountId}/audit`)).toMatchObject({ records: 1, records_cost_nano: 700, records_pending: 0 });
+  });
+
+  it("a record of another account in a batch is refused whole: nothing written", async () => {
+    const { accountId } = await newAccount();
+    const other = await newAccount();
+    const batch = await outboxBatch(accountId, [syntheticRecord(accountId, Date.now(), 0)]);
+    batch.items.push({ record: JSON.stringify(syntheticRecord(other.accountId, Date.now(), 1)) });
+    await expect(storeBatch(storeDeps(env), batch)).rejects.toThrow(/another account's record/);
+    expect((await partsOf(accountId)).results).toEqual([]);
+    expect(await outboxSize(accountId)).toBe(1);
+  });
+
+  it("dead letters are counted in the admin's storage and audit until the batch is stored", async () => {
+    const { accountId } = await newAccount();
+    const batch = await outboxBatch(accountId, [syntheticRecord(accountId, Date.now(), 0)]);
+    const acked: string[] = [];
+    const message = { id: "m1", body: batch, attempts: 11, timestamp: new Date(), ack: () => acked.push("m1"), retry: () => {} };
+    await consumeDeadRecordBatches(
+      { queue: "switchyard-records-dead", messages: [message], ackAll() {}, retryAll() {} } as unknown as MessageBatch<unknown>,
+      env,
+    );
+    expect(acked).toEqual(["m1"]);
+    expect(await admin(`/accounts/${accountId}/audit`)).toMatchObject({ records_pending: 1, records_dead_batches: 1 });
+    expect(await admin("/storage")).toMatchObject({ dead_record_batches: expect.any(Number) });
+    // Replayed (the ledger sends it again; here stored directly): no longer dead, stored once.
+    await storeBatch(storeDeps(env), batch);
+    expect(await admin(`/accounts/${accountId}/audit`)).toMatchObject({ records: 1, records_pending: 0, records_dead_batches: 0 });
+  });
+});
