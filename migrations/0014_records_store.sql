@@ -6,6 +6,11 @@ CREATE TABLE `dead_record_batches` (
 	`last_at` integer NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE `record_object_deletes` (
+	`key` text PRIMARY KEY NOT NULL,
+	`after` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `record_rollups` (
 	`account_id` text NOT NULL,
 	`hour` integer NOT NULL,
@@ -23,4 +28,5 @@ CREATE TABLE `record_rollups` (
 );
 --> statement-breakpoint
 ALTER TABLE `archive_parts` ADD `batch` text;--> statement-breakpoint
-CREATE UNIQUE INDEX `archive_parts_batch` ON `archive_parts` (`account_id`,`day`,`batch`);
+CREATE UNIQUE INDEX `archive_parts_batch` ON `archive_parts` (`account_id`,`day`,`batch`);--> statement-breakpoint
+CREATE INDEX `archive_parts_records` ON `archive_parts` (`records`);

@@ -4,6 +4,7 @@ import { reconcileAllFromEnv } from "./payments/reconcile";
 import { pageStripeCallsLastMinute } from "./console/credits/stripe-allowance";
 import { refreshHealth } from "./health/health-snapshot";
 import { archiveFromEnv } from "./generations/archive-records";
+import { compactFromEnv } from "./generations/compact-records";
 
 /** The work of the Cron Trigger (wrangler.toml `[triggers] crons`), by name. Each runs on its own: one failing stops no other. */
 const TASKS: Record<string, (env: Env) => Promise<unknown>> = {
@@ -14,6 +15,7 @@ const TASKS: Record<string, (env: Env) => Promise<unknown>> = {
   },
   "endpoint health fold": (env) => refreshHealth(env),
   "records archive": (env) => archiveFromEnv(env),
+  "records compaction": (env) => compactFromEnv(env),
 };
 
 /** Work kept off the request path, once a minute (the records archive: docs/storage.md). */

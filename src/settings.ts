@@ -158,6 +158,20 @@ export const SETTINGS = {
     count(40_000, "a Cron Trigger run starts no archive part after this long, ms (runs are a minute apart; one still running when the next starts is safe)"),
   ),
   RECORDS_ARCHIVE_CONCURRENCY: between(1, 16, count(4, "account-days one archive run works on at once (each a part at a time)")),
+  RECORDS_COMPACT_AFTER_MS: between(
+    0,
+    86_400_000,
+    count(
+      600_000,
+      "the records queue's small objects (under half of RECORDS_ARCHIVE_PART_RECORDS records) stored at least this long ago are merged, per account and UTC day, into objects of up to RECORDS_ARCHIVE_PART_RECORDS records by the Cron Trigger, ms: the index of parts stays small",
+    ),
+  ),
+  RECORDS_COMPACT_DAYS_PER_RUN: between(1, 100_000, count(200, "most account-days one Cron Trigger run compacts (one merged object each)")),
+  RECORDS_COMPACT_DELETE_AFTER_MS: between(
+    60_000,
+    604_800_000,
+    count(3_600_000, "objects merged away are deleted from R2 this long after the merge, ms (a reader that listed them just before still reads them)"),
+  ),
   RECORDS_ARCHIVE_READS_PER_PAGE: between(
     1,
     100,

@@ -118,8 +118,16 @@ export const archiveParts = sqliteTable(
     primaryKey({ columns: [t.accountId, t.day, t.part] }),
     index("archive_parts_account_last").on(t.accountId, t.lastAt),
     uniqueIndex("archive_parts_batch").on(t.accountId, t.day, t.batch),
+    // Compaction looks for small parts: a range of this index visits only those, however many large ones there are.
+    index("archive_parts_records").on(t.records),
   ],
 );
+
+/** R2 objects compaction merged away, deleted once `after` has passed (a reader that listed them just before still finds them). */
+export const recordObjectDeletes = sqliteTable("record_object_deletes", {
+  key: text("key").primaryKey(),
+  after: integer("after").notNull(), // Unix ms
+});
 
 /**
  * The account's stored records summed per UTC hour, model, key, carrier and API (the records queue's

@@ -2,7 +2,6 @@ import { archivedPartsOfDay, legacyIdPart } from "../db/archive-index";
 import type { Generation } from "../db/schema";
 import { partKey, recordInText, unpackRecords, unpackText, utcDay } from "./archive-format";
 import { generationIdTime } from "./generation-id";
-import { batchSeq } from "./record-batch";
 
 /** Parts read during one lookup, page or export, by key: each object is fetched once. */
 export type PartCache = Map<string, Promise<Generation[]>>;
@@ -33,18 +32,17 @@ export async function findArchived(d1: D1Database, bucket: R2Bucket, accountId: 
   let keys: string[];
   if (at !== undefined) {
     const parts = await archivedPartsOfDay(d1, accountId, utcDay(at));
-    // The records queue's parts first, the later batch first: a late settle's record replaces an abandoned one stored earlier.
-    keys = parts
-      .filter((p) => p.firstAt <= at && at <= p.lastAt)
-      .sort((a, b) => (b.batch === null ? -1 : batchSeq(b.batch)) - (a.batch === null ? -1 : batchSeq(a.batch)))
-      .map((p) => p.key);
+    keys = parts.filter((p) => p.firstAt <= at && at <= p.lastAt).map((p) => p.key);
   } else {
     const legacy = await legacyIdPart(d1, accountId, id);
     keys = legacy ? [partKey(accountId, legacy.day, legacy.part)] : [];
   }
+  // Every part that may hold it (as a rule one): of two stored versions (a late settle's record replacing
+  // an abandoned one, in two parts) the higher revision is current.
+  let current: Generation | undefined;
   for (const key of keys) {
     const found = recordInText(await unpackText(await partBody(bucket, key)), id);
-    if (found && found.accountId === accountId) return found;
+    if (found && found.accountId === accountId && (!current || found.rev > current.rev)) current = found;
   }
-  return undefined;
+  return current;
 }

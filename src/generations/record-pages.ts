@@ -4,7 +4,6 @@ import { archivedParts, d1Records, type Cursor, type Direction } from "../db/rec
 import { matchesFilter, type RecordFilter } from "../db/record-filter";
 import type { Generation } from "../db/schema";
 import { readPart, type PartCache } from "./archive-read";
-import { batchSeq } from "./record-batch";
 
 /** Where an account's records are: D1, and the archive (its index in D1, its objects in R2). */
 export type RecordStores = { d1: D1Database; bucket: R2Bucket; readsPerPage: number };
@@ -36,7 +35,7 @@ export async function recordsPage(
     archivedParts(s.d1, accountId, filter, dir, bound, s.readsPerPage + 1),
   ]);
   const rows = new Map(live.map((g) => [g.id, g])); // D1 wins over the archive (a record changed after its day was archived)
-  // Of two stored versions (a late settle's record replacing an abandoned one), the later batch's wins.
+  // Of two stored versions (a late settle's record replacing an abandoned one), the higher revision wins.
   const version = new Map<string, number>(live.map((g) => [g.id, Infinity]));
   let edge: number | undefined; // where unread parts could begin (createdAt), when the reads ran out
   for (const [i, p] of parts.entries()) {
@@ -47,11 +46,10 @@ export async function recordsPage(
       edge = dir === "older" ? p.lastAt : p.firstAt;
       break;
     }
-    const seq = p.batch === null ? -1 : batchSeq(p.batch);
     for (const g of await readPart(s.bucket, p.key, cache))
-      if (g.accountId === accountId && matchesFilter(g, filter) && (!bound || beyond(cursorOf(g), bound)) && (version.get(g.id) ?? -Infinity) < seq) {
+      if (g.accountId === accountId && matchesFilter(g, filter) && (!bound || beyond(cursorOf(g), bound)) && (version.get(g.id) ?? -Infinity) < g.rev) {
         rows.set(g.id, g);
-        version.set(g.id, seq);
+        version.set(g.id, g.rev);
       }
   }
   let merged = [...rows.values()].sort(order);

@@ -1,7 +1,7 @@
 import type { NewGeneration } from "../db/schema";
 import { claimParts, commitParts, type BatchPart, type RollupDelta } from "../db/record-parts";
 import { batchPartKey, packRecords, sha256Bytes, storedRecord, utcDay } from "./archive-format";
-import type { RecordBatch } from "./record-batch";
+import { batchSeq, type RecordBatch } from "./record-batch";
 
 const HOUR_MS = 3_600_000;
 
@@ -29,7 +29,9 @@ export type StoreStep = "claimed" | "written" | "committed" | "acknowledged";
 export async function storeBatch(deps: StoreDeps, batch: RecordBatch): Promise<void> {
   const days = new Map<string, Array<{ record: ReturnType<typeof storedRecord>; replaced?: NewGeneration }>>();
   for (const item of batch.items) {
-    const record = storedRecord(JSON.parse(item.record) as NewGeneration);
+    // A stored record's revision is its batch's last outbox number: of two versions of one record (a late
+    // settle's replacing an abandoned one) the later batch's is current, wherever compaction moves them.
+    const record = { ...storedRecord(JSON.parse(item.record) as NewGeneration), rev: batchSeq(batch.batch) };
     if (record.accountId !== batch.accountId) throw new Error(`records store: batch ${batch.batch} holds another account's record`);
     const day = utcDay(record.createdAt);
     const list = days.get(day) ?? [];

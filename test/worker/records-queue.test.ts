@@ -6,6 +6,7 @@ import { storeBatch, type StoreDeps, type StoreStep } from "../../src/generation
 import { consumeDeadRecordBatches, storeDeps } from "../../src/generations/records-queue";
 import { findArchived } from "../../src/generations/archive-read";
 import { sumsBy } from "../../src/db/record-queries";
+import { compactRecords, type CompactOptions, type CompactStep } from "../../src/generations/compact-records";
 import type { RecordBatch } from "../../src/generations/record-batch";
 import type { NewGeneration } from "../../src/db/schema";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
@@ -145,5 +146,83 @@ describe("the records store (records queue → R2, index and hourly rollups in D
     // Replayed (the ledger sends it again; here stored directly): no longer dead, stored once.
     await storeBatch(storeDeps(env), batch);
     expect(await admin(`/accounts/${accountId}/audit`)).toMatchObject({ records: 1, records_pending: 0, records_dead_batches: 0 });
+  });
+});
+
+describe("compaction of the records queue's small parts", () => {
+  const AFTER = 600_000;
+  const options = (over: Partial<CompactOptions> = {}): CompactOptions => ({
+    now: Date.now() + AFTER + 1000,
+    partRecords: 100,
+    afterMs: AFTER,
+    daysPerRun: 1000,
+    deleteAfterMs: 3_600_000,
+    ...over,
+  });
+  /** `n` batches of two records each, stored, an hour ago (one UTC day unless that hour is just past midnight: then its own day). */
+  async function smallBatches(accountId: string, n: number) {
+    const t = Date.now() - HOUR;
+    const records: NewGeneration[] = [];
+    for (let b = 0; b < n; b++) {
+      const pair = [0, 1].map((i) => syntheticRecord(accountId, t + b * 10 + i, b * 2 + i));
+      await storeBatch(storeDeps(env), await outboxBatch(accountId, pair));
+      records.push(...pair);
+    }
+    return records;
+  }
+  const objectsOf = async (accountId: string) => (await env.ARCHIVE.list({ prefix: `records/v2/${accountId}/` })).objects.map((o) => o.key).sort();
+
+  for (const step of [undefined, "claimed", "written", "committed"] as const)
+    it(`merges an account-day's small parts into one${step ? `; a crash after "${step}" loses nothing, merges nothing twice` : ""}`, async () => {
+      const { accountId } = await newAccount();
+      const records = await smallBatches(accountId, 5);
+      const before = await objectsOf(accountId);
+      expect(before).toHaveLength(5);
+      const auditBefore = await admin(`/accounts/${accountId}/audit`);
+      let crashed = false;
+      const afterStep = (s: CompactStep) => {
+        if (s === step && !crashed) {
+          crashed = true;
+          throw new Error(`crash after ${s}`);
+        }
+      };
+      if (step) await expect(compactRecords(env.DB, env.ARCHIVE, options({ afterStep }))).rejects.toThrow(`crash after ${step}`);
+      await compactRecords(env.DB, env.ARCHIVE, options());
+      await compactRecords(env.DB, env.ARCHIVE, options()); // nothing left to merge
+      const parts = (await partsOf(accountId)).results as Array<{ records: number; batch: string; state: string }>;
+      expect(parts).toHaveLength(1);
+      expect(parts[0]).toMatchObject({ records: 10, state: "archived" });
+      expect(parts[0]!.batch).toMatch(/:c[0-9a-f]{16}-\d+$/);
+      const stored = await storedRecords(accountId, 10);
+      expect(stored.map((g) => g.id).sort()).toEqual(records.map((r) => r.id).sort());
+      for (const r of records) expect(await findArchived(env.DB, env.ARCHIVE, accountId, r.id)).toMatchObject({ id: r.id, costNano: r.costNano });
+      // The audit's records and money are as they were; only the objects (fewer, larger) changed.
+      const { archive_objects: _o, archive_bytes: _b, ...audit } = await admin(`/accounts/${accountId}/audit`);
+      const { archive_objects: _o0, archive_bytes: _b0, ...expected } = auditBefore;
+      expect(audit).toEqual(expected);
+      expect(audit).toMatchObject({ records: 10, records_pending: 0 });
+      // The small objects stay for readers that listed them, then go.
+      expect((await objectsOf(accountId)).filter((k) => before.includes(k))).toEqual(before);
+      await compactRecords(env.DB, env.ARCHIVE, options({ now: Date.now() + AFTER + 3_600_000 + 2000 }));
+      expect(await objectsOf(accountId)).toHaveLength(1);
+    });
+
+  it("keeps the later of two versions of a record merged together, and parts no larger than the limit", async () => {
+    const { accountId } = await newAccount();
+    const t = Date.now() - HOUR;
+    const abandoned = syntheticRecord(accountId, t, 1, { status: 500, costNano: 0 });
+    const settled = { ...abandoned, status: 200, costNano: 900 };
+    await storeBatch(storeDeps(env), await outboxBatch(accountId, [abandoned]));
+    const second = await outboxBatch(accountId, [settled]);
+    second.items = [{ record: JSON.stringify(settled), replaced: JSON.stringify(abandoned) }];
+    await storeBatch(storeDeps(env), second);
+    await smallBatches(accountId, 3);
+    await compactRecords(env.DB, env.ARCHIVE, options({ partRecords: 4 }));
+    const parts = (await partsOf(accountId)).results as Array<{ records: number }>;
+    expect(parts.every((p) => p.records <= 4)).toBe(true);
+    expect(await findArchived(env.DB, env.ARCHIVE, accountId, settled.id)).toMatchObject({ status: 200, costNano: 900 });
+    const stored = await storedRecords(accountId, 7);
+    expect(stored).toHaveLength(7);
+    expect(stored.find((g) => g.id === settled.id)).toMatchObject({ status: 200, costNano: 900 });
   });
 });
