@@ -12,7 +12,8 @@ export const USAGE = `usage: npm run admin -- <command> [--url URL] [--token TOK
   audit-account --account <email|id>
   list-accounts [--offset N] [--page-size N]           (oldest first; N ≤ 500, default 100; next_offset pages on)
   list-keys --account <email|id> [--offset N] [--page-size N]
-  storage                                             (the service's D1 size beside its limit, rows, oldest record; the R2 archive)
+  storage                                             (the service's D1 size beside its limit, rows, oldest record; the R2 archive; dead record batches)
+  move-records                                        (moves records an earlier release kept in D1 to R2; repeat until "done": true)
   help [command]                                      (also --help)
 The token comes from --token, else $SWITCHYARD_ADMIN_TOKEN, else (for a local URL only) the development token.`;
 
@@ -65,6 +66,7 @@ const commands: Record<string, (f: Flags) => AdminRequest> = {
   "list-accounts": (f) => ({ method: "GET", path: `/accounts${paging(f)}` }),
   "list-keys": (f) => ({ method: "GET", path: `/accounts/${ref(need(f, "account"))}/keys${paging(f)}` }),
   storage: () => ({ method: "GET", path: "/storage" }),
+  "move-records": () => ({ method: "POST", path: "/records/move-from-d1" }),
 };
 
 /** Whole-number flags, checked here so a typo is a usage error, not a server's 400. */

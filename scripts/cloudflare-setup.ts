@@ -116,7 +116,7 @@ const kvId = (() => {
   return found.id;
 })();
 
-// 4. Both queues (the settle queue and its dead letters).
+// 4. The queues (the settle queue, the records queue and their dead letters), as wrangler.toml names them.
 for (const q of queues) {
   if (wrangler(["queues", "info", q], { code: 1 }).code === 0) console.log(`  queue ${q} exists`);
   else must(wrangler(["queues", "create", q]), `queues create ${q}`);

@@ -12,6 +12,7 @@ import type { Totals } from "../ledger/ledger-object";
 import { nanoToUsd, usdToNano } from "../catalog/money";
 import { randomId } from "../keys/api-key";
 import { archiveTotals, d1SizeBytes, recordTotals } from "../db/archive-index";
+import { moveRecordsFromD1 } from "../generations/archive-records";
 import { settings } from "../settings";
 
 /** The operator's API behind `npm run admin`: accounts, keys, credits. */
@@ -217,6 +218,18 @@ adminRoutes.get("/storage", async (c) => {
     dead_record_batch_records: dead[0]?.records ?? 0,
     retention_days: s.RECORDS_RETENTION_DAYS,
   });
+});
+
+/**
+ * Moves the records an earlier release kept in D1 to R2 (docs/operate.md, "Moving records out of D1"): one
+ * run of the archive over every record in D1, whatever its age; resumable, call again until `done`.
+ */
+adminRoutes.post("/records/move-from-d1", async (c) => {
+  const run = await moveRecordsFromD1(c.env);
+  const [left] = await db(c.env.DB)
+    .select({ rows: sql<number>`count(*)` })
+    .from(generations);
+  return c.json({ parts: run.parts, records: run.records, not_committed: run.notCommitted, done: run.done, generations_in_d1: left?.rows ?? 0 });
 });
 
 /**

@@ -17,6 +17,8 @@ export type ArchiveOptions = {
   concurrency: number;
   /** Called after each step of a part; a throw there is a crash at that point (the tests' hook). */
   afterStep?: (step: ArchiveStep, part: PartDraft) => void | Promise<void>;
+  /** Move every record made before this instead of those past the retention (the move of an earlier release's records). */
+  before?: number;
 };
 export type ArchiveStep = "marked" | "written" | "verified" | "committed";
 export type ArchiveRun = { parts: number; records: number; notCommitted: number; done: boolean };
@@ -37,7 +39,7 @@ export function retentionCutoff(now: number, retentionDays: number): number {
  * fails the run, once the parts beside it are done.
  */
 export async function archiveRecords(d1: D1Database, bucket: R2Bucket, o: ArchiveOptions): Promise<ArchiveRun> {
-  const cutoff = retentionCutoff(o.now, o.retentionDays);
+  const cutoff = o.before ?? retentionCutoff(o.now, o.retentionDays);
   const deadline = Date.now() + o.runMs;
   const run: ArchiveRun = { parts: 0, records: 0, notCommitted: 0, done: false };
   while (run.parts + run.notCommitted < o.partsPerRun && Date.now() < deadline) {
@@ -135,6 +137,23 @@ export async function warnOnD1Size(d1: D1Database, limitBytes: number, warnPerce
   if (size !== null && size >= (limitBytes * warnPercent) / 100)
     logEvent("d1 size warning", { size_bytes: size, limit_bytes: limitBytes, percent: Math.round((size / limitBytes) * 1000) / 10 });
   return size;
+}
+
+/**
+ * Moves every record still in D1 to R2 (records of a release before the records queue: new ones never
+ * land in D1), one run of the archive's parts with the Worker's settings; call again until `done`.
+ */
+export async function moveRecordsFromD1(env: Env, now = Date.now()): Promise<ArchiveRun> {
+  const s = settings(env);
+  return archiveRecords(env.DB, env.ARCHIVE, {
+    now,
+    before: now,
+    retentionDays: s.RECORDS_RETENTION_DAYS,
+    partRecords: s.RECORDS_ARCHIVE_PART_RECORDS,
+    partsPerRun: s.RECORDS_ARCHIVE_PARTS_PER_RUN,
+    runMs: s.RECORDS_ARCHIVE_RUN_MS,
+    concurrency: s.RECORDS_ARCHIVE_CONCURRENCY,
+  });
 }
 
 /** The Cron Trigger's archive run, with the Worker's settings. */

@@ -2,6 +2,7 @@ import { describe, it, expect } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
 import { admin, newAccount, storedRecords } from "./helpers";
 import { syntheticRecord } from "./synthetic-record";
+import { d1Ids, seedDays } from "./archive-helpers";
 import { storeBatch, type StoreDeps, type StoreStep } from "../../src/generations/store-batches";
 import { consumeDeadRecordBatches, storeDeps } from "../../src/generations/records-queue";
 import { findArchived } from "../../src/generations/archive-read";
@@ -224,5 +225,28 @@ describe("compaction of the records queue's small parts", () => {
     const stored = await storedRecords(accountId, 7);
     expect(stored).toHaveLength(7);
     expect(stored.find((g) => g.id === settled.id)).toMatchObject({ status: 200, costNano: 900 });
+  });
+});
+
+describe("moving an earlier release's records out of D1", () => {
+  it("`POST /admin/records/move-from-d1` moves every record in D1 to R2, today's too; they stay readable and the audit is unchanged", async () => {
+    const { accountId } = await newAccount();
+    const today = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+    const seeded = [...(await seedDays(accountId, today - 3 * 86_400_000, 3, 4)), ...(await seedDays(accountId, Date.now() - 3_600_000 - 1000, 1, 1))]; // the last a second ago;
+    const before = await admin(`/accounts/${accountId}/audit`);
+    expect(before).toMatchObject({ records_in_d1: 13, records: 13 });
+    let moved: { done: boolean; generations_in_d1: number } | undefined;
+    for (let i = 0; i < 10 && !moved?.done; i++) moved = await admin("/records/move-from-d1", {});
+    expect(moved).toMatchObject({ done: true });
+    expect(await d1Ids(accountId)).toEqual([]);
+    expect(await admin(`/accounts/${accountId}/audit`)).toMatchObject({
+      records_in_d1: 0,
+      records_archived: 13,
+      records: 13,
+      records_cost_nano: (before as { records_cost_nano: number }).records_cost_nano,
+    });
+    const stored = await storedRecords(accountId, 13);
+    expect(stored.map((g) => g.id).sort()).toEqual(seeded.map((r) => r.id).sort());
+    for (const r of seeded) expect(await findArchived(env.DB, env.ARCHIVE, accountId, r.id)).toMatchObject({ id: r.id });
   });
 });
