@@ -8,8 +8,8 @@
 //   POST /flush {"ledger": 3, "n": 500} → {n, d1_ms, rows_written, size_after, statements}
 //   GET  /size                          → {bytes (D1's size_after), generations, attempts}
 //   GET  /info                          → what the synthetic records are like (bytes as JSON, attempts)
-//   POST /fold                          → the Cron Trigger's health fold (foldAttempts, the tree's windows)
-//                                         over what is in D1: {attempts, statements: [{d1_ms, rows_read}]}; prunes nothing
+//   POST /fold                          → the Cron Trigger's health fold (foldMinutes, the tree's windows)
+//                                         over the minute rollups in D1: {attempts (Σ counted), statements: [{d1_ms, rows_read}]}; prunes nothing
 //
 // Records: a fixed pool of POOL varied records (models and carriers from the catalog sample the bench
 // passes in SAMPLE, 1 or 2 carrier attempts, tokens, user agents, referers, sessions, some failures),
@@ -20,7 +20,7 @@
 import { flushGenerations } from "../src/db/generations";
 import { generationRecord } from "../src/generations/record";
 import { newGenerationId } from "../src/generations/generation-id";
-import { foldAttempts } from "../src/db/endpoint-attempts";
+import { foldMinutes } from "../src/db/endpoint-minutes";
 import { PERCENTILES_WINDOW_MS, UPTIME_WINDOWS_MS } from "../src/health/health-snapshot";
 import { mulberry32 } from "../src/routing/mulberry32";
 
@@ -236,17 +236,18 @@ export default {
         return json({ bytes: attempts.meta?.size_after ?? null, generations: generations.results[0].n, attempts: attempts.results[0].n });
       }
       if (request.method === "POST" && url.pathname === "/fold") {
-        // As refreshHealth calls it, but pruning nothing (attempts older than the epoch): the bench's attempts are all recent.
+        // As refreshHealth calls it, but pruning nothing (minutes older than the epoch): the bench's minutes are all recent.
         const now = Date.now();
         const { d1, seen } = observed(env.DB);
-        await foldAttempts(
+        await foldMinutes(
           d1,
           UPTIME_WINDOWS_MS.map((w) => now - w),
           now - PERCENTILES_WINDOW_MS,
           0,
+          0,
         );
-        const attempts = await env.DB.prepare("SELECT count(*) AS n FROM endpoint_attempts").first("n");
-        // Per statement, in foldAttempts' order: the uptime windows (a day), the percentiles (30 minutes), the prune.
+        const attempts = await env.DB.prepare("SELECT coalesce(sum(counted), 0) AS n FROM endpoint_minutes").first("n");
+        // Per statement, in foldMinutes' order: the uptime windows (a day), the percentiles (30 minutes), the two prunes.
         const statements = seen.results.map((r) => ({ d1_ms: r.meta?.duration ?? NaN, rows_read: r.meta?.rows_read ?? NaN }));
         return json({ attempts, statements });
       }

@@ -1,5 +1,5 @@
-// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile,ceiling] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render] [--all-in-one] [--via-entry]`
-//   [--ceiling-ledgers 1,4,16 --ceiling-batches 100,500,2000 --ceiling-rates 1000,2000,…]
+// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile,ceiling,fold] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render] [--all-in-one] [--via-entry]`
+//   [--ceiling-ledgers 1,4,16 --ceiling-batches 100,500,2000 --ceiling-rates 1000,2000,…] [--fold-rates 10,10000]
 //
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
 // simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
@@ -20,6 +20,10 @@
 // generation records, bench/ceiling.ts — ledgers flushing batches through the tree's flushGenerations at
 // rising offered rates until one is not kept up. It needs neither the router bundle nor the simulator; its
 // sets are appended to bench/out/results-ceiling.json (or --out), its tables printed.
+//
+// Scenario `fold` (only with --only; not in the default set): the Cron Trigger's health fold over the minute
+// rollups a day of each rate in --fold-rates (default 10,10000 requests/s) leaves, bench/fold.ts; --repeat
+// folds per rate (default 7 here), alternating. Its sets are appended to bench/out/results-fold.json, its table printed.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -74,6 +78,7 @@ import { compareLayouts, startSplitRouter } from "./split-router.ts";
 import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 import { ceilingScenario } from "./ceiling.ts";
 import { DEFAULT_BATCHES, DEFAULT_LEDGERS, DEFAULT_RATES, ceilingMarkdown, parseList, type CeilingSet } from "./ceiling-model.ts";
+import { foldMarkdown, foldScenario, type FoldSet } from "./fold.ts";
 
 const { values } = parseArgs({
   options: {
@@ -106,6 +111,8 @@ const { values } = parseArgs({
     "ceiling-ledgers": { type: "string" },
     "ceiling-batches": { type: "string" },
     "ceiling-rates": { type: "string" },
+    /** Scenario fold: the request rates whose day of minute rollups the fold is timed over, comma-separated. */
+    "fold-rates": { type: "string" },
   },
 });
 const quick = values.quick;
@@ -775,6 +782,37 @@ if (values.render) {
   console.log(table);
   if (values["update-results"]) updateResults(table);
   process.exit(0);
+}
+if (runOnly.has("fold")) {
+  // Scenario fold, like ceiling, needs neither the router bundle nor the simulator.
+  runOnly.delete("fold");
+  try {
+    mkdirSync(outDir, { recursive: true });
+    const file = values.out ? resolve(values.out) : join(outDir, "results-fold.json");
+    const history = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { sets: FoldSet[] }) : { sets: [] };
+    const set = await foldScenario({
+      root,
+      workerRoot,
+      outDir,
+      cfg: readWranglerConfig(join(workerRoot, "wrangler.toml")),
+      repeat: values.repeat !== undefined ? repeat : 7,
+      rates: parseList(values["fold-rates"], [10, 10_000], "--fold-rates"),
+      cleanup,
+      log,
+      stopping: () => stopping,
+    });
+    history.sets.push(set);
+    writeFileSync(file, JSON.stringify(history, null, 2) + "\n");
+    console.log(foldMarkdown(set));
+    log(`scenario fold: appended to ${file.startsWith(root) ? file.slice(root.length) : file} (set ${history.sets.length})`);
+  } catch (err) {
+    console.error(err);
+    exitCode = 1;
+  }
+  if (runOnly.size === 0) {
+    await cleanup.runAll();
+    process.exit(exitCode);
+  }
 }
 if (runOnly.has("ceiling")) {
   // Scenario ceiling needs neither the router bundle nor the simulator: it runs first, on its own.

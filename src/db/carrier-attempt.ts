@@ -1,7 +1,7 @@
 /**
  * One carrier attempt of a request, served or failed: what the generation record keeps in
  * `provider_responses` (JSON, in order, the served attempt last) and what endpoint health is
- * computed from (the `endpoint_attempts` table, filled from the records when they are flushed).
+ * counted into (the minute rollups, src/db/endpoint-minutes.ts, as the records are flushed).
  */
 export type CarrierAttempt = {
   /** Catalog model id the attempt was for (differs between attempts when `models` falls back). */

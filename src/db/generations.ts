@@ -1,7 +1,7 @@
 import { and, eq, getTableColumns, getTableName, sql, type AnyColumn } from "drizzle-orm";
 import { db } from "./client";
 import { generations, type Generation } from "./schema";
-import { DELETE_ATTEMPTS_SQL, INSERT_ATTEMPTS_SQL } from "./endpoint-attempts";
+import { attemptRollupStatements, type RollupGuard } from "./endpoint-minutes";
 
 // The ledger flushes records in batches of hundreds, as the JSON it stored them in: one statement per
 // few hundred rows, which SQLite unpacks with json_each (no parsing or binding per record in JS, one
@@ -26,14 +26,26 @@ function fieldOf(column: AnyColumn, key: string): string {
 }
 
 /**
- * Writes settled generation records, given as the JSON of `NewGeneration` objects, and their carrier
- * attempts (`providerResponses`) into `endpoint_attempts`, in one D1 batch (one transaction). A record
- * replaces one with the same id, attempts included, so a retried flush is harmless and a late settle
- * replaces the "abandoned" record the ledger wrote when its hold expired.
+ * A record's attempts count toward endpoint health once: unless a record with its id is already in D1
+ * carrying attempts. A retried flush (its first try committed unseen) finds its rows there and counts
+ * nothing again; a late settle replacing the "abandoned" record an expired hold left counts, as that
+ * record was made at admission, before any carrier was tried, and carries none.
+ */
+const NOT_YET_COUNTED: RollupGuard = {
+  sql: `NOT EXISTS (SELECT 1 FROM "${getTableName(generations)}" AS g WHERE g."${generations.id.name}" = rec.id AND json_valid(g."${generations.providerResponses.name}") AND json_array_length(g."${generations.providerResponses.name}") > 0)`,
+  params: [],
+};
+
+/**
+ * Writes settled generation records, given as the JSON of `NewGeneration` objects, and adds their
+ * carrier attempts (`providerResponses`) to endpoint health's minute rollups, in one D1 batch (one
+ * transaction): per chunk, the rollups first (their guard reads the generations rows as they were),
+ * then the records. A record replaces one with the same id, so a retried flush is harmless and a late
+ * settle replaces the "abandoned" record the ledger wrote when its hold expired.
  */
 export async function flushGenerations(d1: D1Database, records: string[]): Promise<void> {
   if (records.length === 0) return;
-  const statements = [FLUSH_SQL, DELETE_ATTEMPTS_SQL, INSERT_ATTEMPTS_SQL].map((q) => d1.prepare(q));
+  const flush = d1.prepare(FLUSH_SQL);
   const chunks: string[] = [];
   let chunk: string[] = [];
   let chars = 0;
@@ -47,7 +59,7 @@ export async function flushGenerations(d1: D1Database, records: string[]): Promi
     chars += r.length + 1;
   }
   chunks.push(`[${chunk.join(",")}]`);
-  await d1.batch(chunks.flatMap((json) => statements.map((s) => s.bind(json))));
+  await d1.batch(chunks.flatMap((json) => [...attemptRollupStatements(d1, json, NOT_YET_COUNTED), flush.bind(json)]));
 }
 
 /** One of the account's generations, or undefined; never another account's. */

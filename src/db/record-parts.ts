@@ -1,10 +1,10 @@
 /**
  * The D1 side of storing a ledger's record batch (src/generations/store-batches.ts): its parts' index rows
- * in `archive_parts` (one per UTC day the batch spans), the hourly rollups in `record_rollups`, and the
- * dead-letter count in `dead_record_batches`. Each step is safe to repeat: a batch is claimed, written and
+ * in `archive_parts` (one per UTC day the batch spans), the hourly rollups in `record_rollups`, endpoint
+ * health's minute rollups, and the dead-letter count in `dead_record_batches`. Each step is safe to repeat: a batch is claimed, written and
  * committed however often it arrives, and its sums are added only by the one transaction that commits it.
  */
-import { INSERT_ATTEMPTS_SQL } from "./endpoint-attempts";
+import { attemptRollupStatements } from "./endpoint-minutes";
 
 /** What one part of a batch will hold, before it is written. */
 export type BatchPart = {
@@ -69,26 +69,34 @@ export type RollupDelta = [
   ...sums: [number, number, number, number, number, number],
 ];
 
-/** A part to commit: its claim, its rollup changes and its records' JSON (for the carrier attempts). */
+/** A part to commit: its claim, its rollup changes and its records' JSON (for their carrier attempts' minute rollups). */
 export type PartCommit = { part: BatchPart; rollups: RollupDelta[]; recordsJson: string };
 
 /**
  * Commits the batch's parts in one D1 batch (one transaction): each part still `writing` is marked
- * archived under a fresh commit id, and only then, in the same transaction, its rollups are added; the
- * batch leaves the dead letters. Returns how many parts this call committed (0: an earlier one had).
+ * archived under a fresh commit id, and only then, in the same transaction, its rollups and its carrier
+ * attempts' minute rollups are added; the batch leaves the dead letters. Returns how many parts this call committed (0: an earlier one had).
  */
 export async function commitParts(d1: D1Database, commits: readonly PartCommit[], now: number): Promise<number> {
   const commitId = crypto.randomUUID();
-  const statements = commits.flatMap(({ part: p, rollups, recordsJson }) => [
-    d1.prepare(COMMIT_SQL).bind(p.accountId, p.day, p.batch, commitId, now),
-    d1.prepare(ROLLUP_SQL).bind(p.accountId, p.day, p.batch, commitId, JSON.stringify(rollups)),
-    // The attempts' insert is idempotent by (generation, position): repeating it changes nothing.
-    d1.prepare(INSERT_ATTEMPTS_SQL).bind(recordsJson),
-  ]);
+  const statements: D1PreparedStatement[] = [];
+  const commitAt: number[] = []; // where each part's COMMIT_SQL is in the batch
+  for (const { part: p, rollups, recordsJson } of commits) {
+    commitAt.push(statements.length);
+    statements.push(
+      d1.prepare(COMMIT_SQL).bind(p.accountId, p.day, p.batch, commitId, now),
+      d1.prepare(ROLLUP_SQL).bind(p.accountId, p.day, p.batch, commitId, JSON.stringify(rollups)),
+      // Endpoint health's minute rollups: counted by this commit only, like the rollups above.
+      ...attemptRollupStatements(d1, recordsJson, {
+        sql: "EXISTS (SELECT 1 FROM archive_parts WHERE account_id = ?2 AND day = ?3 AND batch = ?4 AND state = 'archived' AND commit_id = ?5)",
+        params: [p.accountId, p.day, p.batch, commitId],
+      }),
+    );
+  }
   const batch = commits[0]?.part.batch;
   if (batch !== undefined) statements.push(d1.prepare("DELETE FROM dead_record_batches WHERE batch = ?1").bind(batch));
   const results = await d1.batch(statements);
-  return commits.reduce((n, _, i) => n + (results[3 * i]!.meta.changes === 1 ? 1 : 0), 0);
+  return commitAt.filter((i) => results[i]!.meta.changes === 1).length;
 }
 
 /** A batch the queue gave up on (its dead letter): counted, so the admin sees it until it is stored. */

@@ -1,4 +1,5 @@
 import { sqliteTable, text, integer, real, index, primaryKey, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { BUCKET_COLUMNS, METRICS } from "./health-buckets";
 
 /** An account: owns keys, a balance (held by its ledger Durable Object) and generations. */
 export const accounts = sqliteTable("accounts", {
@@ -196,9 +197,9 @@ export const archivedLegacyIds = sqliteTable("archived_legacy_ids", {
 });
 
 /**
- * One row per carrier attempt (served or failed), copied from each flushed generation record's
- * provider_responses in the same D1 batch. The Cron Trigger folds the recent rows into the endpoint
- * health snapshot (KV) and deletes rows older than a day.
+ * No longer written (issue 36): endpoint health is folded from `endpointMinutes` and
+ * `endpointMinuteHistograms` below. It was one row per carrier attempt, copied from each flushed record;
+ * kept (emptied by migration 0014) while the records path's archive still names it.
  */
 export const endpointAttempts = sqliteTable(
   "endpoint_attempts",
@@ -217,6 +218,42 @@ export const endpointAttempts = sqliteTable(
     index("endpoint_attempts_model_provider_at").on(t.model, t.provider, t.at),
     index("endpoint_attempts_at").on(t.at),
   ],
+);
+
+/**
+ * Endpoint health per minute: the carrier attempts of flushed records, counted into their endpoint's
+ * minute (src/db/endpoint-minutes.ts) — rows updated in place, so the table is bounded by endpoints ×
+ * minutes kept (a day and an hour), never by requests. `counted` and `up` follow isCarrierFault
+ * (src/db/carrier-attempt.ts): 429 counts neither way, a carrier's failure counts down.
+ */
+export const endpointMinutes = sqliteTable(
+  "endpoint_minutes",
+  {
+    model: text("model").notNull(), // catalog model id the attempts were for
+    provider: text("provider").notNull(), // carrier slug
+    minute: integer("minute").notNull(), // start of the minute the attempts started in, Unix ms
+    counted: integer("counted").notNull().default(0), // attempts but 429s
+    up: integer("up").notNull().default(0), // of those, the ones that were not the carrier's failure
+  },
+  (t) => [primaryKey({ columns: [t.model, t.provider, t.minute] }), index("endpoint_minutes_minute").on(t.minute)],
+);
+
+const bucketColumn = (name: string) => integer(name).notNull().default(0);
+/**
+ * Served attempts' latency (ms to the first token) and throughput (tokens/s) per endpoint and minute, as
+ * counts per fixed bucket (src/db/health-buckets.ts: b0 … b92): one row per endpoint, minute and metric
+ * however many samples, kept for the percentiles' 30 minutes and an hour.
+ */
+export const endpointMinuteHistograms = sqliteTable(
+  "endpoint_minute_histograms",
+  {
+    model: text("model").notNull(),
+    provider: text("provider").notNull(),
+    minute: integer("minute").notNull(), // start of the minute, Unix ms
+    metric: text("metric", { enum: METRICS }).notNull(),
+    ...(Object.fromEntries(BUCKET_COLUMNS.map((c) => [c, bucketColumn(c)])) as Record<string, ReturnType<typeof bucketColumn>>),
+  },
+  (t) => [primaryKey({ columns: [t.model, t.provider, t.minute, t.metric] }), index("endpoint_minute_histograms_minute").on(t.minute)],
 );
 
 /** A console sign-in: the account's password, hashed with PBKDF2-SHA256 (WebCrypto). One row per account that signed up. */

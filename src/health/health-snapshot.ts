@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { foldAttempts } from "../db/endpoint-attempts";
+import { foldMinutes } from "../db/endpoint-minutes";
 import type { EndpointStats } from "../catalog/present";
 
 /** KV key (in the CATALOG namespace) of the endpoint health snapshot the Cron Trigger writes. */
@@ -10,7 +10,11 @@ const MINUTE = 60_000;
 export const UPTIME_WINDOWS_MS = [5 * MINUTE, 30 * MINUTE, 24 * 60 * MINUTE] as const;
 /** latency_last_30m, throughput_last_30m. */
 export const PERCENTILES_WINDOW_MS = 30 * MINUTE;
-/** Attempts are kept a day plus this margin: records can reach D1 late (a late settle, a retried flush). */
+/**
+ * Minutes are kept this long past their window (a day for the counts, 30 minutes for the histograms):
+ * records reach D1 late (a late settle, a retried flush), and a minute pruned early would only be
+ * re-made by them and pruned again, so the margin keeps the tables' rows steady.
+ */
 const PRUNE_MARGIN_MS = 60 * MINUTE;
 
 /** [p50, p75, p90, p99]. */
@@ -22,17 +26,19 @@ export type HealthSnapshot = { at: number; endpoints: Record<string, Record<stri
 export const EMPTY_SNAPSHOT: HealthSnapshot = { at: 0, endpoints: {} };
 
 /**
- * The Cron Trigger's fold: every endpoint's figures from the recorded attempts (one D1 batch, which
- * also deletes attempts older than a day), written to KV. Never run on a request. Attempts carry the
- * catalog model id they were for, so requests to `router/auto` or with a `models` list count toward
- * the model that was actually tried.
+ * The Cron Trigger's fold: every endpoint's figures from the minute rollups of recorded attempts (one D1
+ * batch, which also prunes minutes past their window and margin), written to KV. Never run on a request.
+ * Attempts carry the catalog model id they were for, so requests to `router/auto` or with a `models`
+ * list count toward the model that was actually tried. A window starts at the start of the minute its
+ * first moment falls in (it may reach up to a minute further back, never less far).
  */
 export async function refreshHealth(env: Env, now = Date.now()): Promise<HealthSnapshot> {
-  const folded = await foldAttempts(
+  const folded = await foldMinutes(
     env.DB,
     UPTIME_WINDOWS_MS.map((w) => now - w),
     now - PERCENTILES_WINDOW_MS,
     now - UPTIME_WINDOWS_MS[2] - PRUNE_MARGIN_MS,
+    now - PERCENTILES_WINDOW_MS - PRUNE_MARGIN_MS,
   );
   const snapshot: HealthSnapshot = { at: now, endpoints: {} };
   const figures = (model: string, provider: string) => ((snapshot.endpoints[model] ??= {})[provider] ??= { up: [0, 0, 0], counted: [0, 0, 0] });

@@ -6,6 +6,7 @@ import { Catalog } from "../../src/catalog/catalog";
 import { CATALOG_KV_KEY, forgetCatalogMemo } from "../../src/catalog/load";
 import { refreshHealth } from "../../src/health/health-snapshot";
 import { forgetHealthMemo } from "../../src/health/health-memo";
+import { rollUpAttempts } from "./health-seed";
 
 type Json = Record<string, any>;
 
@@ -301,14 +302,13 @@ describe("catalog source", () => {
 describe("uptime", () => {
   const MODEL = "z-ai/glm-4.5";
   let n = 0;
-  /** One carrier attempt, as a flushed record leaves it in endpoint_attempts. */
+  /** One carrier attempt of a flushed record. */
   function row(model: string, provider: string, status: number, agoMs: number) {
     return { id: `gen-uptime-${Date.now()}-${n++}`, model, provider, status, at: Date.now() - agoMs };
   }
 
   async function insertRows(rows: ReturnType<typeof row>[]) {
-    const stmt = env.DB.prepare("INSERT INTO endpoint_attempts (generation_id, idx, model, provider, at, status, latency_ms) VALUES (?, 0, ?, ?, ?, ?, 100)");
-    await env.DB.batch(rows.map((r) => stmt.bind(r.id, r.model, r.provider, r.at, r.status)));
+    await rollUpAttempts(rows.map((r) => ({ ...r, latencyMs: 100 })));
   }
 
   /** What the Cron Trigger does once a minute, then a fresh read of its snapshot. */

@@ -8,22 +8,20 @@ import type { CarrierAttempt } from "../../src/db/carrier-attempt";
 import { HEALTH_KV_KEY, refreshHealth, type HealthSnapshot } from "../../src/health/health-snapshot";
 import { forgetHealthMemo, readHealth } from "../../src/health/health-memo";
 import { newAccount } from "./helpers";
+import { rollUpAttempts, type SeedAttempt } from "./health-seed";
+import { BUCKET_COLUMNS, bucketBounds, type Metric } from "../../src/db/health-buckets";
 
-// Endpoint health comes from every carrier attempt the records carry: flushed into endpoint_attempts,
-// folded by the Cron Trigger into KV, read through an isolate memo. The request path never queries D1 for it.
+// Endpoint health comes from every carrier attempt the records carry: counted into per-minute rollups as
+// they are flushed, folded by the Cron Trigger into KV, read through an isolate memo. The request path
+// never queries D1 for it.
 
 const MIN = 60_000;
 let n = 0;
 const uid = () => `${Date.now()}-${n++}-${Math.random().toString(36).slice(2)}`;
 
-type Row = { model: string; provider: string; at: number; status: number; latencyMs: number; tokensPerSecond?: number | null };
-/** Attempts straight into the table, one statement each (D1 caps a statement's bound values). */
-async function insertAttempts(rows: Row[]): Promise<void> {
-  const stmt = env.DB.prepare(
-    "INSERT INTO endpoint_attempts (generation_id, idx, model, provider, at, status, latency_ms, tokens_per_second) VALUES (?, 0, ?, ?, ?, ?, ?, ?)",
-  );
-  await env.DB.batch(rows.map((r) => stmt.bind(`gen-health-${uid()}`, r.model, r.provider, r.at, r.status, r.latencyMs, r.tokensPerSecond ?? null)));
-}
+type Row = SeedAttempt;
+/** Attempts into the minute rollups, as flushed records' attempts get there. */
+const insertAttempts = rollUpAttempts;
 
 const attempt = (over: Partial<CarrierAttempt>): CarrierAttempt => ({
   model: "qwen/qwen3-32b",
@@ -35,11 +33,11 @@ const attempt = (over: Partial<CarrierAttempt>): CarrierAttempt => ({
   tokensPerSecond: 50,
   ...over,
 });
-const record = (id: string, attempts: CarrierAttempt[] | string | null): NewGeneration => ({
+const record = (id: string, attempts: CarrierAttempt[] | string | null, model = "qwen/qwen3-32b"): NewGeneration => ({
   id,
   accountId: "acct_health",
   keyHash: "health",
-  model: "qwen/qwen3-32b",
+  model,
   providerName: "Groq",
   streamed: false,
   createdAt: Date.now(),
@@ -50,12 +48,27 @@ const record = (id: string, attempts: CarrierAttempt[] | string | null): NewGene
   status: 200,
   providerResponses: typeof attempts === "string" || attempts === null ? attempts : JSON.stringify(attempts),
 });
-const attemptsOf = async (id: string) =>
-  (
-    await env.DB.prepare("SELECT idx, model, provider, at, status, latency_ms, tokens_per_second FROM endpoint_attempts WHERE generation_id = ? ORDER BY idx")
-      .bind(id)
-      .all()
+/** A model's minute rollups: counts per (carrier, minute), and the non-empty histogram buckets as {bound: count}. */
+async function rollupsOf(model: string) {
+  const minutes = (
+    await env.DB.prepare("SELECT provider, minute, counted, up FROM endpoint_minutes WHERE model = ? ORDER BY provider, minute").bind(model).all()
   ).results;
+  const rows = (
+    await env.DB.prepare("SELECT * FROM endpoint_minute_histograms WHERE model = ? ORDER BY provider, minute, metric")
+      .bind(model)
+      .all<Record<string, string | number>>()
+  ).results;
+  const histograms = rows.map((r) => {
+    const metric = r.metric as Metric;
+    const bounds = bucketBounds(metric);
+    const buckets: Record<number, number> = {};
+    BUCKET_COLUMNS.forEach((c, i) => {
+      if (Number(r[c]) > 0) buckets[bounds[i]!] = Number(r[c]);
+    });
+    return { provider: r.provider, minute: r.minute, metric, buckets };
+  });
+  return { minutes, histograms };
+}
 
 /** A D1 binding that counts every statement and fails it. */
 function watchedDb() {
@@ -89,44 +102,58 @@ afterEach(() => {
   forgetHealthMemo();
 });
 
-describe("flush: records' attempts into endpoint_attempts", () => {
-  it("writes every attempt in order, once however often flushed; a replacing record replaces its attempts", async () => {
+describe("flush: records' attempts into the minute rollups", () => {
+  it("counts every attempt once however often the records are flushed; a late settle after the abandoned record counts", async () => {
+    const model = `test/flush-${uid()}`;
+    const minute = Math.floor(Date.now() / MIN) * MIN - 10 * MIN;
     const id = `gen-health-flush-${uid()}`;
     const tried = [
-      attempt({ provider: "cerebras", providerName: "Cerebras", status: 503, latencyMs: 40, tokensPerSecond: null }),
-      attempt({ at: 1_790_000_000_000, latencyMs: 250, tokensPerSecond: 80.5 }),
+      attempt({ model, provider: "cerebras", providerName: "Cerebras", status: 503, at: minute + 1000, latencyMs: 40, tokensPerSecond: null }),
+      attempt({ model, at: minute + 2000, latencyMs: 250, tokensPerSecond: 80.5 }),
     ];
-    await flushGenerations(env.DB, [JSON.stringify(record(id, tried))]);
-    await flushGenerations(env.DB, [JSON.stringify(record(id, tried))]); // a retried flush
-    const expected = tried.map((a, idx) => ({
-      idx,
-      model: a.model,
-      provider: a.provider,
-      at: a.at,
-      status: a.status,
-      latency_ms: a.latencyMs,
-      tokens_per_second: a.tokensPerSecond,
-    }));
-    expect(await attemptsOf(id)).toEqual(expected);
-    // A late settle's record (one attempt) replaces the earlier one's two.
-    const late = attempt({ provider: "sambanova", providerName: "SambaNova", latencyMs: 900 });
-    await flushGenerations(env.DB, [JSON.stringify(record(id, [late]))]);
-    expect(await attemptsOf(id)).toEqual([
-      { idx: 0, model: late.model, provider: "sambanova", at: late.at, status: 200, latency_ms: 900, tokens_per_second: 50 },
+    await flushGenerations(env.DB, [JSON.stringify(record(id, tried, model))]);
+    await flushGenerations(env.DB, [JSON.stringify(record(id, tried, model))]); // a retried flush (its first try committed unseen)
+    const once = {
+      minutes: [
+        { provider: "cerebras", minute, counted: 1, up: 0 },
+        { provider: "groq", minute, counted: 1, up: 1 },
+      ],
+      histograms: [
+        { provider: "groq", minute, metric: "latency", buckets: { 270: 1 } }, // 250 ms: the bucket (240, 270]
+        { provider: "groq", minute, metric: "throughput", buckets: { 90: 1 } }, // 80.5 tok/s: (80, 90]
+      ],
+    };
+    expect(await rollupsOf(model)).toEqual(once);
+
+    // The ledger's "abandoned" record (made at admission: no attempt yet), then the late settle's, which replaces it.
+    const late = `gen-health-late-${uid()}`;
+    await flushGenerations(env.DB, [JSON.stringify(record(late, "[]", model))]);
+    expect(await rollupsOf(model)).toEqual(once);
+    const served = attempt({ model, provider: "sambanova", providerName: "SambaNova", at: minute + 3000, latencyMs: 900, tokensPerSecond: 50 });
+    await flushGenerations(env.DB, [JSON.stringify(record(late, [served], model))]);
+    await flushGenerations(env.DB, [JSON.stringify(record(late, [served], model))]); // and retried
+    const after = await rollupsOf(model);
+    expect(after.minutes).toEqual([...once.minutes, { provider: "sambanova", minute, counted: 1, up: 1 }]);
+    expect(after.histograms).toEqual([
+      ...once.histograms,
+      { provider: "sambanova", minute, metric: "latency", buckets: { 900: 1 } },
+      { provider: "sambanova", minute, metric: "throughput", buckets: { 50: 1 } },
     ]);
+    expect(await env.DB.prepare("SELECT provider_responses FROM generations WHERE id = ?").bind(late).first("provider_responses")).toBe(
+      JSON.stringify([served]),
+    );
   });
 
-  it("a record without attempts, with invalid JSON or an incomplete attempt still lands, adding no attempt", async () => {
+  it("a record without attempts, with invalid JSON or an incomplete attempt still lands, adding nothing", async () => {
+    const model = `test/flush-none-${uid()}`;
     const ids = [`gen-health-none-${uid()}`, `gen-health-bad-${uid()}`, `gen-health-part-${uid()}`];
-    const partial = JSON.stringify([{ model: "qwen/qwen3-32b", status: 200 }]);
+    const partial = JSON.stringify([{ model, status: 200 }]);
     await flushGenerations(
       env.DB,
-      [record(ids[0]!, null), record(ids[1]!, "[{not json"), record(ids[2]!, partial)].map((r) => JSON.stringify(r)),
+      [record(ids[0]!, null, model), record(ids[1]!, "[{not json", model), record(ids[2]!, partial, model)].map((r) => JSON.stringify(r)),
     );
-    for (const id of ids) {
-      expect(await env.DB.prepare("SELECT id FROM generations WHERE id = ?").bind(id).first()).not.toBeNull();
-      expect(await attemptsOf(id)).toEqual([]);
-    }
+    for (const id of ids) expect(await env.DB.prepare("SELECT id FROM generations WHERE id = ?").bind(id).first()).not.toBeNull();
+    expect(await rollupsOf(model)).toEqual({ minutes: [], histograms: [] });
   });
 });
 
@@ -171,10 +198,14 @@ describe("the Cron Trigger's fold", () => {
       p2: { up: [0, 0, 0], counted: [1, 1, 1] },
       p3: { up: [1, 1, 1], counted: [4, 4, 4] },
     });
-    const left = await env.DB.prepare("SELECT latency_ms FROM endpoint_attempts WHERE model = ? ORDER BY latency_ms").bind(model).all<{ latency_ms: number }>();
-    expect(left.results.map((r) => r.latency_ms)).not.toContain(12);
-    expect(left.results.map((r) => r.latency_ms)).toContain(11);
-    expect(left.results).toHaveLength(rows.length - 1);
+    // Pruned: the counts of the minute two days ago (kept: the one a day and a half hour ago, inside the
+    // margin), and the histograms older than 30 minutes and the margin (the served attempt 2 h ago's).
+    const left = await rollupsOf(model);
+    const minuteOf = (agoMs: number) => Math.floor(at(agoMs) / MIN) * MIN;
+    expect(left.minutes.map((r) => r.minute)).not.toContain(minuteOf(2 * 24 * 60 * MIN));
+    expect(left.minutes.map((r) => r.minute)).toContain(minuteOf(24 * 60 * MIN + 30 * MIN));
+    expect(left.histograms.map((r) => r.minute)).not.toContain(minuteOf(2 * 60 * MIN));
+    expect(left.histograms.length).toBeGreaterThan(0);
   });
 });
 

@@ -7,6 +7,7 @@ import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 import { refreshHealth } from "../../src/health/health-snapshot";
 import { forgetHealthMemo } from "../../src/health/health-memo";
+import { rollUpAttempts } from "./health-seed";
 
 // Live endpoint health steering the request path: this isolate's failure streaks act on the next
 // request; the Cron Trigger's snapshot (attempts folded into KV) demotes endpoints in an outage and
@@ -26,16 +27,13 @@ async function carriersFor(model: string, extra: Json, directives = "") {
   return (await simRequests(tag)).map((r) => r.carrier);
 }
 
-/** Attempts straight into D1 for the fold, `n` of them, spread over the last minutes. */
+/** Attempts into the fold's minute rollups (as flushed records' would be), `n` of them, spread over the last minutes. */
 async function attempts(model: string, provider: string, n: number, row: (i: number) => { status: number; latencyMs: number; tps?: number }) {
-  const stmt = env.DB.prepare(
-    "INSERT INTO endpoint_attempts (generation_id, idx, model, provider, at, status, latency_ms, tokens_per_second) VALUES (?, 0, ?, ?, ?, ?, ?, ?)",
-  );
   const now = Date.now();
-  await env.DB.batch(
+  await rollUpAttempts(
     Array.from({ length: n }, (_, i) => {
       const r = row(i);
-      return stmt.bind(`gen-hr-${uniqueTag()}-${i}`, model, provider, now - 60_000 - i * 1000, r.status, r.latencyMs, r.tps ?? null);
+      return { model, provider, at: now - 60_000 - i * 1000, status: r.status, latencyMs: r.latencyMs, tokensPerSecond: r.tps ?? null };
     }),
   );
 }

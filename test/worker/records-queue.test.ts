@@ -53,7 +53,11 @@ describe("the records store (records queue → R2, index and hourly rollups in D
     it(`a crash after "${step}" loses nothing and writes nothing twice: the next delivery completes the batch`, async () => {
       const { accountId } = await newAccount();
       const t = Date.now() - 2 * HOUR;
-      const records = Array.from({ length: 5 }, (_, i) => syntheticRecord(accountId, t + i * 1000, i));
+      // Each with one carrier attempt at a carrier of this test's own: endpoint health counts each once.
+      const provider = `p-${accountId}`;
+      const attempt = (at: number) =>
+        JSON.stringify([{ model: "openai/gpt-oss-20b", provider, providerName: "P", status: 200, at, latencyMs: 100, tokensPerSecond: 50 }]);
+      const records = Array.from({ length: 5 }, (_, i) => syntheticRecord(accountId, t + i * 1000, i, { providerResponses: attempt(t + i * 1000) }));
       const batch = await outboxBatch(accountId, records);
       const deps = crashingAt(step);
       await expect(storeBatch(deps, batch)).rejects.toThrow(`crash after ${step}`);
@@ -69,6 +73,10 @@ describe("the records store (records queue → R2, index and hourly rollups in D
       expect(byModel.reduce((s, m) => s + m.requests, 0)).toBe(5);
       expect(byModel.reduce((s, m) => s + m.costNano, 0)).toBe(cost);
       expect(await admin(`/accounts/${accountId}/audit`)).toMatchObject({ records: 5, records_cost_nano: cost, records_pending: 0, records_stored: 5 });
+      expect(await env.DB.prepare("SELECT sum(counted) AS counted, sum(up) AS up FROM endpoint_minutes WHERE provider = ?").bind(provider).first()).toEqual({
+        counted: 5,
+        up: 5,
+      });
     });
 
   it("the same batch delivered twice at once is stored once", async () => {
