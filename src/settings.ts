@@ -159,7 +159,7 @@ export const SETTINGS = {
   ),
   RECORDS_ARCHIVE_CONCURRENCY: between(1, 16, count(4, "account-days one archive run works on at once (each a part at a time)")),
   RECORDS_COMPACT_AFTER_MS: between(
-    0,
+    1,
     86_400_000,
     count(
       600_000,

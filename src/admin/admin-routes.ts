@@ -4,7 +4,18 @@ import type { AppEnv } from "../env";
 import { ApiError } from "../request/errors";
 import { requireAdmin } from "./admin-auth";
 import { db } from "../db/client";
-import { accounts, apiKeys, archiveParts, deadRecordBatches, endpointAttempts, generations, recordRollups, type ApiKey } from "../db/schema";
+import {
+  accounts,
+  apiKeys,
+  archiveParts,
+  deadRecordBatches,
+  endpointAttempts,
+  endpointMinuteHistograms,
+  endpointMinutes,
+  generations,
+  recordRollups,
+  type ApiKey,
+} from "../db/schema";
 import { asc, eq, sql } from "drizzle-orm";
 import { createKey, findAccount, setKeyDisabled, setKeyLimit } from "../keys/key-store";
 import { ledgerFor } from "../ledger/ledger";
@@ -184,7 +195,7 @@ adminRoutes.get("/accounts/:ref/audit", async (c) => {
 adminRoutes.get("/storage", async (c) => {
   const s = settings(c.env);
   const q = db(c.env.DB);
-  const [size, [d1Rows, attempts, writing, dead, rollups], archive] = await Promise.all([
+  const [size, [d1Rows, attempts, writing, dead, rollups, minutes, histograms], archive] = await Promise.all([
     d1SizeBytes(c.env.DB),
     q.batch([
       // min(created_at) is one step of the created_at index.
@@ -196,6 +207,8 @@ adminRoutes.get("/storage", async (c) => {
         .where(eq(archiveParts.state, "writing")),
       q.select({ batches: sql<number>`count(*)`, records: sql<number>`coalesce(sum(${deadRecordBatches.records}), 0)` }).from(deadRecordBatches),
       q.select({ rows: sql<number>`count(*)` }).from(recordRollups),
+      q.select({ rows: sql<number>`count(*)` }).from(endpointMinutes),
+      q.select({ rows: sql<number>`count(*)` }).from(endpointMinuteHistograms),
     ]),
     archiveTotals(c.env.DB),
   ]);
@@ -213,6 +226,7 @@ adminRoutes.get("/storage", async (c) => {
     archive_records: archive.records,
     archive_parts_writing: writing[0]?.parts ?? 0,
     record_rollup_rows: rollups[0]?.rows ?? 0,
+    endpoint_minute_rows: (minutes[0]?.rows ?? 0) + (histograms[0]?.rows ?? 0),
     // Record batches the records queue gave up on: their records wait in their ledgers, which send them again.
     dead_record_batches: dead[0]?.batches ?? 0,
     dead_record_batch_records: dead[0]?.records ?? 0,

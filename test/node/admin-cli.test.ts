@@ -159,13 +159,17 @@ describe("npm run admin", () => {
         "d1_percent",
         "d1_size_bytes",
         "d1_warn_percent",
+        "dead_record_batch_records",
+        "dead_record_batches",
         "endpoint_attempts",
+        "endpoint_minute_rows",
         "generations_in_d1",
+        "record_rollup_rows",
         "oldest_record_in_d1",
         "retention_days",
       ].sort(),
     );
-    expect(out).toMatchObject({ d1_limit_bytes: 10_000_000_000, d1_warn_percent: 80, retention_days: 30, archive_parts_writing: 0 });
+    expect(out).toMatchObject({ d1_limit_bytes: 10_000_000_000, d1_warn_percent: 80, retention_days: 30, archive_parts_writing: 0, dead_record_batches: 0 });
     expect(out.d1_size_bytes).toBeGreaterThan(0);
   });
 });
