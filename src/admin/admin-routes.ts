@@ -235,6 +235,15 @@ adminRoutes.get("/storage", async (c) => {
 });
 
 /**
+ * Sends the account's record batches still waiting for the records store again now (dead letters among
+ * them), rather than at their ack timeout (docs/operate.md); stored once however often they arrive.
+ */
+adminRoutes.post("/accounts/:ref/records/resend", async (c) => {
+  const account = await accountOr404(c.env.DB, c.req.param("ref"));
+  return c.json({ id: account.id, batches: await ledgerFor(c.env, account.id).resendRecords() });
+});
+
+/**
  * Moves the records an earlier release kept in D1 to R2 (docs/operate.md, "Moving records out of D1"): one
  * run of the archive over every record in D1, whatever its age; resumable, call again until `done`.
  */

@@ -552,6 +552,13 @@ export class LedgerObject extends DurableObject<Env> {
     return this.outbox.stored(batch);
   }
 
+  /** Sends every batch still waiting for the store again now, rather than at its ack timeout (an operator's replay of dead letters). Returns how many. */
+  resendRecords(): number {
+    const batches = this.outbox.resendAll();
+    if (batches > 0) this.scheduleAlarm(0);
+    return batches;
+  }
+
   /** The oldest open holds and slices (requests admitted, not yet settled), for audits. */
   openHolds(limit = 100): OpenHold[] {
     const holds = this.sql

@@ -110,6 +110,13 @@ export class RecordsOutbox {
     for (const b of batches) this.sql.exec("UPDATE outbox SET sent_at = ? WHERE batch = ?", now, b);
   }
 
+  /** Every sent batch is due again at once: how many there are. */
+  resendAll(): number {
+    const n = this.sql.exec<{ n: number }>("SELECT COUNT(DISTINCT batch) AS n FROM outbox WHERE batch IS NOT NULL AND sent_at IS NOT NULL").one().n;
+    this.sql.exec("UPDATE outbox SET sent_at = NULL WHERE batch IS NOT NULL AND sent_at IS NOT NULL");
+    return n;
+  }
+
   /** The store has the batch: its records leave (a record replaced meanwhile is another row, unassigned, and stays). */
   stored(batch: string): number {
     return this.sql.exec("DELETE FROM outbox WHERE batch = ? RETURNING seq", batch).toArray().length;

@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
-import { admin, newAccount, storedRecords } from "./helpers";
+import { admin, newAccount, recorded, storedRecords } from "./helpers";
 import { syntheticRecord } from "./synthetic-record";
 import { d1Ids, seedDays } from "./archive-helpers";
 import { storeBatch, type StoreDeps, type StoreStep } from "../../src/generations/store-batches";
@@ -152,9 +152,11 @@ describe("the records store (records queue → R2, index and hourly rollups in D
     expect(acked).toEqual(["m1"]);
     expect(await admin(`/accounts/${accountId}/audit`)).toMatchObject({ records_pending: 1, records_dead_batches: 1 });
     expect(await admin("/storage")).toMatchObject({ dead_record_batches: expect.any(Number) });
-    // Replayed (the ledger sends it again; here stored directly): no longer dead, stored once.
-    await storeBatch(storeDeps(env), batch);
+    // Replayed: the ledger sends it again now (the records queue's consumer stores it), no longer dead, stored once.
+    expect(await admin(`/accounts/${accountId}/records/resend`, {})).toMatchObject({ batches: 1 });
+    await recorded(accountId, 1);
     expect(await admin(`/accounts/${accountId}/audit`)).toMatchObject({ records: 1, records_pending: 0, records_dead_batches: 0 });
+    expect((await partsOf(accountId)).results).toHaveLength(1);
   });
 });
 
