@@ -641,16 +641,12 @@ export class LedgerObject extends DurableObject<Env> {
     }
     this.outbox.assign(this.timings.flushMaxRecords);
     const due = this.outbox.due(now - this.timings.recordsAckTimeoutMs);
-    try {
-      await sendBatches(this.env.RECORDS_QUEUE, due);
-      this.outbox.markSent(
-        due.map((b) => b.batch),
-        now,
-      );
-    } catch (err) {
-      // Nothing is lost: the batches stay here, assigned, and go again at the next alarm.
-      logError("records queue: a send failed; the batches go again", err, { batches: due.length });
-      this.scheduleAlarm(this.timings.flushDelayMs);
+    const { sent, failed } = await sendBatches(this.env.RECORDS_QUEUE, due);
+    this.outbox.markSent(sent, now);
+    if (failed > 0) {
+      // Nothing is lost: those batches stay here, assigned, and go again. Not at once: a batch the queue
+      // refuses whatever happens (one too large) would otherwise be sent every second; it stays pending, seen in the audit.
+      this.scheduleAlarm(this.timings.recordsAckTimeoutMs);
       return;
     }
     const next = this.outbox.next(this.timings.recordsAckTimeoutMs);
@@ -761,19 +757,42 @@ function perLease(items: SettleRequest[]): Map<string, { nano: number; count: nu
 const SEND_MESSAGES = 100;
 const SEND_BYTES = 240 * 1024;
 
-/** The batches to the records queue, as few `sendBatch` calls as its limits allow. */
-async function sendBatches(queue: Queue<RecordBatch>, batches: RecordBatch[]): Promise<void> {
+/**
+ * The batches to the records queue, as few `sendBatch` calls as its limits allow; a call that fails is
+ * tried again batch by batch, so one batch the queue refuses holds back no other. Returns the batches sent
+ * and how many were not (each logged).
+ */
+async function sendBatches(queue: Queue<RecordBatch>, batches: RecordBatch[]): Promise<{ sent: string[]; failed: number }> {
+  const groups: RecordBatch[][] = [];
   let group: RecordBatch[] = [];
   let bytes = 0;
   for (const b of batches) {
     const size = b.items.reduce((n, i) => n + (i.record.length + (i.replaced?.length ?? 0)) * 3 + 48, 128); // UTF-8 worst case
     if (group.length > 0 && (group.length >= SEND_MESSAGES || bytes + size > SEND_BYTES)) {
-      await queue.sendBatch(group.map((body) => ({ body })));
+      groups.push(group);
       group = [];
       bytes = 0;
     }
     group.push(b);
     bytes += size;
   }
-  if (group.length) await queue.sendBatch(group.map((body) => ({ body })));
+  if (group.length) groups.push(group);
+  const sent: string[] = [];
+  let failed = 0;
+  for (const g of groups) {
+    try {
+      await queue.sendBatch(g.map((body) => ({ body })));
+      sent.push(...g.map((b) => b.batch));
+    } catch {
+      for (const b of g)
+        try {
+          await queue.send(b);
+          sent.push(b.batch);
+        } catch (err) {
+          failed++;
+          logError("records queue: a batch could not be sent; it goes again", err, { batch: b.batch, records: b.items.length });
+        }
+    }
+  }
+  return { sent, failed };
 }

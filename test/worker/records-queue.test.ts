@@ -260,3 +260,38 @@ describe("moving an earlier release's records out of D1", () => {
     for (const r of seeded) expect(await findArchived(env.DB, env.ARCHIVE, accountId, r.id)).toMatchObject({ id: r.id });
   });
 });
+
+describe("the ledger's sends to the records queue", () => {
+  it("a batch the queue refuses holds back no other: the rest are sent, it stays pending and goes again later, not every second", async () => {
+    const { accountId } = await newAccount();
+    const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
+    const records = [0, 1, 2].map((i) => syntheticRecord(accountId, Date.now(), i));
+    const sent: string[] = [];
+    const refused = records[1]!.id;
+    const holds = (b: RecordBatch) => b.items.some((i) => i.record.includes(refused));
+    const queue = {
+      sendBatch: async (messages: Array<{ body: RecordBatch }>) => {
+        if (messages.some((m) => holds(m.body))) throw new Error("message too large");
+        sent.push(...messages.map((m) => m.body.batch));
+      },
+      send: async (body: RecordBatch) => {
+        if (holds(body)) throw new Error("message too large");
+        sent.push(body.batch);
+      },
+    };
+    await runInDurableObject(stub, async (instance: LedgerObject, state) => {
+      // Three batches: one record each (an outbox row given its own batch by the alarm's size rule is the same as this).
+      for (const r of records) {
+        state.storage.sql.exec("INSERT INTO outbox (gen_id, record) VALUES (?, ?)", r.id, JSON.stringify(r));
+        instance["outbox"].assign(1);
+      }
+      Object.defineProperty(instance, "env", { value: { ...instance["env"], RECORDS_QUEUE: queue } });
+      await instance.alarm();
+      expect(sent).toHaveLength(2);
+      const rows = state.storage.sql.exec<{ gen_id: string; sent: number }>("SELECT gen_id, sent_at IS NOT NULL AS sent FROM outbox ORDER BY seq").toArray();
+      expect(rows).toEqual(records.map((r) => ({ gen_id: r.id, sent: r.id === refused ? 0 : 1 })));
+      // The next try is at the ack timeout (60 s), not the flush delay (1 s).
+      expect((await state.storage.getAlarm())! - Date.now()).toBeGreaterThan(30_000);
+    });
+  });
+});
