@@ -88,6 +88,22 @@ export function recordInText(text: string, id: string): Generation | undefined {
   return lineRecord(text.slice(start, end < 0 ? undefined : end));
 }
 
+/** What an object of these records (oldest first) holds, as its index row says it: packed, with its count, size, checksum, time range and cost. */
+export async function packPart(
+  records: readonly Generation[],
+): Promise<{ packed: Uint8Array; records: number; bytes: number; sha256: string; firstAt: number; lastAt: number; costNano: number }> {
+  const packed = await packRecords(records);
+  return {
+    packed,
+    records: records.length,
+    bytes: packed.length,
+    sha256: await sha256Bytes(packed),
+    firstAt: records[0]!.createdAt,
+    lastAt: records.at(-1)!.createdAt,
+    costNano: records.reduce((s, r) => s + r.costNano, 0),
+  };
+}
+
 export async function sha256Bytes(bytes: Uint8Array): Promise<string> {
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
 }

@@ -3,7 +3,7 @@ import { commitPart, d1SizeBytes, markWriting, nextPart, oldestBefore, recordsBe
 import type { Env } from "../env";
 import { logEvent } from "../log-error";
 import { settings } from "../settings";
-import { packRecords, partKey, sha256Bytes, unpackRecords, utcDay } from "./archive-format";
+import { packPart, partKey, sha256Bytes, unpackRecords, utcDay } from "./archive-format";
 
 /** What one archive run may do, and where (settings: RECORDS_RETENTION_DAYS, RECORDS_ARCHIVE_*). */
 export type ArchiveOptions = {
@@ -85,18 +85,13 @@ async function archivePart(d1: D1Database, bucket: R2Bucket, { accountId, day }:
   const records = await recordsBetween(d1, accountId, dayStart, dayStart + DAY_MS, o.partRecords);
   if (records.length === 0) return null; // archived by another run meanwhile
   const part = await nextPart(d1, accountId, day);
-  const bytes = await packRecords(records);
+  const { packed: bytes, ...facts } = await packPart(records);
   const draft: PartDraft = {
     accountId,
     day,
     part,
     key: partKey(accountId, day, part),
-    records: records.length,
-    bytes: bytes.length,
-    sha256: await sha256Bytes(bytes),
-    firstAt: records[0]!.createdAt,
-    lastAt: records.at(-1)!.createdAt,
-    costNano: records.reduce((s, r) => s + r.costNano, 0),
+    ...facts,
     writtenAt: o.now,
     batch: null,
   };

@@ -5,7 +5,7 @@ import { commitCompaction, daysToCompact, deletesDone, dropStaleMerge, dueDelete
 import { logEvent } from "../log-error";
 import { settings } from "../settings";
 import { toHex } from "../keys/api-key";
-import { batchPartKey, packRecords, sha256Bytes } from "./archive-format";
+import { batchPartKey, packPart } from "./archive-format";
 import { readPart } from "./archive-read";
 import { batchSeq } from "./record-batch";
 
@@ -59,19 +59,8 @@ export async function compactRecords(d1: D1Database, bucket: R2Bucket, o: Compac
     // Named by exactly the parts it merges: another set of parts is another merged part.
     const digest = toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(from.join("\n"))))).slice(0, 16);
     const batch = `${accountId}:c${digest}-${Math.max(...from.map(batchSeq))}`;
-    const bytes = await packRecords(records);
-    const part: BatchPart = {
-      accountId,
-      day,
-      batch,
-      key: batchPartKey(accountId, day, batch),
-      records: records.length,
-      bytes: bytes.length,
-      sha256: await sha256Bytes(bytes),
-      firstAt: records[0]!.createdAt,
-      lastAt: records.at(-1)!.createdAt,
-      costNano: records.reduce((s, r) => s + r.costNano, 0),
-    };
+    const { packed: bytes, ...facts } = await packPart(records);
+    const part: BatchPart = { accountId, day, batch, key: batchPartKey(accountId, day, batch), ...facts };
     const [claim] = await claimParts(d1, [part], o.now);
     await o.afterStep?.("claimed");
     if (claim!.archived) continue;

@@ -1,6 +1,6 @@
 import type { NewGeneration } from "../db/schema";
 import { claimParts, commitParts, type BatchPart, type RollupDelta } from "../db/record-parts";
-import { batchPartKey, packRecords, sha256Bytes, storedRecord, utcDay } from "./archive-format";
+import { batchPartKey, packPart, storedRecord, utcDay } from "./archive-format";
 import { batchSeq, type RecordBatch } from "./record-batch";
 
 const HOUR_MS = 3_600_000;
@@ -43,19 +43,8 @@ export async function storeBatch(deps: StoreDeps, batch: RecordBatch): Promise<v
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(async ([day, items]) => {
         const records = items.map((i) => i.record).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-        const bytes = await packRecords(records);
-        const part: BatchPart = {
-          accountId: batch.accountId,
-          day,
-          batch: batch.batch,
-          key: batchPartKey(batch.accountId, day, batch.batch),
-          records: records.length,
-          bytes: bytes.length,
-          sha256: await sha256Bytes(bytes),
-          firstAt: records[0]!.createdAt,
-          lastAt: records.at(-1)!.createdAt,
-          costNano: records.reduce((s, r) => s + r.costNano, 0),
-        };
+        const { packed: bytes, ...facts } = await packPart(records);
+        const part: BatchPart = { accountId: batch.accountId, day, batch: batch.batch, key: batchPartKey(batch.accountId, day, batch.batch), ...facts };
         return { part, bytes, rollups: rollupDeltas(items), recordsJson: JSON.stringify(records) };
       }),
   );
