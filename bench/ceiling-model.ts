@@ -180,8 +180,17 @@ export type CeilingSet = {
   machine: { cpu: string; cores: number; node: string; workerd: string };
   settings: { rates: number[]; batches: number[]; consumers: number[]; accounts: number; warmup_ms: number; window_ms: number };
   record: { bytes_mean: number; bytes_max: number };
+  /** The ledger's side: SQLite rows its outbox writes per record, by batch size (measured once a set). */
+  outbox?: OutboxRows[];
+  /** D1 rows written per batch stored (index entries included), with the records' carrier attempts and without. */
+  d1_rows?: D1Rows[];
   runs: CeilingRun[];
 };
+
+export type D1Rows = { batch: number; attempts: boolean; rows_per_batch: number; rollups_per_batch: number; parts_per_batch: number };
+
+/** Rows written per record by the ledger's outbox: when a settle adds it, when an alarm sends its batch, when the store's acknowledgement removes it. */
+export type OutboxRows = { n: number; batch: number; batches: number; settle: number; send: number; stored: number };
 
 const int = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString("en-US") : "–");
 const fix = (v: number, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : "–");
@@ -286,6 +295,34 @@ export function ceilingMarkdown(set: CeilingSet): string {
       ]),
     ),
   );
+  if (set.outbox && set.outbox.length > 0)
+    out.push(
+      "",
+      "The ledger's side (its outbox, one SQLite-backed Durable Object per account; SQLite rows written per record, index entries included): " +
+        set.outbox
+          .map(
+            (x) =>
+              `batches of ${x.batch}: ${fix(x.settle, 2)} at the settle + ${fix(x.send, 2)} to send + ${fix(x.stored, 2)} at the acknowledgement = ${fix(x.settle + x.send + x.stored, 2)}`,
+          )
+          .join("; ") +
+        ".",
+    );
+  if (set.d1_rows && set.d1_rows.length > 0) {
+    const sizes = [...new Set(set.d1_rows.map((x) => x.batch))];
+    const row = (b: number, attempts: boolean) => set.d1_rows!.find((x) => x.batch === b && x.attempts === attempts);
+    out.push(
+      "",
+      "D1 rows written per batch stored (40 batches each; index entries included), with the records' carrier attempts (`endpoint_attempts` rows) → without: " +
+        sizes
+          .map((b) => {
+            const w = row(b, true);
+            const wo = row(b, false);
+            return `batches of ${b}: ${fix(w?.rows_per_batch ?? NaN)} → ${fix(wo?.rows_per_batch ?? NaN)} (${fix(wo?.rollups_per_batch ?? NaN)} rollup rows, ${fix(wo?.parts_per_batch ?? NaN, 2)} parts a batch)`;
+          })
+          .join("; ") +
+        ".",
+    );
+  }
   const failed = set.runs.reduce((n, r) => n + r.configs.reduce((m, c) => m + c.steps.reduce((k, x) => k + x.failed_batches, 0), 0), 0);
   if (failed > 0) out.push("", `${failed} stores failed over the set and were sent again, as the queue would.`);
   out.push("", "Per step (every run):", "");

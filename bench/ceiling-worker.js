@@ -6,17 +6,23 @@
 // The ledger's acknowledgement is a no-op: what is measured is the consumer (R2 put, D1 claim and commit
 // with the rollups), not the Durable Object.
 //
-//   POST /store {account, n} → {n, parts, rollups, ms, d1_ms, rows_written, r2_ms}
+//   POST /store {account, n, attempts?} → {n, parts, rollups, ms, d1_ms, rows_written, r2_ms}
 //                               one batch of `n` new records of account `account` (0-based), stored once
+//                               (`attempts: false`: the records carry no carrier attempts, so no
+//                               endpoint_attempts rows: what D1 writes for the store alone)
 //   GET  /size               → {bytes (D1's size_after), parts, rollups, attempts}
 //   GET  /info               → what the synthetic records are like (bytes as JSON, rollup rows per record)
+//   POST /outbox {n, batch}   → the ledger's side (OutboxBench): SQLite rows its outbox writes per record
 //
 // Accounts: ACCOUNTS of them, each with one to three keys, two to four models of the catalog sample the
 // bench passes in SAMPLE (each served by one of its carriers, some by two), APIs mostly chat. Each account
 // has its own clock, starting somewhere in a day and moving 1–20 s a record, so its batches run through
 // the hours (and now and then across midnight: two parts) as a busy account's would. Records are
 // `syntheticRecord`s (≈ 1 KB of JSON) with those fields, their costs and tokens varied.
+import { DurableObject } from "cloudflare:workers";
 import { storeBatch } from "../src/generations/store-batches";
+import { migrateLedger } from "../src/ledger/ledger-sql";
+import { RecordsOutbox } from "../src/ledger/records-outbox";
 import { syntheticRecord } from "../test/worker/synthetic-record";
 import { mulberry32 } from "../src/routing/mulberry32";
 
@@ -56,8 +62,8 @@ function account(env, i) {
   return a;
 }
 
-/** `n` new records of account `i`, as its ledger settled them. */
-function records(env, i, n) {
+/** `n` new records of account `i`, as its ledger settled them (`attempts` false: without carrier attempts). */
+function records(env, i, n, attempts = true) {
   const a = account(env, i);
   const out = [];
   for (let r = 0; r < n; r++) {
@@ -78,9 +84,11 @@ function records(env, i, n) {
         tokensCached: a.random() < 0.3 ? Math.floor(prompt * a.random() * 0.8) : 0,
         costNano: prompt * 150 + completion * 600,
         upstreamId: `chatcmpl-${hex(a.random, 12)}`,
-        providerResponses: JSON.stringify([
-          { model: model.id, provider: carrier.slug, providerName: carrier.name, status: 200, at: a.clock, latencyMs: 200, tokensPerSecond: 80 },
-        ]),
+        providerResponses: attempts
+          ? JSON.stringify([
+              { model: model.id, provider: carrier.slug, providerName: carrier.name, status: 200, at: a.clock, latencyMs: 200, tokensPerSecond: 80 },
+            ])
+          : "[]",
       }),
     );
   }
@@ -130,6 +138,60 @@ function timedBucket(bucket, seen) {
   });
 }
 
+/**
+ * The ledger's outbox (src/ledger/records-outbox.ts) on the ledger's own schema, in a SQLite-backed
+ * Durable Object: `n` records settled one by one (addSettled), sent by alarms of `batch` records each
+ * (assign, due, markSent) and acknowledged (stored). SQLite rows written — what Durable Object SQL storage
+ * bills, index entries included — are summed per step from each statement's cursor (`rowsWritten`, final
+ * once the step has run). An alarm's own setAlarm (billed as one row) is not in these figures.
+ */
+export class OutboxBench extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    migrateLedger(ctx.storage.sql);
+  }
+
+  run(n, batch, accountId) {
+    const cursors = [];
+    const sql = new Proxy(this.ctx.storage.sql, {
+      get(target, prop) {
+        if (prop === "exec")
+          return (...args) => {
+            const c = target.exec(...args);
+            cursors.push(c);
+            return c;
+          };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const outbox = new RecordsOutbox(sql);
+    const written = () => cursors.splice(0).reduce((s, c) => s + c.rowsWritten, 0);
+    const now = Date.now();
+    for (let i = 0; i < n; i++) {
+      const record = syntheticRecord(accountId, now + i, i);
+      outbox.addSettled([{ genId: record.id, record }]);
+    }
+    const settle = written();
+    let send = 0;
+    let stored = 0;
+    let batches = 0;
+    for (let guard = 0; guard < 100_000 && outbox.size() > 0; guard++) {
+      outbox.assign(batch);
+      const due = outbox.due(now);
+      outbox.markSent(
+        due.map((b) => b.batch),
+        now,
+      );
+      send += written();
+      for (const b of due) outbox.stored(b.batch);
+      stored += written();
+      batches += due.length;
+    }
+    return { n, batch, batches, settle: settle / n, send: send / n, stored: stored / n };
+  }
+}
+
 const json = (body, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 
 export default {
@@ -137,10 +199,10 @@ export default {
     const url = new URL(request.url);
     try {
       if (request.method === "POST" && url.pathname === "/store") {
-        const { account: i, n } = await request.json();
+        const { account: i, n, attempts } = await request.json();
         if (!Number.isInteger(i) || i < 0 || !Number.isInteger(n) || n < 1 || n > 10_000) return json({ error: "account ≥ 0 and 1 ≤ n ≤ 10000" }, 400);
         const a = account(env, i);
-        const list = records(env, i, n);
+        const list = records(env, i, n, attempts !== false);
         const batch = {
           v: 1,
           accountId: a.id,
@@ -162,6 +224,11 @@ export default {
           rows_written: seen.rowsWritten,
           r2_ms: seen.r2Ms,
         });
+      }
+      if (request.method === "POST" && url.pathname === "/outbox") {
+        const { n, batch } = await request.json();
+        const stub = env.OUTBOX.get(env.OUTBOX.idFromName(`outbox-${batch}-${n}`));
+        return json(await stub.run(n, batch, `acct_outbox${batch}`));
       }
       if (url.pathname === "/size") {
         // D1's own figure (the result meta's size_after): PRAGMA page_count is not authorized in local D1.

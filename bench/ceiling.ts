@@ -31,6 +31,8 @@ import {
   type CeilingRun,
   type CeilingSet,
   type ConfigRun,
+  type D1Rows,
+  type OutboxRows,
   type Step,
   type Stored,
 } from "./ceiling-model.ts";
@@ -208,6 +210,7 @@ function workerOptions(o: CeilingOptions, dir: string, sample: Sample, persistDi
     compatibilityFlags: o.cfg.compatibilityFlags,
     d1Databases: ["DB"],
     r2Buckets: ["ARCHIVE"],
+    durableObjects: { OUTBOX: { className: "OutboxBench", useSQLite: true } },
     bindings: { SAMPLE: JSON.stringify(sample) },
     defaultPersistRoot: persistDir,
     port: 0,
@@ -269,7 +272,41 @@ export async function ceilingScenario(o: CeilingOptions): Promise<CeilingSet> {
     const state = mkdtempSync(join(os.tmpdir(), "switchyard-ceiling-"));
     const runtime = await startRuntime("ceiling (records)", workerOptions(o, dir, sample, state), o.cleanup);
     try {
-      return await getJson<{ record_bytes_mean: number; record_bytes_max: number }>(runtime.url, "/info");
+      const records = await getJson<{ record_bytes_mean: number; record_bytes_max: number }>(runtime.url, "/info");
+      const outbox: OutboxRows[] = [];
+      for (const batch of [1, 10, 100]) {
+        const res = await fetch(new URL("/outbox", runtime.url), {
+          method: "POST",
+          body: JSON.stringify({ n: 1000, batch }),
+          signal: AbortSignal.timeout(60_000),
+        });
+        if (!res.ok) throw new Error(`POST /outbox: ${res.status} ${(await res.text()).slice(0, 300)}`);
+        outbox.push((await res.json()) as OutboxRows);
+      }
+      // D1 rows written per batch, with the records' carrier attempts (endpoint_attempts rows, until the
+      // health fold reads per-minute rollups) and without: 40 batches of each size, accounts as in the steps.
+      const d1: D1Rows[] = [];
+      const zipf = zipfTable(o.accounts);
+      for (const batch of [1, 10, 100])
+        for (const attempts of [true, false]) {
+          let rows = 0;
+          let rollups = 0;
+          let parts = 0;
+          for (let k = 0; k < 40; k++) {
+            const res = await fetch(new URL("/store", runtime.url), {
+              method: "POST",
+              body: JSON.stringify({ account: accountOf(k, zipf), n: batch, attempts }),
+              signal: AbortSignal.timeout(60_000),
+            });
+            if (!res.ok) throw new Error(`POST /store: ${res.status} ${(await res.text()).slice(0, 300)}`);
+            const r = (await res.json()) as { rows_written: number; rollups: number; parts: number };
+            rows += r.rows_written;
+            rollups += r.rollups;
+            parts += r.parts;
+          }
+          d1.push({ batch, attempts, rows_per_batch: rows / 40, rollups_per_batch: rollups / 40, parts_per_batch: parts / 40 });
+        }
+      return { ...records, outbox, d1 };
     } finally {
       await runtime.stop();
       rmSync(state, { recursive: true, force: true });
@@ -283,6 +320,8 @@ export async function ceilingScenario(o: CeilingOptions): Promise<CeilingSet> {
     machine: o.machine,
     settings: { rates: o.rates, batches: o.batches, consumers: o.consumers, accounts: o.accounts, warmup_ms: o.warmupMs, window_ms: o.windowMs },
     record: { bytes_mean: info.record_bytes_mean, bytes_max: info.record_bytes_max },
+    outbox: info.outbox,
+    d1_rows: info.d1,
     runs: [],
   };
   o.log(`scenario ceiling: records of ${Math.round(set.record.bytes_mean)} B of JSON on average over ${o.accounts} accounts`);
