@@ -272,6 +272,7 @@ export async function ceilingScenario(o: CeilingOptions): Promise<CeilingSet> {
     const state = mkdtempSync(join(os.tmpdir(), "switchyard-ceiling-"));
     const runtime = await startRuntime("ceiling (records)", workerOptions(o, dir, sample, state), o.cleanup);
     try {
+      await applyMigrations(runtime.mf, o.workerRoot, "DB");
       const records = await getJson<{ record_bytes_mean: number; record_bytes_max: number }>(runtime.url, "/info");
       const outbox: OutboxRows[] = [];
       for (const batch of [1, 10, 100]) {
