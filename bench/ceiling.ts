@@ -1,16 +1,16 @@
-// Scenario `ceiling` (`npm run bench -- --only ceiling`, a diagnostic outside the default set): the write
-// ceiling of one D1 database for generation records (issue 27). A bench-only Worker
-// (bench/ceiling-worker.js, bundled here with esbuild from the measured checkout's own
-// src/db/generations.ts and src/generations/record.ts) runs in Miniflare with a local D1 persisted to a
-// temporary directory, the checkout's migrations/ applied. This process plays the ledgers: for each
-// layout (L ledgers, batches of at most B records: each Durable Object's alarm copies its outbox in
-// batches of RECORDS_FLUSH_BATCH) and each offered rate (records/s over all ledgers, stepped up), every
-// ledger's outbox fills at rate/L and its alarm flushes it as LedgerObject's does (bench/ceiling-model.ts):
-// RECORDS_FLUSH_DELAY_MS after the first record into an empty outbox, at once while records are left.
-// A flush is one POST /flush of n records: one flushGenerations call, one D1 batch. The rate steps up
-// until a step achieves less than 90 % of what it offered; each layout gets a fresh database.
+// Scenario `ceiling` (`npm run bench -- --only ceiling`, a diagnostic outside the default set): the
+// ceilings of the records store's consumer (issue 36). A bench-only Worker (bench/ceiling-worker.js,
+// bundled here with esbuild from the measured checkout's own src/generations/store-batches.ts) runs in
+// Miniflare with a local D1 (the checkout's migrations/ applied) and R2, both persisted to a temporary
+// directory. This process plays the records queue: for each layout (B records a batch, C consumers) and
+// each offered rate (records/s, stepped up), a batch of B records of one account (accounts drawn by a
+// Zipf law) is ready every B/rate seconds, and C consumers each take the oldest ready batch and store it
+// (one POST /store: one `storeBatch` call, the ledger's acknowledgement a no-op), then the next. The rate
+// steps up until a step achieves less than 90 % of what it offered; each layout gets a fresh D1 and R2.
+// (Until issue 36 this scenario measured one D1's write ceiling for records, `flushGenerations`: its
+// method and figures stay in bench/RESULTS.md, "Issue 27".)
 //
-// Everything is on 127.0.0.1 and bounded in time: each step's warm-up and window, each flush (60 s), each
+// Everything is on 127.0.0.1 and bounded in time: each step's warm-up and window, each store (60 s), each
 // layout (the ladder's length), and Miniflare is stopped by the bench's Cleanup also on errors and signals.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -21,23 +21,23 @@ import { keepAliveAgent, send } from "./load.ts";
 import { cpuSnapshot, foreignCpuPercent, startRuntime, type Cleanup, type Runtime } from "./processes.ts";
 import { cpuMs } from "./scenarios.ts";
 import {
-  nextFlushAt,
+  accountOf,
+  ladder,
   nextRate,
-  outbox,
+  readyAt,
+  readyBy,
   stepFigures,
-  takeBatch,
-  arrivedBy,
-  type Batch,
+  zipfTable,
   type CeilingRun,
   type CeilingSet,
   type ConfigRun,
-  type Fold,
-  type RecordShape,
+  type D1Rows,
+  type OutboxRows,
   type Step,
+  type Stored,
 } from "./ceiling-model.ts";
 import { applyMigrations, TOOL_WORKER_BUILD } from "../scripts/worker-bundle.ts";
 import type { WranglerConfig } from "../scripts/wrangler-config.ts";
-import { SETTINGS } from "../src/settings.ts";
 
 export type CeilingOptions = {
   /** This checkout (the bench's own files) and the one measured (its src/ and migrations/). */
@@ -46,22 +46,16 @@ export type CeilingOptions = {
   outDir: string;
   cfg: WranglerConfig;
   repeat: number;
-  ledgers: number[];
   batches: number[];
+  consumers: number[];
   rates: number[];
-  /** Each step's warm-up (default: the alarm's delay + 0.5 s) and measured window. */
-  warmupMs?: number;
+  accounts: number;
+  warmupMs: number;
   windowMs: number;
-  /** The ledger's alarm delay (RECORDS_FLUSH_DELAY_MS); default: the setting's default. */
-  flushDelayMs?: number;
   cleanup: Cleanup;
-  /**
-   * Runs one step (bench/run.ts's `quietly`: waits for a quiet second first, and measures again when other
-   * processes took more than 10 % of the CPU meanwhile, keeping the quieter step); default: runs it once.
-   */
+  /** Runs one step (bench/run.ts's `quietly`); default: runs it once. */
   measure?: <T extends { foreign_cpu_pct: number }>(label: string, run: () => Promise<T>) => Promise<T>;
   log: (msg: string) => void;
-  /** Set when the bench is being stopped: no further step starts. */
   stopping: () => boolean;
   /** Written after every run (an interrupted set keeps the runs it finished). */
   onRun?: (set: CeilingSet) => void;
@@ -70,10 +64,9 @@ export type CeilingOptions = {
   args: string[];
 };
 
-const FLUSH_TIMEOUT_MS = 60_000;
-/** A ledger's flushes that may fail in a row (each is counted and sent again) before the step fails. */
+const STORE_TIMEOUT_MS = 60_000;
+/** Stores of one consumer that may fail in a row (each is counted and sent again) before the step fails. */
 const MAX_FAILURES = 3;
-const D1 = "DB";
 
 /** The bench Worker bundled against the measured checkout's src/: the entry's relative imports resolve there. */
 async function bundleWorker(o: CeilingOptions): Promise<string> {
@@ -101,7 +94,7 @@ function catalogSample(workerRoot: string): Sample {
   const names = new Map(catalog.providers.map((p) => [p.slug, p.name]));
   return {
     models: catalog.models
-      .filter((m) => !m.output_modalities || m.output_modalities.includes("text"))
+      .filter((m) => (!m.output_modalities || m.output_modalities.includes("text")) && m.endpoints.length > 0)
       .map((m) => ({ id: m.id, carriers: m.endpoints.map((e) => ({ slug: e.provider, name: names.get(e.provider) ?? e.provider })) })),
   };
 }
@@ -113,32 +106,23 @@ async function getJson<T>(url: URL, path: string): Promise<T> {
   return JSON.parse(text) as T;
 }
 
-async function postJson<T>(url: URL, path: string, body: unknown = {}): Promise<T> {
-  const res = await fetch(new URL(path, url), { method: "POST", body: JSON.stringify(body), signal: AbortSignal.timeout(FLUSH_TIMEOUT_MS) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
-}
-
-type Size = { bytes: number; generations: number; attempts: number };
+type Size = { bytes: number; parts: number; rollups: number; attempts: number };
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
 
-/** One step: every ledger's outbox filled at rate/ledgers, flushed by its alarm, for warm-up + window; then the flushes in flight end. */
+/** One step: batches ready at rate/batch a second over warm-up + window, stored by `consumers` loops; then the stores in flight end. */
 async function runStep(
   runtime: Runtime,
-  o: { ledgers: number; maxBatch: number; rate: number; warmupMs: number; windowMs: number; delayMs: number },
+  o: { batch: number; consumers: number; rate: number; warmupMs: number; windowMs: number; zipf: number[]; next: { k: number } },
 ): Promise<Step> {
-  const agent = keepAliveAgent(o.ledgers);
-  const before = await getJson<Size>(runtime.url, "/size");
+  const agent = keepAliveAgent(o.consumers);
   const cpuBefore = cpuSnapshot();
   const workerdBefore = cpuMs(runtime.workerdPid);
   const t0 = performance.now();
   const w0 = t0 + o.warmupMs;
   const w1 = w0 + o.windowMs;
-  // Ledgers out of phase: each one's records began a fraction of the delay earlier, so their alarms do not all fire together.
-  const outboxes = Array.from({ length: o.ledgers }, (_, i) => outbox(o.rate / o.ledgers, t0 - (i / o.ledgers) * o.delayMs, o.delayMs, o.maxBatch));
-  const batches: Batch[] = [];
+  const stored: Stored[] = [];
+  let taken = 0;
   let workerdAtEnd = NaN;
   let cpuAtEnd = cpuBefore;
   const atEnd = sleep(w1 - performance.now()).then(() => {
@@ -147,45 +131,56 @@ async function runStep(
   });
   try {
     await Promise.all(
-      outboxes.map(async (box, ledger) => {
-        let afterFlush = false;
+      Array.from({ length: o.consumers }, async (_, consumer) => {
         let failures = 0;
         for (;;) {
-          const at = nextFlushAt(box, performance.now(), afterFlush);
-          if (at >= w1) return;
-          await sleep(at - performance.now());
-          const startMs = performance.now();
-          const n = takeBatch(box, startMs);
-          if (n === 0) {
-            afterFlush = false;
+          const now = performance.now();
+          if (now >= w1) return;
+          if (readyBy(o.rate, o.batch, t0, now) <= taken) {
+            await sleep(Math.min(w1, readyAt(o.rate, o.batch, t0, taken)) - now);
             continue;
           }
+          taken++;
+          // The account of the batch: the k-th over the layout's whole run (each step goes on where the last stopped).
+          const account = accountOf(o.next.k++, o.zipf);
+          const startMs = performance.now();
           const sent = await send(
             agent,
             runtime.url,
             {
               method: "POST",
-              path: "/flush",
+              path: "/store",
               headers: { "content-type": "application/json" },
-              body: Buffer.from(JSON.stringify({ ledger, n })),
+              body: Buffer.from(JSON.stringify({ account, n: o.batch })),
             },
-            { stream: false, keepBody: true, timeoutMs: FLUSH_TIMEOUT_MS },
+            { stream: false, keepBody: true, timeoutMs: STORE_TIMEOUT_MS },
           );
           const endMs = performance.now();
-          let reply: { d1_ms?: number; rows_written?: number } = {};
+          let reply: { parts?: number; rollups?: number; ms?: number; d1_ms?: number; rows_written?: number; r2_ms?: number } = {};
           try {
             reply = JSON.parse(sent.body.toString()) as typeof reply;
           } catch {
-            // a failed flush's body need not be JSON
+            // a failed store's body need not be JSON
           }
-          batches.push({ ledger, startMs, endMs, n, ok: sent.ok, d1Ms: reply.d1_ms ?? NaN, rowsWritten: reply.rows_written ?? NaN });
-          afterFlush = true;
+          stored.push({
+            consumer,
+            startMs,
+            endMs,
+            n: o.batch,
+            ok: sent.ok,
+            parts: reply.parts ?? 0,
+            rollups: reply.rollups ?? 0,
+            ms: reply.ms ?? NaN,
+            d1Ms: reply.d1_ms ?? NaN,
+            rowsWritten: reply.rows_written ?? NaN,
+            r2Ms: reply.r2_ms ?? NaN,
+          });
           if (!sent.ok) {
-            // As the ledger does: the batch stays in the outbox and the next alarm sends it again (flushes are idempotent).
-            box.taken -= n;
+            // As the queue does: the batch is delivered again (a store is idempotent by its batch id).
+            taken--;
             if (++failures >= MAX_FAILURES)
               throw new Error(
-                `${failures} flushes in a row failed, the last of ${n} records: ${sent.error} ${sent.body.toString().slice(0, 300)}; workerd: ${runtime.log.recent.slice(-5).join(" | ")}`,
+                `${failures} stores in a row failed: ${sent.error} ${sent.body.toString().slice(0, 300)}; workerd: ${runtime.log.recent.slice(-5).join(" | ")}`,
               );
             await sleep(100);
             continue;
@@ -198,76 +193,69 @@ async function runStep(
   } finally {
     agent.destroy();
   }
-  const after = await getJson<Size>(runtime.url, "/size");
-  const flushed = after.generations - before.generations;
-  const figures = stepFigures(batches, {
-    offered: o.rate,
-    ledgers: o.ledgers,
-    maxBatch: o.maxBatch,
-    w0,
-    w1,
-    arrivedByEnd: outboxes.reduce((s, box) => s + arrivedBy(box, w1), 0),
-    delayMs: o.delayMs,
-  });
+  const figures = stepFigures(stored, { offered: o.rate, batch: o.batch, w0, w1, readyByEnd: readyBy(o.rate, o.batch, t0, w1) });
   return {
     ...figures,
-    bytes_per_record: flushed > 0 ? (after.bytes - before.bytes) / flushed : NaN,
     foreign_cpu_pct: foreignCpuPercent(cpuBefore, cpuAtEnd, os.cpus().length),
     workerd_cpu_pct: ((workerdAtEnd - workerdBefore) / (cpuAtEnd.at - cpuBefore.at)) * 100,
   };
 }
 
-/** The bench Worker in Miniflare: its D1 persisted under `persistDir`, or in memory. */
-function workerOptions(o: CeilingOptions, dir: string, sample: Sample, persistDir?: string): MiniflareOptions {
+function workerOptions(o: CeilingOptions, dir: string, sample: Sample, persistDir: string): MiniflareOptions {
   return {
     name: "ceiling",
     modules: [{ type: "ESModule", path: join(dir, "worker.js") }],
     modulesRoot: dir,
     compatibilityDate: o.cfg.compatibilityDate,
     compatibilityFlags: o.cfg.compatibilityFlags,
-    d1Databases: [D1],
+    d1Databases: ["DB"],
+    r2Buckets: ["ARCHIVE"],
+    durableObjects: { OUTBOX: { className: "OutboxBench", useSQLite: true } },
     bindings: { SAMPLE: JSON.stringify(sample) },
-    ...(persistDir ? { defaultPersistRoot: persistDir } : {}),
+    defaultPersistRoot: persistDir,
     port: 0,
   };
 }
 
-/** One layout on a fresh database: the rates stepped up until one is not kept up. */
-async function runConfig(o: CeilingOptions, dir: string, sample: Sample, ledgers: number, maxBatch: number, delayMs: number): Promise<ConfigRun> {
+/** One layout on a fresh D1 and R2: the rates stepped up until one is not kept up. */
+async function runConfig(o: CeilingOptions, dir: string, sample: Sample, batch: number, consumers: number): Promise<ConfigRun> {
   const state = mkdtempSync(join(os.tmpdir(), "switchyard-ceiling-"));
   const removeState = () => rmSync(state, { recursive: true, force: true });
   const forgetState = o.cleanup.add("ceiling state", async () => removeState(), removeState);
-  const runtime = await startRuntime(`ceiling ${ledgers}×${maxBatch}`, workerOptions(o, dir, sample, state), o.cleanup);
+  const runtime = await startRuntime(`ceiling ${batch}×${consumers}`, workerOptions(o, dir, sample, state), o.cleanup);
   try {
-    await applyMigrations(runtime.mf, o.workerRoot, D1);
+    await applyMigrations(runtime.mf, o.workerRoot, "DB");
     const start = await getJson<Size>(runtime.url, "/size");
     const steps: Step[] = [];
-    for (let rate: number | undefined = o.rates[0]; rate !== undefined && !o.stopping();) {
+    const rates = ladder(o.rates, batch);
+    const zipf = zipfTable(o.accounts);
+    const next = { k: 0 };
+    for (let rate: number | undefined = rates[0]; rate !== undefined && !o.stopping();) {
       const offered = rate;
       const measure = o.measure ?? ((_label, run) => run());
-      const step = await measure(`ceiling ${ledgers}×${maxBatch} at ${offered}/s`, () =>
-        runStep(runtime, { ledgers, maxBatch, rate: offered, warmupMs: o.warmupMs ?? delayMs + 500, windowMs: o.windowMs, delayMs }),
+      const step = await measure(`ceiling ${batch}×${consumers} at ${offered}/s`, () =>
+        runStep(runtime, { batch, consumers, rate: offered, warmupMs: o.warmupMs, windowMs: o.windowMs, zipf, next }),
       );
       steps.push(step);
       o.log(
-        `  ${ledgers} ledgers × batches ≤ ${maxBatch}: offered ${rate}/s → achieved ${Math.round(step.achieved)}/s, batch mean ${Math.round(step.batch_mean)}, ` +
-          `flush p50 ${step.latency_p50_ms.toFixed(1)} ms p99 ${step.latency_p99_ms.toFixed(1)} ms, workerd ${step.workerd_cpu_pct.toFixed(0)} % CPU, others ${step.foreign_cpu_pct.toFixed(0)} %` +
-          `${step.failed_batches > 0 ? `, ${step.failed_batches} flushes failed and were sent again` : ""}${step.kept_up ? "" : " — not kept up"}`,
+        `  batches of ${batch}, ${consumers} consumer${consumers === 1 ? "" : "s"}: offered ${rate}/s → achieved ${Math.round(step.achieved)} records/s, ` +
+          `${Math.round(step.parts_per_s)} parts/s, ${Math.round(step.rollups_per_s)} rollup rows/s, store p50 ${step.latency_p50_ms.toFixed(1)} ms p99 ${step.latency_p99_ms.toFixed(1)} ms ` +
+          `(D1 ${step.d1_ms_per_batch.toFixed(2)} ms, R2 ${step.r2_ms_per_batch.toFixed(2)} ms a batch), workerd ${step.workerd_cpu_pct.toFixed(0)} % CPU, others ${step.foreign_cpu_pct.toFixed(0)} %` +
+          `${step.failed_batches > 0 ? `, ${step.failed_batches} stores failed and were sent again` : ""}${step.kept_up ? "" : " — not kept up"}`,
       );
-      rate = nextRate(o.rates, step);
+      rate = nextRate(rates, step);
     }
     const end = await getJson<Size>(runtime.url, "/size");
-    const fold = await postJson<Fold>(runtime.url, "/fold");
-    o.log(`  health fold over ${fold.attempts} attempts: ${fold.statements.map((x) => `${x.d1_ms} ms of D1 and ${x.rows_read} rows read`).join(", then ")}`);
     return {
-      ledgers,
-      max_batch: maxBatch,
+      batch,
+      consumers,
       steps,
       bytes_start: start.bytes,
       bytes_end: end.bytes,
-      records_end: end.generations,
+      records_end: next.k * batch,
+      parts_end: end.parts,
+      rollups_end: end.rollups,
       attempts_end: end.attempts,
-      fold: { attempts: fold.attempts, statements: fold.statements },
     };
   } finally {
     await runtime.stop();
@@ -276,95 +264,80 @@ async function runConfig(o: CeilingOptions, dir: string, sample: Sample, ledgers
   }
 }
 
-/** Records the footprint flushes: 40 batches of 500, four ledgers' accounts. */
-const FOOTPRINT_RECORDS = 20_000;
-/**
- * Bench-only, on the footprint's second database: every carrier attempt row is deleted as it is written,
- * as if the Cron Trigger's prune (attempts older than a day) had already run, so the growth is what a
- * record keeps in D1 for the retention period (its `generations` row and index entries).
- */
-const PRUNED_AT_ONCE =
-  "CREATE TRIGGER bench_attempts_pruned AFTER INSERT ON endpoint_attempts BEGIN DELETE FROM endpoint_attempts WHERE generation_id = NEW.generation_id AND idx = NEW.idx; END";
-
-/**
- * What the synthetic records are like (JSON bytes, attempts) and what they take in D1: two throwaway
- * instances (in-memory D1, the migrations applied), each sent FOOTPRINT_RECORDS records; D1's growth per
- * record as flushed (with the attempts' rows) and as kept once the attempts are pruned.
- */
-async function recordFootprint(o: CeilingOptions, dir: string, sample: Sample): Promise<RecordShape> {
-  const growth = async (pruned: boolean): Promise<number> => {
-    const runtime = await startRuntime(`ceiling (footprint${pruned ? ", attempts pruned" : ""})`, workerOptions(o, dir, sample), o.cleanup);
-    try {
-      await applyMigrations(runtime.mf, o.workerRoot, D1);
-      if (pruned) await (await runtime.mf.getD1Database(D1)).prepare(PRUNED_AT_ONCE).run();
-      const before = await getJson<Size>(runtime.url, "/size");
-      for (let i = 0; i < FOOTPRINT_RECORDS / 500; i++) {
-        await postJson(runtime.url, "/flush", { ledger: i % 4, n: 500 });
-      }
-      const after = await getJson<Size>(runtime.url, "/size");
-      if (after.generations - before.generations !== FOOTPRINT_RECORDS)
-        throw new Error(`footprint: ${after.generations - before.generations} records in D1, not ${FOOTPRINT_RECORDS}`);
-      return (after.bytes - before.bytes) / FOOTPRINT_RECORDS;
-    } finally {
-      await runtime.stop();
-    }
-  };
-  const runtime = await startRuntime("ceiling (records)", workerOptions(o, dir, sample), o.cleanup);
-  let info: { record_bytes_mean: number; record_bytes_p50: number; record_bytes_max: number; attempts_mean: number };
-  try {
-    info = await getJson<typeof info>(runtime.url, "/info");
-  } finally {
-    await runtime.stop();
-  }
-  return {
-    bytes_mean: info.record_bytes_mean,
-    bytes_p50: info.record_bytes_p50,
-    bytes_max: info.record_bytes_max,
-    attempts_mean: info.attempts_mean,
-    d1_bytes_flushed: await growth(false),
-    d1_bytes_kept: await growth(true).catch((err: unknown) => {
-      o.log(`scenario ceiling: the footprint without attempts could not be measured: ${String(err)}`);
-      return NaN;
-    }),
-  };
-}
-
 export async function ceilingScenario(o: CeilingOptions): Promise<CeilingSet> {
-  const delayMs = o.flushDelayMs ?? SETTINGS.RECORDS_FLUSH_DELAY_MS.fallback;
-  o.log("scenario ceiling: bundling the bench Worker (flushGenerations of the measured checkout)");
+  o.log("scenario ceiling: bundling the bench Worker (storeBatch of the measured checkout)");
   const dir = await bundleWorker(o);
   const sample = catalogSample(o.workerRoot);
+  const info = await (async () => {
+    const state = mkdtempSync(join(os.tmpdir(), "switchyard-ceiling-"));
+    const runtime = await startRuntime("ceiling (records)", workerOptions(o, dir, sample, state), o.cleanup);
+    try {
+      await applyMigrations(runtime.mf, o.workerRoot, "DB");
+      const records = await getJson<{ record_bytes_mean: number; record_bytes_max: number }>(runtime.url, "/info");
+      const outbox: OutboxRows[] = [];
+      for (const batch of [1, 10, 100]) {
+        const res = await fetch(new URL("/outbox", runtime.url), {
+          method: "POST",
+          body: JSON.stringify({ n: 1000, batch }),
+          signal: AbortSignal.timeout(60_000),
+        });
+        if (!res.ok) throw new Error(`POST /outbox: ${res.status} ${(await res.text()).slice(0, 300)}`);
+        outbox.push((await res.json()) as OutboxRows);
+      }
+      // D1 rows written per batch, with the records' carrier attempts (endpoint_attempts rows, until the
+      // health fold reads per-minute rollups) and without: 40 batches of each size, accounts as in the steps.
+      const d1: D1Rows[] = [];
+      const zipf = zipfTable(o.accounts);
+      for (const batch of [1, 10, 100])
+        for (const attempts of [true, false]) {
+          let rows = 0;
+          let rollups = 0;
+          let parts = 0;
+          for (let k = 0; k < 40; k++) {
+            const res = await fetch(new URL("/store", runtime.url), {
+              method: "POST",
+              body: JSON.stringify({ account: accountOf(k, zipf), n: batch, attempts }),
+              signal: AbortSignal.timeout(60_000),
+            });
+            if (!res.ok) throw new Error(`POST /store: ${res.status} ${(await res.text()).slice(0, 300)}`);
+            const r = (await res.json()) as { rows_written: number; rollups: number; parts: number };
+            rows += r.rows_written;
+            rollups += r.rollups;
+            parts += r.parts;
+          }
+          d1.push({ batch, attempts, rows_per_batch: rows / 40, rollups_per_batch: rollups / 40, parts_per_batch: parts / 40 });
+        }
+      return { ...records, outbox, d1 };
+    } finally {
+      await runtime.stop();
+      rmSync(state, { recursive: true, force: true });
+    }
+  })();
   const set: CeilingSet = {
-    format: "switchyard-bench-ceiling/1",
+    format: "switchyard-bench-records-ceiling/1",
     started_at: new Date().toISOString(),
     args: o.args,
     source: o.source,
     machine: o.machine,
-    settings: {
-      rates: o.rates,
-      ledgers: o.ledgers,
-      batches: o.batches,
-      warmup_ms: o.warmupMs ?? delayMs + 500,
-      window_ms: o.windowMs,
-      flush_delay_ms: delayMs,
-    },
-    record: await recordFootprint(o, dir, sample),
+    settings: { rates: o.rates, batches: o.batches, consumers: o.consumers, accounts: o.accounts, warmup_ms: o.warmupMs, window_ms: o.windowMs },
+    record: { bytes_mean: info.record_bytes_mean, bytes_max: info.record_bytes_max },
+    outbox: info.outbox,
+    d1_rows: info.d1,
     runs: [],
   };
-  o.log(
-    `scenario ceiling: records of ${Math.round(set.record.bytes_mean)} B of JSON on average, ${set.record.attempts_mean.toFixed(2)} carrier attempts; ` +
-      `D1 grows ${Math.round(set.record.d1_bytes_flushed)} B a record as flushed, ${Math.round(set.record.d1_bytes_kept)} B once its attempts are pruned`,
-  );
+  o.log(`scenario ceiling: records of ${Math.round(set.record.bytes_mean)} B of JSON on average over ${o.accounts} accounts`);
   for (let index = 1; index <= o.repeat && !o.stopping(); index++) {
     const started = performance.now();
     const cpuAtStart = cpuSnapshot();
     const run: CeilingRun = { index, started_at: new Date().toISOString(), configs: [], foreign_cpu_pct: NaN, wall_s: NaN };
     set.runs.push(run);
-    for (const ledgers of o.ledgers)
-      for (const maxBatch of o.batches) {
+    for (const batch of o.batches)
+      for (const consumers of o.consumers) {
         if (o.stopping()) break;
-        o.log(`scenario ceiling (run ${index} of ${o.repeat}): ${ledgers} ledgers, batches of at most ${maxBatch}, a fresh D1`);
-        run.configs.push(await runConfig(o, dir, sample, ledgers, maxBatch, delayMs));
+        o.log(
+          `scenario ceiling (run ${index} of ${o.repeat}): batches of ${batch} records, ${consumers} consumer${consumers === 1 ? "" : "s"}, a fresh D1 and R2`,
+        );
+        run.configs.push(await runConfig(o, dir, sample, batch, consumers));
       }
     run.foreign_cpu_pct = foreignCpuPercent(cpuAtStart, cpuSnapshot(), os.cpus().length);
     run.wall_s = (performance.now() - started) / 1000;

@@ -1,5 +1,5 @@
 // `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile,ceiling,fold] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render] [--all-in-one] [--via-entry]`
-//   [--ceiling-ledgers 1,4,16 --ceiling-batches 100,500,2000 --ceiling-rates 1000,2000,…] [--fold-rates 10,10000]
+//   [--ceiling-batches 1,10,100 --ceiling-consumers 1,4 --ceiling-rates 50,100,… --ceiling-accounts 1000] [--fold-rates 10,10000]
 //
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
 // simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
@@ -16,10 +16,10 @@
 // Scenario `peers` runs a peer gateway (Portkey's open-source gateway on Node, from the bench-only package
 // bench/peers/, installed on demand) beside the router against the same simulator: bench/peer-gateways.ts.
 //
-// Scenario `ceiling` (only with --only; not in the default set): the write ceiling of one local D1 for
-// generation records, bench/ceiling.ts — ledgers flushing batches through the tree's flushGenerations at
-// rising offered rates until one is not kept up. It needs neither the router bundle nor the simulator; its
-// sets are appended to bench/out/results-ceiling.json (or --out), its tables printed.
+// Scenario `ceiling` (only with --only; not in the default set): the ceilings of the records store's
+// consumer, bench/ceiling.ts — consumers storing ledger batches through the tree's storeBatch (local D1 and
+// R2) at rising offered rates until one is not kept up. It needs neither the router bundle nor the simulator; its
+// sets are appended to bench/out/results-records-ceiling.json (or --out), its tables printed.
 //
 // Scenario `fold` (only with --only; not in the default set): the Cron Trigger's health fold over the minute
 // rollups a day of each rate in --fold-rates (default 10,10000 requests/s) leaves, bench/fold.ts; --repeat
@@ -77,7 +77,7 @@ import { cpuProfiles } from "./profile.ts";
 import { compareLayouts, startSplitRouter } from "./split-router.ts";
 import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 import { ceilingScenario } from "./ceiling.ts";
-import { DEFAULT_BATCHES, DEFAULT_LEDGERS, DEFAULT_RATES, ceilingMarkdown, parseList, type CeilingSet } from "./ceiling-model.ts";
+import { DEFAULT_BATCHES, DEFAULT_CONSUMERS, DEFAULT_RATES, ceilingMarkdown, parseList, type CeilingSet } from "./ceiling-model.ts";
 import { foldMarkdown, foldScenario, type FoldSet } from "./fold.ts";
 
 const { values } = parseArgs({
@@ -107,12 +107,13 @@ const { values } = parseArgs({
     "via-entry": { type: "boolean", default: false },
     /** Run the bench process at this nice value (e.g. -10), the measured processes at the bench's own: root only. */
     "client-priority": { type: "string" },
-    /** Scenario ceiling: how many ledgers flush at once, their largest batch, the offered rates (records/s), each a comma-separated list. */
-    "ceiling-ledgers": { type: "string" },
+    /** Scenario ceiling: records a batch, consumers storing at once, the offered rates (records/s), each a comma-separated list; the accounts. */
     "ceiling-batches": { type: "string" },
+    "ceiling-consumers": { type: "string" },
     "ceiling-rates": { type: "string" },
     /** Scenario fold: the request rates whose day of minute rollups the fold is timed over, comma-separated. */
     "fold-rates": { type: "string" },
+    "ceiling-accounts": { type: "string" },
   },
 });
 const quick = values.quick;
@@ -819,7 +820,7 @@ if (runOnly.has("ceiling")) {
   runOnly.delete("ceiling");
   try {
     mkdirSync(outDir, { recursive: true });
-    const file = values.out ? resolve(values.out) : join(outDir, "results-ceiling.json");
+    const file = values.out ? resolve(values.out) : join(outDir, "results-records-ceiling.json");
     const history = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { sets: CeilingSet[] }) : { sets: [] };
     const m = machine();
     const set = await ceilingScenario({
@@ -828,9 +829,11 @@ if (runOnly.has("ceiling")) {
       outDir,
       cfg: readWranglerConfig(join(workerRoot, "wrangler.toml")),
       repeat,
-      ledgers: parseList(values["ceiling-ledgers"], quick ? [1, 16] : DEFAULT_LEDGERS, "--ceiling-ledgers"),
-      batches: parseList(values["ceiling-batches"], quick ? [500] : DEFAULT_BATCHES, "--ceiling-batches"),
+      batches: parseList(values["ceiling-batches"], quick ? [10] : DEFAULT_BATCHES, "--ceiling-batches"),
+      consumers: parseList(values["ceiling-consumers"], quick ? [1] : DEFAULT_CONSUMERS, "--ceiling-consumers"),
       rates: parseList(values["ceiling-rates"], DEFAULT_RATES, "--ceiling-rates"),
+      accounts: parseList(values["ceiling-accounts"], [1000], "--ceiling-accounts")[0]!,
+      warmupMs: 1000,
       windowMs: quick ? 2000 : 4000,
       cleanup,
       measure: quietly,

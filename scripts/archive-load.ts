@@ -13,12 +13,13 @@
 //
 // Prints a markdown table (and `--json FILE` writes every figure). Exit 0 when every check holds, 1 when
 // one fails, 2 on a usage error. Everything is on 127.0.0.1; every loop and request is bounded in time.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
+import { d1File, diskBytes, sqlitePages } from "./sqlite-size.ts";
 import { applyMigrations, TOOL_WORKER_BUILD } from "./worker-bundle.ts";
 import { readWranglerConfig } from "./wrangler-config.ts";
 import { SETTINGS } from "../src/settings.ts";
@@ -153,61 +154,6 @@ class Deadline {
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-/** Bytes of the files under a directory (none: 0). */
-function diskBytes(dir: string, match: (name: string) => boolean = () => true): number {
-  let total = 0;
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return 0;
-  }
-  for (const name of entries) {
-    const path = join(dir, name);
-    const st = statSync(path);
-    total += st.isDirectory() ? diskBytes(path, match) : match(name) ? st.size : 0;
-  }
-  return total;
-}
-
-/**
- * Page size, pages and free pages of a SQLite database as of its last commit, from its files: the header
- * of the main file, overridden by the write-ahead log's committed frames (the database size each commit
- * frame records, and the newest committed copy of page 1, whose header holds the free-page count).
- */
-export function sqlitePages(path: string): { pageSize: number; pages: number; freePages: number; autoVacuum: boolean } {
-  const main = readFileSync(path);
-  const size = main.readUInt16BE(16);
-  const pageSize = size === 1 ? 65_536 : size;
-  let pages = main.readUInt32BE(28);
-  let page1 = main.subarray(0, 100);
-  if (existsSync(`${path}-wal`)) {
-    const wal = readFileSync(`${path}-wal`);
-    if (wal.length >= 32) {
-      const framePage = wal.readUInt32BE(8);
-      const salt = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
-      let pending: typeof page1 | null = null;
-      for (let at = 32; at + 24 + framePage <= wal.length; at += 24 + framePage) {
-        if (wal.readUInt32BE(at + 8) !== salt[0] || wal.readUInt32BE(at + 12) !== salt[1]) break; // a frame of an earlier log
-        if (wal.readUInt32BE(at) === 1) pending = wal.subarray(at + 24, at + 124);
-        const committed = wal.readUInt32BE(at + 4); // non-zero on a commit's last frame: the database's pages then
-        if (committed !== 0) {
-          pages = committed;
-          if (pending) page1 = pending;
-        }
-      }
-    }
-  }
-  return { pageSize, pages, freePages: page1.readUInt32BE(36), autoVacuum: page1.readUInt32BE(52) !== 0 };
-}
-
-/** The local D1 database's file (Miniflare keeps one SQLite file per database beside a metadata file). */
-function d1File(state: string): string | null {
-  const dir = join(state, "d1", "miniflare-D1DatabaseObject");
-  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite") : [];
-  return files.length === 1 ? join(dir, files[0]!) : null;
 }
 
 async function bundle(dir: string): Promise<string> {
