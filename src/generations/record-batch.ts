@@ -1,7 +1,7 @@
 /**
  * A batch of generation records on its way from an account's ledger to the records store (the
- * `RECORDS_QUEUE` message): its id (`<account>:<first>-<last>` of the ledger outbox's sequence numbers,
- * the same every time the batch is sent) and its records as the ledger stored them (JSON text).
+ * `RECORDS_QUEUE` message): its id (`<account>:<n>`, the ledger's batch number, the same every time the
+ * batch is sent) and its records as the ledger stored them (JSON text).
  */
 export type RecordItem = {
   record: string;
@@ -16,8 +16,12 @@ export type RecordItem = {
 
 export type RecordBatch = { v: 1; accountId: string; batch: string; items: RecordItem[] };
 
-/** The outbox sequence number a batch ends at: of two stored versions of one record, the one from the later batch is current. */
+/**
+ * A batch's number: of two stored versions of one record, the one from the later batch is current. Ledger
+ * batches are `<account>:<n>` (n never goes back); a merge of several parts is `<account>:c<digest>-<n>`,
+ * n the largest it merged.
+ */
 export function batchSeq(batch: string): number {
-  const dash = batch.lastIndexOf("-");
-  return Number(batch.slice(dash + 1));
+  const tail = batch.slice(batch.lastIndexOf(":") + 1);
+  return Number(tail.slice(tail.lastIndexOf("-") + 1));
 }

@@ -542,11 +542,6 @@ export class LedgerObject extends DurableObject<Env> {
     return this.outbox.pending(genId);
   }
 
-  /** The records settled here and not yet in the records store (the newest of each generation, oldest first, at most `limit`). */
-  pendingRecords(limit: number): NewGeneration[] {
-    return this.outbox.pendingAll(limit);
-  }
-
   /** The records store has this batch (src/generations/store-batches.ts): its records leave the outbox. Returns how many did. */
   recordsStored(batch: string): number {
     return this.outbox.stored(batch);

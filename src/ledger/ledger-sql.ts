@@ -116,25 +116,26 @@ const STEPS = [
     SELECT grant_id, SUM(amount_nano), 0, group_concat(DISTINCT source), MAX(updated_at) FROM reversals GROUP BY grant_id;
   DROP TABLE reversals;
   ALTER TABLE grant_reversals RENAME TO reversals;`,
-  // Records leave in batches for the records queue (src/ledger/records-outbox.ts): each row gets its batch
-  // and when it was sent, and stays until the store acknowledges the batch. A generation may have two rows
-  // (an abandoned record already batched, and the settle that replaces it), so gen_id is no longer unique.
-  // abandoned_ids: abandoned records (kept a week), so a settle arriving later is known to replace one, and which. Written to
-  // run again harmlessly (a test replays the steps from an earlier one).
-  `CREATE TABLE outbox_batches (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  // Records leave in batches for the records queue (src/ledger/records-outbox.ts). A row is written once and
+  // deleted once; its seq comes from outbox_state.next_seq, taken once per settle batch (AUTOINCREMENT would
+  // write its sqlite_sequence row per record), and never goes back. A batch is a range of rows in
+  // record_batches, numbered by outbox_state.next_batch, which never goes back either: a batch id is never reused. A generation may have two rows (an abandoned record already batched, and the settle
+  // that replaces it). abandoned_ids: abandoned records (kept a week), so a settle arriving later is known
+  // to replace one, and which. Written to run again harmlessly (a test replays the steps from an earlier one).
+  `CREATE TABLE outbox_rows (
+    seq INTEGER PRIMARY KEY,
     gen_id TEXT NOT NULL,
     record TEXT NOT NULL,
     abandoned INTEGER NOT NULL DEFAULT 0,
-    replaced TEXT,
-    batch TEXT,
-    sent_at INTEGER
+    replaced TEXT
   );
-  INSERT INTO outbox_batches (seq, gen_id, record) SELECT seq, gen_id, record FROM outbox ORDER BY seq;
+  INSERT INTO outbox_rows (seq, gen_id, record) SELECT seq, gen_id, record FROM outbox ORDER BY seq;
   DROP TABLE outbox;
-  ALTER TABLE outbox_batches RENAME TO outbox;
+  ALTER TABLE outbox_rows RENAME TO outbox;
   CREATE INDEX IF NOT EXISTS outbox_gen ON outbox (gen_id);
-  CREATE INDEX IF NOT EXISTS outbox_batch ON outbox (batch);
+  CREATE TABLE IF NOT EXISTS record_batches (batch TEXT PRIMARY KEY, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, sent_at INTEGER);
+  CREATE TABLE IF NOT EXISTS outbox_state (id INTEGER PRIMARY KEY CHECK (id = 1), next_seq INTEGER NOT NULL, assigned_upto INTEGER NOT NULL, next_batch INTEGER NOT NULL);
+  INSERT OR IGNORE INTO outbox_state SELECT 1, coalesce(max(seq), 0) + 1, 0, 1 FROM outbox;
   CREATE TABLE IF NOT EXISTS abandoned_ids (gen_id TEXT PRIMARY KEY, at INTEGER NOT NULL, record TEXT NOT NULL);`,
 ];
 

@@ -6,6 +6,7 @@ import { storeBatch } from "../../src/generations/store-batches";
 import { storeDeps } from "../../src/generations/records-queue";
 import { newGenerationId } from "../../src/generations/generation-id";
 import type { NewGeneration } from "../../src/db/schema";
+import type { LedgerObject } from "../../src/ledger/ledger-object";
 import { newAccount } from "./helpers";
 
 describe("finding a record that moves through stages (isolate batch → ledger outbox → D1)", () => {
@@ -69,9 +70,10 @@ describe("GET /generation while the records store takes the record", () => {
     };
     const ledger = env.LEDGER.get(env.LEDGER.idFromName(a.accountId));
     // In the outbox, given a batch, with no alarm: the test decides when it is stored.
-    const batch = `${a.accountId}:1-1`;
-    await runInDurableObject(ledger, (_instance, state) => {
-      state.storage.sql.exec("INSERT INTO outbox (gen_id, record, batch, sent_at) VALUES (?, ?, ?, ?)", id, JSON.stringify(record), batch, Date.now());
+    const batch = await runInDurableObject(ledger, (instance: LedgerObject, state) => {
+      instance["outbox"].addSettled([{ genId: id, record }]);
+      instance["outbox"].assign(1);
+      return instance["outbox"].due(Date.now())[0]!.batch;
     });
     // The ledger as the route sees it: right before its first read of the outbox, the store takes the batch
     // (R2 written, index committed, the outbox row dropped), so that read misses.
