@@ -104,17 +104,14 @@ export async function localD1<T>(f: ServiceFixture, sql: string): Promise<T[]> {
 }
 
 /**
- * Ids of an account's generation records with the given status, read from the fixture's local D1: a
- * failed non-stream request is recorded, but its error answer does not carry the generation id.
- * Polls (bounded) until at least one is there: the ledger copies records to D1 about once a second.
+ * Waits (bounded) until the account's records are all stored (none left in its ledger's outbox) and
+ * returns how many it has: the admin audit's `records` (docs/admin.md).
  */
-export async function storedGenerationIds(f: ServiceFixture, accountId: string, status: number, timeoutMs = 30_000): Promise<string[]> {
-  if (!/^[A-Za-z0-9_]+$/.test(accountId)) throw new Error(`unexpected account id ${accountId}`);
-  const sql = `SELECT id FROM generations WHERE account_id = '${accountId}' AND status = ${Math.trunc(status)} ORDER BY created_at`;
+export async function storedRecordCount(f: ServiceFixture, accountId: string, timeoutMs = 30_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const rows = await localD1<{ id: string }>(f, sql);
-    if (rows.length > 0 || Date.now() > deadline) return rows.map((r) => r.id);
-    await new Promise((r) => setTimeout(r, 250));
+    const audit = await f.admin.request<{ records: number; records_pending: number }>("GET", `/accounts/${accountId}/audit`);
+    if ((audit.records > 0 && audit.records_pending === 0) || Date.now() > deadline) return audit.records;
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
