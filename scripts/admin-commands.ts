@@ -15,6 +15,7 @@ export const USAGE = `usage: npm run admin -- <command> [--url URL] [--token TOK
   storage                                             (the service's D1 size beside its limit, rows, oldest record; the R2 archive; dead record batches)
   move-records                                        (moves records an earlier release kept in D1 to R2; repeat until "done": true)
   resend-records --account <email|id>                 (sends the account's record batches waiting for the store again now: dead letters replayed)
+  list-records --account <email|id> [--page-size N]    (the account's newest stored records, N ≤ 500, default 50)
   help [command]                                      (also --help)
 The token comes from --token, else $SWITCHYARD_ADMIN_TOKEN, else (for a local URL only) the development token.`;
 
@@ -69,6 +70,10 @@ const commands: Record<string, (f: Flags) => AdminRequest> = {
   storage: () => ({ method: "GET", path: "/storage" }),
   "move-records": () => ({ method: "POST", path: "/records/move-from-d1" }),
   "resend-records": (f) => ({ method: "POST", path: `/accounts/${ref(need(f, "account"))}/records/resend` }),
+  "list-records": (f) => {
+    const n = whole(f, "page-size", 1, 500);
+    return { method: "GET", path: `/accounts/${ref(need(f, "account"))}/records${n === undefined ? "" : `?limit=${n}`}` };
+  },
 };
 
 /** Whole-number flags, checked here so a typo is a usage error, not a server's 400. */

@@ -24,6 +24,8 @@ import { nanoToUsd, usdToNano } from "../catalog/money";
 import { randomId } from "../keys/api-key";
 import { archiveTotals, d1SizeBytes, recordTotals } from "../db/archive-index";
 import { moveRecordsFromD1 } from "../generations/archive-records";
+import { recordStores, recordsPage } from "../generations/record-pages";
+import { recordLine } from "../generations/archive-format";
 import { settings } from "../settings";
 
 /** The operator's API behind `npm run admin`: accounts, keys, credits. */
@@ -232,6 +234,22 @@ adminRoutes.get("/storage", async (c) => {
     dead_record_batch_records: dead[0]?.records ?? 0,
     retention_days: s.RECORDS_RETENTION_DAYS,
   });
+});
+
+/**
+ * The account's newest stored records (R2 and D1; not those still in its ledger's outbox), up to `limit`
+ * (1–500, default 50), each with its D1 column names as in the archive's objects: for support and checks.
+ */
+adminRoutes.get("/accounts/:ref/records", async (c) => {
+  const query = z
+    .object({ limit: z.coerce.number().int().min(1).max(500).default(50) })
+    .strict()
+    .safeParse(c.req.query());
+  if (!query.success) throw new ApiError(400, "The only query parameter is `limit`, a whole number from 1 to 500 (default 50).");
+  const { limit } = query.data;
+  const account = await accountOr404(c.env.DB, c.req.param("ref"));
+  const { rows, more } = await recordsPage(recordStores(c.env), account.id, {}, "older", null, limit);
+  return c.json({ id: account.id, data: rows.map((g) => JSON.parse(recordLine(g)) as Record<string, unknown>), more });
 });
 
 /**

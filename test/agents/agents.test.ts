@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { VOCABULARY } from "../../simulator/tokens.ts";
-import { startServiceFixture, newAccount, localD1, type ServiceFixture } from "../node/service-fixture";
+import { startServiceFixture, newAccount, type ServiceFixture } from "../node/service-fixture";
 
 // The coding agents themselves, headless and unchanged, against the service started as `npm start` starts
 // it: Claude Code on /messages (ANTHROPIC_BASE_URL), Codex on /responses (a model provider with
@@ -49,12 +49,11 @@ function simulatedWords(stdout: string): string[] {
 }
 
 type Row = { model: string; inbound_api: string; status: number; cost_nano: number };
-/** The account's records, once the ledger has copied at least one of this API to D1 (bounded). */
+/** The account's stored records (the admin's list-records), once one of this API is stored (bounded). */
 async function records(accountId: string, api: string): Promise<Row[]> {
-  const sql = `SELECT model, inbound_api, status, cost_nano FROM generations WHERE account_id = '${accountId}' ORDER BY created_at`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const rows = await localD1<Row>(f, sql);
+    const rows = (await f.admin.request<{ data: Row[] }>("GET", `/accounts/${accountId}/records?limit=500`)).data;
     if (rows.some((r) => r.inbound_api === api) || Date.now() > deadline) return rows;
     await new Promise((r) => setTimeout(r, 250));
   }

@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
-import { admin, newAccount, recorded, storedRecords } from "./helpers";
+import { admin, call, newAccount, recorded, storedRecords } from "./helpers";
 import { syntheticRecord } from "./synthetic-record";
 import { d1Ids, seedDays } from "./archive-helpers";
 import { storeBatch, type StoreDeps, type StoreStep } from "../../src/generations/store-batches";
@@ -348,5 +348,24 @@ describe("the ledger outbox's own writes (Durable Object SQL storage bills rows 
     expect(figures.oneByOne).toBeLessThan(4.5);
     expect(figures.tenAtATime).toBeLessThan(3.5);
     expect(figures.smallBatches).toBeLessThan(4);
+  });
+});
+
+describe("GET /admin/accounts/<ref>/records", () => {
+  it("lists the account's newest stored records with their D1 column names; a bad limit is a 400", async () => {
+    const { accountId } = await newAccount();
+    const t = Date.now() - HOUR;
+    const records = [0, 1, 2].map((i) => syntheticRecord(accountId, t + i * 1000, i));
+    await storeBatch(storeDeps(env), await outboxBatch(accountId, records));
+    const listed = await admin<{ data: Array<Record<string, unknown>>; more: boolean }>(`/accounts/${accountId}/records?limit=2`);
+    expect(listed.more).toBe(true);
+    expect(listed.data.map((r) => [r.id, r.cost_nano, r.inbound_api])).toEqual([
+      [records[2]!.id, records[2]!.costNano, "chat"],
+      [records[1]!.id, records[1]!.costNano, "chat"],
+    ]);
+    for (const q of ["limit=0", "limit=501", "offset=3"]) {
+      const res = await call(`/admin/accounts/${accountId}/records?${q}`, { headers: { authorization: "Bearer test-admin-token" } });
+      expect(res.status, q).toBe(400);
+    }
   });
 });
