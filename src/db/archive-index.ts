@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gte, isNull, lt, sql } from "drizzle-orm";
 import { db } from "./client";
+import { bindUsed } from "./bind-used";
 import { archiveParts, archivedLegacyIds, deadRecordBatches, generations, recordRollups, type ArchivePart, type Generation } from "./schema";
 
 /**
@@ -101,13 +102,8 @@ export async function commitPart(d1: D1Database, p: PartDraft, records: readonly
   const ids = JSON.stringify(records.map((r) => r.id));
   const revs = JSON.stringify(records.map((r) => `${r.id}:${r.rev}`));
   const params = [p.accountId, p.day, p.part, ids, revs, commitId, now, p.sha256, p.records];
-  const results = await d1.batch(COMMIT_SQL.map((q) => d1.prepare(q).bind(...params.slice(0, maxParam(q)))));
+  const results = await d1.batch(COMMIT_SQL.map((q) => bindUsed(d1, q, params)));
   return results[0]!.meta.changes === 1;
-}
-
-/** The highest ?N a statement uses: D1 binds exactly those. */
-function maxParam(q: string): number {
-  return Math.max(...[...q.matchAll(/\?(\d+)/g)].map((m) => Number(m[1])));
 }
 
 /** The archived parts of an account's day, newest part first. */

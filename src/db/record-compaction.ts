@@ -4,6 +4,8 @@
  * parts' rows gone in one transaction), and the objects left to delete once no reader can still want them.
  */
 import type { ArchivePart } from "./schema";
+import { bindUsed } from "./bind-used";
+import { batchPartCommitted } from "./record-parts";
 
 /** Account-days with at least two small parts of the records queue, stored before `before`. */
 export async function daysToCompact(d1: D1Database, small: number, before: number, limit: number): Promise<Array<{ accountId: string; day: string }>> {
@@ -33,7 +35,7 @@ export async function smallParts(d1: D1Database, accountId: string, day: string,
 }
 
 const MERGED = "batch IN (SELECT value FROM json_each(?6))";
-const THIS_COMMIT = "EXISTS (SELECT 1 FROM archive_parts WHERE account_id = ?1 AND day = ?2 AND batch = ?3 AND state = 'archived' AND commit_id = ?4)";
+const THIS_COMMIT = batchPartCommitted(1);
 const COMPACT_SQL = [
   // Archived only while every merged part is still there, archived: nothing merged twice, nothing lost.
   `UPDATE archive_parts SET state = 'archived', archived_at = ?5, commit_id = ?4
@@ -58,7 +60,7 @@ export async function commitCompaction(
 ): Promise<boolean> {
   const commitId = crypto.randomUUID();
   const params = [merged.accountId, merged.day, merged.batch, commitId, now, JSON.stringify(from), from.length, deleteAfter];
-  const results = await d1.batch(COMPACT_SQL.map((q) => d1.prepare(q).bind(...params.slice(0, maxParam(q)))));
+  const results = await d1.batch(COMPACT_SQL.map((q) => bindUsed(d1, q, params)));
   return results[0]!.meta.changes === 1;
 }
 
@@ -83,9 +85,4 @@ export async function dueDeletes(d1: D1Database, now: number, limit: number): Pr
 
 export async function deletesDone(d1: D1Database, keys: readonly string[]): Promise<void> {
   await d1.prepare("DELETE FROM record_object_deletes WHERE key IN (SELECT value FROM json_each(?1))").bind(JSON.stringify(keys)).run();
-}
-
-/** The highest ?N a statement uses: D1 binds exactly those. */
-function maxParam(q: string): number {
-  return Math.max(...[...q.matchAll(/\?(\d+)/g)].map((m) => Number(m[1])));
 }

@@ -46,8 +46,15 @@ export async function claimParts(d1: D1Database, parts: readonly BatchPart[], no
   });
 }
 
-/** True only inside the transaction whose first statement committed the part (?1 account, ?2 day, ?3 batch, ?4 commit id). */
-const THIS_COMMIT = "EXISTS (SELECT 1 FROM archive_parts WHERE account_id = ?1 AND day = ?2 AND batch = ?3 AND state = 'archived' AND commit_id = ?4)";
+/**
+ * True only inside the transaction whose first statement committed the batch's part: its account, day,
+ * batch and commit id bound as ?first … ?first+3. Every sum a commit adds is guarded by it.
+ */
+export function batchPartCommitted(first: number): string {
+  const [a, d, b, c] = [0, 1, 2, 3].map((i) => `?${first + i}`);
+  return `EXISTS (SELECT 1 FROM archive_parts WHERE account_id = ${a} AND day = ${d} AND batch = ${b} AND state = 'archived' AND commit_id = ${c})`;
+}
+const THIS_COMMIT = batchPartCommitted(1);
 const COMMIT_SQL =
   "UPDATE archive_parts SET state = 'archived', archived_at = ?5, commit_id = ?4 WHERE account_id = ?1 AND day = ?2 AND batch = ?3 AND state = 'writing'";
 /** ?5: a JSON array of [hour, model, key hash, carrier or "", API, requests, prompt, completion, cached, cache write, cost]. */
@@ -88,7 +95,7 @@ export async function commitParts(d1: D1Database, commits: readonly PartCommit[]
       d1.prepare(ROLLUP_SQL).bind(p.accountId, p.day, p.batch, commitId, JSON.stringify(rollups)),
       // Endpoint health's minute rollups: counted by this commit only, like the rollups above.
       ...attemptRollupStatements(d1, recordsJson, {
-        sql: "EXISTS (SELECT 1 FROM archive_parts WHERE account_id = ?2 AND day = ?3 AND batch = ?4 AND state = 'archived' AND commit_id = ?5)",
+        sql: batchPartCommitted(2), // the records' JSON is ?1
         params: [p.accountId, p.day, p.batch, commitId],
       }),
     );

@@ -5,6 +5,7 @@ import type { KeyUsage } from "../keys/key-usage";
 
 export type { KeyUsage };
 import { RecordsOutbox } from "./records-outbox";
+import { sendGroups } from "./send-groups";
 import type { RecordBatch } from "../generations/record-batch";
 import { logError } from "../log-error";
 import { migrateLedger } from "./ledger-sql";
@@ -748,30 +749,13 @@ function perLease(items: SettleRequest[]): Map<string, { nano: number; count: nu
   return out;
 }
 
-/** Queue limits: a `sendBatch` of at most 100 messages and 256 KB. */
-const SEND_MESSAGES = 100;
-const SEND_BYTES = 240 * 1024;
-
 /**
  * The batches to the records queue, as few `sendBatch` calls as its limits allow; a call that fails is
  * tried again batch by batch, so one batch the queue refuses holds back no other. Returns the batches sent
  * and how many were not (each logged).
  */
 async function sendBatches(queue: Queue<RecordBatch>, batches: RecordBatch[]): Promise<{ sent: string[]; failed: number }> {
-  const groups: RecordBatch[][] = [];
-  let group: RecordBatch[] = [];
-  let bytes = 0;
-  for (const b of batches) {
-    const size = b.items.reduce((n, i) => n + (i.record.length + (i.replaced?.length ?? 0)) * 3 + 48, 128); // UTF-8 worst case
-    if (group.length > 0 && (group.length >= SEND_MESSAGES || bytes + size > SEND_BYTES)) {
-      groups.push(group);
-      group = [];
-      bytes = 0;
-    }
-    group.push(b);
-    bytes += size;
-  }
-  if (group.length) groups.push(group);
+  const groups = sendGroups(batches);
   const sent: string[] = [];
   let failed = 0;
   for (const g of groups) {

@@ -3,6 +3,7 @@ import type { Env } from "../env";
 import type { NewGeneration } from "../db/schema";
 import type { SettleRequest, SliceReport } from "./ledger-object";
 import { ledgerFor } from "./ledger";
+import { sendGroups } from "./send-groups";
 import { logError, logEvent } from "../log-error";
 
 /**
@@ -31,8 +32,6 @@ const settleMessageSchema = z.object({
 
 /** Queues take messages of up to 128 KB and sendBatch calls of up to 100 messages and 256 KB. */
 const MAX_MESSAGE_BYTES = 100 * 1024;
-const MAX_SEND_MESSAGES = 100;
-const MAX_SEND_BYTES = 200 * 1024;
 /** The consumer's attempts before a message goes to the dead-letter queue (wrangler.toml `max_retries`). */
 export const SETTLE_QUEUE_MAX_RETRIES = 100;
 
@@ -60,20 +59,7 @@ export type SettleQueueSender = (accountId: string, items: SettleRequest[], slic
 
 export function queueSender(queue: Queue<SettleMessage>): SettleQueueSender {
   return async (accountId, items, slices) => {
-    const messages = settleMessages(accountId, items, slices);
-    let group: SettleMessage[] = [];
-    let bytes = 0;
-    for (const m of messages) {
-      const size = JSON.stringify(m).length * 3;
-      if (group.length > 0 && (group.length >= MAX_SEND_MESSAGES || bytes + size > MAX_SEND_BYTES)) {
-        await queue.sendBatch(group.map((body) => ({ body })));
-        group = [];
-        bytes = 0;
-      }
-      group.push(m);
-      bytes += size;
-    }
-    await queue.sendBatch(group.map((body) => ({ body })));
+    for (const group of sendGroups(settleMessages(accountId, items, slices))) await queue.sendBatch(group.map((body) => ({ body })));
   };
 }
 
