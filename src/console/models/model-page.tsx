@@ -46,6 +46,20 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
       </p>
       {m.description && <p class="lead">{m.description}</p>}
       <dl class="facts">
+        {m.aliases && m.aliases.length > 0 && (
+          <>
+            <dt>Also answers to</dt>
+            <dd id="model-aliases">
+              {m.aliases.map((a, i) => (
+                <>
+                  {i > 0 && ", "}
+                  <code>{a}</code>
+                </>
+              ))}{" "}
+              <span class="muted">(the provider's own ids: a request naming one is served, billed and recorded as {m.id})</span>
+            </dd>
+          </>
+        )}
         <dt>Context</dt>
         <dd>
           {contextSize(m.context_length)} ({count(m.context_length)} tokens)
