@@ -84,8 +84,7 @@ export function checkCatalog(text: string): Problem[] {
 function promises(cat: CatalogFile, add: (path: Path, message: string) => void): void {
   const names = new Set(cat.models.flatMap((m) => [m.id, ...(m.aliases ?? [])]));
   for (const { agent, models } of AGENT_DEFAULT_MODELS)
-    for (const name of models)
-      if (!names.has(name)) add(["models"], `${agent} asks for ${name} by default, and no model has it as its id or an alias`);
+    for (const name of models) if (!names.has(name)) add(["models"], `${agent} asks for ${name} by default, and no model has it as its id or an alias`);
   cat.models.forEach((m, i) => {
     const carrier = FIRST_PARTY_CARRIERS[m.id.split("/")[0]!];
     if (carrier !== undefined && m.endpoints.some((e) => e.provider === carrier) && !m.sources?.length && !AWAITING_SOURCES.has(m.id))

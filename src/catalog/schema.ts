@@ -202,7 +202,8 @@ export const catalogSchema = z
     const aliasOf = new Map<string, string>();
     cat.models.forEach((m, i) =>
       (m.aliases ?? []).forEach((a, j) => {
-        const taken = a === AUTO_MODEL ? "the router's auto model" : ids.has(a) ? `the model ${a}` : aliasOf.has(a) ? `an alias of ${aliasOf.get(a)}` : undefined;
+        const taken =
+          a === AUTO_MODEL ? "the router's auto model" : ids.has(a) ? `the model ${a}` : aliasOf.has(a) ? `an alias of ${aliasOf.get(a)}` : undefined;
         if (taken !== undefined) issue(["models", i, "aliases", j], `${m.id}: alias ${a} is already ${taken}`);
         else aliasOf.set(a, m.id);
       }),

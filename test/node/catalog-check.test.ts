@@ -40,8 +40,20 @@ describe("catalog check", () => {
     ["a context off by orders of magnitude", '"context_length": 131072,', '"context_length": 1310720000,', 0, /outside 1024–10000000/],
     ["a carrier listed twice", '"slug": "fireworks"', '"slug": "groq"', 0, /duplicate carrier groq/],
     ["a base_url that is not https", '"base_url": "https://api.groq.com/openai/v1"', '"base_url": "http://api.groq.com/openai/v1"', 0, /https/],
-    ["an alias that is another model's id", '"aliases": ["gpt-5"]', '"aliases": ["openai/gpt-5-mini"]', 0, /openai\/gpt-5: alias openai\/gpt-5-mini is already the model openai\/gpt-5-mini/],
-    ["an alias another model has", '"aliases": ["gpt-5-mini"]', '"aliases": ["gpt-5"]', 0, /openai\/gpt-5-mini: alias gpt-5 is already an alias of openai\/gpt-5$/],
+    [
+      "an alias that is another model's id",
+      '"aliases": ["gpt-5"]',
+      '"aliases": ["openai/gpt-5-mini"]',
+      0,
+      /openai\/gpt-5: alias openai\/gpt-5-mini is already the model openai\/gpt-5-mini/,
+    ],
+    [
+      "an alias another model has",
+      '"aliases": ["gpt-5-mini"]',
+      '"aliases": ["gpt-5"]',
+      0,
+      /openai\/gpt-5-mini: alias gpt-5 is already an alias of openai\/gpt-5$/,
+    ],
     ["an alias that is the router's own id", '"aliases": ["gpt-5"]', '"aliases": ["router/auto"]', 0, /alias router\/auto is already the router's auto model/],
     ["an alias in upper case", '"aliases": ["gpt-5"]', '"aliases": ["GPT-5"]', 0, /an alias is lower-case/],
     ["a source read on no date", '"read_on": "2026-11-27"', '"read_on": "yesterday"', 0, /date/],
@@ -57,7 +69,9 @@ describe("catalog check", () => {
   it("the agents' default models must resolve: an alias they use that no model has is named", () => {
     for (const name of AGENT_DEFAULT_MODELS.flatMap((a) => a.models)) {
       const { text } = broken(`"${name}"`, `"${name}-gone"`);
-      expect(checkCatalog(text)).toEqual([expect.objectContaining({ path: "models", message: expect.stringMatching(new RegExp(`asks for ${name} by default`)) })]);
+      expect(checkCatalog(text)).toEqual([
+        expect.objectContaining({ path: "models", message: expect.stringMatching(new RegExp(`asks for ${name} by default`)) }),
+      ]);
     }
   });
 
@@ -70,7 +84,11 @@ describe("catalog check", () => {
     const text = JSON.stringify(cat, null, 2);
     const line = text.slice(0, text.indexOf('"id": "anthropic/claude-opus-5.5"')).split("\n").length;
     expect(checkCatalog(text)).toEqual([
-      { line, path: expect.stringMatching(/^models\[\d+\]\.id$/), message: expect.stringMatching(/anthropic\/claude-opus-5.5 is served by its own author's carrier: name the pages/) },
+      {
+        line,
+        path: expect.stringMatching(/^models\[\d+\]\.id$/),
+        message: expect.stringMatching(/anthropic\/claude-opus-5.5 is served by its own author's carrier: name the pages/),
+      },
     ]);
   });
 

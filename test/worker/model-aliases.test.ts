@@ -33,25 +33,28 @@ const CASES = [
 ] as const;
 
 describe("a request by alias", () => {
-  it.each(CASES)("$api with $alias: served as $id, billed at its published prices, recorded under its id", async ({ api, alias, id, upstream, input, output }) => {
-    const a = await newAccount(5);
-    const tag = uniqueTag();
-    const [path, body] = REQUEST[api](alias, `Name three rivers [sim tokens=7 tag=${tag}]`);
-    const res = await post(path, a.key, body);
-    expect(res.status).toBe(200);
-    const json = (await res.json()) as Json;
-    expect(json.model).toBe(id);
-    const [sent] = await simRequests(tag);
-    expect(sent!.body.model).toBe(upstream);
-    const t = await debited(a.accountId);
-    const g = (await generation(a.key, res.headers.get("x-generation-id")!)) as Json;
-    expect(g).toMatchObject({ model: id, tokens_completion: 7, native_tokens_cached: 0 });
-    expect(g.native_tokens_cache_write ?? 0).toBe(0);
-    const cost = g.tokens_prompt * input + g.tokens_completion * output;
-    expect(cost).toBeGreaterThan(0);
-    expect(nano(t.total_usage)).toBe(cost);
-    expect(nano(g.total_cost)).toBe(cost);
-  });
+  it.each(CASES)(
+    "$api with $alias: served as $id, billed at its published prices, recorded under its id",
+    async ({ api, alias, id, upstream, input, output }) => {
+      const a = await newAccount(5);
+      const tag = uniqueTag();
+      const [path, body] = REQUEST[api](alias, `Name three rivers [sim tokens=7 tag=${tag}]`);
+      const res = await post(path, a.key, body);
+      expect(res.status).toBe(200);
+      const json = (await res.json()) as Json;
+      expect(json.model).toBe(id);
+      const [sent] = await simRequests(tag);
+      expect(sent!.body.model).toBe(upstream);
+      const t = await debited(a.accountId);
+      const g = (await generation(a.key, res.headers.get("x-generation-id")!)) as Json;
+      expect(g).toMatchObject({ model: id, tokens_completion: 7, native_tokens_cached: 0 });
+      expect(g.native_tokens_cache_write ?? 0).toBe(0);
+      const cost = g.tokens_prompt * input + g.tokens_completion * output;
+      expect(cost).toBeGreaterThan(0);
+      expect(nano(t.total_usage)).toBe(cost);
+      expect(nano(g.total_cost)).toBe(cost);
+    },
+  );
 
   it("a streamed chat answer names the catalog id in every chunk", async () => {
     const a = await newAccount(5);
