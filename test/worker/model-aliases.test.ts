@@ -107,5 +107,9 @@ describe("aliases are shown", () => {
     expect(res.status).toBe(200);
     const html = await res.text();
     expect(html).toMatch(/<dd id="model-aliases"><code>claude-haiku-4-5-20251001<\/code>, <code>claude-haiku-4-5<\/code>/);
+    // And where its prices were read, and when.
+    expect(html).toMatch(
+      /<dd id="model-sources"><a href="https:\/\/platform\.claude\.com\/docs\/zh-CN\/about-claude\/pricing"[^>]*>platform\.claude\.com<\/a> <span class="muted">on 2026-11-27<\/span>/,
+    );
   });
 });

@@ -72,6 +72,22 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
         <dd>{m.knowledge_cutoff ?? "Not published"}</dd>
         <dt>Parameters</dt>
         <dd>{m.supported_parameters.length > 0 ? m.supported_parameters.join(", ") : "None listed"}</dd>
+        {m.sources && (
+          <>
+            <dt>Prices read from</dt>
+            <dd id="model-sources">
+              {m.sources.map((src, i) => (
+                <>
+                  {i > 0 && <br />}
+                  <a href={src.url} rel="noopener noreferrer">
+                    {new URL(src.url).host}
+                  </a>{" "}
+                  <span class="muted">on {src.read_on}</span>
+                </>
+              ))}
+            </dd>
+          </>
+        )}
       </dl>
 
       <h2 id="carriers">Carriers</h2>
