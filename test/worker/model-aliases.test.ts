@@ -102,6 +102,12 @@ describe("aliases are shown", () => {
     expect(found.data.map((m) => m.id)).toEqual(["anthropic/claude-opus-5.5"]);
   });
 
+  it("in the console's model list, whose search finds a model by alias", async () => {
+    const html = await (await call("/models?q=gpt-6.1-sol-2026-09-29")).text();
+    const listed = [...html.matchAll(/href="\/models\/([a-z0-9._-]+\/[a-z0-9._:-]+)"/g)].map((m) => m[1]);
+    expect(listed).toEqual(["openai/gpt-6.1-sol"]);
+  });
+
   it("on the model's console page", async () => {
     const res = await call("/models/anthropic/claude-haiku-4.5");
     expect(res.status).toBe(200);
