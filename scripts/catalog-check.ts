@@ -135,6 +135,17 @@ function plausibility(cat: CatalogFile, add: (path: Path, message: string) => vo
           add([...ep, "long_context", "above_prompt_tokens"], `${m.id} at ${e.provider}: the long-context threshold is not below the context`);
         if (lc.input_price_per_1m < e.input_price_per_1m)
           add([...ep, "long_context", "input_price_per_1m"], `${m.id} at ${e.provider}: long-context input is cheaper than the base input price`);
+        for (const field of [
+          "input_price_per_1m",
+          "output_price_per_1m",
+          "input_cache_read_per_1m",
+          "input_cache_write_per_1m",
+          "input_cache_write_1h_per_1m",
+        ] as const) {
+          const price = lc[field];
+          if (price !== undefined && price > PLAUSIBLE.maxPricePer1m)
+            add([...ep, "long_context", field], `${m.id} at ${e.provider}: $${price} per 1M tokens is above $${PLAUSIBLE.maxPricePer1m}: a typo?`);
+        }
         if (lc.input_cache_read_per_1m !== undefined && lc.input_cache_read_per_1m > lc.input_price_per_1m)
           add([...ep, "long_context", "input_cache_read_per_1m"], `${m.id} at ${e.provider}: a long-context cache read costs more than the long-context input`);
       }

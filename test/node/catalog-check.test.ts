@@ -56,6 +56,7 @@ describe("catalog check", () => {
     ],
     ["an alias that is the router's own id", '"aliases": ["gpt-5"]', '"aliases": ["router/auto"]', 0, /alias router\/auto is already the router's auto model/],
     ["an alias in upper case", '"aliases": ["gpt-5"]', '"aliases": ["GPT-5"]', 0, /an alias is lower-case/],
+    ["a long-prompt cache write no one charges", '"input_cache_write_1h_per_1m": 1\n', '"input_cache_write_1h_per_1m": 1000.5\n', 0, /above \$1000: a typo\?/],
     ["a source read on no date", '"read_on": "2026-11-27"', '"read_on": "yesterday"', 0, /date/],
   ])("%s: named on its line", (_name, find, replace, nth, message) => {
     const { text, line } = broken(find, replace, nth);
