@@ -18,6 +18,7 @@ const llama = catalog.endpoints("meta-llama/llama-3.1-8b-instruct")[0]!;
 const haiku55 = catalog.endpoints("anthropic/claude-haiku-5.5")[0]!;
 const opus55 = catalog.endpoints("anthropic/claude-opus-5.5")[0]!;
 const sonnet55 = catalog.endpoints("anthropic/claude-sonnet-5.5")[0]!;
+const fable52 = catalog.endpoints("anthropic/claude-fable-5.2")[0]!;
 const sol = catalog.endpoints("openai/gpt-6.1-sol")[0]!;
 const usage = (p: number, c: number, cached = 0, write = 0, write1h = 0) => ({
   promptTokens: p,
@@ -44,6 +45,12 @@ describe("cache prices", () => {
     // Claude Opus 5.5: $4 in, $20 out, $0.20 read, $5 write, $8 1-hour write; Sonnet 5.5: $2, $10, $0.10, $2.50, $4 (one price at any length).
     ["Claude Opus 5.5 read + write + 1h write", opus55, usage(3210, 5, 3000, 200, 50), 10 * 4000 + 3000 * 200 + 150 * 5000 + 50 * 8000 + 5 * 20000],
     ["Claude Sonnet 5.5 read + write + 1h write", sonnet55, usage(3210, 5, 3000, 200, 50), 10 * 2000 + 3000 * 100 + 150 * 2500 + 50 * 4000 + 5 * 10000],
+    [
+      "Claude Fable 5.2 read + write + 1h write ($8, $40, $0.20, $10, $16)",
+      fable52,
+      usage(3210, 5, 3000, 200, 50),
+      10 * 8000 + 3000 * 200 + 150 * 10000 + 50 * 16000 + 5 * 40000,
+    ],
     ["Claude Opus 5.5 at 900,000 prompt tokens: no long-context tier", opus55, usage(900_000, 5), 900_000 * 4000 + 5 * 20000],
     // Claude Haiku 5.5: $0.10 in, $0.50 out, $0.01 read, $0.125 write, $0.20 1-hour write; above 100K prompt tokens 5× each.
     [
