@@ -10,10 +10,36 @@ export const PLAUSIBLE = { maxPricePer1m: 1000, minContext: 1024, maxContext: 10
 type Path = Array<string | number>;
 
 /**
+ * The models the pinned coding agents ask for when the user names none (package.json's devDependencies),
+ * by the names they send: each must resolve to a catalog model, by id or alias (docs/agents.md).
+ */
+export const AGENT_DEFAULT_MODELS: ReadonlyArray<{ agent: string; models: readonly string[] }> = [
+  { agent: "Claude Code 2.1.332", models: ["claude-opus-5-5", "claude-haiku-4-5-20251001"] },
+  { agent: "Codex 0.169.0", models: ["gpt-6.1-sol"] },
+];
+
+/** Each model author's own carrier: a model served there is first-party, and must name the pages its prices were read from. */
+export const FIRST_PARTY_CARRIERS: Readonly<Record<string, string>> = { anthropic: "anthropic", openai: "openai", google: "google-ai-studio" };
+
+/**
+ * First-party models catalogued before sources were recorded whose prices have not yet been re-read from the
+ * provider's own page (docs/catalog.md, Updating). The list only shrinks: a model leaves it when its sources are added.
+ */
+export const AWAITING_SOURCES: ReadonlySet<string> = new Set([
+  "openai/gpt-5",
+  "openai/gpt-5-mini",
+  "openai/text-embedding-3-small",
+  "google/gemini-2.5-pro",
+  "google/gemini-2.5-flash",
+  "google/gemini-embedding-001",
+]);
+
+/**
  * Checks a catalog file's text: JSON syntax, the schema the service loads it with (src/catalog/schema.ts:
  * carriers of every endpoint exist, ids unique, `:free` priced 0, prices exact to the nano-USD…), and what
  * only a person would get wrong: duplicate carriers, prices or contexts out of any plausible range, a cache
- * read dearer than the input, a completion cap above the context. Each problem names its line.
+ * read dearer than the input, a completion cap above the context — and what the project promises: the
+ * agents' default models resolve, every first-party model names its sources. Each problem names its line.
  */
 export function checkCatalog(text: string): Problem[] {
   const doc = parseDocument(text, { prettyErrors: false });
@@ -50,7 +76,20 @@ export function checkCatalog(text: string): Problem[] {
     return sortByLine(problems);
   }
   plausibility(parsed.data, add);
+  promises(parsed.data, add);
   return sortByLine(problems);
+}
+
+/** The agents' default models resolve (by id or alias); each first-party model says where its prices were read, and when. */
+function promises(cat: CatalogFile, add: (path: Path, message: string) => void): void {
+  const names = new Set(cat.models.flatMap((m) => [m.id, ...(m.aliases ?? [])]));
+  for (const { agent, models } of AGENT_DEFAULT_MODELS)
+    for (const name of models) if (!names.has(name)) add(["models"], `${agent} asks for ${name} by default, and no model has it as its id or an alias`);
+  cat.models.forEach((m, i) => {
+    const carrier = FIRST_PARTY_CARRIERS[m.id.split("/")[0]!];
+    if (carrier !== undefined && m.endpoints.some((e) => e.provider === carrier) && !m.sources?.length && !AWAITING_SOURCES.has(m.id))
+      add(["models", i, "id"], `${m.id} is served by its own author's carrier: name the pages its prices were read from (sources: [{url, read_on}])`);
+  });
 }
 
 function plausibility(cat: CatalogFile, add: (path: Path, message: string) => void): void {
@@ -96,6 +135,17 @@ function plausibility(cat: CatalogFile, add: (path: Path, message: string) => vo
           add([...ep, "long_context", "above_prompt_tokens"], `${m.id} at ${e.provider}: the long-context threshold is not below the context`);
         if (lc.input_price_per_1m < e.input_price_per_1m)
           add([...ep, "long_context", "input_price_per_1m"], `${m.id} at ${e.provider}: long-context input is cheaper than the base input price`);
+        for (const field of [
+          "input_price_per_1m",
+          "output_price_per_1m",
+          "input_cache_read_per_1m",
+          "input_cache_write_per_1m",
+          "input_cache_write_1h_per_1m",
+        ] as const) {
+          const price = lc[field];
+          if (price !== undefined && price > PLAUSIBLE.maxPricePer1m)
+            add([...ep, "long_context", field], `${m.id} at ${e.provider}: $${price} per 1M tokens is above $${PLAUSIBLE.maxPricePer1m}: a typo?`);
+        }
         if (lc.input_cache_read_per_1m !== undefined && lc.input_cache_read_per_1m > lc.input_price_per_1m)
           add([...ep, "long_context", "input_cache_read_per_1m"], `${m.id} at ${e.provider}: a long-context cache read costs more than the long-context input`);
       }

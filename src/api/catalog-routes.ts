@@ -106,7 +106,7 @@ function selectModels(p: Presented, q: ModelsQuery): PresentedModel[] {
       (outputs.includes("all") || m.architecture.output_modalities.some((o) => outputs.includes(o))) &&
       (!q.model_authors || q.model_authors.includes(m.id.slice(0, m.id.indexOf("/")))) &&
       (q.context === undefined || m.context_length >= q.context) &&
-      (!text || m.id.includes(text) || m.name.toLowerCase().includes(text)),
+      (!text || m.id.includes(text) || m.name.toLowerCase().includes(text) || m.aliases.some((a) => a.includes(text))),
   );
   const price = (m: PresentedModel) => p.averagePrice.get(m.id) ?? 0;
   if (q.sort === "newest") out.sort((a, b) => b.created - a.created);

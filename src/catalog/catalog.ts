@@ -1,8 +1,8 @@
-import { catalogSchema, type CatalogFile, type EndpointEntry, type ModelEntry, type ProviderEntry } from "./schema";
+import { AUTO_MODEL, catalogSchema, type CatalogFile, type EndpointEntry, type ModelEntry, type ProviderEntry } from "./schema";
 import { perMillionToNanoPerToken, type TokenPrices } from "./money";
 import { DEFAULT_PART_TOKENS, type MediaRates, type PartTokens } from "./modalities";
 
-export const AUTO_MODEL = "router/auto";
+export { AUTO_MODEL };
 
 /** A model endpoint with its prices resolved to integer nano-USD per token. */
 export interface PricedEndpoint extends EndpointEntry {
@@ -46,6 +46,8 @@ export class Catalog {
   readonly models: ModelEntry[];
   readonly providers: ProviderEntry[];
   private readonly byId = new Map<string, ModelEntry>();
+  /** Each alias's model (the schema keeps aliases unique and apart from ids). */
+  private readonly byAlias = new Map<string, ModelEntry>();
   private readonly providerBySlug = new Map<string, ProviderEntry>();
   private readonly endpointsById = new Map<string, PricedEndpoint[]>();
   private readonly partTokensById = new Map<string, PartTokens>();
@@ -58,6 +60,7 @@ export class Catalog {
     for (const p of file.providers) this.providerBySlug.set(p.slug, p);
     for (const m of file.models) {
       this.byId.set(m.id, m);
+      for (const a of m.aliases ?? []) this.byAlias.set(a, m);
       const partTokens: PartTokens = {
         image: m.image_tokens ?? DEFAULT_PART_TOKENS,
         file: m.file_tokens ?? DEFAULT_PART_TOKENS,
@@ -107,9 +110,10 @@ export class Catalog {
     return new Catalog(catalogSchema.parse(json), configured);
   }
 
-  /** The model a request names; an omitted model or `router/auto` is the default model. */
+  /** The model a request names, by id or alias; an omitted model or `router/auto` is the default model. */
   resolve(requested: string | undefined): ModelEntry | undefined {
-    return this.byId.get(requested === undefined || requested === AUTO_MODEL ? this.file.default_model : requested);
+    if (requested === undefined || requested === AUTO_MODEL) return this.byId.get(this.file.default_model);
+    return this.byId.get(requested) ?? this.byAlias.get(requested);
   }
 
   model(id: string): ModelEntry | undefined {
@@ -135,12 +139,13 @@ export class Catalog {
 
 function longContextPrices(l: NonNullable<EndpointEntry["long_context"]>): NonNullable<TokenPrices["longContext"]> {
   const inputNano = perMillionToNanoPerToken(l.input_price_per_1m)!;
+  const cacheWriteNano = l.input_cache_write_per_1m === undefined ? inputNano : perMillionToNanoPerToken(l.input_cache_write_per_1m)!;
   return {
     above: l.above_prompt_tokens,
     inputNano,
     outputNano: perMillionToNanoPerToken(l.output_price_per_1m)!,
     cacheReadNano: l.input_cache_read_per_1m === undefined ? inputNano : perMillionToNanoPerToken(l.input_cache_read_per_1m)!,
-    cacheWriteNano: inputNano,
-    cacheWrite1hNano: inputNano,
+    cacheWriteNano,
+    cacheWrite1hNano: l.input_cache_write_1h_per_1m === undefined ? cacheWriteNano : perMillionToNanoPerToken(l.input_cache_write_1h_per_1m)!,
   };
 }

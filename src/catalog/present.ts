@@ -33,9 +33,13 @@ export function presentPricing(
   };
 }
 
-/** A carrier caches implicitly when it prices cache reads but no writes (OpenAI, Gemini); Anthropic's caching is explicit (`cache_control`). */
-export function cachesImplicitly(e: Pick<PricedEndpoint, "input_cache_read_per_1m" | "input_cache_write_per_1m">): boolean {
-  return e.input_cache_read_per_1m !== undefined && e.input_cache_write_per_1m === undefined;
+/**
+ * A carrier caches implicitly when it prices cache reads and the caller need not ask for caching: every
+ * protocol but Anthropic's, whose caching is explicit (`cache_control`). OpenAI prices its implicit cache
+ * writes too (GPT-6.1 Sol), so the write price says nothing about it.
+ */
+export function cachesImplicitly(e: Pick<PricedEndpoint, "input_cache_read_per_1m" | "providerEntry">): boolean {
+  return e.input_cache_read_per_1m !== undefined && e.providerEntry.protocol !== "anthropic-messages";
 }
 
 export function presentArchitecture(m: ModelEntry) {
@@ -76,6 +80,9 @@ export function presentModel(catalog: Catalog, m: ModelEntry) {
     knowledge_cutoff: m.knowledge_cutoff,
     expiration_date: null,
     links: { details: `/api/v1/models/${m.id}/endpoints` },
+    // Not in the contract's Model (which allows more fields; its `alias_target` is the reverse, a `~latest` id's target):
+    // the other names a request may use for this model, served and recorded as `id`.
+    aliases: m.aliases ?? [],
   };
 }
 export type PresentedModel = ReturnType<typeof presentModel>;

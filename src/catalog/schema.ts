@@ -9,6 +9,9 @@ const pricePerMillion = z
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/);
 
+/** The id that asks the router to choose (the catalog's default model); no alias may take it. */
+export const AUTO_MODEL = "router/auto";
+
 /** The wire protocols carriers speak (each one adapter in src/protocols/outbound/). */
 export const CARRIER_PROTOCOL_NAMES = ["openai-chat", "anthropic-messages", "gemini"] as const;
 /** How a carrier takes its API key: `Authorization: Bearer`, Anthropic's `x-api-key`, Google's `x-goog-api-key`. */
@@ -76,7 +79,7 @@ export const endpointSchema = z.object({
   reasoning_model_rules: z.boolean().default(false),
   /**
    * Prices for a long prompt (Gemini 2.5 Pro above 200K tokens): a request whose prompt has more than
-   * `above_prompt_tokens` tokens is billed wholly at these (cache prices not named here: the input price's).
+   * `above_prompt_tokens` tokens is billed wholly at these (cache prices not named here: this tier's input price).
    */
   long_context: z
     .object({
@@ -84,15 +87,32 @@ export const endpointSchema = z.object({
       input_price_per_1m: pricePerMillion,
       output_price_per_1m: pricePerMillion,
       input_cache_read_per_1m: pricePerMillion.optional(),
+      /** Cache writes above the threshold (Anthropic's Haiku 5.5, OpenAI's GPT-6.1 Sol price them too); default: this tier's input price. */
+      input_cache_write_per_1m: pricePerMillion.optional(),
+      /** 1-hour cache writes above the threshold; default: this tier's cache write price. */
+      input_cache_write_1h_per_1m: pricePerMillion.optional(),
     })
     .optional(),
   /** The parameters this carrier honours (`provider.require_parameters`); default: the model's. */
   supported_parameters: z.array(z.string()).optional(),
 });
 
+/** A name a request may use for a model besides its id: the provider's native id or a dated snapshot (`claude-haiku-4-5-20251001`, `gpt-6.1-sol`). */
+const alias = z
+  .string()
+  .max(100)
+  .regex(/^[a-z0-9][a-z0-9._\/-]*$/, "an alias is lower-case letters, digits, '.', '_', '-' and '/'");
+
+/** A published page a model's prices and facts were read from, and the day they were read (`npm run catalog -- check` requires one on first-party models). */
+export const modelSourceSchema = z.object({ url: z.url({ protocol: /^https$/ }), read_on: z.iso.date() });
+
 export const modelSchema = z.object({
   /** `<author>/<slug>` optionally followed by a `:free` or `:batch` variant suffix. */
   id: z.string().regex(/^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*(:[a-z]+)?$/),
+  /** Other names a request may use for this model (served, billed and recorded as the model's id); unique across the catalog. */
+  aliases: z.array(alias).optional(),
+  /** Where the model's prices and facts come from (docs/catalog.md, Updating). */
+  sources: z.array(modelSourceSchema).min(1).optional(),
   canonical_slug: z.string().min(1),
   hugging_face_id: z.string().nullable(),
   name: z.string().min(1),
@@ -178,6 +198,16 @@ export const catalogSchema = z
       });
     });
     if (!ids.has(cat.default_model)) issue(["default_model"], `default_model ${cat.default_model} is not in the catalog`);
+    // An alias names one model: never another model's id, another alias, nor the router's own `router/auto`.
+    const aliasOf = new Map<string, string>();
+    cat.models.forEach((m, i) =>
+      (m.aliases ?? []).forEach((a, j) => {
+        const taken =
+          a === AUTO_MODEL ? "the router's auto model" : ids.has(a) ? `the model ${a}` : aliasOf.has(a) ? `an alias of ${aliasOf.get(a)}` : undefined;
+        if (taken !== undefined) issue(["models", i, "aliases", j], `${m.id}: alias ${a} is already ${taken}`);
+        else aliasOf.set(a, m.id);
+      }),
+    );
   });
 
 export type CatalogFile = z.infer<typeof catalogSchema>;

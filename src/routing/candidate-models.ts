@@ -7,7 +7,10 @@ export type Strategy = "direct" | "fallback" | "auto";
 export type Candidate = {
   /** The catalog model. */
   modelId: string;
-  /** The id as the caller sent it: what the answer and the record name when this model serves. */
+  /**
+   * What the answer and the record name when this model serves: the id as the caller sent it (a shortcut's
+   * suffix kept), except that an alias is named by the catalog id it stands for (as OpenRouter names its own id).
+   */
   answerAs: string;
   /** A `:nitro` / `:floor` shortcut's sort. */
   sort?: "throughput" | "price";
@@ -36,7 +39,10 @@ export function candidateModels(model: string | undefined, models: readonly stri
     const modelId = catalog.resolve(shortcut.modelId);
     if (modelId === undefined) return { unknown: id ?? autoId };
     if (candidates.some((c) => c.modelId === modelId && c.sort === shortcut.sort)) continue;
-    candidates.push({ modelId, answerAs: id ?? modelId, ...(shortcut.sort ? { sort: shortcut.sort } : {}) });
+    // An alias (neither an id nor `router/auto`) is answered as the id it resolved to, with the shortcut's suffix.
+    const alias = id !== undefined && id !== autoId && !catalog.has(shortcut.modelId!);
+    const answerAs = alias ? modelId + id.slice(shortcut.modelId!.length) : (id ?? modelId);
+    candidates.push({ modelId, answerAs, ...(shortcut.sort ? { sort: shortcut.sort } : {}) });
   }
   const strategy: Strategy = candidates.length > 1 ? "fallback" : ids[0] === undefined || ids[0] === autoId ? "auto" : "direct";
   return { candidates, strategy };

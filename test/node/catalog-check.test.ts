@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { checkCatalog } from "../../scripts/catalog-check.ts";
+import { AGENT_DEFAULT_MODELS, checkCatalog } from "../../scripts/catalog-check.ts";
 
 // `npm run catalog -- check`: the shipped catalog passes; each kind of mistake in a copy of it is named with
 // the line to fix (the line the mistake was made on).
@@ -40,6 +40,24 @@ describe("catalog check", () => {
     ["a context off by orders of magnitude", '"context_length": 131072,', '"context_length": 1310720000,', 0, /outside 1024–10000000/],
     ["a carrier listed twice", '"slug": "fireworks"', '"slug": "groq"', 0, /duplicate carrier groq/],
     ["a base_url that is not https", '"base_url": "https://api.groq.com/openai/v1"', '"base_url": "http://api.groq.com/openai/v1"', 0, /https/],
+    [
+      "an alias that is another model's id",
+      '"aliases": ["gpt-5"]',
+      '"aliases": ["openai/gpt-5-mini"]',
+      0,
+      /openai\/gpt-5: alias openai\/gpt-5-mini is already the model openai\/gpt-5-mini/,
+    ],
+    [
+      "an alias another model has",
+      '"aliases": ["gpt-5-mini"]',
+      '"aliases": ["gpt-5"]',
+      0,
+      /openai\/gpt-5-mini: alias gpt-5 is already an alias of openai\/gpt-5$/,
+    ],
+    ["an alias that is the router's own id", '"aliases": ["gpt-5"]', '"aliases": ["router/auto"]', 0, /alias router\/auto is already the router's auto model/],
+    ["an alias in upper case", '"aliases": ["gpt-5"]', '"aliases": ["GPT-5"]', 0, /an alias is lower-case/],
+    ["a long-prompt cache write no one charges", '"input_cache_write_1h_per_1m": 1\n', '"input_cache_write_1h_per_1m": 1000.5\n', 0, /above \$1000: a typo\?/],
+    ["a source read on no date", '"read_on": "2026-11-27"', '"read_on": "yesterday"', 0, /date/],
   ])("%s: named on its line", (_name, find, replace, nth, message) => {
     const { text, line } = broken(find, replace, nth);
     const problems = checkCatalog(text);
@@ -47,6 +65,32 @@ describe("catalog check", () => {
     const named = problems.find((p) => message.test(p.message));
     expect(named, JSON.stringify(problems)).toBeDefined();
     expect(named!.line).toBe(line);
+  });
+
+  it("the agents' default models must resolve: an alias they use that no model has is named", () => {
+    for (const name of AGENT_DEFAULT_MODELS.flatMap((a) => a.models)) {
+      const { text } = broken(`"${name}"`, `"${name}-gone"`);
+      expect(checkCatalog(text)).toEqual([
+        expect.objectContaining({ path: "models", message: expect.stringMatching(new RegExp(`asks for ${name} by default`)) }),
+      ]);
+    }
+  });
+
+  it("a first-party model without sources is named on its id's line; a third-party one needs none", () => {
+    const cat = JSON.parse(original) as { models: Array<{ id: string; sources?: unknown }> };
+    const opus = cat.models.find((m) => m.id === "anthropic/claude-opus-5.5")!;
+    delete opus.sources;
+    const llama = cat.models.find((m) => m.id === "meta-llama/llama-3.1-8b-instruct")!;
+    expect(llama.sources).toBeUndefined();
+    const text = JSON.stringify(cat, null, 2);
+    const line = text.slice(0, text.indexOf('"id": "anthropic/claude-opus-5.5"')).split("\n").length;
+    expect(checkCatalog(text)).toEqual([
+      {
+        line,
+        path: expect.stringMatching(/^models\[\d+\]\.id$/),
+        message: expect.stringMatching(/anthropic\/claude-opus-5.5 is served by its own author's carrier: name the pages/),
+      },
+    ]);
   });
 
   it("the command exits 1 listing file:line, 0 on a good file; help exits 0", async () => {

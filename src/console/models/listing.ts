@@ -4,6 +4,8 @@ import type { Catalog } from "../../catalog/catalog";
 export type ModelRow = {
   id: string;
   name: string;
+  /** The provider's own ids the model also answers to (a search finds it by them). */
+  aliases: readonly string[];
   contextLength: number;
   inputNano: number;
   outputNano: number;
@@ -34,6 +36,7 @@ export function modelRows(catalog: Catalog): ModelRow[] {
     return {
       id: m.id,
       name: m.name,
+      aliases: m.aliases ?? [],
       contextLength: m.context_length,
       inputNano: top?.inputNano ?? 0,
       outputNano: top?.outputNano ?? 0,
@@ -45,13 +48,13 @@ export function modelRows(catalog: Catalog): ModelRow[] {
   });
 }
 
-/** Rows whose id or name contains every word of `query` (case-insensitive), in the chosen order. */
+/** Rows whose id, name or an alias contains every word of `query` (case-insensitive), in the chosen order. */
 export function selectRows(rows: readonly ModelRow[], query: string, sort: SortKey): ModelRow[] {
   const words = query
     .toLowerCase()
     .split(/\s+/)
     .filter((w) => w.length > 0);
-  const out = rows.filter((r) => words.every((w) => r.id.includes(w) || r.name.toLowerCase().includes(w)));
+  const out = rows.filter((r) => words.every((w) => r.id.includes(w) || r.name.toLowerCase().includes(w) || r.aliases.some((a) => a.includes(w))));
   const byName = (a: ModelRow, b: ModelRow) => a.name.localeCompare(b.name, "en");
   const order: Record<SortKey, (a: ModelRow, b: ModelRow) => number> = {
     name: byName,

@@ -46,6 +46,20 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
       </p>
       {m.description && <p class="lead">{m.description}</p>}
       <dl class="facts">
+        {m.aliases && m.aliases.length > 0 && (
+          <>
+            <dt>Also answers to</dt>
+            <dd id="model-aliases">
+              {m.aliases.map((a, i) => (
+                <>
+                  {i > 0 && ", "}
+                  <code>{a}</code>
+                </>
+              ))}{" "}
+              <span class="muted">(the provider's own ids: a request naming one is served, billed and recorded as {m.id})</span>
+            </dd>
+          </>
+        )}
         <dt>Context</dt>
         <dd>
           {contextSize(m.context_length)} ({count(m.context_length)} tokens)
@@ -58,6 +72,22 @@ export function ModelPage(props: { meta: PageMeta; model: ModelEntry; carriers: 
         <dd>{m.knowledge_cutoff ?? "Not published"}</dd>
         <dt>Parameters</dt>
         <dd>{m.supported_parameters.length > 0 ? m.supported_parameters.join(", ") : "None listed"}</dd>
+        {m.sources && (
+          <>
+            <dt>Prices read from</dt>
+            <dd id="model-sources">
+              {m.sources.map((src, i) => (
+                <>
+                  {i > 0 && <br />}
+                  <a href={src.url} rel="noopener noreferrer">
+                    {new URL(src.url).host}
+                  </a>{" "}
+                  <span class="muted">on {src.read_on}</span>
+                </>
+              ))}
+            </dd>
+          </>
+        )}
       </dl>
 
       <h2 id="carriers">Carriers</h2>
