@@ -42,9 +42,9 @@ describe("cache prices", () => {
     ["reported reads beyond the prompt are clamped to it", sonnet, usage(100, 0, 150, 20), 100 * 300],
     ["Gemini 2.5 Pro at 200,000 prompt tokens: the base prices", pro, usage(200_000, 10, 100_000), 100_000 * 1250 + 100_000 * 125 + 10 * 10000],
     ["Gemini 2.5 Pro above 200,000: every token at the long-context prices", pro, usage(200_001, 10, 100_000), 100_001 * 2500 + 100_000 * 250 + 10 * 15000],
-    // Claude Opus 5.5: $4 in, $20 out, $0.20 read, $5 write, $8 1-hour write; Sonnet 5.5: $2, $10, $0.10, $2.50, $4 (one price at any length).
+    // Claude Opus 5.5: $4 in, $20 out, $0.20 read, $5 write, $8 1-hour write; Sonnet 5.5: $2, $10, $0.20, $2.50, $4 (one price at any length).
     ["Claude Opus 5.5 read + write + 1h write", opus55, usage(3210, 5, 3000, 200, 50), 10 * 4000 + 3000 * 200 + 150 * 5000 + 50 * 8000 + 5 * 20000],
-    ["Claude Sonnet 5.5 read + write + 1h write", sonnet55, usage(3210, 5, 3000, 200, 50), 10 * 2000 + 3000 * 100 + 150 * 2500 + 50 * 4000 + 5 * 10000],
+    ["Claude Sonnet 5.5 read + write + 1h write", sonnet55, usage(3210, 5, 3000, 200, 50), 10 * 2000 + 3000 * 200 + 150 * 2500 + 50 * 4000 + 5 * 10000],
     [
       "Claude Fable 5.2 read + write + 1h write ($8, $40, $0.20, $10, $16)",
       fable52,
