@@ -5,7 +5,7 @@ import { reasoningAsk, thinkingBudget } from "../../../request/reasoning";
 
 type Obj = Record<string, unknown>;
 type Block = Obj & { type: string };
-type Turn = { role: "user" | "assistant"; content: Block[] };
+export type Turn = { role: "user" | "assistant"; content: Block[] };
 
 /** The beta flag of Anthropic's structured outputs (`output_format`). */
 export const STRUCTURED_OUTPUTS_BETA = "structured-outputs-2025-11-13";
@@ -116,7 +116,21 @@ function conversation(messages: Obj[]): { system: Block[]; turns: Turn[] } {
     }
   }
   for (const t of turns) if (t.content.length === 0) t.content.push({ type: "text", text: "" });
-  return { system, turns };
+  return { system, turns: withUserFirst(turns) };
+}
+
+/** The user turn put before a history Anthropic would refuse for how it starts (`withUserFirst`). */
+export const OPENING_USER_TURN: Turn = { role: "user", content: [{ type: "text", text: "(conversation continues)" }] };
+
+/**
+ * Anthropic's Messages API refuses a conversation that does not start with a user turn (a history opening
+ * with the assistant, as a client resuming or seeding one sends) or has no turn at all (only a system
+ * prompt): other APIs take both. Such a history gets a minimal user turn first (`OPENING_USER_TURN`),
+ * so the request is served as the caller wrote it rather than refused by the carrier (docs/protocols.md).
+ */
+export function withUserFirst(turns: Turn[]): Turn[] {
+  if (turns[0]?.role === "user") return turns;
+  return [{ role: "user", content: OPENING_USER_TURN.content.map((b) => ({ ...b })) }, ...turns];
 }
 
 function firstNonResult(blocks: Block[]): number {
