@@ -56,7 +56,11 @@ type Case = { name: string; body: Json; expect: (r: Json) => void };
 const hasType = (type: string) => (r: Json) => expect(r.output.map((i: Json) => i.type)).toContain(type);
 const completed = (r: Json) => expect(r.status).toBe("completed");
 const CASES: Case[] = [
-  { name: "basic text", body: { input: [{ type: "message", role: "user", content: "Say hello in exactly 3 words. [sim tokens=3]" }] }, expect: hasType("message") },
+  {
+    name: "basic text",
+    body: { input: [{ type: "message", role: "user", content: "Say hello in exactly 3 words. [sim tokens=3]" }] },
+    expect: hasType("message"),
+  },
   {
     name: "system prompt",
     body: {
@@ -175,10 +179,28 @@ describe("errors on /responses in OpenAI's shape: type and param, as the openai 
 
   it.each<[string, () => Promise<Response>, number, string, string | null]>([
     ["a refused field", () => raw("/responses", { model: "openai/gpt-5-mini", input: "x", store: true }), 400, "invalid_request_error", "store"],
-    ["a bad input item", () => raw("/responses", { model: "openai/gpt-5-mini", input: [{ type: "compaction", encrypted_content: "x" }] }), 400, "invalid_request_error", "input.0"],
+    [
+      "a bad input item",
+      () => raw("/responses", { model: "openai/gpt-5-mini", input: [{ type: "compaction", encrypted_content: "x" }] }),
+      400,
+      "invalid_request_error",
+      "input.0",
+    ],
     ["no key", () => raw("/responses", { model: "openai/gpt-5-mini", input: "x" }, "Bearer nope"), 401, "authentication_error", null],
-    ["POST /responses/compact: stateless, a documented 400", () => raw("/responses/compact", { model: "openai/gpt-5-mini", input: "x" }), 400, "invalid_request_error", null],
-    ["a stored response asked for", () => fetch(`${f.url}/api/v1/responses/resp_x`, { headers: { authorization: `Bearer ${key}` } }), 404, "not_found_error", null],
+    [
+      "POST /responses/compact: stateless, a documented 400",
+      () => raw("/responses/compact", { model: "openai/gpt-5-mini", input: "x" }),
+      400,
+      "invalid_request_error",
+      null,
+    ],
+    [
+      "a stored response asked for",
+      () => fetch(`${f.url}/api/v1/responses/resp_x`, { headers: { authorization: `Bearer ${key}` } }),
+      404,
+      "not_found_error",
+      null,
+    ],
   ])("%s", async (_, call, status, type, param) => {
     const res = await call();
     expect(res.status).toBe(status);
