@@ -222,6 +222,7 @@ describe("errors carry OpenAI's type and param", () => {
   it.each<[number, string, string, string | null]>([
     [400, "input.0: a compaction item has no equivalent here.", "invalid_request_error", "input.0"],
     [400, "store: this router keeps no responses.", "invalid_request_error", "store"],
+    [400, "Unsupported fields for /responses: conversation, prompt.", "invalid_request_error", "conversation"],
     [401, "Missing Authentication header", "authentication_error", null],
     [402, "Insufficient credits for m/x: the balance is at or below zero.", "insufficient_quota", null],
     [404, "Model x is not in the catalog", "not_found_error", null],

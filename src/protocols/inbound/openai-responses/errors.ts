@@ -20,10 +20,13 @@ export function errorType(status: number): string {
 
 /**
  * The request field an error names, OpenAI's `param` (`input.0`, `tools.4.name`, `store`): our refusals
- * begin with the field's path and a colon. Null when the message names none.
+ * begin with the field's path and a colon, or name the unsupported fields (the first is the param). Null
+ * when the message names none.
  */
 export function errorParam(message: string): string | null {
-  return /^([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*):\s/.exec(message)?.[1] ?? null;
+  const path = /^([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*):\s/.exec(message)?.[1];
+  if (path !== undefined) return path;
+  return /^Unsupported fields? for \S+: ([a-z_][a-z0-9_]*)/.exec(message)?.[1] ?? null;
 }
 
 /**
