@@ -175,6 +175,12 @@ describe("raw reasoning as the reasoning item's content (reasoning_text)", () =>
     });
   });
 
+  it("bare reasoning with only an encrypted detail beside it is still raw (the detail carries no text)", async () => {
+    const message = { role: "assistant", content: "4", reasoning: "2+2", reasoning_details: [{ type: "reasoning.encrypted", data: "E", index: 0 }] };
+    const out = (await openAiResponses.answer({ choices: [{ index: 0, finish_reason: "stop", message }] }, billed, facts())) as Json;
+    expect(out.output[0]).toMatchObject({ summary: [], content: [{ type: "reasoning_text", text: "2+2" }] });
+  });
+
   it("reasoning the carrier described with details (Anthropic's, Gemini's summarized thinking) stays the summary", async () => {
     const message = {
       role: "assistant",

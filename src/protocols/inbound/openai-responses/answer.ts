@@ -39,8 +39,8 @@ export function statusOf(finish: string | null): { status: "completed" | "incomp
 /**
  * A reasoning output item. Its text is the model's raw reasoning (`raw`: it came as bare text, as open
  * models give their chain of thought) → `content` as a `reasoning_text` part, as OpenAI returns gpt-oss's;
- * or a summary (the carrier described it with reasoning details: Anthropic's and Gemini's thinking, which
- * their makers summarize) → `summary` as a `summary_text` part. When the details are to be sealed
+ * or a summary (the carrier gave it in reasoning details of its own, `describesText`: Anthropic's and
+ * Gemini's thinking, which their makers summarize) → `summary` as a `summary_text` part. When the details are to be sealed
  * (`include`: `seals`), `encrypted_content` holds their placeholder until the async step seals them.
  */
 export function reasoningItem(id: string, text: string, details: Obj[], seals: PendingSeals | null, status = "completed", raw = false): Obj {
@@ -49,6 +49,11 @@ export function reasoningItem(id: string, text: string, details: Obj[], seals: P
   if (seals && details.length) item.encrypted_content = seals.placeholder(details);
   item.status = status;
   return item;
+}
+
+/** Whether reasoning details carry the reasoning text themselves (the carrier's own thinking blocks): then that text is a summary, not raw reasoning. */
+export function describesText(details: Obj[]): boolean {
+  return details.some((d) => typeof d.text === "string" && d.text !== "");
 }
 
 export function messageItem(id: string, text: string, status = "completed"): Obj {
@@ -76,7 +81,7 @@ export function outputItems(answer: CanonicalAnswer, genId: string, seals: Pendi
         ? message.reasoning_content
         : details.map((d) => (typeof d.text === "string" ? d.text : "")).join("");
   if (reasoning !== "" || details.length)
-    items.push(reasoningItem(itemId("rs", genId, items.length), reasoning, details, seals, "completed", details.length === 0));
+    items.push(reasoningItem(itemId("rs", genId, items.length), reasoning, details, seals, "completed", !describesText(details)));
   if (typeof message.content === "string" && message.content !== "") items.push(messageItem(itemId("msg", genId, items.length), message.content));
   if (Array.isArray(message.tool_calls))
     for (const call of message.tool_calls as Obj[]) {

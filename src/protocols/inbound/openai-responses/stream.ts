@@ -1,6 +1,6 @@
 import { ChunkStream, joinDetails, reasoningText, type Obj } from "../chunk-stream";
 import type { AnswerFacts, ChunkFailure } from "../caller-protocol";
-import { functionCallItem, itemId, messageItem, outputText, reasoningItem, responseObject, responsesUsage, statusOf } from "./answer";
+import { describesText, functionCallItem, itemId, messageItem, outputText, reasoningItem, responseObject, responsesUsage, statusOf } from "./answer";
 import { PendingSeals, requireSealer, sealingStep } from "./reasoning-envelope";
 import { streamError } from "./errors";
 import type { PricedEndpoint } from "../../../catalog/catalog";
@@ -64,7 +64,7 @@ export class ResponsesStream extends ChunkStream {
         out += this.openReasoning();
         const open = this.open as Extract<Open, { kind: "reasoning" }>;
         open.details.push(...details);
-        if (reasoning !== "") out += this.reasoningDelta(open, reasoning, details.length === 0);
+        if (reasoning !== "") out += this.reasoningDelta(open, reasoning, !describesText(details));
       } else this.late.push(...details); // reasoning text after other output has no item to go in: only its details are kept
     }
     if (typeof delta.content === "string" && delta.content !== "") {
