@@ -25,7 +25,7 @@ const TOOL = {
   strict: false,
 };
 
-/** The event kinds OpenAI documents for a Responses stream of text, function calls and reasoning summaries. */
+/** The event kinds OpenAI documents for a Responses stream of text, function calls, reasoning summaries and raw reasoning text. */
 const DOCUMENTED = new Set([
   "response.created",
   "response.in_progress",
@@ -41,6 +41,8 @@ const DOCUMENTED = new Set([
   "response.reasoning_summary_part.done",
   "response.reasoning_summary_text.delta",
   "response.reasoning_summary_text.done",
+  "response.reasoning_text.delta",
+  "response.reasoning_text.done",
   "response.completed",
   "response.incomplete",
   "response.failed",

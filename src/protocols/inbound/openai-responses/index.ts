@@ -5,6 +5,7 @@ import { chatFromResponses } from "./request";
 import { outputItems, responseObject, responsesUsage, statusOf } from "./answer";
 import { noSealKey, openEnvelopes, PendingSeals, requireSealer } from "./reasoning-envelope";
 import { ResponsesStream } from "./stream";
+import { responsesErrorBody } from "./errors";
 
 /**
  * OpenAI's Responses API, stateless as OpenRouter's (`POST /api/v1/responses`: the openai SDK's
@@ -43,7 +44,6 @@ export const openAiResponses: CallerProtocol = {
   },
 
   errorBody(err) {
-    // OpenAI's shape with OpenRouter's numeric code, as /chat/completions answers.
-    return { error: err.metadata ? { code: err.status, message: err.message, metadata: err.metadata } : { code: err.status, message: err.message } };
+    return responsesErrorBody(err);
   },
 };

@@ -1,5 +1,6 @@
 import { isObj, refuse, refuseUnknownFields, ROUTER_FIELDS_TAKEN, type Obj } from "../request-checks";
 import { reasoningDetails, type OpenedEnvelopes } from "./reasoning-envelope";
+import { strictApplied } from "./echo";
 
 /** The Responses API's request fields we take, and the router's own (as on /chat/completions). */
 const TAKEN = new Set([
@@ -247,7 +248,7 @@ function tool(t: unknown, i: number): Obj {
   if (typeof t.name !== "string") refuse(`tools.${i}.name: Field required.`);
   const fn: Obj = { name: t.name, parameters: t.parameters ?? { type: "object", properties: {} } };
   if (typeof t.description === "string") fn.description = t.description;
-  if (typeof t.strict === "boolean") fn.strict = t.strict;
+  if (typeof t.strict === "boolean" || strictApplied(t)) fn.strict = strictApplied(t); // the Responses API's default is strict: ./echo.ts
   return { type: "function", function: fn };
 }
 

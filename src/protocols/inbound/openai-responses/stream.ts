@@ -1,12 +1,13 @@
 import { ChunkStream, joinDetails, reasoningText, type Obj } from "../chunk-stream";
 import type { AnswerFacts, ChunkFailure } from "../caller-protocol";
-import { functionCallItem, itemId, messageItem, outputText, reasoningItem, responseObject, responsesUsage, statusOf } from "./answer";
+import { describesText, functionCallItem, itemId, messageItem, outputText, reasoningItem, responseObject, responsesUsage, statusOf } from "./answer";
 import { PendingSeals, requireSealer, sealingStep } from "./reasoning-envelope";
+import { streamError } from "./errors";
 import type { PricedEndpoint } from "../../../catalog/catalog";
 
 /** The item being streamed: its kind, position, id and what it has gathered. */
 type Open =
-  | { kind: "reasoning"; index: number; id: string; text: string; details: Obj[] }
+  | { kind: "reasoning"; index: number; id: string; text: string; details: Obj[]; raw: boolean }
   | { kind: "message"; index: number; id: string; text: string }
   | { kind: "function_call"; index: number; id: string; toolIndex: number; callId: string; name: string; args: string };
 
@@ -15,7 +16,9 @@ type Open =
  * but the documented event kinds (Codex refuses others) and a rising `sequence_number`:
  * `response.created`, `response.in_progress`; per output item `response.output_item.added` … `.done`
  * — a reasoning item's summary (`response.reasoning_summary_part.added`,
- * `response.reasoning_summary_text.delta`/`.done`, `response.reasoning_summary_part.done`), a message's
+ * `response.reasoning_summary_text.delta`/`.done`, `response.reasoning_summary_part.done`) or its raw
+ * text (`response.content_part.added`, `response.reasoning_text.delta`/`.done`,
+ * `response.content_part.done`: `reasoningDelta`), a message's
  * text part (`response.content_part.added`, `response.output_text.delta`/`.done`,
  * `response.content_part.done`), a function call's arguments
  * (`response.function_call_arguments.delta`/`.done`); then `response.completed` (or
@@ -61,12 +64,7 @@ export class ResponsesStream extends ChunkStream {
         out += this.openReasoning();
         const open = this.open as Extract<Open, { kind: "reasoning" }>;
         open.details.push(...details);
-        if (reasoning !== "") {
-          if (open.text === "")
-            out += this.event("response.reasoning_summary_part.added", { ...this.at(open), summary_index: 0, part: { type: "summary_text", text: "" } });
-          open.text += reasoning;
-          out += this.event("response.reasoning_summary_text.delta", { ...this.at(open), summary_index: 0, delta: reasoning });
-        }
+        if (reasoning !== "") out += this.reasoningDelta(open, reasoning, !describesText(details));
       } else this.late.push(...details); // reasoning text after other output has no item to go in: only its details are kept
     }
     if (typeof delta.content === "string" && delta.content !== "") {
@@ -117,7 +115,7 @@ export class ResponsesStream extends ChunkStream {
   end(failure: ChunkFailure | null): string {
     let out = this.start();
     if (failure) {
-      const error = { code: failure.status === 429 ? "rate_limit_exceeded" : "server_error", message: failure.message };
+      const error = streamError(failure);
       const response = responseObject(this.facts, { status: "failed", error, output: this.items, usage: this.usageObject(), completedAt: null });
       return out + this.event("response.failed", { response });
     }
@@ -156,10 +154,33 @@ export class ResponsesStream extends ChunkStream {
   private openReasoning(): string {
     if (this.open?.kind === "reasoning") return "";
     const index = this.items.length;
-    const open: Open = { kind: "reasoning", index, id: itemId("rs", this.facts.genId, index), text: "", details: [] };
+    const open: Open = { kind: "reasoning", index, id: itemId("rs", this.facts.genId, index), text: "", details: [], raw: false };
     this.items.push(reasoningItem(open.id, "", [], null, "in_progress"));
     this.open = open;
     return this.event("response.output_item.added", { output_index: index, item: reasoningItem(open.id, "", [], null, "in_progress") });
+  }
+
+  /**
+   * Reasoning text into the open reasoning item. Its first text decides what the item holds: bare text
+   * (the model's raw reasoning) streams as its `reasoning_text` content part (`response.content_part.added`,
+   * `response.reasoning_text.delta`); text the carrier described with details streams as its summary
+   * (`response.reasoning_summary_part.added`, `response.reasoning_summary_text.delta`). See `reasoningItem`.
+   */
+  private reasoningDelta(open: Extract<Open, { kind: "reasoning" }>, text: string, bare: boolean): string {
+    let out = "";
+    if (open.text === "") {
+      open.raw = bare;
+      out += open.raw
+        ? this.event("response.content_part.added", { ...this.at(open), content_index: 0, part: { type: "reasoning_text", text: "" } })
+        : this.event("response.reasoning_summary_part.added", { ...this.at(open), summary_index: 0, part: { type: "summary_text", text: "" } });
+    }
+    open.text += text;
+    return (
+      out +
+      (open.raw
+        ? this.event("response.reasoning_text.delta", { ...this.at(open), content_index: 0, delta: text })
+        : this.event("response.reasoning_summary_text.delta", { ...this.at(open), summary_index: 0, delta: text }))
+    );
   }
 
   private at(open: Open): Obj {
@@ -174,11 +195,14 @@ export class ResponsesStream extends ChunkStream {
     let out = "";
     let item: Obj;
     if (open.kind === "reasoning") {
-      if (open.text !== "") {
+      if (open.text !== "" && open.raw) {
+        out += this.event("response.reasoning_text.done", { ...this.at(open), content_index: 0, text: open.text });
+        out += this.event("response.content_part.done", { ...this.at(open), content_index: 0, part: { type: "reasoning_text", text: open.text } });
+      } else if (open.text !== "") {
         out += this.event("response.reasoning_summary_text.done", { ...this.at(open), summary_index: 0, text: open.text });
         out += this.event("response.reasoning_summary_part.done", { ...this.at(open), summary_index: 0, part: { type: "summary_text", text: open.text } });
       }
-      item = reasoningItem(open.id, open.text, joinDetails(open.details), this.seals);
+      item = reasoningItem(open.id, open.text, joinDetails(open.details), this.seals, "completed", open.raw);
     } else if (open.kind === "message") {
       out += this.event("response.output_text.done", { ...this.at(open), content_index: 0, text: open.text, logprobs: [] });
       out += this.event("response.content_part.done", { ...this.at(open), content_index: 0, part: outputText(open.text) });

@@ -1,5 +1,5 @@
 import type { CarrierProtocol } from "../carrier-protocol";
-import { anthropicBody, NOT_TAKEN, STRUCTURED_OUTPUTS_BETA, structuredOutput } from "./request";
+import { anthropicBody, NOT_TAKEN, STRUCTURED_OUTPUTS_BETA, usesStructuredOutputs } from "./request";
 import { presentFields } from "../../../request/present-fields";
 import { anthropicAnswer } from "./answer";
 import { AnthropicStreamDecoder } from "./stream";
@@ -29,7 +29,7 @@ export const anthropicMessages: CarrierProtocol = {
     // go along where this carrier takes them (its catalog `betas`); others are dropped, never a failure.
     const taken = new Set(endpoint.providerEntry.betas ?? []);
     const flags = new Set((body.anthropic_beta ?? []).filter((f) => taken.has(f)));
-    if (structuredOutput(body)) flags.add(STRUCTURED_OUTPUTS_BETA);
+    if (usesStructuredOutputs(body, endpoint)) flags.add(STRUCTURED_OUTPUTS_BETA);
     return flags.size ? { "anthropic-beta": [...flags].join(",") } : null;
   },
 

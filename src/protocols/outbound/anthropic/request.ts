@@ -5,7 +5,7 @@ import { reasoningAsk, thinkingBudget } from "../../../request/reasoning";
 
 type Obj = Record<string, unknown>;
 type Block = Obj & { type: string };
-type Turn = { role: "user" | "assistant"; content: Block[] };
+export type Turn = { role: "user" | "assistant"; content: Block[] };
 
 /** The beta flag of Anthropic's structured outputs (`output_format`). */
 export const STRUCTURED_OUTPUTS_BETA = "structured-outputs-2025-11-13";
@@ -55,7 +55,7 @@ export function anthropicBody(body: ChatRequest, stream: boolean, userHash: stri
   const stop = body.stop;
   if (typeof stop === "string") out.stop_sequences = [stop];
   else if (Array.isArray(stop) && stop.length) out.stop_sequences = stop;
-  if (Array.isArray(body.tools) && body.tools.length) out.tools = body.tools.map(tool);
+  if (Array.isArray(body.tools) && body.tools.length) out.tools = body.tools.map((t) => tool(t, endpoint));
   const choice = toolChoice(body.tool_choice, body.parallel_tool_calls);
   if (choice) out.tool_choice = choice;
   if (userHash !== null) out.metadata = { user_id: userHash };
@@ -116,7 +116,21 @@ function conversation(messages: Obj[]): { system: Block[]; turns: Turn[] } {
     }
   }
   for (const t of turns) if (t.content.length === 0) t.content.push({ type: "text", text: "" });
-  return { system, turns };
+  return { system, turns: withUserFirst(turns) };
+}
+
+/** The user turn put before a history Anthropic would refuse for how it starts (`withUserFirst`). */
+export const OPENING_USER_TURN: Turn = { role: "user", content: [{ type: "text", text: "(conversation continues)" }] };
+
+/**
+ * Anthropic's Messages API refuses a conversation that does not start with a user turn (a history opening
+ * with the assistant, as a client resuming or seeding one sends) or has no turn at all (only a system
+ * prompt): other APIs take both. Such a history gets a minimal user turn first (`OPENING_USER_TURN`),
+ * so the request is served as the caller wrote it rather than refused by the carrier (docs/protocols.md).
+ */
+export function withUserFirst(turns: Turn[]): Turn[] {
+  if (turns[0]?.role === "user") return turns;
+  return [{ role: "user", content: OPENING_USER_TURN.content.map((b) => ({ ...b })) }, ...turns];
 }
 
 function firstNonResult(blocks: Block[]): number {
@@ -204,12 +218,24 @@ function toolResult(m: Obj): Block {
   return withCache({ type: "tool_result", tool_use_id: m.tool_call_id, content }, m);
 }
 
-function tool(t: unknown): Obj {
+function tool(t: unknown, endpoint: PricedEndpoint): Obj {
   const fn = ((t as Obj).function ?? {}) as Obj;
   if ((t as Obj).type !== "function") throw new Untranslatable(`Anthropic carriers take only function tools here (found ${String((t as Obj).type)}).`);
   const out: Obj = { name: fn.name, input_schema: fn.parameters ?? { type: "object", properties: {} } };
   if (typeof fn.description === "string") out.description = fn.description;
+  if (strictTools(endpoint) && fn.strict === true) out.strict = true;
   return withCache(out, t as Obj);
+}
+
+/** Whether this endpoint enforces a tool's schema (`strict: true`, Anthropic's strict tool use, a part of its structured outputs beta). */
+function strictTools(endpoint: PricedEndpoint): boolean {
+  return endpoint.supportedParameters.includes("structured_outputs");
+}
+
+/** Whether the body asks the endpoint for structured output of any kind: `output_format`, or a strict tool (the beta flag goes with either). */
+export function usesStructuredOutputs(body: ChatRequest, endpoint: PricedEndpoint): boolean {
+  if (structuredOutput(body) !== null) return true;
+  return strictTools(endpoint) && Array.isArray(body.tools) && body.tools.some((t) => ((t as Obj).function as Obj | undefined)?.strict === true);
 }
 
 function toolChoice(choice: unknown, parallel: boolean | null | undefined): Obj | null {
