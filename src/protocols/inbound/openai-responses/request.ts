@@ -189,7 +189,9 @@ function inputMessages(input: unknown, opened: OpenedEnvelopes, names: ToolNames
       case "item_reference":
         return refuse(`${at}: item_reference needs stored responses, which this router does not keep: send the item itself.`);
       default:
-        return refuse(`${at}: a ${String(type)} item has no equivalent here (message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, additional_tools and reasoning items are accepted).`);
+        return refuse(
+          `${at}: a ${String(type)} item has no equivalent here (message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, additional_tools and reasoning items are accepted).`,
+        );
     }
   });
   flush();

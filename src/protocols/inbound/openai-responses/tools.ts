@@ -75,8 +75,7 @@ export function carrierTools(json: Obj, strict: boolean, functionTool: (t: Obj) 
       if (!Array.isArray(tool.tools)) refuse(`${at}.tools: a namespace tool needs an array of tools.`);
       (tool.tools as unknown[]).forEach((inner, k) => {
         const innerAt = `${at}.tools.${k}`;
-        if (!isObj(inner) || (inner.type !== "function" && inner.type !== "custom"))
-          refuse(`${innerAt}: a namespace groups function and custom tools only.`);
+        if (!isObj(inner) || (inner.type !== "function" && inner.type !== "custom")) refuse(`${innerAt}: a namespace groups function and custom tools only.`);
         leaves.push({ tool: inner, at: innerAt, namespace: tool.name as string });
       });
     } else if (tool.type === "function" || tool.type === "custom") leaves.push({ tool, at });
