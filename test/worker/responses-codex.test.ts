@@ -24,7 +24,7 @@ function post(key: string, body: unknown, headers: Record<string, string> = {}) 
 /** A recorded Codex request for `model`, its last user text carrying `directives`. */
 function codexRequest(recorded: Json, model: string, stream: boolean, directives: string): Json {
   const body = structuredClone(recorded);
-  const last = (body.input as Json[]).findLast((i) => i.role === "user")!;
+  const last = (body.input as Json[]).filter((i) => i.role === "user").at(-1)!;
   last.content = [{ type: "input_text", text: `say hi ${directives}` }];
   return { ...body, model, stream };
 }
