@@ -42,6 +42,8 @@ describe("Codex's recorded requests → canonical", () => {
       "collaboration__wait_agent",
     ]);
     expect(dropped).toEqual([]);
+    // `reasoning.context` is OpenAI's own (which turns' reasoning the model keeps): not sent to carriers.
+    expect(chat.reasoning).toEqual({ effort: "low" });
     // The custom `exec`: one string argument, its Lark grammar in the description.
     const exec = (chat.tools as Json[])[0]!.function;
     expect(exec.parameters).toEqual({ type: "object", properties: { input: { type: "string" } }, required: ["input"] });

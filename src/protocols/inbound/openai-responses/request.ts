@@ -96,7 +96,8 @@ export function chatFromResponses(json: Obj, opened: OpenedEnvelopes = new Map()
   const choice = (isObj(json.tool_choice) && carrierToolChoice(json.tool_choice, names)) || toolChoice(json.tool_choice);
   if (choice !== null) out.tool_choice = choice;
   if (isObj(json.reasoning)) {
-    const reasoning = Object.fromEntries(Object.entries(json.reasoning).filter(([k, v]) => v !== null && k !== "generate_summary"));
+    // `context` (Codex at its default model: which turns' reasoning the model keeps) is OpenAI's own: carriers get their reasoning back through the input.
+    const reasoning = Object.fromEntries(Object.entries(json.reasoning).filter(([k, v]) => v !== null && k !== "generate_summary" && k !== "context"));
     if (Object.keys(reasoning).length) out.reasoning = reasoning;
   } else if (json.reasoning !== undefined && json.reasoning !== null) refuse("reasoning: must be an object ({effort, summary}).");
   Object.assign(out, textConfig(json.text));
