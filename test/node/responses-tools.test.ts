@@ -11,6 +11,7 @@ import type { AnswerFacts } from "../../src/protocols/inbound/caller-protocol";
 import type { SseEvent } from "../../src/http/sse-parser";
 import codexDefault from "../fixtures/codex/default-model.json";
 import codexModelFlag from "../fixtures/codex/model-flag.json";
+import codexToolResults from "../fixtures/codex/tool-results.json";
 
 // The Responses API's tools carriers do not have (namespace, custom, hosted, tools declared in the
 // conversation), as tables of the adapter's pure functions, from what the pinned Codex sends
@@ -72,6 +73,26 @@ describe("Codex's recorded requests → canonical", () => {
     ]);
     expect(dropped).toEqual(["web_search"]);
     expect(() => parseChatRequest(chat)).not.toThrow();
+  });
+
+  it("its next turn (recorded: it ran functions.exec and clock.sleep as this router gives them back) reaches the carrier as calls of the flattened tools and their results", () => {
+    const turn = (items: Json[]) => read({ ...codexDefault, input: [...codexDefault.input, ...items] }).chat.messages as Json[];
+    expect(turn(codexToolResults.custom).slice(-2)).toEqual([
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "functions__exec", arguments: '{"input":"text(\\"hello from exec\\")"}' } }],
+      },
+      { role: "tool", tool_call_id: "call_1", content: "Script completed\nWall time 0.2 seconds\nOutput:\n\nhello from exec" },
+    ]);
+    expect(turn(codexToolResults.function).slice(-2)).toEqual([
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "clock__sleep", arguments: '{"duration_ms": 10}' } }],
+      },
+      { role: "tool", tool_call_id: "call_1", content: "Wall time: 0.0131 seconds\nSleep completed." },
+    ]);
   });
 
   it("with provider.require_parameters the hosted tool is refused, naming it", () => {
