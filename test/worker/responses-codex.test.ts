@@ -165,6 +165,8 @@ describe("hosted tools", () => {
     );
     expect(res.status).toBe(200);
     expect(res.headers.get("x-switchyard-dropped-tools")).toBe("web_search, file_search");
+    // A browser client may read it (CORS).
+    expect(res.headers.get("access-control-expose-headers")).toContain("X-Switchyard-Dropped-Tools");
     expect((await finalResponse(res, stream)).openrouter_metadata.params.dropped_tools).toEqual(["web_search", "file_search"]);
   });
 
