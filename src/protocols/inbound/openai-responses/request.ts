@@ -85,7 +85,7 @@ export function chatFromResponses(json: Obj, opened: OpenedEnvelopes = new Map()
 
   // Tools first: the history's calls are named as the carrier knows their tools (./tools.ts).
   const strict = isObj(json.provider) && json.provider.require_parameters === true;
-  const { tools, names, dropped } = carrierTools(json, strict, (t) => tool(t, 0));
+  const { tools, names, dropped } = carrierTools(json, strict, tool);
   const messages: Obj[] = [];
   if (typeof json.instructions === "string" && json.instructions !== "") messages.push({ role: "system", content: json.instructions });
   else if (json.instructions !== undefined && json.instructions !== null && typeof json.instructions !== "string") refuse("instructions: must be a string.");
@@ -254,13 +254,8 @@ function toolOutput(item: Obj, at: string): Obj[] {
   return out;
 }
 
-function tool(t: unknown, i: number): Obj {
-  if (!isObj(t)) refuse(`tools.${i}: must be an object.`);
-  if (t.type !== "function")
-    refuse(
-      `tools.${i}: ${String(t.type)} tools run on OpenAI's servers, which this router does not call; define a function tool (name, parameters) and run it yourself.`,
-    );
-  if (typeof t.name !== "string") refuse(`tools.${i}.name: Field required.`);
+/** A function tool as the carriers' (its type and name checked by ./tools.ts, which then gives it its carrier name). */
+function tool(t: Obj): Obj {
   const fn: Obj = { name: t.name, parameters: t.parameters ?? { type: "object", properties: {} } };
   if (typeof t.description === "string") fn.description = t.description;
   if (typeof t.strict === "boolean") fn.strict = t.strict;
