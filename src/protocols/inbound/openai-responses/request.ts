@@ -64,7 +64,9 @@ const ENCRYPTED_REASONING = "reasoning.encrypted_content";
  * `instructions` → a system message; `input` items → chat messages in order (user, system and developer
  * messages; assistant messages, `function_call` and `reasoning` items of one assistant turn → one
  * assistant message with its text, `tool_calls` and `reasoning_details`; `function_call_output` → a
- * `tool` message); function tools; `tool_choice`; `reasoning`; `max_output_tokens` → `max_tokens`;
+ * `tool` message; `custom_tool_call` and its output alike); function, `namespace` and `custom` tools and
+ * `additional_tools` items → function tools, hosted tools dropped (`dropped`: ./tools.ts); `tool_choice`;
+ * `reasoning`; `max_output_tokens` → `max_tokens`;
  * `text.format` → `response_format`; `prompt_cache_key` → the session (sticky routing) and the carrier's
  * cache key. Fields and items with no equivalent are refused with a 400 naming them. Our reasoning
  * envelopes come opened (`opened`: ./reasoning-envelope.ts, the async step before this one).
