@@ -23,6 +23,7 @@ export function answerFacts(rc: RequestContext, selected: PricedEndpoint, body: 
             selected,
             attempts: rc.attempts.attemptsSoFar(),
             dropped: carrierProtocol(selected).leftOut(body),
+            droppedTools: rc.droppedTools,
             adjusted: rc.adjustedMaxTokens === null ? undefined : { max_tokens: rc.adjustedMaxTokens },
           })
         : null,

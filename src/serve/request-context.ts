@@ -35,6 +35,8 @@ export type RequestContext = {
   inboundApi: InboundApi;
   /** What the caller's answer repeats of its request (CallerProtocol.read). */
   echo: Record<string, unknown>;
+  /** The tools the request declared that no carrier here runs, left out (CallerProtocol.read): named in the answer's header and metadata. */
+  droppedTools: string[];
   startedAt: number;
   /** Resolves once the request is settled; held under waitUntil from the start so a caller leaving cannot cut settling short. */
   markSettled: () => void;
@@ -82,6 +84,7 @@ export function newRequestContext(
     sessionId: null,
     inboundApi: "chat",
     echo: {},
+    droppedTools: [],
     startedAt,
     markSettled,
     ticket: null,

@@ -103,11 +103,6 @@ describe.each(MODELS)("Codex (codex exec) on %s", (model) => {
         'model_providers.switchyard.wire_api="responses"',
         "-c",
         'model_providers.switchyard.env_key="SWITCHYARD_API_KEY"',
-        // Hosted tools run on OpenAI's servers, which a router cannot reach: docs/api/responses.md.
-        "-c",
-        "web_search=disabled",
-        "-c",
-        "features.multi_agent=false",
         "-m",
         model,
         "Say hello [sim tokens=6]",

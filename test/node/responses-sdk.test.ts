@@ -176,7 +176,11 @@ describe("refusals in OpenAI's error shape", () => {
   it.each([
     ["store: true", { store: true }, /stateless/],
     ["previous_response_id", { previous_response_id: "resp_x" }, /previous_response_id/],
-    ["a built-in tool", { tools: [{ type: "web_search" }] }, /tools\.0: web_search tools/],
+    [
+      "a built-in tool under provider.require_parameters",
+      { tools: [{ type: "web_search" }], provider: { require_parameters: true } },
+      /tools\.0: web_search tools/,
+    ],
     ["an unknown field", { conversation: "c1" }, /Unsupported field for \/responses: conversation/],
     ["an include we cannot produce", { include: ["file_search_call.results"] }, /include: file_search_call\.results/],
   ])("%s → 400", async (_name, extra, message) => {

@@ -3,13 +3,14 @@ import type { AnswerFacts, ChunkFailure } from "../caller-protocol";
 import { describesText, functionCallItem, itemId, messageItem, outputText, reasoningItem, responseObject, responsesUsage, statusOf } from "./answer";
 import { PendingSeals, requireSealer, sealingStep } from "./reasoning-envelope";
 import { streamError } from "./errors";
+import { callerCallItem, customInput, echoedToolNames, type ToolOrigin } from "./tools";
 import type { PricedEndpoint } from "../../../catalog/catalog";
 
 /** The item being streamed: its kind, position, id and what it has gathered. */
 type Open =
   | { kind: "reasoning"; index: number; id: string; text: string; details: Obj[]; raw: boolean }
   | { kind: "message"; index: number; id: string; text: string }
-  | { kind: "function_call"; index: number; id: string; toolIndex: number; callId: string; name: string; args: string };
+  | { kind: "function_call"; index: number; id: string; toolIndex: number; callId: string; origin: ToolOrigin; args: string };
 
 /**
  * One caller's stream in OpenAI's Responses events, rendered from canonical chat chunks, with nothing
@@ -21,7 +22,8 @@ type Open =
  * `response.content_part.done`: `reasoningDelta`), a message's
  * text part (`response.content_part.added`, `response.output_text.delta`/`.done`,
  * `response.content_part.done`), a function call's arguments
- * (`response.function_call_arguments.delta`/`.done`); then `response.completed` (or
+ * (`response.function_call_arguments.delta`/`.done`, with its `namespace` when it has one) or a custom
+ * tool's input (`response.custom_tool_call_input.delta`/`.done`: ./tools.ts); then `response.completed` (or
  * `response.incomplete` when cut by the token cap) with the whole response and its usage, or
  * `response.failed` when the stream failed. Reasoning asked for sealed (`include`) leaves here as
  * placeholders; `asyncStep` seals them on the way out.
@@ -97,17 +99,19 @@ export class ResponsesStream extends ChunkStream {
         id: itemId("fc", this.facts.genId, index),
         toolIndex,
         callId: typeof call.id === "string" ? call.id : itemId("fc", this.facts.genId, index),
-        name: typeof fn.name === "string" ? fn.name : "",
+        // The caller's tool the carrier's name stands for (./tools.ts): a namespaced function or a custom tool.
+        origin: this.toolOrigin(typeof fn.name === "string" ? fn.name : ""),
         args: "",
       };
-      this.items.push(functionCallItem(open.id, open.callId, open.name, "", "in_progress"));
+      this.items.push(callerCallItem(open.id, open.callId, open.origin, "", "in_progress"));
       this.open = open;
-      out += this.event("response.output_item.added", { output_index: index, item: functionCallItem(open.id, open.callId, open.name, "", "in_progress") });
+      out += this.event("response.output_item.added", { output_index: index, item: callerCallItem(open.id, open.callId, open.origin, "", "in_progress") });
     }
     const open = this.open as Extract<Open, { kind: "function_call" }>;
     if (typeof fn.arguments === "string" && fn.arguments !== "") {
       open.args += fn.arguments;
-      out += this.event("response.function_call_arguments.delta", { ...this.at(open), delta: fn.arguments });
+      // A custom tool's input is inside the carrier's JSON arguments: it is given whole when the call closes.
+      if (open.origin.kind === "function") out += this.event("response.function_call_arguments.delta", { ...this.at(open), delta: fn.arguments });
     }
     return out;
   }
@@ -149,6 +153,10 @@ export class ResponsesStream extends ChunkStream {
         cacheWrite1hTokens: 0,
       },
     );
+  }
+
+  private toolOrigin(carrierName: string): ToolOrigin {
+    return echoedToolNames(this.facts.echo)?.origin(carrierName) ?? { kind: "function", name: carrierName };
   }
 
   private openReasoning(): string {
@@ -207,9 +215,14 @@ export class ResponsesStream extends ChunkStream {
       out += this.event("response.output_text.done", { ...this.at(open), content_index: 0, text: open.text, logprobs: [] });
       out += this.event("response.content_part.done", { ...this.at(open), content_index: 0, part: outputText(open.text) });
       item = messageItem(open.id, open.text);
+    } else if (open.origin.kind === "custom") {
+      const input = customInput(open.args);
+      if (input !== "") out += this.event("response.custom_tool_call_input.delta", { ...this.at(open), delta: input });
+      out += this.event("response.custom_tool_call_input.done", { ...this.at(open), input });
+      item = callerCallItem(open.id, open.callId, open.origin, open.args);
     } else {
-      out += this.event("response.function_call_arguments.done", { ...this.at(open), name: open.name, arguments: open.args });
-      item = functionCallItem(open.id, open.callId, open.name, open.args);
+      out += this.event("response.function_call_arguments.done", { ...this.at(open), name: open.origin.name, arguments: open.args });
+      item = callerCallItem(open.id, open.callId, open.origin, open.args);
     }
     this.items[open.index] = item;
     return out + this.event("response.output_item.done", { output_index: open.index, item });
