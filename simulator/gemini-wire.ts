@@ -88,6 +88,8 @@ export const geminiWire: Wire = {
       ? (body.tools as Json[]).flatMap((t) => (Array.isArray(t.functionDeclarations) ? (t.functionDeclarations as Json[]) : []))
       : [];
     const thinking = isRecord(config.thinkingConfig) ? config.thinkingConfig : {};
+    // Gemini 2.5 Pro and 3.x only work thinking.
+    if (req.rules?.thinkingAlwaysOn && thinking.thinkingBudget === 0) return refuse("Budget 0 is invalid. This model only works in thinking mode.");
     const n = typeof config.candidateCount === "number" && config.candidateCount >= 1 ? config.candidateCount : 1;
     const maxOutput = typeof config.maxOutputTokens === "number" ? config.maxOutputTokens : undefined;
     return {

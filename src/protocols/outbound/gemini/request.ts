@@ -2,6 +2,7 @@ import type { PricedEndpoint } from "../../../catalog/catalog";
 import type { ChatRequest } from "../../../request/chat-request";
 import { Untranslatable } from "../../../request/errors";
 import { reasoningAsk, thinkingBudget } from "../../../request/reasoning";
+import { reasoningOffRefused, relaxesToolChoice } from "../thinking-rules";
 
 type Obj = Record<string, unknown>;
 type Part = Obj;
@@ -58,7 +59,7 @@ export function geminiBody(body: ChatRequest, endpoint: PricedEndpoint): Obj {
   const config = generationConfig(body, endpoint);
   if (Object.keys(config).length) out.generationConfig = config;
   if (Array.isArray(body.tools) && body.tools.length) out.tools = [{ functionDeclarations: body.tools.map(declaration) }];
-  const toolConfig = functionCalling(body.tool_choice);
+  const toolConfig = functionCalling(relaxesToolChoice(body, endpoint) ? "auto" : body.tool_choice);
   if (toolConfig) out.toolConfig = { functionCallingConfig: toolConfig };
   return out;
 }
@@ -91,7 +92,10 @@ function generationConfig(body: ChatRequest, endpoint: PricedEndpoint): Obj {
   const ask = reasoningAsk(body);
   if (ask !== null)
     config.thinkingConfig = !ask.on
-      ? { thinkingBudget: 0 }
+      ? // A model that only works thinking (Gemini 2.5 Pro, 3.x: `thinking_always_on`) refuses budget 0: its least budget.
+        reasoningOffRefused(body, endpoint)
+        ? { thinkingBudget: MIN_THINKING_BUDGET, includeThoughts: false }
+        : { thinkingBudget: 0 }
       : {
           // Without an effort or a budget, Gemini's own dynamic budget (-1).
           thinkingBudget: ask.budget ?? (ask.effort ? thinkingBudget(ask, cap ?? endpoint.max_completion_tokens ?? 8192, MIN_THINKING_BUDGET) : -1),
