@@ -287,11 +287,9 @@ export const anthropicWire: Wire = {
     };
     const thinking = shownThinking(x);
     if (thinking !== null)
-      block(
-        { type: "thinking", thinking: "", signature: "" },
-        thinking === "" ? [] : plan.reasoning.map((w) => ({ type: "thinking_delta", thinking: w })),
-        [{ type: "signature_delta", signature: signFor(thinking, x.request.signedBy) }],
-      );
+      block({ type: "thinking", thinking: "", signature: "" }, thinking === "" ? [] : plan.reasoning.map((w) => ({ type: "thinking_delta", thinking: w })), [
+        { type: "signature_delta", signature: signFor(thinking, x.request.signedBy) },
+      ]);
     if (plan.content.length)
       block(
         { type: "text", text: "" },

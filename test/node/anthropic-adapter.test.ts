@@ -309,7 +309,14 @@ describe("Anthropic carrier: the answer", () => {
           reasoning: "I should call it",
           reasoning_details: [
             // Who signed it: the next turn passes the signature on only to that model.
-            { type: "reasoning.text", text: "I should call it", signature: "sig==", format: "anthropic-claude-v1", index: 0, signed_by: "claude-sonnet-4-5-20250929" },
+            {
+              type: "reasoning.text",
+              text: "I should call it",
+              signature: "sig==",
+              format: "anthropic-claude-v1",
+              index: 0,
+              signed_by: "claude-sonnet-4-5-20250929",
+            },
           ],
           tool_calls: [{ id: "toolu_9", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } }],
         },
@@ -431,7 +438,10 @@ describe("Anthropic carrier: the stream", () => {
     expect(deltas).toEqual([
       [{ role: "assistant", content: "" }, null],
       [{ reasoning: "hmm", reasoning_details: [{ type: "reasoning.text", text: "hmm", format: "anthropic-claude-v1", index: 0 }] }, null],
-      [{ reasoning_details: [{ type: "reasoning.text", text: "", signature: "sig/+=", format: "anthropic-claude-v1", index: 0, signed_by: "claude-x" }] }, null],
+      [
+        { reasoning_details: [{ type: "reasoning.text", text: "", signature: "sig/+=", format: "anthropic-claude-v1", index: 0, signed_by: "claude-x" }] },
+        null,
+      ],
       [{ content: 'Hi "there"\n' }, null],
       [{ tool_calls: [{ index: 0, id: "toolu_1", type: "function", function: { name: "f", arguments: "" } }] }, null],
       [{ tool_calls: [{ index: 0, function: { arguments: '{"a":' } }] }, null],

@@ -54,7 +54,11 @@ export function contentBlocks(answer: CanonicalAnswer): Obj[] {
   const details = Array.isArray(message.reasoning_details) ? (message.reasoning_details as Obj[]) : [];
   for (const d of details) {
     if (d.type === "reasoning.text")
-      blocks.push({ type: "thinking", thinking: typeof d.text === "string" ? d.text : "", signature: typeof d.signature === "string" ? withOrigin(d.signature, d) : "" });
+      blocks.push({
+        type: "thinking",
+        thinking: typeof d.text === "string" ? d.text : "",
+        signature: typeof d.signature === "string" ? withOrigin(d.signature, d) : "",
+      });
     else if (d.type === "reasoning.encrypted" && typeof d.data === "string") blocks.push({ type: "redacted_thinking", data: withOrigin(d.data, d) });
   }
   const reasoning = typeof message.reasoning === "string" ? message.reasoning : typeof message.reasoning_content === "string" ? message.reasoning_content : "";

@@ -162,8 +162,7 @@ function assistantMessage(blocks: unknown[], i: number): Obj {
     } else if (b.type === "redacted_thinking") {
       const { value, origin } = readOrigin(b.data);
       details.push({ type: "reasoning.encrypted", data: value, index: details.length, ...origin });
-    }
-    else refuse(`${at}: a ${String(b.type)} block has no equivalent in an assistant turn here.`);
+    } else refuse(`${at}: a ${String(b.type)} block has no equivalent in an assistant turn here.`);
   });
   const plain = texts.every((t) => t.cache_control === undefined);
   const message: Obj = { role: "assistant", content: texts.length === 0 ? (calls.length ? null : "") : plain ? texts.map((t) => t.text).join("") : texts };

@@ -49,7 +49,9 @@ function toBase64Url(text: string): string {
 function fromBase64Url(text: string): string | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(text.replaceAll("-", "+").replaceAll("_", "/")), (c) => c.charCodeAt(0)));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+      Uint8Array.from(atob(text.replaceAll("-", "+").replaceAll("_", "/")), (c) => c.charCodeAt(0)),
+    );
   } catch {
     return null;
   }

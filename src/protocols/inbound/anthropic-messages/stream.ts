@@ -73,7 +73,11 @@ export class MessagesStream extends ChunkStream {
       if (d.type === "reasoning.text" && typeof d.signature === "string" && d.signature !== "")
         out +=
           this.ensure("thinking") +
-          event("content_block_delta", { type: "content_block_delta", index: this.open!.index, delta: { type: "signature_delta", signature: withOrigin(d.signature, d) } });
+          event("content_block_delta", {
+            type: "content_block_delta",
+            index: this.open!.index,
+            delta: { type: "signature_delta", signature: withOrigin(d.signature, d) },
+          });
     if (typeof delta.content === "string" && delta.content !== "")
       out +=
         this.ensure("text") +

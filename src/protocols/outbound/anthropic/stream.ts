@@ -117,7 +117,14 @@ export class AnthropicStreamDecoder {
       }
       case "signature_delta": {
         if (this.excludeReasoning) return [];
-        const detail = { type: "reasoning.text", text: "", signature: delta.signature, format: ANTHROPIC_REASONING_FORMAT, index: this.details - 1, ...this.signedBy };
+        const detail = {
+          type: "reasoning.text",
+          text: "",
+          signature: delta.signature,
+          format: ANTHROPIC_REASONING_FORMAT,
+          index: this.details - 1,
+          ...this.signedBy,
+        };
         return [this.chunk(JSON.stringify({ reasoning_details: [detail] }))];
       }
       default:
