@@ -156,6 +156,39 @@ describe("signed thinking round-trips on the model that signed it", () => {
   });
 });
 
+describe("/responses: the sealed reasoning envelope keeps the signer", () => {
+  const ask = (model: string) => ({ model, reasoning: { effort: "low" }, include: ["reasoning.encrypted_content"], max_output_tokens: 4000 });
+  const responses = (key: string, body: Json) =>
+    call("/api/v1/responses", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const thinkingOf = (body: Json) =>
+    (body.messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((b: Json) => b.type === "thinking");
+
+  it("Opus 5.5's signed thinking goes back to Opus 5.5 byte for byte, and to Sonnet 4.5 only as text", async () => {
+    const { key } = await newAccount(10);
+    const first = await responses(key, { ...ask(OPUS), input: "Think first [sim tokens=6]" });
+    expect(first.status).toBe(200);
+    const output = ((await first.json()) as Json).output as Json[];
+    const summary = output.find((i) => i.type === "reasoning")!.summary[0].text as string;
+    const again = (model: string, tag: string) =>
+      responses(key, {
+        ...ask(model),
+        input: [{ role: "user", content: "Think first" }, ...output, { role: "user", content: `Go on [sim tokens=3 tag=${tag}]` }],
+      });
+
+    const same = uniqueTag();
+    expect((await again(OPUS, same)).status).toBe(200);
+    const [toOpus] = await simRequests(same);
+    expect(thinkingOf(toOpus!.body)).toEqual({ type: "thinking", thinking: summary, signature: expect.any(String) });
+
+    const other = uniqueTag();
+    expect((await again(SONNET, other)).status).toBe(200);
+    const [toSonnet] = await simRequests(other);
+    expect(thinkingOf(toSonnet!.body)).toBeUndefined();
+    expect(JSON.stringify(toSonnet!.body)).not.toContain(thinkingOf(toOpus!.body).signature);
+    expect(toSonnet!.body.messages[1].content).toContainEqual({ type: "text", text: summary });
+  });
+});
+
 describe("a conversation that moves to another model never sends it a signature it cannot verify", () => {
   it("/messages, Opus 5.5's thinking then Sonnet 4.5: the turn succeeds and Sonnet never sees Opus's signature", async () => {
     const { key } = await newAccount(10);
