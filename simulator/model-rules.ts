@@ -8,7 +8,7 @@ export interface ModelRules {
   thinkingAlwaysOn: boolean;
   /** Refuses a forced tool choice (`any`, a named tool) while it thinks. */
   refusesForcedToolChoice: boolean;
-  /** Verifies only the signatures this model made. */
+  /** Verifies only the signatures this model made (Gemini 3: and requires one on a turn's function calls). */
   thinkingBoundToModel: boolean;
 }
 
@@ -20,6 +20,9 @@ const NEWER_CLAUDE: ModelRules = { thinkingAlwaysOn: true, refusesForcedToolChoi
 const PUBLISHED: Record<string, ModelRules> = {
   "claude-opus-5-5": NEWER_CLAUDE,
   "claude-fable-5-1": NEWER_CLAUDE,
+  // Gemini 3: only works thinking; a turn's function calls need its own thought signature.
+  "gemini-3-pro-preview": { ...NO_RULES, thinkingAlwaysOn: true, thinkingBoundToModel: true },
+  "gemini-3.1-pro-preview": { ...NO_RULES, thinkingAlwaysOn: true, thinkingBoundToModel: true },
   "gpt-6-astra": { ...NO_RULES, thinkingAlwaysOn: true },
   "gpt-6.1-sol": { ...NO_RULES, thinkingAlwaysOn: true },
 };

@@ -106,7 +106,8 @@ export const endpointSchema = z.object({
   /**
    * Signed thinking is bound to the model that produced it: the carrier verifies only its own model's
    * signatures, so the adapter passes on only the signed blocks this endpoint's model produced, and gives
-   * others' thinking as plain text (their signatures never reach it).
+   * others' thinking as plain text (their signatures never reach it). Gemini 3 (which also requires a
+   * signature on a turn's function calls): calls without one of its own carry Google's skip-validation one.
    */
   thinking_bound_to_model: z.boolean().optional(),
 });

@@ -213,6 +213,20 @@ describe("signed thinking bound to the model that made it", () => {
     expect(body.messages[1].content).toEqual([...want, { type: "tool_use", id: "t1", name: "f", input: {} }]);
   });
 
+  it("Gemini 3 (a signature required on a turn's calls, its own only): calls another carrier made get Google's skip-validation signature; its own go back as they came", () => {
+    const gemini3: PricedEndpoint = { ...geminiPro, upstream_model: "gemini-3-pro-preview", thinking_always_on: true, thinking_bound_to_model: true };
+    const anthropicTurn = turn([
+      { type: "reasoning.text", text: "plan", signature: "S", signed_by: "claude-opus-5-5", format: "anthropic-claude-v1", index: 0 },
+    ]);
+    expect(sent(gemini, anthropicTurn, gemini3).contents[1].parts).toEqual([
+      { functionCall: { name: "f", args: {} }, thoughtSignature: "skip_thought_signature_validator" },
+    ]);
+    // Gemini 2.5 requires none: nothing added.
+    expect(sent(gemini, anthropicTurn, geminiPro).contents[1].parts).toEqual([{ functionCall: { name: "f", args: {} } }]);
+    const own = turn([{ type: "reasoning.encrypted", data: "G1", id: "t1", format: "google-gemini-v1", index: 0 }]);
+    expect(sent(gemini, own, gemini3).contents[1].parts).toEqual([{ functionCall: { name: "f", args: {} }, thoughtSignature: "G1" }]);
+  });
+
   it("/messages: the signer travels with the signature its caller keeps, and is read back off it (the carrier's bytes unchanged)", () => {
     const answer = {
       choices: [

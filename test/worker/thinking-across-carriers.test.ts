@@ -15,6 +15,7 @@ type Json = Record<string, any>;
 const OPUS = "anthropic/claude-opus-5.5";
 const SONNET = "anthropic/claude-sonnet-4.5";
 const SONNET_UPSTREAM = "claude-sonnet-4-5-20250929";
+const GEMINI3 = "google/gemini-3-pro-preview";
 const TOOLS = [{ name: "lookup", description: "Looks a word up.", input_schema: { type: "object", properties: { query: { type: "string" } } } }];
 
 /** The bundled catalog plus Claude Opus 5.5 with the capabilities its page names (the fixture a test catalog gives it). */
@@ -30,7 +31,16 @@ function withOpus(): CatalogFile {
     refuses_forced_tool_choice: true,
     thinking_bound_to_model: true,
   };
-  return { ...file, models: [...file.models, { ...sonnet, id: OPUS, canonical_slug: OPUS, name: "Anthropic: Claude Opus 5.5", endpoints: [endpoint] }] };
+  const pro = file.models.find((m) => m.id === "google/gemini-2.5-pro")!;
+  const gemini3 = { ...pro.endpoints[0]!, upstream_model: "gemini-3-pro-preview", thinking_always_on: true, thinking_bound_to_model: true };
+  return {
+    ...file,
+    models: [
+      ...file.models,
+      { ...sonnet, id: OPUS, canonical_slug: OPUS, name: "Anthropic: Claude Opus 5.5", endpoints: [endpoint] },
+      { ...pro, id: GEMINI3, canonical_slug: GEMINI3, name: "Google: Gemini 3 Pro", endpoints: [gemini3] },
+    ],
+  };
 }
 
 beforeAll(async () => {
@@ -243,6 +253,35 @@ describe("a conversation that moves to another model never sends it a signature 
     // Opus got its own signature back; Sonnet, which could not verify it, never saw it.
     expect(attempts[0]!.body.messages[1].content[0].signature).toBe(signature);
     expect(JSON.stringify(attempts[1]!.body)).not.toContain(signature);
+  });
+});
+
+describe("a tool loop that moves to Gemini 3 (which requires its own thought signature on a turn's calls)", () => {
+  it("Opus 5.5's turn then Gemini 3: the call goes with Google's skip-validation signature, never Anthropic's, and the turn succeeds", async () => {
+    const { key } = await newAccount(10);
+    const tools = [{ type: "function", function: { name: "lookup", parameters: TOOLS[0]!.input_schema } }];
+    const first = { role: "user", content: "look it up [sim tokens=12 tool_call]" };
+    const res = await chat(key, { model: OPUS, max_tokens: 4000, tools, messages: [first] });
+    const message = ((await res.json()) as Json).choices[0].message;
+    const signature = message.reasoning_details.find((d: Json) => d.signature).signature as string;
+    const tag = uniqueTag();
+    const next = await chat(key, {
+      model: GEMINI3,
+      max_tokens: 4000,
+      tools,
+      messages: [
+        first,
+        message,
+        { role: "tool", tool_call_id: message.tool_calls[0].id, content: "a word" },
+        { role: "user", content: `[sim tokens=3 tag=${tag}]` },
+      ],
+    });
+    expect(next.status).toBe(200);
+    const [sent] = await simRequests(tag);
+    expect(sent!.body.contents[1].parts).toEqual([
+      { functionCall: { name: "lookup", args: expect.any(Object) }, thoughtSignature: "skip_thought_signature_validator" },
+    ]);
+    expect(JSON.stringify(sent!.body)).not.toContain(signature);
   });
 });
 

@@ -44,7 +44,7 @@ export function geminiBody(body: ChatRequest, endpoint: PricedEndpoint): Obj {
         push("user", contentParts(m.content));
         break;
       case "assistant":
-        push("model", modelParts(m));
+        push("model", modelParts(m, endpoint));
         break;
       case "tool":
         push("user", [functionResponse(m, names)]);
@@ -179,7 +179,10 @@ function media(url: string, fallbackType: string): Part {
   throw new Untranslatable("A media part needs a data: URL (base64) or an http(s) URL on Gemini.");
 }
 
-function modelParts(m: Obj): Part[] {
+/** Google's documented thought signature for a function call the model did not make (Gemini 3 then skips validating it). */
+export const SKIP_SIGNATURE_VALIDATION = "skip_thought_signature_validator";
+
+function modelParts(m: Obj, endpoint: PricedEndpoint): Part[] {
   const parts: Part[] = [];
   const signatures = new Map<string | null, string>();
   if (Array.isArray(m.reasoning_details))
@@ -200,6 +203,11 @@ function modelParts(m: Obj): Part[] {
   // A signature not tied to a tool call goes back on the turn's first part, as Gemini gave it.
   const loose = signatures.get(null);
   if (loose !== undefined && parts.length && parts[0]!.thoughtSignature === undefined) parts[0]!.thoughtSignature = loose;
+  // Gemini 3 requires a signature on a turn's function calls (a 400 without one), and its signatures are its
+  // own: calls another carrier or model made (a fallback mid tool loop) carry Google's documented sentinel.
+  const calls = parts.filter((p) => p.functionCall !== undefined);
+  if (endpoint.thinking_bound_to_model && calls.length && calls.every((p) => p.thoughtSignature === undefined))
+    calls[0]!.thoughtSignature = SKIP_SIGNATURE_VALIDATION;
   return parts;
 }
 
