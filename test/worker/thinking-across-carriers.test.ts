@@ -318,6 +318,32 @@ describe("Claude Opus 5.5's other wire rules, adapted", () => {
     expect(json.openrouter_metadata.params.dropped_parameters).toEqual(["tool_choice"]);
   });
 
+  it("under provider.require_parameters the adapting carrier is left out: a clear 404 naming why, nothing sent", async () => {
+    const { key } = await newAccount(10);
+    const tag = uniqueTag();
+    for (const ask of [{ tool_choice: { type: "any" } }, { thinking: { type: "disabled" } }]) {
+      const { res, json } = await messages(key, {
+        model: OPUS,
+        max_tokens: 4000,
+        tools: TOOLS,
+        provider: { require_parameters: true },
+        messages: [{ role: "user", content: `x [sim tokens=3 tag=${tag}]` }],
+        ...ask,
+      });
+      expect(res.status).toBe(404);
+      expect(json.error.message).toMatch(/always thinks takes no reasoning off, and one may refuse a forced tool_choice/);
+    }
+    // Strictness about something the carrier takes as asked changes nothing.
+    const plain = await messages(key, {
+      model: OPUS,
+      max_tokens: 4000,
+      provider: { require_parameters: true },
+      messages: [{ role: "user", content: `x [sim tokens=3 tag=${tag}]` }],
+    });
+    expect(plain.res.status).toBe(200);
+    expect(await simRequests(tag)).toHaveLength(1);
+  });
+
   it("the simulator plays the carrier: what the adapters avoid is its 400", async () => {
     const url = `${env.CARRIER_BASE_URL_OVERRIDE}/anthropic/v1/messages`;
     const post = (body: Json) =>
