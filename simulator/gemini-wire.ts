@@ -39,6 +39,9 @@ function partText(p: Json): string {
 }
 
 /** A function call's signature as the simulated model gives it: a change breaks it. */
+/** Google's documented signature that makes Gemini 3 skip validating a function call's (one it did not make). */
+const SKIP_SIGNATURE_VALIDATION = "skip_thought_signature_validator";
+
 function callSignature(name: unknown, args: unknown): string {
   return sign(`${String(name)}\n${JSON.stringify(args ?? {})}`);
 }
@@ -75,8 +78,18 @@ export const geminiWire: Wire = {
       if (!isRecord(c) || (c.role !== "user" && c.role !== "model") || !Array.isArray(c.parts))
         return refuse(`contents[${i}]: role must be "user" or "model", with parts`);
       const parts = c.parts as Json[];
+      const made = parts.filter((p) => isRecord(p.functionCall));
+      if (req.rules?.thinkingBoundToModel && c.role === "model" && made.length && made.every((p) => p.thoughtSignature === undefined))
+        return refuse(
+          `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly. Additional data, function call \`${String((made[0]!.functionCall as Json).name)}\`, position ${parts.indexOf(made[0]!) + 1}.`,
+        );
       for (const p of parts)
-        if (isRecord(p.functionCall) && p.thoughtSignature !== undefined && p.thoughtSignature !== callSignature(p.functionCall.name, p.functionCall.args))
+        if (
+          isRecord(p.functionCall) &&
+          p.thoughtSignature !== undefined &&
+          p.thoughtSignature !== callSignature(p.functionCall.name, p.functionCall.args) &&
+          !(req.rules?.thinkingBoundToModel && p.thoughtSignature === SKIP_SIGNATURE_VALIDATION)
+        )
           return refuse(`contents[${i}]: Corrupted thought signature.`);
       const calls = parts
         .filter((p) => isRecord(p.functionCall))
@@ -88,6 +101,8 @@ export const geminiWire: Wire = {
       ? (body.tools as Json[]).flatMap((t) => (Array.isArray(t.functionDeclarations) ? (t.functionDeclarations as Json[]) : []))
       : [];
     const thinking = isRecord(config.thinkingConfig) ? config.thinkingConfig : {};
+    // Gemini 2.5 Pro and 3.x only work thinking.
+    if (req.rules?.thinkingAlwaysOn && thinking.thinkingBudget === 0) return refuse("Budget 0 is invalid. This model only works in thinking mode.");
     const n = typeof config.candidateCount === "number" && config.candidateCount >= 1 ? config.candidateCount : 1;
     const maxOutput = typeof config.maxOutputTokens === "number" ? config.maxOutputTokens : undefined;
     return {

@@ -44,9 +44,15 @@ export const openAiWire: Wire = {
     return null; // the Bearer key's presence is recorded, not checked (as before)
   },
 
-  read(body): Normalized | Refusal {
+  read(body, req): Normalized | Refusal {
     if (body === undefined) return { status: 400, message: "request body is not valid JSON" };
     if (!isRecord(body) || !Array.isArray(body.messages)) return { status: 400, message: "`messages` must be an array" };
+    // GPT-6 Astra and 6.1 Sol always reason: they have no effort "none".
+    if (req.rules?.thinkingAlwaysOn && body.reasoning_effort === "none")
+      return {
+        status: 400,
+        message: "Unsupported value: 'reasoning_effort' does not support 'none' with this model. Supported values are: 'low', 'medium', 'high' and 'xhigh'.",
+      };
     const messages = body.messages as unknown[];
     const answered = positiveInt(body.n) ?? 1;
     return {

@@ -18,6 +18,7 @@ import { openAiWire } from "./openai-wire";
 import { anthropicWire, readCountTokens } from "./anthropic-wire";
 import { geminiWire } from "./gemini-wire";
 import { billedMedia, pdfOfPages, UnfetchableMedia, type MediaRates } from "./media";
+import { rulesFromEndpoint, rulesOf, type ModelRules } from "./model-rules";
 import { geminiEmbeddingsAnswer, openAiEmbeddingsAnswer, readGeminiEmbeddings, readOpenAiEmbeddings } from "./embeddings";
 
 export interface SimulatorOptions {
@@ -138,6 +139,8 @@ interface CatalogFacts {
   mediaRates: Map<string, MediaRates>;
   /** Each endpoint's (`carrier\nupstream model`) context length: a longer prompt is refused, as carriers do. */
   contextLength: Map<string, number>;
+  /** What newer reasoning models refuse, by upstream model (the catalog's `thinking_always_on`, …: simulator/model-rules.ts). */
+  rules: Map<string, ModelRules>;
 }
 
 const ALLOWANCE_FIELDS = { image: "image_tokens", file: "file_tokens", audio: "audio_tokens", video: "video_tokens" } as const;
@@ -151,6 +154,7 @@ function loadCatalogFacts(path: string): CatalogFacts {
     partTokens: new Map(),
     mediaRates: new Map(),
     contextLength: new Map(),
+    rules: new Map(),
   };
   let catalog: unknown;
   try {
@@ -174,6 +178,8 @@ function loadCatalogFacts(path: string): CatalogFacts {
       if (isRecord(e) && typeof e.provider === "string") facts.carriers.add(e.provider);
       if (!isRecord(e) || typeof e.upstream_model !== "string") continue;
       if (e.supports_reasoning === true) facts.reasoning.add(e.upstream_model);
+      const rules = rulesFromEndpoint(e);
+      if (rules) facts.rules.set(e.upstream_model, rules);
       if (e.reasoning_beyond_cap === true && typeof e.provider === "string") facts.reasoningBeyondCap.add(`${e.provider}\n${e.upstream_model}`);
       facts.partTokens.set(e.upstream_model, allowances);
       facts.mediaRates.set(e.upstream_model, rates);
@@ -402,7 +408,8 @@ async function serveCompletion(
   const received = await readRequest(req, res, ctx, carrier, wire, path.pathname);
   if (!received) return;
   const { record, body } = received;
-  const read = wire.read(body, { model: path.model, stream: path.stream ?? false, headers: req.headers });
+  const asked = isRecord(body) && typeof body.model === "string" ? body.model : (path.model ?? "");
+  const read = wire.read(body, { model: path.model, stream: path.stream ?? false, headers: req.headers, rules: rulesOf(asked, ctx.catalog.rules) });
   const normalized = "messages" in read ? read : null;
   const userText = normalized ? lastUserText(normalized.messages) : "";
   const directives = parseDirectives(userText, carrier);
@@ -525,7 +532,7 @@ async function serveTokenCount(req: IncomingMessage, res: ServerResponse, carrie
   const received = await readRequest(req, res, ctx, carrier, anthropicWire, pathname);
   if (!received) return;
   const { record, body } = received;
-  const read = readCountTokens(body, req);
+  const read = readCountTokens(body, req, rulesOf(isRecord(body) && typeof body.model === "string" ? body.model : "", ctx.catalog.rules));
   const normalized = "messages" in read ? read : null;
   const directives = parseDirectives(normalized ? lastUserText(normalized.messages) : "", carrier);
   record.tag = directives.tag ?? null;

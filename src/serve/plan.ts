@@ -11,6 +11,7 @@ import { healthThresholds } from "../routing/health-order";
 import { balancing, routingRandom } from "../routing/routing-random";
 import { contextTooLongMessage, unsupportedPartsMessage } from "../routing/request-fit";
 import { routingHealth } from "../health/routing-health";
+import { thinkingLeftOut } from "../protocols/outbound/thinking-rules";
 import type { RequestContext } from "./request-context";
 
 export type Plan = RoutePlan & { candidates: Candidate[]; /** The caller asked for routing metadata (`X-OpenRouter-Metadata: enabled`). */ metadata: boolean };
@@ -66,7 +67,13 @@ export async function planRequest(
   rc.sessionId = session ?? null;
   const sticky = session ? { accountId: rc.caller.accountId, id: session } : undefined;
   const policy = { thresholds: healthThresholds(rc.env), random: balancing(rc.env) ? routingRandom(rc.env, sticky) : null };
-  const plan = planRoute(candidates, (id) => catalog.endpoints(id), body, { parameters: requestParameters(body), health }, policy);
+  const plan = planRoute(
+    candidates,
+    (id) => catalog.endpoints(id),
+    body,
+    { parameters: requestParameters(body), adapted: (e) => thinkingLeftOut(body, e), health },
+    policy,
+  );
   if (plan.endpoints.length === 0) {
     // The preferences emptied the list (404); otherwise no candidate takes the request's media or has room for it: the caller's to fix (400).
     if (plan.emptied.length) throw new ApiError(404, plan.emptied[0]!.message);

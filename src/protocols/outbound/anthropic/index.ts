@@ -5,6 +5,8 @@ import { anthropicAnswer } from "./answer";
 import { AnthropicStreamDecoder } from "./stream";
 import { anthropicTokenCount } from "./token-count";
 import { excludesReasoning } from "../../../request/reasoning";
+import { thinkingLeftOut } from "../thinking-rules";
+import { budgetLeftOut } from "./thinking";
 
 /** The `anthropic-version` every request names (the Messages API's stable version). */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -33,8 +35,8 @@ export const anthropicMessages: CarrierProtocol = {
     return flags.size ? { "anthropic-beta": [...flags].join(",") } : null;
   },
 
-  leftOut(body) {
-    return presentFields(body, NOT_TAKEN);
+  leftOut(body, endpoint) {
+    return [...presentFields(body, NOT_TAKEN), ...thinkingLeftOut(body, endpoint), ...budgetLeftOut(body, endpoint)];
   },
 
   url(base) {
