@@ -163,6 +163,7 @@ export const anthropicWire: Wire = {
       mark(t);
     }
     let expected = "user";
+    let endsWithToolResult = false;
     for (const [i, m] of (body.messages as unknown[]).entries()) {
       if (!isRecord(m) || (m.role !== "user" && m.role !== "assistant")) return refuse(`messages.${i}.role: must be "user" or "assistant"`);
       if (m.role !== expected)
@@ -172,6 +173,7 @@ export const anthropicWire: Wire = {
       if (!blocks) return refuse(`messages.${i}.content: must be a string or an array of blocks`);
       const why = checkBlocks(m.role, blocks);
       if (why) return refuse(`messages.${i}.content: ${why}`);
+      endsWithToolResult = blocks.some((b) => b.type === "tool_result");
       for (const b of blocks) {
         texts.push(blockText(b));
         mark(b);
@@ -211,6 +213,7 @@ export const anthropicWire: Wire = {
       showsThinking: thinks,
       breakpoints,
       implicitPrefix: "",
+      endsWithToolResult,
     };
   },
 

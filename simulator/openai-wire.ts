@@ -67,6 +67,7 @@ export const openAiWire: Wire = {
         .slice(0, -1)
         .map((m) => (isRecord(m) ? contentText(m.content) : ""))
         .join("\n"),
+      endsWithToolResult: isRecord(messages.at(-1)) && ((messages.at(-1) as Json).role === "tool" || (messages.at(-1) as Json).role === "function"),
     };
   },
 

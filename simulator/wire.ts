@@ -33,6 +33,8 @@ export interface Normalized {
   breakpoints: string[];
   /** The prompt before the last message (implicit caches key on it). */
   implicitPrefix: string;
+  /** The conversation ends with a tool's result (a loop's next turn): the model answers in text, whatever the directives ask. */
+  endsWithToolResult: boolean;
 }
 
 export type Refusal = { status: number; message: string };

@@ -41,6 +41,9 @@ async function namedEvents(res: Response): Promise<[string, Json][]> {
     });
 }
 
+/** A `[sim tool_call=…]` directive's `args=` value. */
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+
 async function records(tag: string): Promise<RequestRecord[]> {
   return ((await (await fetch(`${sim.url}/__sim/requests?tag=${tag}&wait_ms=3000`)).json()) as { requests: RequestRecord[] }).requests;
 }
@@ -94,6 +97,59 @@ describe("simulator: Anthropic Messages", () => {
     expect(JSON.parse(json)).toHaveProperty("query");
     const delta = events.find(([n]) => n === "message_delta")![1];
     expect(delta).toMatchObject({ delta: { stop_reason: "tool_use" }, usage: { output_tokens: 9 } });
+  });
+
+  it("calls the named tool as a tool_use block with exactly the directive's input, streamed in several input_json_delta", async () => {
+    const tools = [
+      { name: "Bash", input_schema: { type: "object" } },
+      { name: "Write", input_schema: { type: "object", properties: { file_path: { type: "string" }, content: { type: "string" } } } },
+    ];
+    const input = { file_path: "/w/notes.txt", content: "two\nlines" };
+    const body = claude(`write it [sim tool_call=Write args=${b64url(input)}]`, { tools });
+    const m = (await (await messages(body)).json()) as Json;
+    expect(m.stop_reason).toBe("tool_use");
+    expect(m.content).toEqual([{ type: "tool_use", id: expect.stringMatching(/^toolu_/), name: "Write", input }]);
+    const events = await namedEvents(await messages({ ...body, stream: true }));
+    const start = events.find(([n]) => n === "content_block_start")![1];
+    expect(start.content_block).toEqual({ type: "tool_use", id: expect.stringMatching(/^toolu_/), name: "Write", input: {} });
+    const fragments = events.filter(([, d]) => d.delta?.type === "input_json_delta").map(([, d]) => d.delta.partial_json as string);
+    expect(fragments.length).toBeGreaterThan(1);
+    expect(JSON.parse(fragments.join(""))).toEqual(input);
+    expect(events.find(([n]) => n === "message_delta")![1]).toMatchObject({
+      delta: { stop_reason: "tool_use" },
+      usage: { output_tokens: 1 + fragments.length },
+    });
+  });
+
+  it("refuses a named call of an undeclared tool (400 invalid_request_error); answers text after a tool_result", async () => {
+    const tools = [{ name: "Write", input_schema: { type: "object" } }];
+    const ask = `go [sim tool_call=Bash args=${b64url({ command: "ls" })}]`;
+    for (const stream of [false, true]) {
+      const res = await messages(claude(ask, { tools, stream }));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ type: "error", error: { type: "invalid_request_error", message: expect.stringContaining('"Bash"') } });
+    }
+    const write = `go [sim tool_call=Write args=${b64url({ file_path: "/w/a", content: "x" })}]`;
+    const loop = claude(write, {
+      tools,
+      messages: [
+        { role: "user", content: write },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Write", input: { file_path: "/w/a", content: "x" } }] },
+        // Claude Code puts text next to the result; the directive may even be repeated there.
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "toolu_1", content: "File created" },
+            { type: "text", text: write },
+          ],
+        },
+      ],
+    });
+    const m = (await (await messages(loop)).json()) as Json;
+    expect(m.stop_reason).toBe("end_turn");
+    expect(m.content).toEqual([{ type: "text", text: expect.any(String) }]);
+    const events = await namedEvents(await messages({ ...loop, stream: true }));
+    expect(events.some(([, d]) => d.content_block?.type === "tool_use")).toBe(false);
   });
 
   it.each([
@@ -218,6 +274,41 @@ describe("simulator: Gemini", () => {
     expect(events.slice(0, -1).every((e) => e.usageMetadata === undefined)).toBe(true);
     const call = events.flatMap((e) => e.candidates[0].content.parts).find((p: Json) => p.functionCall)!;
     expect(call.thoughtSignature).toBe(sign(`lookup\n${JSON.stringify(call.functionCall.args)}`));
+  });
+
+  it("calls the named tool as a functionCall with exactly the directive's args, stream and not; refuses an undeclared one", async () => {
+    const tools = [{ functionDeclarations: [{ name: "lookup" }, { name: "exec_command", parameters: { type: "object" } }] }];
+    const args = { cmd: "echo done > out.txt" };
+    const body = gem(`run [sim tool_call=exec_command args=${b64url(args)}]`, { tools, generationConfig: { thinkingConfig: { thinkingBudget: 0 } } });
+    const r = (await (await generate(body)).json()) as Json;
+    expect(r.candidates[0].content.parts).toEqual([
+      { functionCall: { name: "exec_command", args }, thoughtSignature: sign(`exec_command\n${JSON.stringify(args)}`) },
+    ]);
+    const events = (await (await generate(body, true)).text())
+      .split("\n\n")
+      .filter(Boolean)
+      .map((e) => JSON.parse(e.slice("data: ".length)) as Json);
+    const calls = events.flatMap((e) => e.candidates[0].content.parts).filter((p: Json) => p.functionCall);
+    expect(calls.map((p: Json) => p.functionCall)).toEqual([{ name: "exec_command", args }]);
+    const undeclared = await generate(gem(`run [sim tool_call=Bash args=${b64url(args)}]`, { tools }));
+    expect(undeclared.status).toBe(400);
+    expect(await undeclared.json()).toEqual({ error: { code: 400, message: expect.stringContaining('"Bash"'), status: "INVALID_ARGUMENT" } });
+  });
+
+  it("answers text when the conversation ends with a functionResponse, though the user turn before holds the directive", async () => {
+    const args = { cmd: "ls" };
+    const ask = `run [sim tool_call=exec_command args=${b64url(args)}]`;
+    const body = gem(ask, {
+      tools: [{ functionDeclarations: [{ name: "exec_command" }] }],
+      contents: [
+        { role: "user", parts: [{ text: ask }] },
+        { role: "model", parts: [{ functionCall: { name: "exec_command", args }, thoughtSignature: sign(`exec_command\n${JSON.stringify(args)}`) }] },
+        { role: "user", parts: [{ functionResponse: { name: "exec_command", response: { output: "out.txt" } } }, { text: ask }] },
+      ],
+    });
+    const r = (await (await generate(body)).json()) as Json;
+    expect(r.candidates[0].finishReason).toBe("STOP");
+    expect(r.candidates[0].content.parts.every((p: Json) => typeof p.text === "string")).toBe(true);
   });
 
   it.each([
