@@ -173,7 +173,8 @@ export const anthropicWire: Wire = {
       if (!blocks) return refuse(`messages.${i}.content: must be a string or an array of blocks`);
       const why = checkBlocks(m.role, blocks);
       if (why) return refuse(`messages.${i}.content: ${why}`);
-      endsWithToolResult = blocks.some((b) => b.type === "tool_result");
+      // Text after the result is the user's next words (as chat's `role: "tool"` then `role: "user"`), not the result's end.
+      endsWithToolResult = blocks.at(-1)?.type === "tool_result";
       for (const b of blocks) {
         texts.push(blockText(b));
         mark(b);

@@ -109,7 +109,8 @@ export const geminiWire: Wire = {
         .slice(0, -1)
         .map((c) => (isRecord(c) && Array.isArray(c.parts) ? (c.parts as Json[]).map(partText).join("\n") : ""))
         .join("\n"),
-      endsWithToolResult: (contents.at(-1) as Json).role === "user" && ((contents.at(-1) as Json).parts as Json[]).some((p) => isRecord(p.functionResponse)),
+      // Text after the response is the user's next words, not the result's end.
+      endsWithToolResult: (contents.at(-1) as Json).role === "user" && isRecord(((contents.at(-1) as Json).parts as Json[]).at(-1)?.functionResponse),
     };
   },
 

@@ -121,7 +121,7 @@ describe("simulator: Anthropic Messages", () => {
     });
   });
 
-  it("refuses a named call of an undeclared tool (400 invalid_request_error); answers text after a tool_result", async () => {
+  it("refuses a named call of an undeclared tool (400 invalid_request_error); answers text after a tool_result, a call when the user asks again beside it", async () => {
     const tools = [{ name: "Write", input_schema: { type: "object" } }];
     const ask = `go [sim tool_call=Bash args=${b64url({ command: "ls" })}]`;
     for (const stream of [false, true]) {
@@ -130,26 +130,27 @@ describe("simulator: Anthropic Messages", () => {
       expect(await res.json()).toEqual({ type: "error", error: { type: "invalid_request_error", message: expect.stringContaining('"Bash"') } });
     }
     const write = `go [sim tool_call=Write args=${b64url({ file_path: "/w/a", content: "x" })}]`;
-    const loop = claude(write, {
-      tools,
-      messages: [
-        { role: "user", content: write },
-        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Write", input: { file_path: "/w/a", content: "x" } }] },
-        // Claude Code puts text next to the result; the directive may even be repeated there.
-        {
-          role: "user",
-          content: [
-            { type: "tool_result", tool_use_id: "toolu_1", content: "File created" },
-            { type: "text", text: write },
-          ],
-        },
-      ],
-    });
+    const turns = (last: Json[]) => [
+      { role: "user", content: write },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Write", input: { file_path: "/w/a", content: "x" } }] },
+      { role: "user", content: last },
+    ];
+    // The result itself holds the directive (a command that echoed the prompt): still the loop's end.
+    const loop = claude(write, { tools, messages: turns([{ type: "tool_result", tool_use_id: "toolu_1", content: `cat: ${write}` }]) });
     const m = (await (await messages(loop)).json()) as Json;
     expect(m.stop_reason).toBe("end_turn");
     expect(m.content).toEqual([{ type: "text", text: expect.any(String) }]);
     const events = await namedEvents(await messages({ ...loop, stream: true }));
     expect(events.some(([, d]) => d.content_block?.type === "tool_use")).toBe(false);
+    // The user's next words beside the result ask again: a call.
+    const again = claude(write, {
+      tools,
+      messages: turns([
+        { type: "tool_result", tool_use_id: "toolu_1", content: "File created" },
+        { type: "text", text: write },
+      ]),
+    });
+    expect(((await (await messages(again)).json()) as Json).stop_reason).toBe("tool_use");
   });
 
   it.each([
@@ -295,20 +296,27 @@ describe("simulator: Gemini", () => {
     expect(await undeclared.json()).toEqual({ error: { code: 400, message: expect.stringContaining('"Bash"'), status: "INVALID_ARGUMENT" } });
   });
 
-  it("answers text when the conversation ends with a functionResponse, though the user turn before holds the directive", async () => {
+  it("answers text when the conversation ends with a functionResponse, though it holds the directive; a call when text follows it", async () => {
     const args = { cmd: "ls" };
     const ask = `run [sim tool_call=exec_command args=${b64url(args)}]`;
-    const body = gem(ask, {
-      tools: [{ functionDeclarations: [{ name: "exec_command" }] }],
-      contents: [
-        { role: "user", parts: [{ text: ask }] },
-        { role: "model", parts: [{ functionCall: { name: "exec_command", args }, thoughtSignature: sign(`exec_command\n${JSON.stringify(args)}`) }] },
-        { role: "user", parts: [{ functionResponse: { name: "exec_command", response: { output: "out.txt" } } }, { text: ask }] },
-      ],
-    });
-    const r = (await (await generate(body)).json()) as Json;
+    const body = (last: Json[]) =>
+      gem(ask, {
+        tools: [{ functionDeclarations: [{ name: "exec_command" }] }],
+        contents: [
+          { role: "user", parts: [{ text: ask }] },
+          { role: "model", parts: [{ functionCall: { name: "exec_command", args }, thoughtSignature: sign(`exec_command\n${JSON.stringify(args)}`) }] },
+          { role: "user", parts: last },
+        ],
+      });
+    // The response itself holds the directive (a command that echoed the prompt): still the loop's end.
+    const r = (await (await generate(body([{ functionResponse: { name: "exec_command", response: { output: `echo: ${ask}` } } }]))).json()) as Json;
     expect(r.candidates[0].finishReason).toBe("STOP");
     expect(r.candidates[0].content.parts.every((p: Json) => typeof p.text === "string")).toBe(true);
+    // The user's next words after the response ask again: a call.
+    const again = (await (
+      await generate(body([{ functionResponse: { name: "exec_command", response: { output: "out.txt" } } }, { text: ask }]))
+    ).json()) as Json;
+    expect(again.candidates[0].content.parts.some((p: Json) => p.functionCall)).toBe(true);
   });
 
   it.each([
