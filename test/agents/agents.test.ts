@@ -1,6 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -165,11 +164,11 @@ function expectOneSessionOnOneCarrier(rows: LoopRow[]): void {
   expect(new Set(rows.map((r) => r.provider_name)).size).toBe(1);
 }
 
-/** `claude -p` as a person runs it: only the base URL and a key, a temporary HOME and cwd; its own session id (sent as X-Claude-Code-Session-Id). */
+/** `claude -p` as a person runs it: only the base URL and a key, a temporary HOME and cwd (its session goes as X-Claude-Code-Session-Id). */
 function claude(cwd: string, key: string, args: string[]) {
   return run(
     bin("claude"),
-    ["--session-id", randomUUID(), ...args],
+    args,
     {
       HOME: cwd,
       ANTHROPIC_BASE_URL: `${f.url}/api`,
