@@ -1,6 +1,7 @@
 // Anthropic's Messages API (`POST /v1/messages`), as api.anthropic.com speaks it.
 import type { IncomingMessage } from "node:http";
 import { isRecord, type Json } from "./http";
+import { anthropicToolPairing } from "./tool-pairing";
 import { counts, joined, named, sign, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 
 const TOP_LEVEL = new Set([
@@ -162,6 +163,8 @@ export const anthropicWire: Wire = {
       texts.push(JSON.stringify(t));
       mark(t);
     }
+    const unpaired = anthropicToolPairing(body.messages as unknown[]);
+    if (unpaired) return refuse(unpaired);
     let expected = "user";
     let endsWithToolResult = false;
     for (const [i, m] of (body.messages as unknown[]).entries()) {

@@ -3,6 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { errorJson, isRecord, type Json } from "./http";
 import { counts, joined, plain, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 import { contentText } from "./tokens";
+import { chatToolPairing } from "./tool-pairing";
 
 function nonNegativeInt(v: unknown): number | undefined {
   return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
@@ -48,6 +49,8 @@ export const openAiWire: Wire = {
     if (body === undefined) return { status: 400, message: "request body is not valid JSON" };
     if (!isRecord(body) || !Array.isArray(body.messages)) return { status: 400, message: "`messages` must be an array" };
     const messages = body.messages as unknown[];
+    const unpaired = chatToolPairing(messages);
+    if (unpaired) return { status: 400, message: unpaired };
     const answered = positiveInt(body.n) ?? 1;
     return {
       model: typeof body.model === "string" ? body.model : "unknown",

@@ -371,3 +371,61 @@ describe("simulator: Gemini", () => {
     expect((await chat("two")).usage.prompt_tokens_details).toEqual({ cached_tokens: 1024 });
   });
 });
+
+describe("simulator: tool calls and results pair up, or the carrier refuses the history (400)", () => {
+  const chat = (messages: Json[]) =>
+    fetch(`${sim.url}/openai/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-5-mini", messages }),
+      signal: AbortSignal.timeout(5000),
+    });
+  const call = (id: string) => ({ id, type: "function", function: { name: "f", arguments: "{}" } });
+
+  it("OpenAI chat: each tool_calls id answered by a tool message right after, and no tool message without its call", async () => {
+    const ask = { role: "user", content: "q" };
+    const asked = { role: "assistant", content: null, tool_calls: [call("c1"), call("c2")] };
+    const result = (id: string) => ({ role: "tool", tool_call_id: id, content: "ok" });
+    expect((await chat([ask, asked, result("c1"), result("c2"), ask])).status).toBe(200);
+    for (const history of [
+      [ask, asked, result("c1"), ask], // c2 unanswered
+      [ask, asked, ask, result("c1"), result("c2")], // not right after
+      [ask, asked, result("c1"), result("c2"), result("c3")], // no such call
+      [ask, result("c1")],
+    ]) {
+      const res = await chat(history);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as Json).error.type).toBe("invalid_request_error");
+    }
+  });
+
+  it("Anthropic: each tool_use answered by a tool_result in the next message, each tool_result by a tool_use before it", async () => {
+    const use = { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "f", input: {} }] };
+    const result = (id: string) => ({ role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "ok" }] });
+    expect((await messages(claude("x", { messages: [{ role: "user", content: "q" }, use, result("toolu_1")] }))).status).toBe(200);
+    for (const history of [
+      [{ role: "user", content: "q" }, use, { role: "user", content: "no result" }],
+      [{ role: "user", content: "q" }, use, result("toolu_2")],
+      [result("toolu_1")],
+    ]) {
+      const res = await messages(claude("x", { messages: history }));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ type: "error", error: { type: "invalid_request_error", message: expect.stringContaining("tool_") } });
+    }
+  });
+
+  it("Gemini: a functionResponse turn right after the functionCall turn, as many responses as calls", async () => {
+    const calls = { role: "model", parts: [{ functionCall: { name: "f", args: {} } }, { functionCall: { name: "g", args: {} } }] };
+    const responses = (n: number) => ({ role: "user", parts: Array.from({ length: n }, (_, i) => ({ functionResponse: { name: "fg"[i], response: {} } })) });
+    expect((await generate(gem("x", { contents: [{ role: "user", parts: [{ text: "q" }] }, calls, responses(2)] }))).status).toBe(200);
+    for (const contents of [
+      [{ role: "user", parts: [{ text: "q" }] }, calls, responses(1)],
+      [{ role: "user", parts: [{ text: "q" }] }, calls, { role: "user", parts: [{ text: "no response" }] }],
+      [responses(1)],
+    ]) {
+      const res = await generate(gem("x", { contents }));
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as Json).error.status).toBe("INVALID_ARGUMENT");
+    }
+  });
+});
