@@ -1,6 +1,7 @@
 // Anthropic's Messages API (`POST /v1/messages`), as api.anthropic.com speaks it.
 import type { IncomingMessage } from "node:http";
 import { isRecord, type Json } from "./http";
+import { anthropicToolPairing } from "./tool-pairing";
 import { counts, joined, named, signFor, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 import { NO_RULES, type ModelRules } from "./model-rules";
 
@@ -175,7 +176,10 @@ export const anthropicWire: Wire = {
       texts.push(JSON.stringify(t));
       mark(t);
     }
+    const unpaired = anthropicToolPairing(body.messages as unknown[]);
+    if (unpaired) return refuse(unpaired);
     let expected = "user";
+    let endsWithToolResult = false;
     for (const [i, m] of (body.messages as unknown[]).entries()) {
       if (!isRecord(m) || (m.role !== "user" && m.role !== "assistant")) return refuse(`messages.${i}.role: must be "user" or "assistant"`);
       if (m.role !== expected)
@@ -185,6 +189,8 @@ export const anthropicWire: Wire = {
       if (!blocks) return refuse(`messages.${i}.content: must be a string or an array of blocks`);
       const why = checkBlocks(m.role, blocks, boundTo);
       if (why) return refuse(`messages.${i}.content: ${why}`);
+      // Text after the result is the user's next words (as chat's `role: "tool"` then `role: "user"`), not the result's end.
+      endsWithToolResult = blocks.at(-1)?.type === "tool_result";
       for (const b of blocks) {
         texts.push(blockText(b));
         mark(b);
@@ -241,6 +247,7 @@ export const anthropicWire: Wire = {
       ...(boundTo === undefined ? {} : { signedBy: boundTo }),
       breakpoints,
       implicitPrefix: "",
+      endsWithToolResult,
     };
   },
 

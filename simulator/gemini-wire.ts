@@ -1,6 +1,7 @@
 // Google's Gemini API (`models/{model}:generateContent`, `:streamGenerateContent?alt=sse`).
 import type { IncomingMessage } from "node:http";
 import { isRecord, type Json } from "./http";
+import { geminiToolPairing } from "./tool-pairing";
 import { counts, joined, plain, sign, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 
 const TOP_LEVEL = new Set(["contents", "systemInstruction", "generationConfig", "tools", "toolConfig", "safetySettings", "cachedContent", "labels"]);
@@ -74,6 +75,8 @@ export const geminiWire: Wire = {
     const system = isRecord(body.systemInstruction) && Array.isArray(body.systemInstruction.parts) ? (body.systemInstruction.parts as Json[]) : [];
     if (system.length) messages.push({ role: "system", content: system.map(partText).join("\n") });
     const contents = body.contents as unknown[];
+    const unpaired = geminiToolPairing(contents);
+    if (unpaired) return refuse(unpaired);
     for (const [i, c] of contents.entries()) {
       if (!isRecord(c) || (c.role !== "user" && c.role !== "model") || !Array.isArray(c.parts))
         return refuse(`contents[${i}]: role must be "user" or "model", with parts`);
@@ -124,6 +127,8 @@ export const geminiWire: Wire = {
         .slice(0, -1)
         .map((c) => (isRecord(c) && Array.isArray(c.parts) ? (c.parts as Json[]).map(partText).join("\n") : ""))
         .join("\n"),
+      // Text after the response is the user's next words, not the result's end.
+      endsWithToolResult: (contents.at(-1) as Json).role === "user" && isRecord(((contents.at(-1) as Json).parts as Json[]).at(-1)?.functionResponse),
     };
   },
 

@@ -3,6 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { errorJson, isRecord, type Json } from "./http";
 import { counts, joined, plain, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 import { contentText } from "./tokens";
+import { chatToolPairing } from "./tool-pairing";
 
 function nonNegativeInt(v: unknown): number | undefined {
   return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
@@ -54,6 +55,8 @@ export const openAiWire: Wire = {
         message: "Unsupported value: 'reasoning_effort' does not support 'none' with this model. Supported values are: 'low', 'medium', 'high' and 'xhigh'.",
       };
     const messages = body.messages as unknown[];
+    const unpaired = chatToolPairing(messages);
+    if (unpaired) return { status: 400, message: unpaired };
     const answered = positiveInt(body.n) ?? 1;
     return {
       model: typeof body.model === "string" ? body.model : "unknown",
@@ -73,6 +76,7 @@ export const openAiWire: Wire = {
         .slice(0, -1)
         .map((m) => (isRecord(m) ? contentText(m.content) : ""))
         .join("\n"),
+      endsWithToolResult: isRecord(messages.at(-1)) && ((messages.at(-1) as Json).role === "tool" || (messages.at(-1) as Json).role === "function"),
     };
   },
 

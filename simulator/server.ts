@@ -13,6 +13,7 @@ import { Outages } from "./outages";
 import { Profiles, type ProfileMode } from "./profiles";
 import { countRequestTokens, planCompletion, type PartAllowances } from "./tokens";
 import { PromptCache } from "./prompt-cache";
+import { plannedCall } from "./tool-calls";
 import type { Exchange, Normalized, ProtocolName, Refusal, Wire } from "./wire";
 import { openAiWire } from "./openai-wire";
 import { anthropicWire, readCountTokens } from "./anthropic-wire";
@@ -192,13 +193,6 @@ function loadCatalogFacts(path: string): CatalogFacts {
 
 function isReasoningModel(model: string, catalogIds: Set<string>): boolean {
   return catalogIds.has(model) || model.includes("reason") || model.endsWith("-thinking");
-}
-
-/** The name of the request's first function tool, if it has one. */
-function firstToolName(tools: unknown): string | undefined {
-  const first = Array.isArray(tools) ? (tools as unknown[])[0] : undefined;
-  const fn = isRecord(first) && isRecord(first.function) ? first.function : undefined;
-  return fn && typeof fn.name === "string" && fn.name.length > 0 ? fn.name : undefined;
 }
 
 /** Waits `ms`; false when the client went away first (the timer is cancelled). */
@@ -420,7 +414,8 @@ async function serveCompletion(
   record.body = body ?? null;
   ctx.log.add(record);
   if (outageStatus !== undefined) return failOutage(req, res, record, carrier, outageStatus, ctx.log, wire);
-  const refused = wire.auth(req) ?? (normalized ? null : (read as Refusal));
+  const call = normalized ? plannedCall(directives, normalized) : null;
+  const refused = wire.auth(req) ?? (normalized ? null : (read as Refusal)) ?? (call && "status" in call ? call : null);
   if (refused) {
     record.chunks_sent = 1;
     ctx.log.settle(record, "error");
@@ -428,6 +423,7 @@ async function serveCompletion(
     return;
   }
   const n = normalized!;
+  const toolCall = call && "name" in call ? call : undefined;
 
   // The client (the router) closing early is what tests want to observe as "aborted".
   const abort = new AbortController();
@@ -473,7 +469,8 @@ async function serveCompletion(
       model,
       messages: n.messages,
       promptTokens,
-      toolName: directives.toolCall ? (firstToolName(n.tools) ?? "lookup") : undefined,
+      toolName: toolCall?.name,
+      toolArguments: toolCall?.arguments,
       maxTokens: n.maxTokens(directives.capField),
       tokens: directives.tokens,
       big: directives.big,

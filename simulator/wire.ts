@@ -38,6 +38,11 @@ export interface Normalized {
   breakpoints: string[];
   /** The prompt before the last message (implicit caches key on it). */
   implicitPrefix: string;
+  /**
+   * The conversation ends with a tool's result, nothing after it (a loop's next turn): the model answers in text, whatever
+   * the directives ask. User text after the result (in the same turn, for Anthropic and Gemini) is a new ask.
+   */
+  endsWithToolResult: boolean;
 }
 
 export type Refusal = { status: number; message: string };

@@ -60,10 +60,10 @@ export async function planRequest(
   if (typeof level === "object") throw new ApiError(400, `X-OpenRouter-Metadata must be "enabled" or "disabled", not "${level.invalid}".`);
 
   const health = await routingHealth(rc.env, rc.waitUntil);
-  // Claude Code names its session in its own header: the same sticky key (its prompt cache stays with one carrier).
-  const session = body.session_id ?? headers.get("x-session-id") ?? headers.get("x-claude-code-session-id") ?? undefined;
+  // Claude Code and Codex name their session in headers of their own: the same sticky key (its prompt cache stays with one carrier).
+  const session = body.session_id ?? headers.get("x-session-id") ?? headers.get("x-claude-code-session-id") ?? headers.get("session-id") ?? undefined;
   if (session !== undefined && session.length > MAX_ID_CHARS)
-    throw new ApiError(400, `The x-session-id (or x-claude-code-session-id) header must be at most ${MAX_ID_CHARS} characters.`);
+    throw new ApiError(400, `The x-session-id (or x-claude-code-session-id, session-id) header must be at most ${MAX_ID_CHARS} characters.`);
   rc.sessionId = session ?? null;
   const sticky = session ? { accountId: rc.caller.accountId, id: session } : undefined;
   const policy = { thresholds: healthThresholds(rc.env), random: balancing(rc.env) ? routingRandom(rc.env, sticky) : null };

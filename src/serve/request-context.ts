@@ -29,7 +29,7 @@ export type RequestContext = {
   userAgent: string | null;
   /** The caller's `user` as sent (recorded as external_user; carriers get only its hash); null when none or before the body is read. */
   externalUser: string | null;
-  /** The request's session (`session_id`, else the `x-session-id` header): sticky routing and grouping; null when none. */
+  /** The request's session (`session_id`, else the `x-session-id`, `x-claude-code-session-id` or `session-id` header): sticky routing and grouping; null when none. */
   sessionId: string | null;
   /** The API the caller spoke (its caller protocol's `api`). */
   inboundApi: InboundApi;
