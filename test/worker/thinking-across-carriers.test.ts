@@ -18,28 +18,16 @@ const SONNET_UPSTREAM = "claude-sonnet-4-5-20250929";
 const GEMINI3 = "google/gemini-3-pro-preview";
 const TOOLS = [{ name: "lookup", description: "Looks a word up.", input_schema: { type: "object", properties: { query: { type: "string" } } } }];
 
-/** The bundled catalog plus Claude Opus 5.5 with the capabilities its page names (the fixture a test catalog gives it). */
-function withOpus(): CatalogFile {
+/** The bundled catalog (Claude Opus 5.5 with the capabilities its page names) plus a Gemini 3 Pro, which the catalog does not list yet (docs/catalog.md). */
+function withGemini3(): CatalogFile {
   const file = bundled as unknown as CatalogFile;
-  const sonnet = file.models.find((m) => m.id === SONNET)!;
-  const endpoint = {
-    ...sonnet.endpoints[0]!,
-    upstream_model: "claude-opus-5-5",
-    input_price_per_1m: 4,
-    output_price_per_1m: 20,
-    thinking_always_on: true,
-    refuses_forced_tool_choice: true,
-    thinking_bound_to_model: true,
-  };
   const pro = file.models.find((m) => m.id === "google/gemini-2.5-pro")!;
   const gemini3 = { ...pro.endpoints[0]!, upstream_model: "gemini-3-pro-preview", thinking_always_on: true, thinking_bound_to_model: true };
+  // Gemini 2.5 Pro's aliases stay its own: a copy of them would collide, and the catalog would refuse the whole file.
+  const { aliases: _aliases, sources: _sources, ...proModel } = pro;
   return {
     ...file,
-    models: [
-      ...file.models,
-      { ...sonnet, id: OPUS, canonical_slug: OPUS, name: "Anthropic: Claude Opus 5.5", endpoints: [endpoint] },
-      { ...pro, id: GEMINI3, canonical_slug: GEMINI3, name: "Google: Gemini 3 Pro", endpoints: [gemini3] },
-    ],
+    models: [...file.models, { ...proModel, id: GEMINI3, canonical_slug: GEMINI3, name: "Google: Gemini 3 Pro", endpoints: [gemini3] }],
   };
 }
 
@@ -47,7 +35,7 @@ beforeAll(async () => {
   // A request with an empty KV seeds it with the bundled catalog in waitUntil: let that land before ours.
   await call("/api/v1/providers");
   for (let i = 0; i < 100 && (await env.CATALOG.get(CATALOG_KV_KEY)) === null; i++) await new Promise((r) => setTimeout(r, 10));
-  await env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(withOpus()));
+  await env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(withGemini3()));
   forgetCatalogMemo();
 });
 
