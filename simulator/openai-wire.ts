@@ -3,6 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { errorJson, isRecord, type Json } from "./http";
 import { counts, joined, plain, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 import { contentText } from "./tokens";
+import { chatRulesRefusal } from "./model-rules";
 
 function nonNegativeInt(v: unknown): number | undefined {
   return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
@@ -49,8 +50,11 @@ export const openAiWire: Wire = {
     if (!isRecord(body) || !Array.isArray(body.messages)) return { status: 400, message: "`messages` must be an array" };
     const messages = body.messages as unknown[];
     const answered = positiveInt(body.n) ?? 1;
+    const model = typeof body.model === "string" ? body.model : "unknown";
+    const ruled = chatRulesRefusal(model, Array.isArray(body.tools) && body.tools.length > 0, body.reasoning_effort);
+    if (ruled !== null) return { status: 400, message: ruled };
     return {
-      model: typeof body.model === "string" ? body.model : "unknown",
+      model,
       messages,
       tools: Array.isArray(body.tools) ? (body.tools as unknown[]) : undefined,
       extraCounted: { tool_choice: body.tool_choice, response_format: body.response_format },

@@ -6,7 +6,7 @@ import type { Directives } from "./directives";
 import type { CompletionPlan } from "./tokens";
 import type { Json } from "./http";
 
-export type ProtocolName = "openai-chat" | "anthropic-messages" | "gemini";
+export type ProtocolName = "openai-chat" | "anthropic-messages" | "gemini" | "openai-responses";
 
 /** A request as the engine plans it, whatever protocol it came in. */
 export interface Normalized {
@@ -33,6 +33,8 @@ export interface Normalized {
   breakpoints: string[];
   /** The prompt before the last message (implicit caches key on it). */
   implicitPrefix: string;
+  /** OpenAI Responses: `include: ["reasoning.encrypted_content"]`, the reasoning comes back sealed. */
+  sealsReasoning?: boolean;
 }
 
 export type Refusal = { status: number; message: string };
