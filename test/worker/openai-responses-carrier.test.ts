@@ -157,6 +157,39 @@ describe("OpenAI GPT-6.1 Sol on the Responses API (carrier protocol openai-respo
     });
   });
 
+  it("a Codex tool loop on /responses: OpenAI's sealed reasoning, inside our envelope, reaches OpenAI byte for byte with the call and its output", async () => {
+    const a = await newAccount(10);
+    const tools = [{ type: "function", name: "shell", parameters: { type: "object", properties: { cmd: { type: "string" } } }, strict: false }];
+    const ask = { model: "gpt-6.1-sol", tools, reasoning: { effort: "medium", summary: "auto" }, include: ["reasoning.encrypted_content"], store: false };
+    const tag = uniqueTag();
+    const first = await post("/responses", a.key, { ...ask, input: [{ role: "user", content: `Run ls [sim tool_call tag=${tag}]` }] });
+    expect(first.status).toBe(200);
+    const output = ((await first.json()) as Json).output as Json[];
+    const call = output.find((i) => i.type === "function_call")!;
+    expect(output.find((i) => i.type === "reasoning")!.encrypted_content).toMatch(/^swy2\./); // ours, sealed: OpenAI's own inside
+    const [sent] = await simRequests(tag);
+    const tag2 = uniqueTag();
+    const next = await post("/responses", a.key, {
+      ...ask,
+      input: [
+        { role: "user", content: "Run ls" },
+        ...output,
+        { type: "function_call_output", call_id: call.call_id, output: "a.txt" },
+        { role: "user", content: `Go on [sim tokens=3 tag=${tag2}]` },
+      ],
+    });
+    expect(next.status).toBe(200);
+    const [again] = await simRequests(tag2);
+    expect(sent!.body.input).toHaveLength(1);
+    expect(again!.body.input.slice(1, 4)).toEqual([
+      { type: "reasoning", summary: expect.any(Array), encrypted_content: expect.any(String) },
+      { type: "function_call", call_id: call.call_id, name: "shell", arguments: call.arguments },
+      { type: "function_call_output", call_id: call.call_id, output: "a.txt" },
+    ]);
+    // The simulated OpenAI refuses sealed reasoning that changed (400): the 200 above is its byte-for-byte check.
+    expect(again!.body.input[1].encrypted_content).not.toMatch(/^swy2\./);
+  });
+
   it("/messages with a tool: tool_use back through the Responses wire, billed exactly", async () => {
     const a = await newAccount(10);
     const tag = uniqueTag();
