@@ -386,7 +386,7 @@ describe("OpenAI Responses carrier: the stream", () => {
       [{ content: "Hal" }, null],
       [{}, "length"],
     ]);
-    expect(readUsage((out.at(-2) as Json).usage).completionTokens).toBe(9);
+    expect(readUsage((out.at(-2) as Json).usage)?.completionTokens).toBe(9);
   });
 
   it("response.failed and error events become error chunks; a non-JSON event goes on to be refused", () => {
