@@ -1,7 +1,9 @@
 // Anthropic's Messages API (`POST /v1/messages`), as api.anthropic.com speaks it.
 import type { IncomingMessage } from "node:http";
 import { isRecord, type Json } from "./http";
-import { counts, joined, named, sign, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
+import { anthropicToolPairing } from "./tool-pairing";
+import { counts, joined, named, signFor, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
+import { NO_RULES, type ModelRules } from "./model-rules";
 
 const TOP_LEVEL = new Set([
   "model",
@@ -21,7 +23,9 @@ const TOP_LEVEL = new Set([
   "container",
   "mcp_servers",
   "output_format", // structured outputs, with their beta flag only
+  "output_config", // effort (adaptive thinking)
 ]);
+const EFFORTS = new Set(["low", "medium", "high", "xhigh", "max"]);
 const STRUCTURED_OUTPUTS_BETA = "structured-outputs-2025-11-13";
 const ERROR_TYPES: Record<number, string> = {
   400: "invalid_request_error",
@@ -56,13 +60,13 @@ function blockText(b: Json): string {
   return "";
 }
 
-/** Checks one message's blocks the way Anthropic does; returns why it refuses, if it does. */
-function checkBlocks(role: string, blocks: Json[]): string | null {
+/** Checks one message's blocks the way Anthropic does; returns why it refuses, if it does. `boundTo`: the model whose signatures alone verify. */
+function checkBlocks(role: string, blocks: Json[], boundTo?: string): string | null {
   for (const b of blocks) {
     const t = b.type;
     if (t === "thinking") {
       if (role !== "assistant") return "thinking blocks may only appear in assistant turns";
-      if (typeof b.signature !== "string" || b.signature !== sign(String(b.thinking ?? ""))) return "Invalid `signature` in `thinking` block";
+      if (typeof b.signature !== "string" || b.signature !== signFor(String(b.thinking ?? ""), boundTo)) return "Invalid `signature` in `thinking` block";
     } else if (t === "tool_use" && role !== "assistant") return "tool_use blocks may only appear in assistant turns";
     else if (t === "tool_result" && role !== "user") return "tool_result blocks may only appear in user turns";
     else if (!["text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking"].includes(String(t)))
@@ -81,11 +85,19 @@ function usage(x: Exchange, outputTokens: number): Json {
   };
 }
 
+/** The thinking as returned (empty where the display is omitted), or null when none is. */
+function shownThinking(x: Exchange): string | null {
+  const plan = x.plans[0]!;
+  if (!x.reasoningModel || !plan.reasoning.length) return null;
+  if (x.request.thinkingOmitted) return "";
+  return x.showsThinking ? joined(plan.reasoning) : null;
+}
+
 function content(x: Exchange): Json[] {
   const plan = x.plans[0]!;
   const blocks: Json[] = [];
-  if (x.reasoningModel && plan.reasoning.length && x.showsThinking)
-    blocks.push({ type: "thinking", thinking: joined(plan.reasoning), signature: sign(joined(plan.reasoning)) });
+  const thinking = shownThinking(x);
+  if (thinking !== null) blocks.push({ type: "thinking", thinking, signature: signFor(thinking, x.request.signedBy) });
   if (plan.content.length) blocks.push({ type: "text", text: joined(plan.content) });
   if (plan.toolCall)
     blocks.push({ type: "tool_use", id: toolUseId(x), name: plan.toolCall.name, input: JSON.parse(plan.toolCall.arguments.join("")) as unknown });
@@ -104,11 +116,11 @@ const COUNT_TOP_LEVEL = new Set(["model", "messages", "system", "tools", "tool_c
  * api.anthropic.com refuses it (a generation field like `max_tokens` is an extra input), otherwise
  * checked as a Messages request is, so the count is the prompt the completion would be billed for.
  */
-export function readCountTokens(body: unknown, req: IncomingMessage): Normalized | Refusal {
+export function readCountTokens(body: unknown, req: IncomingMessage, rules: ModelRules = NO_RULES): Normalized | Refusal {
   if (!isRecord(body)) return refuse("request body is not a JSON object");
   for (const key of Object.keys(body)) if (!COUNT_TOP_LEVEL.has(key)) return refuse(`${key}: Extra inputs are not permitted`);
   // Any cap above the thinking budget: a count generates nothing.
-  return anthropicWire.read({ ...body, max_tokens: Number.MAX_SAFE_INTEGER }, { stream: false, headers: req.headers });
+  return anthropicWire.read({ ...body, max_tokens: Number.MAX_SAFE_INTEGER }, { stream: false, headers: req.headers, rules });
 }
 
 export const anthropicWire: Wire = {
@@ -124,6 +136,8 @@ export const anthropicWire: Wire = {
 
   read(body, req): Normalized | Refusal {
     if (!isRecord(body)) return refuse("request body is not a JSON object");
+    const rules = req.rules ?? NO_RULES;
+    const boundTo = rules.thinkingBoundToModel && typeof body.model === "string" ? body.model : undefined;
     const betas = String(req.headers["anthropic-beta"] ?? "")
       .split(",")
       .map((b) => b.trim());
@@ -162,7 +176,10 @@ export const anthropicWire: Wire = {
       texts.push(JSON.stringify(t));
       mark(t);
     }
+    const unpaired = anthropicToolPairing(body.messages as unknown[]);
+    if (unpaired) return refuse(unpaired);
     let expected = "user";
+    let endsWithToolResult = false;
     for (const [i, m] of (body.messages as unknown[]).entries()) {
       if (!isRecord(m) || (m.role !== "user" && m.role !== "assistant")) return refuse(`messages.${i}.role: must be "user" or "assistant"`);
       if (m.role !== expected)
@@ -170,8 +187,10 @@ export const anthropicWire: Wire = {
       expected = m.role === "user" ? "assistant" : "user";
       const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m.content) ? (m.content as Json[]) : null;
       if (!blocks) return refuse(`messages.${i}.content: must be a string or an array of blocks`);
-      const why = checkBlocks(m.role, blocks);
+      const why = checkBlocks(m.role, blocks, boundTo);
       if (why) return refuse(`messages.${i}.content: ${why}`);
+      // Text after the result is the user's next words (as chat's `role: "tool"` then `role: "user"`), not the result's end.
+      endsWithToolResult = blocks.at(-1)?.type === "tool_result";
       for (const b of blocks) {
         texts.push(blockText(b));
         mark(b);
@@ -190,12 +209,27 @@ export const anthropicWire: Wire = {
     }
     if (marks > MAX_BREAKPOINTS) return refuse(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marks}.`);
     const thinking = isRecord(body.thinking) ? body.thinking : undefined;
+    // Claude Opus 5.5 and Fable 5.1 always think, adaptively: "disabled" and a fixed budget are refused.
+    if (rules.thinkingAlwaysOn && (thinking?.type === "disabled" || thinking?.type === "enabled"))
+      return refuse(
+        `"thinking.type.${thinking.type}" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.`,
+      );
     if (thinking && thinking.type === "enabled") {
       const budget = thinking.budget_tokens;
       if (typeof budget !== "number" || budget < 1024) return refuse("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
       if (budget >= maxTokens) return refuse("`max_tokens` must be greater than `thinking.budget_tokens`");
     }
-    const thinks = thinking?.type === "enabled";
+    if (body.output_config !== undefined) {
+      const effort = isRecord(body.output_config) ? body.output_config.effort : undefined;
+      if (!isRecord(body.output_config) || (effort !== undefined && !EFFORTS.has(String(effort))))
+        return refuse("output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'");
+    }
+    const thinks = rules.thinkingAlwaysOn || thinking?.type === "enabled" || thinking?.type === "adaptive";
+    const choice = isRecord(body.tool_choice) ? body.tool_choice.type : undefined;
+    if (thinks && rules.refusesForcedToolChoice && (choice === "any" || choice === "tool"))
+      return refuse("Thinking may not be enabled when tool_choice forces tool use.");
+    // Adaptive thinking's display: models that always think omit the text unless asked ("summarized").
+    const omitted = thinks && (thinking?.display === "omitted" || (rules.thinkingAlwaysOn && thinking?.display !== "summarized"));
     return {
       model: body.model,
       messages,
@@ -209,8 +243,11 @@ export const anthropicWire: Wire = {
       reasoningBudget: undefined,
       thinks,
       showsThinking: thinks,
+      thinkingOmitted: omitted,
+      ...(boundTo === undefined ? {} : { signedBy: boundTo }),
       breakpoints,
       implicitPrefix: "",
+      endsWithToolResult,
     };
   },
 
@@ -255,12 +292,11 @@ export const anthropicWire: Wire = {
       events.push(named("content_block_stop", { type: "content_block_stop", index }));
       index++;
     };
-    if (x.reasoningModel && plan.reasoning.length && x.showsThinking)
-      block(
-        { type: "thinking", thinking: "", signature: "" },
-        plan.reasoning.map((w) => ({ type: "thinking_delta", thinking: w })),
-        [{ type: "signature_delta", signature: sign(joined(plan.reasoning)) }],
-      );
+    const thinking = shownThinking(x);
+    if (thinking !== null)
+      block({ type: "thinking", thinking: "", signature: "" }, thinking === "" ? [] : plan.reasoning.map((w) => ({ type: "thinking_delta", thinking: w })), [
+        { type: "signature_delta", signature: signFor(thinking, x.request.signedBy) },
+      ]);
     if (plan.content.length)
       block(
         { type: "text", text: "" },

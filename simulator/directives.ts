@@ -36,6 +36,10 @@ export interface Directives {
   reasoningContent: boolean;
   /** Answer with a tool call (arguments streamed one token per chunk) instead of content. */
   toolCall: boolean;
+  /** `tool_call=<name>`: answer with a call of this tool of the request, with the arguments `args=` gives. */
+  toolCallName?: string;
+  /** `args=<base64url of a JSON object>`: the named call's arguments; null when the value is not that (the call is then refused). */
+  toolCallArgs?: Record<string, unknown> | null;
   /** No finish reason: `finish_reason: null` in the body, no finish chunk in a stream. */
   noFinish: boolean;
   /** `[sim outage requests=N status=S]`: arm an outage of the carrier being played. */
@@ -154,9 +158,26 @@ function applyWord(d: Directives, key: string, value: string | undefined): void 
     case "cache_write":
       d.cacheWrite = nonNegativeInt(value) ?? d.cacheWrite;
       break;
+    case "tool_call":
+      if (value.length > 0) d.toolCallName = value;
+      break;
+    case "args":
+      d.toolCallArgs = jsonObjectOf(value);
+      break;
     case "cap_field":
       if (value === "max_tokens" || value === "max_completion_tokens") d.capField = value;
       break;
+  }
+}
+
+/** The JSON object a base64url value (padding optional) encodes; null when it encodes anything else. */
+function jsonObjectOf(value: string): Record<string, unknown> | null {
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(value)) return null;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(value, "base64url").toString("utf8"));
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
 }
 

@@ -1,6 +1,7 @@
 // Google's Gemini API (`models/{model}:generateContent`, `:streamGenerateContent?alt=sse`).
 import type { IncomingMessage } from "node:http";
 import { isRecord, type Json } from "./http";
+import { geminiToolPairing } from "./tool-pairing";
 import { counts, joined, plain, sign, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 
 const TOP_LEVEL = new Set(["contents", "systemInstruction", "generationConfig", "tools", "toolConfig", "safetySettings", "cachedContent", "labels"]);
@@ -39,6 +40,9 @@ function partText(p: Json): string {
 }
 
 /** A function call's signature as the simulated model gives it: a change breaks it. */
+/** Google's documented signature that makes Gemini 3 skip validating a function call's (one it did not make). */
+const SKIP_SIGNATURE_VALIDATION = "skip_thought_signature_validator";
+
 function callSignature(name: unknown, args: unknown): string {
   return sign(`${String(name)}\n${JSON.stringify(args ?? {})}`);
 }
@@ -71,12 +75,24 @@ export const geminiWire: Wire = {
     const system = isRecord(body.systemInstruction) && Array.isArray(body.systemInstruction.parts) ? (body.systemInstruction.parts as Json[]) : [];
     if (system.length) messages.push({ role: "system", content: system.map(partText).join("\n") });
     const contents = body.contents as unknown[];
+    const unpaired = geminiToolPairing(contents);
+    if (unpaired) return refuse(unpaired);
     for (const [i, c] of contents.entries()) {
       if (!isRecord(c) || (c.role !== "user" && c.role !== "model") || !Array.isArray(c.parts))
         return refuse(`contents[${i}]: role must be "user" or "model", with parts`);
       const parts = c.parts as Json[];
+      const made = parts.filter((p) => isRecord(p.functionCall));
+      if (req.rules?.thinkingBoundToModel && c.role === "model" && made.length && made.every((p) => p.thoughtSignature === undefined))
+        return refuse(
+          `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly. Additional data, function call \`${String((made[0]!.functionCall as Json).name)}\`, position ${parts.indexOf(made[0]!) + 1}.`,
+        );
       for (const p of parts)
-        if (isRecord(p.functionCall) && p.thoughtSignature !== undefined && p.thoughtSignature !== callSignature(p.functionCall.name, p.functionCall.args))
+        if (
+          isRecord(p.functionCall) &&
+          p.thoughtSignature !== undefined &&
+          p.thoughtSignature !== callSignature(p.functionCall.name, p.functionCall.args) &&
+          !(req.rules?.thinkingBoundToModel && p.thoughtSignature === SKIP_SIGNATURE_VALIDATION)
+        )
           return refuse(`contents[${i}]: Corrupted thought signature.`);
       const calls = parts
         .filter((p) => isRecord(p.functionCall))
@@ -88,6 +104,8 @@ export const geminiWire: Wire = {
       ? (body.tools as Json[]).flatMap((t) => (Array.isArray(t.functionDeclarations) ? (t.functionDeclarations as Json[]) : []))
       : [];
     const thinking = isRecord(config.thinkingConfig) ? config.thinkingConfig : {};
+    // Gemini 2.5 Pro and 3.x only work thinking.
+    if (req.rules?.thinkingAlwaysOn && thinking.thinkingBudget === 0) return refuse("Budget 0 is invalid. This model only works in thinking mode.");
     const n = typeof config.candidateCount === "number" && config.candidateCount >= 1 ? config.candidateCount : 1;
     const maxOutput = typeof config.maxOutputTokens === "number" ? config.maxOutputTokens : undefined;
     return {
@@ -109,6 +127,8 @@ export const geminiWire: Wire = {
         .slice(0, -1)
         .map((c) => (isRecord(c) && Array.isArray(c.parts) ? (c.parts as Json[]).map(partText).join("\n") : ""))
         .join("\n"),
+      // Text after the response is the user's next words, not the result's end.
+      endsWithToolResult: (contents.at(-1) as Json).role === "user" && isRecord(((contents.at(-1) as Json).parts as Json[]).at(-1)?.functionResponse),
     };
   },
 

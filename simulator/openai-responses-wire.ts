@@ -15,6 +15,22 @@ function opens(sealed: string): boolean {
   return data !== undefined && signature !== undefined && sign(Buffer.from(data, "base64url").toString("utf8")) === signature;
 }
 
+/** As OpenAI refuses it: a function call with no output in the input, or an output answering no earlier call; null when they pair up. */
+function responsesToolPairing(input: readonly unknown[]): string | null {
+  const calls = new Set<string>();
+  const answered = new Set<string>();
+  for (const item of input) {
+    if (!isRecord(item)) continue;
+    if (item.type === "function_call") calls.add(String(item.call_id));
+    else if (item.type === "function_call_output") {
+      if (!calls.has(String(item.call_id))) return `No tool call found for function call output with call_id ${String(item.call_id)}.`;
+      answered.add(String(item.call_id));
+    }
+  }
+  for (const id of calls) if (!answered.has(id)) return `No tool output found for function call ${id}.`;
+  return null;
+}
+
 /** An input part as the chat part the engine counts. */
 function chatPart(p: Json): Json {
   if (p.type === "input_image") return { type: "image_url", image_url: { url: p.image_url } };
@@ -88,11 +104,19 @@ export const openAiResponsesWire: Wire = {
     return null; // the Bearer key's presence is recorded, not checked (as on Chat Completions)
   },
 
-  read(body): Normalized | Refusal {
+  read(body, req): Normalized | Refusal {
     if (!isRecord(body)) return refuse("request body is not valid JSON");
     if (body.store !== false) return refuse("store: this simulated carrier is called statelessly (store: false).");
     const input = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
     if (!Array.isArray(input)) return refuse("input: Field required (a string or an array of items).");
+    const reasoning = isRecord(body.reasoning) ? body.reasoning : {};
+    // GPT-6 Astra and 6.1 Sol always reason: they have no effort "none".
+    if (req.rules?.thinkingAlwaysOn && reasoning.effort === "none")
+      return refuse(
+        "Unsupported value: 'reasoning.effort' does not support 'none' with this model. Supported values are: 'low', 'medium', 'high', 'xhigh' and 'max'.",
+      );
+    const unpaired = responsesToolPairing(input as unknown[]);
+    if (unpaired) return refuse(unpaired);
     const messages: Json[] = [];
     if (typeof body.instructions === "string") messages.push({ role: "system", content: body.instructions });
     for (const [i, raw] of (input as unknown[]).entries()) {
@@ -102,7 +126,11 @@ export const openAiResponsesWire: Wire = {
         const content = Array.isArray(raw.content) ? (raw.content as Json[]).map(chatPart) : raw.content;
         messages.push({ role: raw.role, content });
       } else if (type === "function_call")
-        messages.push({ role: "assistant", content: null, tool_calls: [{ type: "function", function: { name: raw.name, arguments: raw.arguments } }] });
+        messages.push({
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: raw.call_id, type: "function", function: { name: raw.name, arguments: raw.arguments } }],
+        });
       else if (type === "function_call_output") messages.push({ role: "tool", tool_call_id: raw.call_id, content: contentText(raw.output) });
       else if (type === "reasoning") {
         if (typeof raw.encrypted_content === "string" && !opens(raw.encrypted_content))
@@ -112,7 +140,6 @@ export const openAiResponsesWire: Wire = {
     const tools = Array.isArray(body.tools) ? (body.tools as unknown[]).filter(isRecord) : [];
     for (const [i, t] of tools.entries())
       if (t.type !== "function" || typeof t.name !== "string") return refuse(`tools[${i}]: a function tool needs type "function" and a name`);
-    const reasoning = isRecord(body.reasoning) ? body.reasoning : {};
     const maxOutput = typeof body.max_output_tokens === "number" ? body.max_output_tokens : undefined;
     return {
       model: typeof body.model === "string" ? body.model : "unknown",
@@ -134,6 +161,7 @@ export const openAiResponsesWire: Wire = {
         .map((m) => contentText(m.content))
         .join("\n"),
       sealsReasoning: Array.isArray(body.include) && body.include.includes("reasoning.encrypted_content"),
+      endsWithToolResult: isRecord(input.at(-1)) && (input.at(-1) as Json).type === "function_call_output",
     };
   },
 

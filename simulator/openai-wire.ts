@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 import { errorJson, isRecord, type Json } from "./http";
 import { counts, joined, plain, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 import { contentText } from "./tokens";
-import { chatRulesRefusal } from "./model-rules";
+import { chatToolPairing } from "./tool-pairing";
 
 function nonNegativeInt(v: unknown): number | undefined {
   return typeof v === "number" && Number.isInteger(v) && v >= 0 ? v : undefined;
@@ -45,16 +45,26 @@ export const openAiWire: Wire = {
     return null; // the Bearer key's presence is recorded, not checked (as before)
   },
 
-  read(body): Normalized | Refusal {
+  read(body, req): Normalized | Refusal {
     if (body === undefined) return { status: 400, message: "request body is not valid JSON" };
     if (!isRecord(body) || !Array.isArray(body.messages)) return { status: 400, message: "`messages` must be an array" };
+    // GPT-6 Astra and 6.1 Sol always reason: they have no effort "none".
+    if (req.rules?.thinkingAlwaysOn && body.reasoning_effort === "none")
+      return {
+        status: 400,
+        message: "Unsupported value: 'reasoning_effort' does not support 'none' with this model. Supported values are: 'low', 'medium', 'high' and 'xhigh'.",
+      };
+    if (req.rules?.chatToolsOnlyWithoutReasoning && Array.isArray(body.tools) && body.tools.length > 0 && body.reasoning_effort !== "none")
+      return {
+        status: 400,
+        message: `Function tools with reasoning_effort are not supported for ${String(body.model)} in /v1/chat/completions. To use function tools, use /v1/responses or set reasoning_effort to 'none'.`,
+      };
     const messages = body.messages as unknown[];
+    const unpaired = chatToolPairing(messages);
+    if (unpaired) return { status: 400, message: unpaired };
     const answered = positiveInt(body.n) ?? 1;
-    const model = typeof body.model === "string" ? body.model : "unknown";
-    const ruled = chatRulesRefusal(model, Array.isArray(body.tools) && body.tools.length > 0, body.reasoning_effort);
-    if (ruled !== null) return { status: 400, message: ruled };
     return {
-      model,
+      model: typeof body.model === "string" ? body.model : "unknown",
       messages,
       tools: Array.isArray(body.tools) ? (body.tools as unknown[]) : undefined,
       extraCounted: { tool_choice: body.tool_choice, response_format: body.response_format },
@@ -71,6 +81,7 @@ export const openAiWire: Wire = {
         .slice(0, -1)
         .map((m) => (isRecord(m) ? contentText(m.content) : ""))
         .join("\n"),
+      endsWithToolResult: isRecord(messages.at(-1)) && ((messages.at(-1) as Json).role === "tool" || (messages.at(-1) as Json).role === "function"),
     };
   },
 

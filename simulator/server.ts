@@ -13,12 +13,14 @@ import { Outages } from "./outages";
 import { Profiles, type ProfileMode } from "./profiles";
 import { countRequestTokens, planCompletion, type PartAllowances } from "./tokens";
 import { PromptCache } from "./prompt-cache";
+import { plannedCall } from "./tool-calls";
 import type { Exchange, Normalized, ProtocolName, Refusal, Wire } from "./wire";
 import { openAiWire } from "./openai-wire";
 import { openAiResponsesWire } from "./openai-responses-wire";
 import { anthropicWire, readCountTokens } from "./anthropic-wire";
 import { geminiWire } from "./gemini-wire";
 import { billedMedia, pdfOfPages, UnfetchableMedia, type MediaRates } from "./media";
+import { rulesFromEndpoint, rulesOf, type ModelRules } from "./model-rules";
 import { geminiEmbeddingsAnswer, openAiEmbeddingsAnswer, readGeminiEmbeddings, readOpenAiEmbeddings } from "./embeddings";
 
 export interface SimulatorOptions {
@@ -139,6 +141,8 @@ interface CatalogFacts {
   mediaRates: Map<string, MediaRates>;
   /** Each endpoint's (`carrier\nupstream model`) context length: a longer prompt is refused, as carriers do. */
   contextLength: Map<string, number>;
+  /** What newer reasoning models refuse, by upstream model (the catalog's `thinking_always_on`, …: simulator/model-rules.ts). */
+  rules: Map<string, ModelRules>;
 }
 
 const ALLOWANCE_FIELDS = { image: "image_tokens", file: "file_tokens", audio: "audio_tokens", video: "video_tokens" } as const;
@@ -152,6 +156,7 @@ function loadCatalogFacts(path: string): CatalogFacts {
     partTokens: new Map(),
     mediaRates: new Map(),
     contextLength: new Map(),
+    rules: new Map(),
   };
   let catalog: unknown;
   try {
@@ -175,6 +180,8 @@ function loadCatalogFacts(path: string): CatalogFacts {
       if (isRecord(e) && typeof e.provider === "string") facts.carriers.add(e.provider);
       if (!isRecord(e) || typeof e.upstream_model !== "string") continue;
       if (e.supports_reasoning === true) facts.reasoning.add(e.upstream_model);
+      const rules = rulesFromEndpoint(e);
+      if (rules) facts.rules.set(e.upstream_model, rules);
       if (e.reasoning_beyond_cap === true && typeof e.provider === "string") facts.reasoningBeyondCap.add(`${e.provider}\n${e.upstream_model}`);
       facts.partTokens.set(e.upstream_model, allowances);
       facts.mediaRates.set(e.upstream_model, rates);
@@ -187,13 +194,6 @@ function loadCatalogFacts(path: string): CatalogFacts {
 
 function isReasoningModel(model: string, catalogIds: Set<string>): boolean {
   return catalogIds.has(model) || model.includes("reason") || model.endsWith("-thinking");
-}
-
-/** The name of the request's first function tool, if it has one. */
-function firstToolName(tools: unknown): string | undefined {
-  const first = Array.isArray(tools) ? (tools as unknown[])[0] : undefined;
-  const fn = isRecord(first) && isRecord(first.function) ? first.function : undefined;
-  return fn && typeof fn.name === "string" && fn.name.length > 0 ? fn.name : undefined;
 }
 
 /** Waits `ms`; false when the client went away first (the timer is cancelled). */
@@ -403,7 +403,8 @@ async function serveCompletion(
   const received = await readRequest(req, res, ctx, carrier, wire, path.pathname);
   if (!received) return;
   const { record, body } = received;
-  const read = wire.read(body, { model: path.model, stream: path.stream ?? false, headers: req.headers });
+  const asked = isRecord(body) && typeof body.model === "string" ? body.model : (path.model ?? "");
+  const read = wire.read(body, { model: path.model, stream: path.stream ?? false, headers: req.headers, rules: rulesOf(asked, ctx.catalog.rules) });
   const normalized = "messages" in read ? read : null;
   const userText = normalized ? lastUserText(normalized.messages) : "";
   const directives = parseDirectives(userText, carrier);
@@ -414,7 +415,8 @@ async function serveCompletion(
   record.body = body ?? null;
   ctx.log.add(record);
   if (outageStatus !== undefined) return failOutage(req, res, record, carrier, outageStatus, ctx.log, wire);
-  const refused = wire.auth(req) ?? (normalized ? null : (read as Refusal));
+  const call = normalized ? plannedCall(directives, normalized) : null;
+  const refused = wire.auth(req) ?? (normalized ? null : (read as Refusal)) ?? (call && "status" in call ? call : null);
   if (refused) {
     record.chunks_sent = 1;
     ctx.log.settle(record, "error");
@@ -422,6 +424,7 @@ async function serveCompletion(
     return;
   }
   const n = normalized!;
+  const toolCall = call && "name" in call ? call : undefined;
 
   // The client (the router) closing early is what tests want to observe as "aborted".
   const abort = new AbortController();
@@ -467,7 +470,8 @@ async function serveCompletion(
       model,
       messages: n.messages,
       promptTokens,
-      toolName: directives.toolCall ? (firstToolName(n.tools) ?? "lookup") : undefined,
+      toolName: toolCall?.name,
+      toolArguments: toolCall?.arguments,
       maxTokens: n.maxTokens(directives.capField),
       tokens: directives.tokens,
       big: directives.big,
@@ -526,7 +530,7 @@ async function serveTokenCount(req: IncomingMessage, res: ServerResponse, carrie
   const received = await readRequest(req, res, ctx, carrier, anthropicWire, pathname);
   if (!received) return;
   const { record, body } = received;
-  const read = readCountTokens(body, req);
+  const read = readCountTokens(body, req, rulesOf(isRecord(body) && typeof body.model === "string" ? body.model : "", ctx.catalog.rules));
   const normalized = "messages" in read ? read : null;
   const directives = parseDirectives(normalized ? lastUserText(normalized.messages) : "", carrier);
   record.tag = directives.tag ?? null;

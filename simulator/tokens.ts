@@ -201,6 +201,8 @@ export interface CompletionInput {
   reasoning: boolean;
   /** Answer with a call of this tool instead of content. */
   toolName?: string;
+  /** That call's arguments (JSON text), given whole: the call is not capped. Without them, `{"query":"<words>"}` within the cap. */
+  toolArguments?: string;
   /** Which choice this is (`n`, `best_of`): 0 is the request's own seed, each other index a seed of its own. */
   choice?: number;
   /** The carrier bills reasoning on top of the cap: the cap bounds the content only, and reasoning is the request's budget when it gives one. */
@@ -234,6 +236,17 @@ export function planCompletion(input: CompletionInput): CompletionPlan {
   const content = generateWords(next, beyond ? n : n - reasoning.length);
   if (input.big !== undefined) padContent(content, input.big);
   const finishReason = wanted > n ? "length" : "stop";
+  if (input.toolName !== undefined && input.toolArguments !== undefined) {
+    const args = argumentFragments(input.toolArguments);
+    return {
+      reasoning,
+      content: [],
+      toolCall: { name: input.toolName, arguments: args },
+      finishReason: "tool_calls",
+      promptTokens: input.promptTokens,
+      completionTokens: reasoning.length + 1 + args.length,
+    };
+  }
   if (input.toolName !== undefined) {
     // The call spends the content's budget: name, `{"query":"`, words, `"}` (at least those three).
     const words = content.slice(0, Math.max(0, content.length - 3));
@@ -248,6 +261,14 @@ export function planCompletion(input: CompletionInput): CompletionPlan {
     };
   }
   return { reasoning, content, finishReason, promptTokens: input.promptTokens, completionTokens: reasoning.length + content.length };
+}
+
+/** JSON text in fragments of one token each (with the spaces before it), so they join back to exactly the text. */
+export function argumentFragments(json: string): string[] {
+  const fragments: string[] = json.match(/\s*(?:\w+|[^\w\s])/g) ?? [];
+  const tail = json.slice(fragments.join("").length); // trailing spaces, if any
+  if (tail) fragments.push(tail);
+  return fragments;
 }
 
 /**

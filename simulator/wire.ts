@@ -5,6 +5,7 @@ import type { IncomingMessage } from "node:http";
 import type { Directives } from "./directives";
 import type { CompletionPlan } from "./tokens";
 import type { Json } from "./http";
+import type { ModelRules } from "./model-rules";
 
 export type ProtocolName = "openai-chat" | "anthropic-messages" | "gemini" | "openai-responses";
 
@@ -29,12 +30,21 @@ export interface Normalized {
   /** Whether the model thinks on this request, and whether its thinking is returned. */
   thinks: boolean | null; // null: the catalog decides (OpenAI)
   showsThinking: boolean;
+  /** The model its signatures are bound to (its carrier verifies only its own: simulator/model-rules.ts); none: any model's verify. */
+  signedBy?: string;
+  /** The thinking is returned empty (Anthropic's `display: "omitted"`, the default of models that always think), still signed. */
+  thinkingOmitted?: boolean;
   /** Cache breakpoints in prompt order (Anthropic `cache_control`): the prompt text up to and including each. */
   breakpoints: string[];
   /** The prompt before the last message (implicit caches key on it). */
   implicitPrefix: string;
   /** OpenAI Responses: `include: ["reasoning.encrypted_content"]`, the reasoning comes back sealed. */
   sealsReasoning?: boolean;
+  /**
+   * The conversation ends with a tool's result, nothing after it (a loop's next turn): the model answers in text, whatever
+   * the directives ask. User text after the result (in the same turn, for Anthropic and Gemini) is a new ask.
+   */
+  endsWithToolResult: boolean;
 }
 
 export type Refusal = { status: number; message: string };
@@ -69,7 +79,7 @@ export interface Wire {
   /** The auth header this protocol's carriers check; null when it is present. */
   auth(req: IncomingMessage): Refusal | null;
   /** The request body as the engine's request, or why the carrier refuses it (400). */
-  read(body: unknown, req: { model?: string; stream: boolean; headers: IncomingMessage["headers"] }): Normalized | Refusal;
+  read(body: unknown, req: { model?: string; stream: boolean; headers: IncomingMessage["headers"]; rules?: ModelRules }): Normalized | Refusal;
   /** The protocol's error body; `refusal`: the carrier refuses the request itself (not a simulated fault). */
   errorBody(status: number, message: string, refusal?: boolean): string;
   answerJson(x: Exchange): string;
@@ -85,6 +95,11 @@ export interface Wire {
 /** A signature the simulated carrier gives to thinking (or a thought), and checks when it comes back: any change breaks it. */
 export function sign(text: string): string {
   return createHash("sha256").update(`sim-signature\n${text}`).digest("base64");
+}
+
+/** The signature of thinking `text` from a model bound to `boundTo` (its own only), else from any model. */
+export function signFor(text: string, boundTo?: string): string {
+  return boundTo === undefined ? sign(text) : sign(`${boundTo}\n${text}`);
 }
 
 /** Usage counts shared by every protocol: prompt (incl. cache), completion (incl. reasoning), reasoning. */

@@ -8,6 +8,7 @@ import { accountRoutes } from "./api/account-routes";
 import { catalogRoutes } from "./api/catalog-routes";
 import { chatRoutes } from "./api/chat-routes";
 import { messagesRoutes } from "./api/messages-routes";
+import { responsesRoutes } from "./api/responses-routes";
 import { keyManagementRoutes } from "./api/key-management-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { stripeWebhookRoutes } from "./api/stripe-webhook-routes";
@@ -21,6 +22,7 @@ api.use("*", apiCors);
 api.route("/", catalogRoutes);
 api.route("/", chatRoutes);
 api.route("/", messagesRoutes);
+api.route("/", responsesRoutes);
 api.route("/", accountRoutes);
 api.route("/", keyManagementRoutes);
 

@@ -10,8 +10,5 @@ export const chatRoutes = new Hono<AppEnv>();
 /** OpenAI's Chat Completions (the request path: src/serve/serve-request.ts). */
 chatRoutes.post("/chat/completions", requireKey, (c) => serveRequest(c, CALLER_PROTOCOLS["openai-chat"]));
 
-/** OpenAI's Responses API, stateless (the same request path). */
-chatRoutes.post("/responses", requireKey, (c) => serveRequest(c, CALLER_PROTOCOLS["openai-responses"]));
-
 /** Embeddings (src/serve/serve-embeddings.ts): routed, held, charged and recorded as completions are. */
 chatRoutes.post("/embeddings", requireKey, (c) => serveEmbeddings(c));

@@ -100,6 +100,28 @@ export const endpointSchema = z.object({
     .optional(),
   /** The parameters this carrier honours (`provider.require_parameters`); default: the model's. */
   supported_parameters: z.array(z.string()).optional(),
+  /*
+   * What newer reasoning models changed on the wire (Claude Opus 5.5 and Fable 5.1, GPT-6 Astra and 6.1 Sol,
+   * Gemini 3): read by the carrier adapters (src/protocols/outbound/), played by the simulator; docs/api/messages.md.
+   */
+  /**
+   * Thinking cannot be turned off and takes no budget (the carrier refuses "disabled" and a fixed budget with
+   * a 400): the adapter sends the carrier's adaptive form with an effort, and a request turning reasoning off
+   * goes at the lowest effort, named in the answer's metadata (`provider.require_parameters` routes around it).
+   */
+  thinking_always_on: z.boolean().optional(),
+  /**
+   * A forced tool choice (`required` or a named function) is refused by the carrier while it thinks: the
+   * adapter sends `auto` instead, named in the answer's metadata (`provider.require_parameters` routes around it).
+   */
+  refuses_forced_tool_choice: z.boolean().optional(),
+  /**
+   * Signed thinking is bound to the model that produced it: the carrier verifies only its own model's
+   * signatures, so the adapter passes on only the signed blocks this endpoint's model produced, and gives
+   * others' thinking as plain text (their signatures never reach it). Gemini 3 (which also requires a
+   * signature on a turn's function calls): calls without one of its own carry Google's skip-validation one.
+   */
+  thinking_bound_to_model: z.boolean().optional(),
 });
 
 /** A name a request may use for a model besides its id: the provider's native id or a dated snapshot (`claude-haiku-4-5-20251001`, `gpt-6.1-sol`). */

@@ -71,7 +71,13 @@ export type AdmitResult =
       route?: AdmitRoute;
       /** The hold granted: `holdNano`, or less (not below `minHoldNano`) when that is what can be paid; 0 for free. */ holdNano: number;
     }
-  | { ok: false; reason: "balance" | "key_limit"; /** What the key's remaining limit and the balance could pay (≤ 0: nothing). */ availableNano: number }
+  | {
+      ok: false;
+      reason: "balance" | "key_limit";
+      /** What the key's remaining limit and the balance could pay (≤ 0: nothing). */ availableNano: number;
+      /** A balance refusal: what holds and slices of requests in flight reserve of the balance (the 402 says when they, not the balance, ran out). */
+      heldNano?: number;
+    }
   | ({ ok: false; reason: "rate_limit" } & FreeLimitHit);
 
 export type SettleRequest = {
@@ -215,7 +221,10 @@ export class LedgerObject extends DurableObject<Env> {
       if (hit && !canPay) return { ok: false, reason: "rate_limit", ...hit };
       if (hit) route = "paid_only";
       else if (req.paid && !canPay) route = "free_only";
-    } else if (req.paid && !canPay) return { ok: false, reason: keyRoom < least ? "key_limit" : "balance", availableNano: room };
+    } else if (req.paid && !canPay)
+      return keyRoom < least
+        ? { ok: false, reason: "key_limit", availableNano: room }
+        : { ok: false, reason: "balance", availableNano: room, heldNano: this.heldNano() };
     const holdNano = route === "free_only" ? 0 : granted;
     // Every admitted request has a row, free ones too: should it die, its record says so.
     this.sql.exec(

@@ -16,6 +16,11 @@ export interface RequestFacts {
   /** The parameter names the request uses (`requestParameters`), for `require_parameters`. */
   parameters: string[];
   /**
+   * What an endpoint would take otherwise than asked (its catalog capabilities: a forced tool choice sent as
+   * `auto`, reasoning off at the lowest effort), for `require_parameters`: such an endpoint is left out.
+   */
+  adapted?: (endpoint: PricedEndpoint) => string[];
+  /**
    * Live health of an endpoint of the requested model (`routingHealth`: the snapshot and this isolate's streaks, by model and carrier). Without
    * it, throughput/latency sorting and the preferred_* cutoffs leave the order as it is.
    */
@@ -87,8 +92,8 @@ function filters(p: ProviderPreferences, facts: RequestFacts): Filter[] {
     const missing = (e: PricedEndpoint) => facts.parameters.filter((x) => !e.supportedParameters.includes(x));
     out.push({
       name: "require_parameters",
-      keep: (e) => missing(e).length === 0,
-      why: `no carrier of this model supports every parameter sent (${facts.parameters.join(", ")})`,
+      keep: (e) => missing(e).length === 0 && (facts.adapted?.(e).length ?? 0) === 0,
+      why: `no carrier of this model supports every parameter sent as sent (${facts.parameters.join(", ")}; a model that always thinks takes no reasoning off, and one may refuse a forced tool_choice while thinking)`,
     });
   }
   const max = p.max_price;

@@ -23,6 +23,8 @@ export function routingMetadata(m: {
   attempts: RouterAttempt[];
   /** Request fields the serving carrier's protocol left out (it has no such parameter). */
   dropped?: string[];
+  /** Tools the request declared that no carrier here runs (hosted tools), left out. */
+  droppedTools?: string[];
   /** Parameters the router set on the serving carrier, and to what (a completion cap the balance could pay). */
   adjusted?: Record<string, number> | undefined;
 }) {
@@ -41,8 +43,14 @@ export function routingMetadata(m: {
     },
     attempts: m.attempts,
     // RouterParams takes any field: what the carrier that served could not be sent, and what the router set on it.
-    ...(m.dropped?.length || m.adjusted
-      ? { params: { ...(m.dropped?.length ? { dropped_parameters: m.dropped } : {}), ...(m.adjusted ? { adjusted_parameters: m.adjusted } : {}) } }
+    ...(m.dropped?.length || m.droppedTools?.length || m.adjusted
+      ? {
+          params: {
+            ...(m.dropped?.length ? { dropped_parameters: m.dropped } : {}),
+            ...(m.droppedTools?.length ? { dropped_tools: m.droppedTools } : {}),
+            ...(m.adjusted ? { adjusted_parameters: m.adjusted } : {}),
+          },
+        }
       : {}),
   };
 }

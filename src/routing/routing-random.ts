@@ -4,7 +4,7 @@ import { settings, type SettingsSource } from "../settings";
 /**
  * The random source of one request's load balancing. With ROUTING_SEED set, a seeded generator
  * (mulberry32) started afresh for every request, so every request draws the same order: tests and
- * reproductions. Otherwise, with a session (`session_id`, else the `x-session-id` header), seeded by the
+ * reproductions. Otherwise, with a session (`session_id`, else the `x-session-id`, Claude Code's `x-claude-code-session-id` or Codex's `session-id` header), seeded by the
  * account and session: every request of the session draws the same order, so it stays with one carrier
  * (its prompt cache) while the carriers and their health stay as they are. Otherwise Math.random.
  */

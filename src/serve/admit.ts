@@ -37,7 +37,15 @@ export async function admit(rc: RequestContext, demand: Demand, plan: Plan, orig
   if (!admitted.ok) {
     const modelId = plan.candidates[0]!.modelId;
     if (admitted.reason === "rate_limit") throw rateLimited(admitted, modelId, `${origin}/settings/credits`);
-    throw paymentRequired(admitted.reason, caller.key, modelId, origin, admitted.availableNano > 0 ? demand.shortfall(admitted.availableNano) : null);
+    throw paymentRequired(
+      admitted.reason,
+      caller.key,
+      modelId,
+      origin,
+      admitted.availableNano > 0 ? demand.shortfall(admitted.availableNano) : null,
+      // Held money counts only when the balance itself is not spent (it would be positive without the holds).
+      admitted.heldNano !== undefined && admitted.availableNano + admitted.heldNano > 0 ? admitted.heldNano : 0,
+    );
   }
   rc.ticket = admitted.ticket;
   // No free slot left: only the priced endpoints; no money: only the free ones.

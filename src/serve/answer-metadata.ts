@@ -22,7 +22,8 @@ export function answerFacts(rc: RequestContext, selected: PricedEndpoint, body: 
             available: rc.metadata.available,
             selected,
             attempts: rc.attempts.attemptsSoFar(),
-            dropped: carrierProtocol(selected).leftOut(body),
+            dropped: carrierProtocol(selected).leftOut(body, selected),
+            droppedTools: rc.droppedTools,
             adjusted: rc.adjustedMaxTokens === null ? undefined : { max_tokens: rc.adjustedMaxTokens },
           })
         : null,

@@ -11,6 +11,7 @@ import { healthThresholds } from "../routing/health-order";
 import { balancing, routingRandom } from "../routing/routing-random";
 import { contextTooLongMessage, unsupportedPartsMessage } from "../routing/request-fit";
 import { routingHealth } from "../health/routing-health";
+import { thinkingLeftOut } from "../protocols/outbound/thinking-rules";
 import type { RequestContext } from "./request-context";
 
 export type Plan = RoutePlan & { candidates: Candidate[]; /** The caller asked for routing metadata (`X-OpenRouter-Metadata: enabled`). */ metadata: boolean };
@@ -59,14 +60,20 @@ export async function planRequest(
   if (typeof level === "object") throw new ApiError(400, `X-OpenRouter-Metadata must be "enabled" or "disabled", not "${level.invalid}".`);
 
   const health = await routingHealth(rc.env, rc.waitUntil);
-  // Claude Code names its session in its own header: the same sticky key (its prompt cache stays with one carrier).
-  const session = body.session_id ?? headers.get("x-session-id") ?? headers.get("x-claude-code-session-id") ?? undefined;
+  // Claude Code and Codex name their session in headers of their own: the same sticky key (its prompt cache stays with one carrier).
+  const session = body.session_id ?? headers.get("x-session-id") ?? headers.get("x-claude-code-session-id") ?? headers.get("session-id") ?? undefined;
   if (session !== undefined && session.length > MAX_ID_CHARS)
-    throw new ApiError(400, `The x-session-id (or x-claude-code-session-id) header must be at most ${MAX_ID_CHARS} characters.`);
+    throw new ApiError(400, `The x-session-id (or x-claude-code-session-id, session-id) header must be at most ${MAX_ID_CHARS} characters.`);
   rc.sessionId = session ?? null;
   const sticky = session ? { accountId: rc.caller.accountId, id: session } : undefined;
   const policy = { thresholds: healthThresholds(rc.env), random: balancing(rc.env) ? routingRandom(rc.env, sticky) : null };
-  const plan = planRoute(candidates, (id) => catalog.endpoints(id), body, { parameters: requestParameters(body), health }, policy);
+  const plan = planRoute(
+    candidates,
+    (id) => catalog.endpoints(id),
+    body,
+    { parameters: requestParameters(body), adapted: (e) => thinkingLeftOut(body, e), health },
+    policy,
+  );
   if (plan.endpoints.length === 0) {
     // The preferences emptied the list (404); otherwise no candidate takes the request's media or has room for it: the caller's to fix (400).
     if (plan.emptied.length) throw new ApiError(404, plan.emptied[0]!.message);

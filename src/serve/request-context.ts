@@ -29,12 +29,14 @@ export type RequestContext = {
   userAgent: string | null;
   /** The caller's `user` as sent (recorded as external_user; carriers get only its hash); null when none or before the body is read. */
   externalUser: string | null;
-  /** The request's session (`session_id`, else the `x-session-id` header): sticky routing and grouping; null when none. */
+  /** The request's session (`session_id`, else the `x-session-id`, `x-claude-code-session-id` or `session-id` header): sticky routing and grouping; null when none. */
   sessionId: string | null;
   /** The API the caller spoke (its caller protocol's `api`). */
   inboundApi: InboundApi;
   /** What the caller's answer repeats of its request (CallerProtocol.read). */
   echo: Record<string, unknown>;
+  /** The tools the request declared that no carrier here runs, left out (CallerProtocol.read): named in the answer's header and metadata. */
+  droppedTools: string[];
   startedAt: number;
   /** Resolves once the request is settled; held under waitUntil from the start so a caller leaving cannot cut settling short. */
   markSettled: () => void;
@@ -82,6 +84,7 @@ export function newRequestContext(
     sessionId: null,
     inboundApi: "chat",
     echo: {},
+    droppedTools: [],
     startedAt,
     markSettled,
     ticket: null,

@@ -67,8 +67,9 @@ export function refuseManagementKey(rc: RequestContext): void {
 
 async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: CallerProtocol): Promise<Answered> {
   refuseManagementKey(rc);
-  const { body, bytes, echo } = await read(protocol, c.req.raw, reasoningSealer(rc.env, rc.caller.accountId));
+  const { body, bytes, echo, dropped } = await read(protocol, c.req.raw, reasoningSealer(rc.env, rc.caller.accountId));
   rc.echo = echo ?? {};
+  rc.droppedTools = dropped ?? [];
   rc.externalUser = body.user ?? null;
   rc.stream = body.stream === true;
   const catalog = await loadCatalog(rc.env, rc.waitUntil);
@@ -103,7 +104,7 @@ async function serveAnswer(
     { tokens: account.tokens, charged: account.charged, endpoint: served.endpoint },
     answerFacts(rc, served.endpoint, body),
   );
-  const response = new Response(JSON.stringify(json), { headers: { "content-type": "application/json", "x-generation-id": rc.genId } });
+  const response = new Response(JSON.stringify(json), { headers: { "content-type": "application/json", ...answerHeaders(rc) } });
   return { response, outcome: servedOutcome(account) };
 }
 
@@ -143,9 +144,14 @@ async function serveStream(
   );
   // The renderer's async step (sealing), if it has one, runs on the relayed bytes on their way out.
   const response = new Response(renderer.asyncStep ? readable.pipeThrough(renderer.asyncStep) : readable, {
-    headers: { "content-type": protocol.streamContentType, "cache-control": "no-cache", "x-generation-id": rc.genId },
+    headers: { "content-type": protocol.streamContentType, "cache-control": "no-cache", ...answerHeaders(rc) },
   });
   return { response, outcome };
+}
+
+/** The headers of a served answer: its generation, and the tools left out (`x-switchyard-dropped-tools`), if any. */
+function answerHeaders(rc: RequestContext): Record<string, string> {
+  return rc.droppedTools.length ? { "x-generation-id": rc.genId, "x-switchyard-dropped-tools": rc.droppedTools.join(", ") } : { "x-generation-id": rc.genId };
 }
 
 /** A request refused or failed before anything was served: the caller's error in its protocol (`errorBody`), recorded at cost 0. */

@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { VOCABULARY } from "../../simulator/tokens.ts";
@@ -10,7 +10,9 @@ import { startServiceFixture, newAccount, type ServiceFixture } from "../node/se
 // it: Claude Code on /messages (ANTHROPIC_BASE_URL), Codex on /responses (a model provider with
 // wire_api = "responses"), each on an Anthropic model, an OpenAI model and an open model. Each must exit
 // 0 with the simulated answer (words of the simulator's vocabulary), and the request must be billed and
-// recorded under its inbound API. Their own project: `npx vitest run --project agents`.
+// recorded under its inbound API. Then real tool loops (docs/agents.md): the simulated model calls one of the
+// agent's own tools (`[sim tool_call=<name> args=<base64url JSON>]`), the agent runs it here, the result goes
+// back, the model answers — on each carrier protocol. Their own project: `npx vitest run --project agents`.
 let f: ServiceFixture;
 let home: string;
 
@@ -103,11 +105,6 @@ describe.each(MODELS)("Codex (codex exec) on %s", (model) => {
         'model_providers.switchyard.wire_api="responses"',
         "-c",
         'model_providers.switchyard.env_key="SWITCHYARD_API_KEY"',
-        // Hosted tools run on OpenAI's servers, which a router cannot reach: docs/api/responses.md.
-        "-c",
-        "web_search=disabled",
-        "-c",
-        "features.multi_agent=false",
         "-m",
         model,
         "Say hello [sim tokens=6]",
@@ -120,5 +117,122 @@ describe.each(MODELS)("Codex (codex exec) on %s", (model) => {
     const rows = (await records(account.id, "responses")).filter((r) => r.inbound_api === "responses" && r.model === model);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.status === 200 && r.cost_nano > 0)).toBe(true);
+  });
+});
+
+// One model per carrier protocol: Anthropic, OpenAI chat, Gemini, and an open model on OpenAI-compatible carriers
+// (groq, cerebras, deepinfra: the only one of the four with more than one carrier, so its sticky session means something).
+const LOOP_MODELS = ["anthropic/claude-haiku-4.5", "openai/gpt-5-mini", "google/gemini-2.5-flash", "meta-llama/llama-3.1-8b-instruct"];
+
+/** The directive that makes the simulated model call `tool` with exactly `args`. */
+const toolCall = (tool: string, args: Record<string, unknown>) => `[sim tool_call=${tool} args=${Buffer.from(JSON.stringify(args)).toString("base64url")}]`;
+
+type LoopRow = Row & { finish_reason: string | null; provider_name: string | null; session_id: string | null };
+type Audit = { usage_nano: number; records_cost_nano: number; records_pending: number };
+
+/**
+ * The records of one agent run's tool loop (this API and model): waits (bounded) until every settled request
+ * is stored (the audit: nothing pending, the records' cost is the usage) and the loop's two turns — the
+ * tool call and the answer after its result — are among them.
+ */
+async function loopRecords(accountId: string, api: string, model: string): Promise<LoopRow[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const audit = await f.admin.request<Audit>("GET", `/accounts/${accountId}/audit`);
+    const all = (await f.admin.request<{ data: LoopRow[] }>("GET", `/accounts/${accountId}/records?limit=500`)).data;
+    const rows = all.filter((r) => r.inbound_api === api && r.model === model);
+    const stored = audit.records_pending === 0 && audit.usage_nano > 0 && audit.records_cost_nano === audit.usage_nano;
+    const loop = rows.some((r) => r.finish_reason === "tool_calls") && rows.some((r) => r.finish_reason === "stop");
+    if ((stored && loop) || Date.now() > deadline) return rows;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Every turn of the loop billed and recorded under its API, one session, served by one carrier. */
+function expectOneSessionOnOneCarrier(rows: LoopRow[]): void {
+  expect(rows.map((r) => r.finish_reason)).toEqual(expect.arrayContaining(["tool_calls", "stop"]));
+  for (const r of rows) expect(r).toMatchObject({ status: 200, cost_nano: expect.any(Number) });
+  expect(rows.every((r) => r.cost_nano > 0)).toBe(true);
+  const sessions = new Set(rows.map((r) => r.session_id));
+  expect(sessions.size).toBe(1);
+  expect([...sessions][0]).toEqual(expect.any(String));
+  expect(new Set(rows.map((r) => r.provider_name)).size).toBe(1);
+}
+
+/** `claude -p` as a person runs it: only the base URL and a key, a temporary HOME and cwd (its session goes as X-Claude-Code-Session-Id). */
+function claude(cwd: string, key: string, args: string[]) {
+  return run(
+    bin("claude"),
+    args,
+    {
+      HOME: cwd,
+      ANTHROPIC_BASE_URL: `${f.url}/api`,
+      ANTHROPIC_AUTH_TOKEN: key,
+      DISABLE_AUTOUPDATER: "1",
+      DISABLE_TELEMETRY: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    },
+    cwd,
+  );
+}
+
+describe.each(LOOP_MODELS)("Claude Code tool loops on %s", (model) => {
+  it("creates a file through Write (--permission-mode acceptEdits): the file has exactly the content; each turn billed under /messages, one carrier", async () => {
+    const account = await newAccount(f, 10);
+    const cwd = mkdtempSync(join(home, "cc-write-"));
+    const file = join(cwd, "notes.txt");
+    const content = "Written by Claude Code\nthrough the router.\n";
+    const prompt = `Create notes.txt ${toolCall("Write", { file_path: file, content })}`;
+    const { code, stdout, stderr } = await claude(cwd, account.key, ["-p", prompt, "--model", model, "--permission-mode", "acceptEdits"]);
+    expect(code, stderr + stdout).toBe(0);
+    simulatedWords(stdout);
+    expect(readFileSync(file, "utf8")).toBe(content);
+    expectOneSessionOnOneCarrier(await loopRecords(account.id, "messages", model));
+  });
+
+  it("runs a command through Bash (--allowedTools Bash): the file it writes exists; each turn billed under /messages, one carrier", async () => {
+    const account = await newAccount(f, 10);
+    const cwd = mkdtempSync(join(home, "cc-bash-"));
+    const prompt = `Run it ${toolCall("Bash", { command: "printf 'bash ran' > ran.txt", description: "Write ran.txt" })}`;
+    const { code, stdout, stderr } = await claude(cwd, account.key, ["-p", prompt, "--model", model, "--allowedTools", "Bash"]);
+    expect(code, stderr + stdout).toBe(0);
+    simulatedWords(stdout);
+    expect(readFileSync(join(cwd, "ran.txt"), "utf8")).toBe("bash ran");
+    expectOneSessionOnOneCarrier(await loopRecords(account.id, "messages", model));
+  });
+});
+
+describe.each(LOOP_MODELS)("Codex tool loop on %s", (model) => {
+  it("codex exec runs exec_command (approvals and sandbox bypassed): the file it writes exists; each turn billed under /responses, one carrier", async () => {
+    const account = await newAccount(f, 10);
+    const cwd = mkdtempSync(join(home, "codex-exec-"));
+    const prompt = `Run it ${toolCall("exec_command", { cmd: "printf 'codex ran' > ran.txt" })}`;
+    const { code, stdout, stderr } = await run(
+      bin("codex"),
+      [
+        "exec",
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "-c",
+        "model_provider=switchyard",
+        "-c",
+        'model_providers.switchyard.name="Switchyard"',
+        "-c",
+        `model_providers.switchyard.base_url="${f.url}/api/v1"`,
+        "-c",
+        'model_providers.switchyard.wire_api="responses"',
+        "-c",
+        'model_providers.switchyard.env_key="SWITCHYARD_API_KEY"',
+        "-m",
+        model,
+        prompt,
+      ],
+      { HOME: cwd, CODEX_HOME: cwd, SWITCHYARD_API_KEY: account.key },
+      cwd,
+    );
+    expect(code, stderr).toBe(0);
+    simulatedWords(stdout);
+    expect(readFileSync(join(cwd, "ran.txt"), "utf8")).toBe("codex ran");
+    expectOneSessionOnOneCarrier(await loopRecords(account.id, "responses", model));
   });
 });

@@ -236,7 +236,8 @@ describe("Anthropic carrier: the token count", () => {
       system: [{ type: "text", text: "Be brief." }],
       messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
       tools: [{ name: "f", input_schema: { type: "object" } }],
-      tool_choice: { type: "any" },
+      // Anthropic refuses forcing a tool while thinking (the catalog's refuses_forced_tool_choice): auto, as the completion sends it.
+      tool_choice: { type: "auto" },
       thinking: { type: "enabled", budget_tokens: 2000 },
     });
     expect(count.answer({ input_tokens: 42 })).toBe(42);
@@ -306,7 +307,17 @@ describe("Anthropic carrier: the answer", () => {
           role: "assistant",
           content: null,
           reasoning: "I should call it",
-          reasoning_details: [{ type: "reasoning.text", text: "I should call it", signature: "sig==", format: "anthropic-claude-v1", index: 0 }],
+          reasoning_details: [
+            // Who signed it: the next turn passes the signature on only to that model.
+            {
+              type: "reasoning.text",
+              text: "I should call it",
+              signature: "sig==",
+              format: "anthropic-claude-v1",
+              index: 0,
+              signed_by: "claude-sonnet-4-5-20250929",
+            },
+          ],
           tool_calls: [{ id: "toolu_9", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } }],
         },
         finish_reason: "tool_calls",
@@ -427,7 +438,10 @@ describe("Anthropic carrier: the stream", () => {
     expect(deltas).toEqual([
       [{ role: "assistant", content: "" }, null],
       [{ reasoning: "hmm", reasoning_details: [{ type: "reasoning.text", text: "hmm", format: "anthropic-claude-v1", index: 0 }] }, null],
-      [{ reasoning_details: [{ type: "reasoning.text", text: "", signature: "sig/+=", format: "anthropic-claude-v1", index: 0 }] }, null],
+      [
+        { reasoning_details: [{ type: "reasoning.text", text: "", signature: "sig/+=", format: "anthropic-claude-v1", index: 0, signed_by: "claude-x" }] },
+        null,
+      ],
       [{ content: 'Hi "there"\n' }, null],
       [{ tool_calls: [{ index: 0, id: "toolu_1", type: "function", function: { name: "f", arguments: "" } }] }, null],
       [{ tool_calls: [{ index: 0, function: { arguments: '{"a":' } }] }, null],

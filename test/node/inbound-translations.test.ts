@@ -365,7 +365,11 @@ describe("OpenAI Responses → canonical", () => {
   it.each<[string, Json, RegExp]>([
     ["store: true", { store: true }, /stateless/],
     ["previous_response_id", { previous_response_id: "r" }, /previous_response_id/],
-    ["a hosted tool", { tools: [{ type: "file_search" }] }, /tools\.0: file_search tools/],
+    [
+      "a hosted tool under provider.require_parameters",
+      { tools: [{ type: "file_search" }], provider: { require_parameters: true } },
+      /tools\.0: file_search tools/,
+    ],
     ["an item_reference", { input: [{ type: "item_reference", id: "x" }] }, /item_reference/],
     ["an unknown item", { input: [{ type: "computer_call_output" }] }, /computer_call_output item/],
     ["truncation auto", { truncation: "auto" }, /truncation/],

@@ -108,9 +108,14 @@ describe("OpenAI Responses carrier: the request", () => {
       want: { reasoning: { effort: "low" } },
     },
     {
-      name: "reasoning off",
+      name: "reasoning off on a model that always thinks (GPT-6.1 Sol): its lowest effort, low",
       req: { messages: [{ role: "user", content: "x" }], reasoning_effort: "none" },
-      want: { reasoning: { effort: "none" } },
+      want: { reasoning: { effort: "low", summary: "auto" } },
+    },
+    {
+      name: "minimal on a model that always thinks: low",
+      req: { messages: [{ role: "user", content: "x" }], reasoning: { effort: "minimal" } },
+      want: { reasoning: { effort: "low", summary: "auto" } },
     },
     {
       name: "response_format json_schema → text.format; the session → prompt_cache_key; image and file parts",
@@ -158,7 +163,7 @@ describe("OpenAI Responses carrier: the request", () => {
 
   it("fields the Responses API has no place for are left out and named; none of them travels", () => {
     const req = { messages: [{ role: "user", content: "x" }], stop: ["END"], seed: 3, frequency_penalty: 0.5, n: 2, logit_bias: { "1": 2 } };
-    expect(openAiResponses.leftOut(body(req)).sort()).toEqual(["frequency_penalty", "logit_bias", "n", "seed", "stop"]);
+    expect(openAiResponses.leftOut(body(req), endpoint).sort()).toEqual(["frequency_penalty", "logit_bias", "n", "seed", "stop"]);
     const sent = wire(req);
     for (const f of ["stop", "seed", "frequency_penalty", "n", "logit_bias", "messages", "max_tokens"]) expect(sent).not.toHaveProperty(f);
   });

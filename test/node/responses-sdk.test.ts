@@ -25,7 +25,7 @@ const TOOL = {
   strict: false,
 };
 
-/** The event kinds OpenAI documents for a Responses stream of text, function calls and reasoning summaries. */
+/** The event kinds OpenAI documents for a Responses stream of text, function calls, reasoning summaries and raw reasoning text. */
 const DOCUMENTED = new Set([
   "response.created",
   "response.in_progress",
@@ -41,6 +41,8 @@ const DOCUMENTED = new Set([
   "response.reasoning_summary_part.done",
   "response.reasoning_summary_text.delta",
   "response.reasoning_summary_text.done",
+  "response.reasoning_text.delta",
+  "response.reasoning_text.done",
   "response.completed",
   "response.incomplete",
   "response.failed",
@@ -174,7 +176,11 @@ describe("refusals in OpenAI's error shape", () => {
   it.each([
     ["store: true", { store: true }, /stateless/],
     ["previous_response_id", { previous_response_id: "resp_x" }, /previous_response_id/],
-    ["a built-in tool", { tools: [{ type: "web_search" }] }, /tools\.0: web_search tools/],
+    [
+      "a built-in tool under provider.require_parameters",
+      { tools: [{ type: "web_search" }], provider: { require_parameters: true } },
+      /tools\.0: web_search tools/,
+    ],
     ["an unknown field", { conversation: "c1" }, /Unsupported field for \/responses: conversation/],
     ["an include we cannot produce", { include: ["file_search_call.results"] }, /include: file_search_call\.results/],
   ])("%s → 400", async (_name, extra, message) => {

@@ -41,6 +41,9 @@ async function namedEvents(res: Response): Promise<[string, Json][]> {
     });
 }
 
+/** A `[sim tool_call=…]` directive's `args=` value. */
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
+
 async function records(tag: string): Promise<RequestRecord[]> {
   return ((await (await fetch(`${sim.url}/__sim/requests?tag=${tag}&wait_ms=3000`)).json()) as { requests: RequestRecord[] }).requests;
 }
@@ -94,6 +97,60 @@ describe("simulator: Anthropic Messages", () => {
     expect(JSON.parse(json)).toHaveProperty("query");
     const delta = events.find(([n]) => n === "message_delta")![1];
     expect(delta).toMatchObject({ delta: { stop_reason: "tool_use" }, usage: { output_tokens: 9 } });
+  });
+
+  it("calls the named tool as a tool_use block with exactly the directive's input, streamed in several input_json_delta", async () => {
+    const tools = [
+      { name: "Bash", input_schema: { type: "object" } },
+      { name: "Write", input_schema: { type: "object", properties: { file_path: { type: "string" }, content: { type: "string" } } } },
+    ];
+    const input = { file_path: "/w/notes.txt", content: "two\nlines" };
+    const body = claude(`write it [sim tool_call=Write args=${b64url(input)}]`, { tools });
+    const m = (await (await messages(body)).json()) as Json;
+    expect(m.stop_reason).toBe("tool_use");
+    expect(m.content).toEqual([{ type: "tool_use", id: expect.stringMatching(/^toolu_/), name: "Write", input }]);
+    const events = await namedEvents(await messages({ ...body, stream: true }));
+    const start = events.find(([n]) => n === "content_block_start")![1];
+    expect(start.content_block).toEqual({ type: "tool_use", id: expect.stringMatching(/^toolu_/), name: "Write", input: {} });
+    const fragments = events.filter(([, d]) => d.delta?.type === "input_json_delta").map(([, d]) => d.delta.partial_json as string);
+    expect(fragments.length).toBeGreaterThan(1);
+    expect(JSON.parse(fragments.join(""))).toEqual(input);
+    expect(events.find(([n]) => n === "message_delta")![1]).toMatchObject({
+      delta: { stop_reason: "tool_use" },
+      usage: { output_tokens: 1 + fragments.length },
+    });
+  });
+
+  it("refuses a named call of an undeclared tool (400 invalid_request_error); answers text after a tool_result, a call when the user asks again beside it", async () => {
+    const tools = [{ name: "Write", input_schema: { type: "object" } }];
+    const ask = `go [sim tool_call=Bash args=${b64url({ command: "ls" })}]`;
+    for (const stream of [false, true]) {
+      const res = await messages(claude(ask, { tools, stream }));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ type: "error", error: { type: "invalid_request_error", message: expect.stringContaining('"Bash"') } });
+    }
+    const write = `go [sim tool_call=Write args=${b64url({ file_path: "/w/a", content: "x" })}]`;
+    const turns = (last: Json[]) => [
+      { role: "user", content: write },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Write", input: { file_path: "/w/a", content: "x" } }] },
+      { role: "user", content: last },
+    ];
+    // The result itself holds the directive (a command that echoed the prompt): still the loop's end.
+    const loop = claude(write, { tools, messages: turns([{ type: "tool_result", tool_use_id: "toolu_1", content: `cat: ${write}` }]) });
+    const m = (await (await messages(loop)).json()) as Json;
+    expect(m.stop_reason).toBe("end_turn");
+    expect(m.content).toEqual([{ type: "text", text: expect.any(String) }]);
+    const events = await namedEvents(await messages({ ...loop, stream: true }));
+    expect(events.some(([, d]) => d.content_block?.type === "tool_use")).toBe(false);
+    // The user's next words beside the result ask again: a call.
+    const again = claude(write, {
+      tools,
+      messages: turns([
+        { type: "tool_result", tool_use_id: "toolu_1", content: "File created" },
+        { type: "text", text: write },
+      ]),
+    });
+    expect(((await (await messages(again)).json()) as Json).stop_reason).toBe("tool_use");
   });
 
   it.each([
@@ -220,6 +277,48 @@ describe("simulator: Gemini", () => {
     expect(call.thoughtSignature).toBe(sign(`lookup\n${JSON.stringify(call.functionCall.args)}`));
   });
 
+  it("calls the named tool as a functionCall with exactly the directive's args, stream and not; refuses an undeclared one", async () => {
+    const tools = [{ functionDeclarations: [{ name: "lookup" }, { name: "exec_command", parameters: { type: "object" } }] }];
+    const args = { cmd: "echo done > out.txt" };
+    const body = gem(`run [sim tool_call=exec_command args=${b64url(args)}]`, { tools, generationConfig: { thinkingConfig: { thinkingBudget: 0 } } });
+    const r = (await (await generate(body)).json()) as Json;
+    expect(r.candidates[0].content.parts).toEqual([
+      { functionCall: { name: "exec_command", args }, thoughtSignature: sign(`exec_command\n${JSON.stringify(args)}`) },
+    ]);
+    const events = (await (await generate(body, true)).text())
+      .split("\n\n")
+      .filter(Boolean)
+      .map((e) => JSON.parse(e.slice("data: ".length)) as Json);
+    const calls = events.flatMap((e) => e.candidates[0].content.parts).filter((p: Json) => p.functionCall);
+    expect(calls.map((p: Json) => p.functionCall)).toEqual([{ name: "exec_command", args }]);
+    const undeclared = await generate(gem(`run [sim tool_call=Bash args=${b64url(args)}]`, { tools }));
+    expect(undeclared.status).toBe(400);
+    expect(await undeclared.json()).toEqual({ error: { code: 400, message: expect.stringContaining('"Bash"'), status: "INVALID_ARGUMENT" } });
+  });
+
+  it("answers text when the conversation ends with a functionResponse, though it holds the directive; a call when text follows it", async () => {
+    const args = { cmd: "ls" };
+    const ask = `run [sim tool_call=exec_command args=${b64url(args)}]`;
+    const body = (last: Json[]) =>
+      gem(ask, {
+        tools: [{ functionDeclarations: [{ name: "exec_command" }] }],
+        contents: [
+          { role: "user", parts: [{ text: ask }] },
+          { role: "model", parts: [{ functionCall: { name: "exec_command", args }, thoughtSignature: sign(`exec_command\n${JSON.stringify(args)}`) }] },
+          { role: "user", parts: last },
+        ],
+      });
+    // The response itself holds the directive (a command that echoed the prompt): still the loop's end.
+    const r = (await (await generate(body([{ functionResponse: { name: "exec_command", response: { output: `echo: ${ask}` } } }]))).json()) as Json;
+    expect(r.candidates[0].finishReason).toBe("STOP");
+    expect(r.candidates[0].content.parts.every((p: Json) => typeof p.text === "string")).toBe(true);
+    // The user's next words after the response ask again: a call.
+    const again = (await (
+      await generate(body([{ functionResponse: { name: "exec_command", response: { output: "out.txt" } } }, { text: ask }]))
+    ).json()) as Json;
+    expect(again.candidates[0].content.parts.some((p: Json) => p.functionCall)).toBe(true);
+  });
+
   it.each([
     [{ "content-type": "application/json" }, gem("x"), 403, "PERMISSION_DENIED"],
     [undefined, { ...gem("x"), n: 2 }, 400, "INVALID_ARGUMENT"],
@@ -270,5 +369,63 @@ describe("simulator: Gemini", () => {
       }).then((r) => r.json() as Promise<Json>);
     await chat("one");
     expect((await chat("two")).usage.prompt_tokens_details).toEqual({ cached_tokens: 1024 });
+  });
+});
+
+describe("simulator: tool calls and results pair up, or the carrier refuses the history (400)", () => {
+  const chat = (messages: Json[]) =>
+    fetch(`${sim.url}/openai/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "gpt-5-mini", messages }),
+      signal: AbortSignal.timeout(5000),
+    });
+  const call = (id: string) => ({ id, type: "function", function: { name: "f", arguments: "{}" } });
+
+  it("OpenAI chat: each tool_calls id answered by a tool message right after, and no tool message without its call", async () => {
+    const ask = { role: "user", content: "q" };
+    const asked = { role: "assistant", content: null, tool_calls: [call("c1"), call("c2")] };
+    const result = (id: string) => ({ role: "tool", tool_call_id: id, content: "ok" });
+    expect((await chat([ask, asked, result("c1"), result("c2"), ask])).status).toBe(200);
+    for (const history of [
+      [ask, asked, result("c1"), ask], // c2 unanswered
+      [ask, asked, ask, result("c1"), result("c2")], // not right after
+      [ask, asked, result("c1"), result("c2"), result("c3")], // no such call
+      [ask, result("c1")],
+    ]) {
+      const res = await chat(history);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as Json).error.type).toBe("invalid_request_error");
+    }
+  });
+
+  it("Anthropic: each tool_use answered by a tool_result in the next message, each tool_result by a tool_use before it", async () => {
+    const use = { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "f", input: {} }] };
+    const result = (id: string) => ({ role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "ok" }] });
+    expect((await messages(claude("x", { messages: [{ role: "user", content: "q" }, use, result("toolu_1")] }))).status).toBe(200);
+    for (const history of [
+      [{ role: "user", content: "q" }, use, { role: "user", content: "no result" }],
+      [{ role: "user", content: "q" }, use, result("toolu_2")],
+      [result("toolu_1")],
+    ]) {
+      const res = await messages(claude("x", { messages: history }));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ type: "error", error: { type: "invalid_request_error", message: expect.stringContaining("tool_") } });
+    }
+  });
+
+  it("Gemini: a functionResponse turn right after the functionCall turn, as many responses as calls", async () => {
+    const calls = { role: "model", parts: [{ functionCall: { name: "f", args: {} } }, { functionCall: { name: "g", args: {} } }] };
+    const responses = (n: number) => ({ role: "user", parts: Array.from({ length: n }, (_, i) => ({ functionResponse: { name: "fg"[i], response: {} } })) });
+    expect((await generate(gem("x", { contents: [{ role: "user", parts: [{ text: "q" }] }, calls, responses(2)] }))).status).toBe(200);
+    for (const contents of [
+      [{ role: "user", parts: [{ text: "q" }] }, calls, responses(1)],
+      [{ role: "user", parts: [{ text: "q" }] }, calls, { role: "user", parts: [{ text: "no response" }] }],
+      [responses(1)],
+    ]) {
+      const res = await generate(gem("x", { contents }));
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as Json).error.status).toBe("INVALID_ARGUMENT");
+    }
   });
 });

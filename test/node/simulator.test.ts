@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lastUserText, parseDirectives } from "../../simulator/directives";
 import { defaultProfile, FIRST_BYTE_MS_RANGE, TPS_RANGE } from "../../simulator/profiles";
 import { startSimulator, type RequestRecord, type Simulator } from "../../simulator/server";
-import { countPromptTokens, countRequestTokens, countTokens, tokenize } from "../../simulator/tokens";
+import { argumentFragments, countPromptTokens, countRequestTokens, countTokens, tokenize } from "../../simulator/tokens";
 
 type Json = Record<string, unknown>;
 
@@ -139,6 +139,11 @@ async function chatStream(carrier: string, body: Json): Promise<{ raw: string; d
   return { raw, data, chunks };
 }
 
+/** A directive's `args=` value: base64url of the JSON, without padding. */
+function b64url(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString("base64url");
+}
+
 function words(text: string): string[] {
   return text.split(" ").slice(1); // every word carries its leading space
 }
@@ -262,6 +267,27 @@ describe("directives", () => {
     ];
     expect(lastUserText(messages)).toBe("new\n[sim tokens=2]");
     expect(lastUserText([{ role: "system", content: "x" }])).toBe("");
+  });
+
+  it("reads a named tool call: tool_call=<name> and args=<base64url of a JSON object>, padded or not", () => {
+    const args = { file_path: "/x/a b.txt", content: "line 1\nline 2 é ü" };
+    const encoded = b64url(args);
+    expect(encoded).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(parseDirectives(`do it [sim tool_call=Write args=${encoded}]`, "a")).toEqual({ ...NO_DIRECTIVES, toolCallName: "Write", toolCallArgs: args });
+    const padded = Buffer.from(JSON.stringify({ a: 1 })).toString("base64url") + "=";
+    expect(parseDirectives(`[sim args=${padded} tool_call=f]`, "a")).toMatchObject({ toolCallName: "f", toolCallArgs: { a: 1 } });
+    // Not base64url, not JSON, not an object: null, so the call is refused rather than made with other arguments.
+    for (const bad of ["a+b/", b64url([1, 2]), Buffer.from("not json").toString("base64url"), b64url("s")])
+      expect(parseDirectives(`[sim tool_call=f args=${bad}]`, "a").toolCallArgs).toBeNull();
+    expect(parseDirectives("[sim tool_call=f]", "a")).toEqual({ ...NO_DIRECTIVES, toolCallName: "f" });
+  });
+
+  it("splits call arguments into one-token fragments that join back to exactly the JSON", () => {
+    const json = JSON.stringify({ cmd: "echo 'a  b' > out.txt", n: [1, 2.5] });
+    const fragments = argumentFragments(json);
+    expect(fragments.join("")).toBe(json);
+    expect(fragments.length).toBe(countTokens(json));
+    expect(fragments.length).toBeGreaterThan(5);
   });
 });
 
@@ -471,6 +497,63 @@ describe("reasoning_content, tool calls, the carrier's provider field and images
     expect(message.content).toBeNull();
     expect(message.tool_calls![0]!.function).toEqual({ name: "get_weather", arguments: args.join("") });
     expect(json.choices[0]!.finish_reason).toBe("tool_calls");
+  });
+
+  it("calls the named tool with exactly the directive's arguments, in several deltas when streamed; usage counts each", async () => {
+    const tools = [
+      { type: "function", function: { name: "exec_command", parameters: { type: "object", properties: { cmd: { type: "string" } } } } },
+      { type: "function", function: { name: "write_stdin", parameters: { type: "object" } } },
+    ];
+    const args = { cmd: "printf 'hi there' > out.txt", workdir: "/tmp/x" };
+    const body = {
+      ...userBody(`run it [sim tool_call=write_stdin tool_call=exec_command args=${b64url(args)}]`),
+      tools,
+      stream_options: { include_usage: true },
+    };
+    const { chunks } = await chatStream("groq", body);
+    const calls = chunks.slice(1, -2).map((c) => c.choices[0]!.delta.tool_calls![0]!);
+    expect(calls[0]).toMatchObject({ index: 0, id: expect.stringMatching(/^call_/), type: "function", function: { name: "exec_command", arguments: "" } });
+    const fragments = calls.slice(1).map((c) => c.function.arguments);
+    expect(fragments.length).toBeGreaterThan(1);
+    expect(JSON.parse(fragments.join(""))).toEqual(args);
+    expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(chunks.at(-1)!.usage).toMatchObject({ completion_tokens: 1 + fragments.length });
+    const json = await chatJson("groq", { ...body, stream_options: undefined });
+    expect(json.choices[0]!.message.content).toBeNull();
+    expect(json.choices[0]!.message.tool_calls![0]!.function.name).toBe("exec_command");
+    expect(JSON.parse(json.choices[0]!.message.tool_calls![0]!.function.arguments)).toEqual(args);
+    expect(json.choices[0]!.finish_reason).toBe("tool_calls");
+  });
+
+  it("refuses a named call of a tool the request did not declare, or without JSON-object args, as a carrier's 400", async () => {
+    const tools = [{ type: "function", function: { name: "exec_command", parameters: { type: "object" } } }];
+    for (const text of [`[sim tool_call=Bash args=${b64url({ command: "ls" })}]`, "[sim tool_call=exec_command]", "[sim tool_call=exec_command args=!!]"]) {
+      for (const stream of [false, true]) {
+        const res = await chat("groq", { ...userBody(text), tools, stream });
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as ErrorBody).error).toMatchObject({ type: "invalid_request_error", code: 400 });
+      }
+    }
+    const none = await chat("groq", userBody(`[sim tool_call=exec_command args=${b64url({})}]`));
+    expect(((await none.json()) as ErrorBody).error.message).toContain('"exec_command"');
+  });
+
+  it("answers in text when the conversation ends with a tool result, though the user message still holds the directive", async () => {
+    const tools = [{ type: "function", function: { name: "exec_command", parameters: { type: "object" } } }];
+    const ask = `run it [sim tool_call=exec_command args=${b64url({ cmd: "ls" })}]`;
+    const messages = [
+      { role: "user", content: ask },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "exec_command", arguments: '{"cmd":"ls"}' } }] },
+      { role: "tool", tool_call_id: "c1", content: "out.txt" },
+    ];
+    for (const directive of [ask, "[sim tool_call]"]) {
+      const json = await chatJson("groq", { model: PLAIN, tools, messages: [{ role: "user", content: directive }, ...messages.slice(1)] });
+      expect(json.choices[0]!.message.tool_calls).toBeUndefined();
+      expect(json.choices[0]!.finish_reason).toBe("stop");
+      expect(words(json.choices[0]!.message.content).length).toBeGreaterThan(0);
+      const { chunks } = await chatStream("groq", { model: PLAIN, tools, messages: [{ role: "user", content: directive }, ...messages.slice(1)] });
+      expect(chunks.some((c) => c.choices[0]?.delta.tool_calls)).toBe(false);
+    }
   });
 
   it("calls a tool named lookup when the request has no tools", async () => {

@@ -63,11 +63,11 @@ describe("ledger", () => {
       expect(admit("g1", 600)).toEqual({ ok: true, holdNano: 600 });
       expect(ledger.totals().heldNano).toBe(600);
       // 400 left: a 600 hold with nothing to lower is refused, saying what could be paid…
-      expect(admit("g2", 600)).toEqual({ ok: false, reason: "balance", availableNano: 400 });
+      expect(admit("g2", 600)).toEqual({ ok: false, reason: "balance", availableNano: 400, heldNano: 600 });
       // …one that may go as low as 50 (its cap lowered) gets the 400.
       expect(admit("g2", 600, 50)).toEqual({ ok: true, holdNano: 400 });
-      // Available is now 0: the next paid request is refused, a free one is not.
-      expect(admit("g3", 1, 1)).toEqual({ ok: false, reason: "balance", availableNano: 0 });
+      // Available is now 0: the next paid request is refused (the balance is all held by requests in flight), a free one is not.
+      expect(admit("g3", 1, 1)).toEqual({ ok: false, reason: "balance", availableNano: 0, heldNano: 1000 });
       expect(admit("g4", 0, undefined, false)).toEqual({ ok: true, holdNano: 0 });
       expect(settleOne(ledger, { genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(true);
       expect(settleOne(ledger, { genId: "g1", keyHash: "k", costNano: 500, record: record("g1", "x", 500) })).toBe(false);

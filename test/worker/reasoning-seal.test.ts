@@ -104,6 +104,8 @@ describe("sealed reasoning on /responses", () => {
       error: {
         code: 400,
         message: expect.stringMatching(/^input\.1\.encrypted_content: this reasoning envelope does not open: it was altered, or sealed for another account/),
+        type: "invalid_request_error",
+        param: "input.1.encrypted_content",
       },
     });
     expect(await simRequests(tag)).toEqual([]);

@@ -94,22 +94,23 @@ describe("price-weighted balancing (ROUTING_BALANCE=price)", () => {
     expect(leads.size).toBeGreaterThan(1);
   });
 
-  it("a session sticks to one carrier (its prompt cache stays warm): every request of it is drawn the same (session_id, x-session-id or x-claude-code-session-id); the record keeps it", async () => {
+  it("a session sticks to one carrier (its prompt cache stays warm): every request of it is drawn the same (session_id, x-session-id, Claude Code's x-claude-code-session-id or Codex's session-id); the record keeps it", async () => {
     const a = await newAccount(10);
     const vars = { ROUTING_BALANCE: "price" };
     const expected = (session: string) => balanceByPrice(catalog.endpoints(LLAMA), routingRandom(vars, { accountId: a.accountId, id: session }))[0]!.provider;
     for (const session of ["conv-1", "conv-2", "conv-3"]) {
-      for (let i = 0; i < 6; i++) {
+      for (let i = 0; i < 8; i++) {
         const tag = uniqueTag();
-        // Turns alternate the ways of naming the session: the body, x-session-id, Claude Code's x-claude-code-session-id.
-        const via = i % 3;
+        // Turns alternate the ways of naming the session: the body, x-session-id, Claude Code's x-claude-code-session-id, Codex's session-id.
+        const via = i % 4;
         const body = { model: LLAMA, ...(via === 0 ? { session_id: session } : {}), ...user(`turn ${i} [sim tag=${tag}]`) };
-        const headers: Record<string, string> = via === 1 ? { "x-session-id": session } : via === 2 ? { "x-claude-code-session-id": session } : {};
-        const { res } = await chatWithVars(vars, a.key, body, headers);
+        const header = [undefined, "x-session-id", "x-claude-code-session-id", "session-id"][via];
+        const { res } = await chatWithVars(vars, a.key, body, header ? { [header]: session } : {});
         expect(res.status).toBe(200);
         const { id } = (await res.json()) as Json;
         expect((await simRequests(tag))[0]!.carrier).toBe(expected(session));
-        if (i === 0) expect((await generation(a.key, id)).session_id).toBe(session);
+        // Each way of naming it is the session the record keeps.
+        if (i < 4) expect((await generation(a.key, id)).session_id).toBe(session);
       }
     }
   });

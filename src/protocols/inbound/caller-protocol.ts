@@ -84,9 +84,10 @@ export interface CallerProtocol {
   /**
    * The caller's request as the canonical request, and its size in bytes (what the hold bounds the prompt
    * by): 413 over the limit, 400 when it is not one; with what its answer repeats of the request, if anything.
-   * `sealer` opens what the caller brought back sealed (null: the deployment has no key).
+   * `sealer` opens what the caller brought back sealed (null: the deployment has no key). `dropped`: the
+   * tools the request declared that no carrier here runs (hosted tools), left out and named in the answer.
    */
-  read(req: Request, sealer: Sealer | null): Promise<{ body: ChatRequest; bytes: number; echo?: Record<string, unknown> }>;
+  read(req: Request, sealer: Sealer | null): Promise<{ body: ChatRequest; bytes: number; echo?: Record<string, unknown>; dropped?: string[] }>;
 
   /** A prompt to count (a token-count request: the request's shape, no completion asked), as the canonical request; for protocols with a count endpoint. */
   readPrompt?(req: Request): Promise<ChatRequest>;

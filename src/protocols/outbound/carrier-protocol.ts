@@ -55,8 +55,9 @@ export interface CarrierProtocol {
   /**
    * The request's fields this protocol leaves out (it has no such parameter), named in the routing
    * metadata (`params.dropped_parameters`); `provider.require_parameters` keeps such carriers out instead.
+   * Also what this endpoint takes otherwise than asked (its catalog capabilities: a forced tool choice it refuses).
    */
-  leftOut(body: ChatRequest): string[];
+  leftOut(body: ChatRequest, endpoint: PricedEndpoint): string[];
   /** A non-stream answer's JSON as the canonical answer, or why it is unusable; `body` is the request it answers (e.g. `reasoning.exclude`). */
   answer(json: unknown, body: ChatRequest): AnswerOrUnusable;
   /** Whether an answer's content type is this protocol's event stream. */

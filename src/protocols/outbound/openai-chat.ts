@@ -3,6 +3,8 @@ import { carrierView } from "../../request/router-fields";
 import type { ChatRequest } from "../../request/chat-request";
 import { reasoningAsk, type Effort } from "../../request/reasoning";
 import { openAiEmbeddings } from "./embeddings/openai-embeddings";
+import { reasoningOffRefused, relaxesToolChoice, thinkingLeftOut } from "./thinking-rules";
+import type { PricedEndpoint } from "../../catalog/catalog";
 
 /**
  * The OpenAI Chat Completions protocol (`POST {base}/chat/completions`, a Bearer key), which most carriers
@@ -21,10 +23,13 @@ export const openAiChat: CarrierProtocol = {
       rest.stream_options = { ...options, include_usage: true };
     }
     // "{…}"; a chat request always has messages, so never "{}". Each variant serialized once, when first needed.
-    let plain: string | undefined;
-    let reasoningModel: string | undefined;
+    const variants = new Map<string, string>();
     return (endpoint) => {
-      const fields = endpoint.reasoning_model_rules ? (reasoningModel ??= JSON.stringify(reasoningModelFields(rest))) : (plain ??= JSON.stringify(rest));
+      const off = reasoningOffRefused(body, endpoint);
+      const relaxed = relaxesToolChoice(body, endpoint);
+      const key = `${endpoint.reasoning_model_rules ? 1 : 0}${off ? 1 : 0}${relaxed ? 1 : 0}`;
+      let fields = variants.get(key);
+      if (fields === undefined) variants.set(key, (fields = JSON.stringify(endpointFields(rest, endpoint, off, relaxed))));
       return `{"model":${JSON.stringify(endpoint.upstream_model)},${fields.slice(1)}`;
     };
   },
@@ -33,8 +38,8 @@ export const openAiChat: CarrierProtocol = {
     return null;
   },
 
-  leftOut() {
-    return []; // every field goes as sent
+  leftOut(body, endpoint) {
+    return thinkingLeftOut(body, endpoint); // every other field goes as sent
   },
 
   url(base) {
@@ -60,6 +65,25 @@ export const openAiChat: CarrierProtocol = {
     return null; // OpenAI chat completion chunks are the canonical events
   },
 };
+
+/**
+ * The fields for one endpoint: OpenAI's reasoning-model rules where it follows them; where the model
+ * always thinks (`thinking_always_on`: GPT-6 Astra and 6.1 Sol have no effort `none`), reasoning turned off
+ * goes at the lowest effort; a forced tool choice the endpoint refuses while thinking goes as `auto`.
+ */
+function endpointFields(rest: Record<string, unknown>, endpoint: PricedEndpoint, off: boolean, relaxed: boolean): Record<string, unknown> {
+  let out = rest;
+  if (off) {
+    const { reasoning: _reasoning, reasoning_effort: _effort, include_reasoning: _include, ...on } = rest;
+    out = { ...on, ...(endpoint.reasoning_model_rules ? { reasoning_effort: LOWEST_EFFORT } : { reasoning: { effort: LOWEST_EFFORT } }) };
+  }
+  if (endpoint.reasoning_model_rules) out = reasoningModelFields(out);
+  if (relaxed) out = { ...out, tool_choice: "auto" };
+  return out;
+}
+
+/** The least effort a model that always thinks takes (OpenAI's and OpenRouter's `low`). */
+const LOWEST_EFFORT = "low";
 
 /**
  * OpenAI's reasoning-model rules: the cap as `max_completion_tokens` (they refuse `max_tokens`), the

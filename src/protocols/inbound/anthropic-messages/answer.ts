@@ -1,4 +1,5 @@
 import type { CanonicalAnswer } from "../../../request/answer";
+import { withOrigin } from "./signature-origin";
 import type { CarrierUsage } from "../../../request/usage";
 
 type Obj = Record<string, unknown>;
@@ -53,8 +54,12 @@ export function contentBlocks(answer: CanonicalAnswer): Obj[] {
   const details = Array.isArray(message.reasoning_details) ? (message.reasoning_details as Obj[]) : [];
   for (const d of details) {
     if (d.type === "reasoning.text")
-      blocks.push({ type: "thinking", thinking: typeof d.text === "string" ? d.text : "", signature: typeof d.signature === "string" ? d.signature : "" });
-    else if (d.type === "reasoning.encrypted" && typeof d.data === "string") blocks.push({ type: "redacted_thinking", data: d.data });
+      blocks.push({
+        type: "thinking",
+        thinking: typeof d.text === "string" ? d.text : "",
+        signature: typeof d.signature === "string" ? withOrigin(d.signature, d) : "",
+      });
+    else if (d.type === "reasoning.encrypted" && typeof d.data === "string") blocks.push({ type: "redacted_thinking", data: withOrigin(d.data, d) });
   }
   const reasoning = typeof message.reasoning === "string" ? message.reasoning : typeof message.reasoning_content === "string" ? message.reasoning_content : "";
   if (!details.length && reasoning !== "") blocks.push({ type: "thinking", thinking: reasoning, signature: "" });

@@ -1,3 +1,4 @@
+import { readOrigin } from "./signature-origin";
 import { isObj, refuse, refuseUnknownFields, ROUTER_FIELDS_TAKEN, type Obj } from "../request-checks";
 
 /** The Messages API's request fields we take, and the router's own (as on /chat/completions). */
@@ -154,10 +155,14 @@ function assistantMessage(blocks: unknown[], i: number): Obj {
     if (!isObj(b)) refuse(`${at}: must be a block.`);
     if (b.type === "text") texts.push(withCache({ type: "text", text: b.text }, b));
     else if (b.type === "tool_use") calls.push({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } });
-    else if (b.type === "thinking")
-      details.push({ type: "reasoning.text", text: b.thinking, signature: b.signature ?? null, format: "anthropic-claude-v1", index: details.length });
-    else if (b.type === "redacted_thinking") details.push({ type: "reasoning.encrypted", data: b.data, format: "anthropic-claude-v1", index: details.length });
-    else refuse(`${at}: a ${String(b.type)} block has no equivalent in an assistant turn here.`);
+    else if (b.type === "thinking") {
+      // The origin our answer put before the signature (./signature-origin.ts) read back off it.
+      const { value, origin } = readOrigin(b.signature);
+      details.push({ type: "reasoning.text", text: b.thinking, signature: value ?? null, index: details.length, ...origin });
+    } else if (b.type === "redacted_thinking") {
+      const { value, origin } = readOrigin(b.data);
+      details.push({ type: "reasoning.encrypted", data: value, index: details.length, ...origin });
+    } else refuse(`${at}: a ${String(b.type)} block has no equivalent in an assistant turn here.`);
   });
   const plain = texts.every((t) => t.cache_control === undefined);
   const message: Obj = { role: "assistant", content: texts.length === 0 ? (calls.length ? null : "") : plain ? texts.map((t) => t.text).join("") : texts };

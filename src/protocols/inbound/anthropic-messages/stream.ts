@@ -1,5 +1,6 @@
 import { ChunkStream, reasoningText, type Obj } from "../chunk-stream";
 import type { ChunkFailure } from "../caller-protocol";
+import { withOrigin } from "./signature-origin";
 import { anthropicUsage, messageId, stopReason } from "./answer";
 
 type Block = { kind: "text" | "thinking" | "tool_use"; index: number; toolIndex?: number };
@@ -61,7 +62,7 @@ export class MessagesStream extends ChunkStream {
       if (d.type === "reasoning.encrypted" && typeof d.data === "string") {
         out += this.close();
         const index = this.next++;
-        out += event("content_block_start", { type: "content_block_start", index, content_block: { type: "redacted_thinking", data: d.data } });
+        out += event("content_block_start", { type: "content_block_start", index, content_block: { type: "redacted_thinking", data: withOrigin(d.data, d) } });
         out += event("content_block_stop", { type: "content_block_stop", index });
       }
     if (reasoning !== "")
@@ -72,7 +73,11 @@ export class MessagesStream extends ChunkStream {
       if (d.type === "reasoning.text" && typeof d.signature === "string" && d.signature !== "")
         out +=
           this.ensure("thinking") +
-          event("content_block_delta", { type: "content_block_delta", index: this.open!.index, delta: { type: "signature_delta", signature: d.signature } });
+          event("content_block_delta", {
+            type: "content_block_delta",
+            index: this.open!.index,
+            delta: { type: "signature_delta", signature: withOrigin(d.signature, d) },
+          });
     if (typeof delta.content === "string" && delta.content !== "")
       out +=
         this.ensure("text") +

@@ -2,6 +2,7 @@ import type { CanonicalAnswer } from "../../../request/answer";
 import type { CarrierUsage } from "../../../request/usage";
 import type { AnswerFacts } from "../caller-protocol";
 import type { PendingSeals } from "./reasoning-envelope";
+import { echoedFields } from "./echo";
 
 type Obj = Record<string, unknown>;
 
@@ -36,14 +37,23 @@ export function statusOf(finish: string | null): { status: "completed" | "incomp
 }
 
 /**
- * A reasoning output item: the reasoning text as its summary; when the details are to be sealed
+ * A reasoning output item. Its text is the model's raw reasoning (`raw`: it came as bare text, as open
+ * models give their chain of thought) → `content` as a `reasoning_text` part, as OpenAI returns gpt-oss's;
+ * or a summary (the carrier gave it in reasoning details of its own, `describesText`: Anthropic's and
+ * Gemini's thinking, which their makers summarize) → `summary` as a `summary_text` part. When the details are to be sealed
  * (`include`: `seals`), `encrypted_content` holds their placeholder until the async step seals them.
  */
-export function reasoningItem(id: string, text: string, details: Obj[], seals: PendingSeals | null, status = "completed"): Obj {
-  const item: Obj = { type: "reasoning", id, summary: text === "" ? [] : [{ type: "summary_text", text }] };
+export function reasoningItem(id: string, text: string, details: Obj[], seals: PendingSeals | null, status = "completed", raw = false): Obj {
+  const item: Obj = { type: "reasoning", id, summary: text === "" || raw ? [] : [{ type: "summary_text", text }] };
+  if (raw && text !== "") item.content = [{ type: "reasoning_text", text }];
   if (seals && details.length) item.encrypted_content = seals.placeholder(details);
   item.status = status;
   return item;
+}
+
+/** Whether reasoning details carry the reasoning text themselves (the carrier's own thinking blocks): then that text is a summary, not raw reasoning. */
+export function describesText(details: Obj[]): boolean {
+  return details.some((d) => typeof d.text === "string" && d.text !== "");
 }
 
 export function messageItem(id: string, text: string, status = "completed"): Obj {
@@ -70,7 +80,8 @@ export function outputItems(answer: CanonicalAnswer, genId: string, seals: Pendi
       : typeof message.reasoning_content === "string"
         ? message.reasoning_content
         : details.map((d) => (typeof d.text === "string" ? d.text : "")).join("");
-  if (reasoning !== "" || details.length) items.push(reasoningItem(itemId("rs", genId, items.length), reasoning, details, seals));
+  if (reasoning !== "" || details.length)
+    items.push(reasoningItem(itemId("rs", genId, items.length), reasoning, details, seals, "completed", !describesText(details)));
   if (typeof message.content === "string" && message.content !== "") items.push(messageItem(itemId("msg", genId, items.length), message.content));
   if (Array.isArray(message.tool_calls))
     for (const call of message.tool_calls as Obj[]) {
@@ -108,31 +119,16 @@ export function responseObject(
     completed_at: fields.completedAt,
     error: fields.error ?? null,
     incomplete_details: fields.incomplete_details ?? null,
-    instructions: e.instructions ?? null,
-    max_output_tokens: e.max_output_tokens ?? null,
     max_tool_calls: null,
     model: facts.model,
     output: fields.output,
     output_text: text,
-    parallel_tool_calls: e.parallel_tool_calls ?? true,
     previous_response_id: null,
-    prompt_cache_key: e.prompt_cache_key ?? null,
-    reasoning: e.reasoning ?? null,
-    safety_identifier: e.safety_identifier ?? null,
-    service_tier: e.service_tier ?? null,
     store: false,
-    temperature: e.temperature ?? null,
-    text: e.text ?? { format: { type: "text" } },
-    tool_choice: e.tool_choice ?? "auto",
-    tools: e.tools ?? [],
     top_logprobs: 0,
-    top_p: e.top_p ?? null,
-    presence_penalty: e.presence_penalty ?? null,
-    frequency_penalty: e.frequency_penalty ?? null,
     truncation: "disabled",
     usage: fields.usage,
-    user: e.user ?? null,
-    metadata: e.metadata ?? {},
+    ...echoedFields(e),
     ...(metadata ? { openrouter_metadata: metadata } : {}),
   };
 }

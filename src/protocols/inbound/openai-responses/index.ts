@@ -5,6 +5,8 @@ import { chatFromResponses } from "./request";
 import { outputItems, responseObject, responsesUsage, statusOf } from "./answer";
 import { noSealKey, openEnvelopes, PendingSeals, requireSealer } from "./reasoning-envelope";
 import { ResponsesStream } from "./stream";
+import { responsesErrorBody } from "./errors";
+import { callerCallItems, echoedToolNames } from "./tools";
 
 /**
  * OpenAI's Responses API, stateless as OpenRouter's (`POST /api/v1/responses`: the openai SDK's
@@ -20,17 +22,18 @@ export const openAiResponses: CallerProtocol = {
 
   async read(req, sealer) {
     const { json, bytes } = await readModelRequest(req);
-    const { chat, echo } = chatFromResponses(json, await openEnvelopes(json, sealer));
+    const { chat, echo, dropped } = chatFromResponses(json, await openEnvelopes(json, sealer));
     // Asked for sealed reasoning that cannot be sealed: refused before any carrier is asked, never sent in the clear.
     if (echo.include_encrypted_reasoning === true && sealer === null) throw noSealKey();
-    return { body: parseChatRequest(chat), bytes, echo };
+    return { body: parseChatRequest(chat), bytes, echo, dropped };
   },
 
   async answer(answer, billed, facts) {
     const choice = (answer.choices[0] ?? {}) as { finish_reason?: unknown };
     const { status, incomplete_details } = statusOf(typeof choice.finish_reason === "string" ? choice.finish_reason : null);
     const seals = facts.echo.include_encrypted_reasoning === true ? new PendingSeals() : null;
-    const output = outputItems(answer, facts.genId, seals);
+    // The carrier's calls named back as the caller's tools (namespaced functions, custom tools: ./tools.ts).
+    const output = callerCallItems(outputItems(answer, facts.genId, seals), echoedToolNames(facts.echo));
     if (seals) {
       const sealer = requireSealer(facts.sealer);
       for (const item of output) if (typeof item.encrypted_content === "string") item.encrypted_content = await seals.fill(item.encrypted_content, sealer);
@@ -43,7 +46,6 @@ export const openAiResponses: CallerProtocol = {
   },
 
   errorBody(err) {
-    // OpenAI's shape with OpenRouter's numeric code, as /chat/completions answers.
-    return { error: err.metadata ? { code: err.status, message: err.message, metadata: err.metadata } : { code: err.status, message: err.message } };
+    return responsesErrorBody(err);
   },
 };

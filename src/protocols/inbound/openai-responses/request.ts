@@ -1,5 +1,7 @@
 import { isObj, refuse, refuseUnknownFields, ROUTER_FIELDS_TAKEN, type Obj } from "../request-checks";
 import { reasoningDetails, type OpenedEnvelopes } from "./reasoning-envelope";
+import { strictApplied } from "./echo";
+import { carrierName, carrierToolChoice, carrierTools, customArguments, type ToolNames } from "./tools";
 
 /** The Responses API's request fields we take, and the router's own (as on /chat/completions). */
 const TAKEN = new Set([
@@ -63,12 +65,14 @@ const ENCRYPTED_REASONING = "reasoning.encrypted_content";
  * `instructions` → a system message; `input` items → chat messages in order (user, system and developer
  * messages; assistant messages, `function_call` and `reasoning` items of one assistant turn → one
  * assistant message with its text, `tool_calls` and `reasoning_details`; `function_call_output` → a
- * `tool` message); function tools; `tool_choice`; `reasoning`; `max_output_tokens` → `max_tokens`;
+ * `tool` message; `custom_tool_call` and its output alike); function, `namespace` and `custom` tools and
+ * `additional_tools` items → function tools, hosted tools dropped (`dropped`: ./tools.ts); `tool_choice`;
+ * `reasoning`; `max_output_tokens` → `max_tokens`;
  * `text.format` → `response_format`; `prompt_cache_key` → the session (sticky routing) and the carrier's
  * cache key. Fields and items with no equivalent are refused with a 400 naming them. Our reasoning
  * envelopes come opened (`opened`: ./reasoning-envelope.ts, the async step before this one).
  */
-export function chatFromResponses(json: Obj, opened: OpenedEnvelopes = new Map()): { chat: Obj; echo: Obj } {
+export function chatFromResponses(json: Obj, opened: OpenedEnvelopes = new Map()): { chat: Obj; echo: Obj; dropped: string[] } {
   refuseUnknownFields(json, TAKEN, "/responses");
   refuseStateful(json);
   if (json.input === undefined || json.input === null) refuse("input: Field required (a string or an array of items).");
@@ -82,27 +86,28 @@ export function chatFromResponses(json: Obj, opened: OpenedEnvelopes = new Map()
   if (typeof json.prompt_cache_key === "string" && out.session_id === undefined) out.session_id = json.prompt_cache_key;
   if (json.stream === true) out.stream_options = { include_usage: true };
 
+  // Tools first: the history's calls are named as the carrier knows their tools (./tools.ts).
+  const strict = isObj(json.provider) && json.provider.require_parameters === true;
+  const { tools, names, dropped } = carrierTools(json, strict, tool);
   const messages: Obj[] = [];
   if (typeof json.instructions === "string" && json.instructions !== "") messages.push({ role: "system", content: json.instructions });
   else if (json.instructions !== undefined && json.instructions !== null && typeof json.instructions !== "string") refuse("instructions: must be a string.");
-  messages.push(...inputMessages(json.input, opened));
+  messages.push(...inputMessages(json.input, opened, names));
   out.messages = messages;
 
-  if (json.tools !== undefined && json.tools !== null) {
-    if (!Array.isArray(json.tools)) refuse("tools: must be an array.");
-    if (json.tools.length) out.tools = (json.tools as unknown[]).map(tool);
-  }
-  const choice = toolChoice(json.tool_choice);
+  if (tools.length) out.tools = tools;
+  const choice = (isObj(json.tool_choice) && carrierToolChoice(json.tool_choice, names)) || toolChoice(json.tool_choice);
   if (choice !== null) out.tool_choice = choice;
   if (isObj(json.reasoning)) {
-    const reasoning = Object.fromEntries(Object.entries(json.reasoning).filter(([k, v]) => v !== null && k !== "generate_summary"));
+    // `context` (Codex at its default model: which turns' reasoning the model keeps) is OpenAI's own: carriers get their reasoning back through the input.
+    const reasoning = Object.fromEntries(Object.entries(json.reasoning).filter(([k, v]) => v !== null && k !== "generate_summary" && k !== "context"));
     if (Object.keys(reasoning).length) out.reasoning = reasoning;
   } else if (json.reasoning !== undefined && json.reasoning !== null) refuse("reasoning: must be an object ({effort, summary}).");
   Object.assign(out, textConfig(json.text));
 
-  const echo: Obj = { include_encrypted_reasoning: includes(json.include) };
+  const echo: Obj = { include_encrypted_reasoning: includes(json.include), tool_names: names };
   for (const k of ECHOED) if (json[k] !== undefined) echo[k] = json[k];
-  return { chat: out, echo };
+  return { chat: out, echo, dropped };
 }
 
 function refuseStateful(json: Obj): void {
@@ -129,7 +134,7 @@ function includes(include: unknown): boolean {
 }
 
 /** `input` as chat messages: the assistant side of a turn (its messages, function calls and reasoning) gathered into one message. */
-function inputMessages(input: unknown, opened: OpenedEnvelopes): Obj[] {
+function inputMessages(input: unknown, opened: OpenedEnvelopes, names: ToolNames): Obj[] {
   if (typeof input === "string") return [{ role: "user", content: input }];
   if (!Array.isArray(input)) refuse("input: must be a string or an array of items.");
   const out: Obj[] = [];
@@ -160,8 +165,19 @@ function inputMessages(input: unknown, opened: OpenedEnvelopes): Obj[] {
         assistant().calls.push({
           id: item.call_id,
           type: "function",
-          function: { name: item.name, arguments: typeof item.arguments === "string" ? item.arguments : "{}" },
+          function: { name: carrierName(names, "function", item.name, item.namespace), arguments: typeof item.arguments === "string" ? item.arguments : "{}" },
         });
+        return;
+      case "custom_tool_call":
+        if (typeof item.call_id !== "string" || typeof item.name !== "string") refuse(`${at}: a custom_tool_call needs call_id and name.`);
+        assistant().calls.push({
+          id: item.call_id,
+          type: "function",
+          function: { name: carrierName(names, "custom", item.name, item.namespace), arguments: customArguments(item.input) },
+        });
+        return;
+      case "additional_tools":
+        // Its tools are the request's (./tools.ts); nothing of it is a message.
         return;
       case "reasoning":
         // Only its encrypted content can go back to a carrier; a summary alone carries nothing it accepts.
@@ -169,6 +185,7 @@ function inputMessages(input: unknown, opened: OpenedEnvelopes): Obj[] {
           assistant().details.push(...reasoningDetails(item.encrypted_content, opened, at));
         return;
       case "function_call_output":
+      case "custom_tool_call_output":
         flush();
         if (typeof item.call_id !== "string") refuse(`${at}.call_id: Field required.`);
         out.push(...toolOutput(item, at));
@@ -176,7 +193,9 @@ function inputMessages(input: unknown, opened: OpenedEnvelopes): Obj[] {
       case "item_reference":
         return refuse(`${at}: item_reference needs stored responses, which this router does not keep: send the item itself.`);
       default:
-        return refuse(`${at}: a ${String(type)} item has no equivalent here (message, function_call, function_call_output and reasoning items are accepted).`);
+        return refuse(
+          `${at}: a ${String(type)} item has no equivalent here (message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, additional_tools and reasoning items are accepted).`,
+        );
     }
   });
   flush();
@@ -238,16 +257,11 @@ function toolOutput(item: Obj, at: string): Obj[] {
   return out;
 }
 
-function tool(t: unknown, i: number): Obj {
-  if (!isObj(t)) refuse(`tools.${i}: must be an object.`);
-  if (t.type !== "function")
-    refuse(
-      `tools.${i}: ${String(t.type)} tools run on OpenAI's servers, which this router does not call; define a function tool (name, parameters) and run it yourself.`,
-    );
-  if (typeof t.name !== "string") refuse(`tools.${i}.name: Field required.`);
+/** A function tool as the carriers' (its type and name checked by ./tools.ts, which then gives it its carrier name). */
+function tool(t: Obj): Obj {
   const fn: Obj = { name: t.name, parameters: t.parameters ?? { type: "object", properties: {} } };
   if (typeof t.description === "string") fn.description = t.description;
-  if (typeof t.strict === "boolean") fn.strict = t.strict;
+  if (typeof t.strict === "boolean" || strictApplied(t)) fn.strict = strictApplied(t); // the Responses API's default is strict: ./echo.ts
   return { type: "function", function: fn };
 }
 

@@ -1,6 +1,6 @@
 import type { AnswerOrUnusable } from "../../../request/answer";
 import { utf8Bytes } from "../../../request/token-estimate";
-import { ANTHROPIC_REASONING_FORMAT } from "./request";
+import { ANTHROPIC_REASONING_FORMAT } from "./thinking";
 
 type Obj = Record<string, unknown>;
 
@@ -66,14 +66,23 @@ export function anthropicAnswer(json: unknown, excludeReasoning = false): Answer
   let reasoning = "";
   const details: Obj[] = [];
   const toolCalls: Obj[] = [];
+  // Who signed: the next turn passes a signature on only to the model that can verify it (./thinking.ts).
+  const signedBy = typeof msg.model === "string" && msg.model !== "" ? { signed_by: msg.model } : {};
   for (const block of msg.content) {
     if (block.type === "text" && typeof block.text === "string") text += block.text;
     else if (block.type === "thinking") {
       const thinking = typeof block.thinking === "string" ? block.thinking : "";
       reasoning += thinking;
-      details.push({ type: "reasoning.text", text: thinking, signature: block.signature ?? null, format: ANTHROPIC_REASONING_FORMAT, index: details.length });
+      details.push({
+        type: "reasoning.text",
+        text: thinking,
+        signature: block.signature ?? null,
+        format: ANTHROPIC_REASONING_FORMAT,
+        index: details.length,
+        ...signedBy,
+      });
     } else if (block.type === "redacted_thinking")
-      details.push({ type: "reasoning.encrypted", data: block.data, format: ANTHROPIC_REASONING_FORMAT, index: details.length });
+      details.push({ type: "reasoning.encrypted", data: block.data, format: ANTHROPIC_REASONING_FORMAT, index: details.length, ...signedBy });
     else if (block.type === "tool_use")
       toolCalls.push({ id: block.id, type: "function", function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
   }

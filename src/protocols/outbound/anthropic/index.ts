@@ -1,10 +1,12 @@
 import type { CarrierProtocol } from "../carrier-protocol";
-import { anthropicBody, NOT_TAKEN, STRUCTURED_OUTPUTS_BETA, structuredOutput } from "./request";
+import { anthropicBody, NOT_TAKEN, STRUCTURED_OUTPUTS_BETA, usesStructuredOutputs } from "./request";
 import { presentFields } from "../../../request/present-fields";
 import { anthropicAnswer } from "./answer";
 import { AnthropicStreamDecoder } from "./stream";
 import { anthropicTokenCount } from "./token-count";
 import { excludesReasoning } from "../../../request/reasoning";
+import { thinkingLeftOut } from "../thinking-rules";
+import { budgetLeftOut } from "./thinking";
 
 /** The `anthropic-version` every request names (the Messages API's stable version). */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -29,12 +31,12 @@ export const anthropicMessages: CarrierProtocol = {
     // go along where this carrier takes them (its catalog `betas`); others are dropped, never a failure.
     const taken = new Set(endpoint.providerEntry.betas ?? []);
     const flags = new Set((body.anthropic_beta ?? []).filter((f) => taken.has(f)));
-    if (structuredOutput(body)) flags.add(STRUCTURED_OUTPUTS_BETA);
+    if (usesStructuredOutputs(body, endpoint)) flags.add(STRUCTURED_OUTPUTS_BETA);
     return flags.size ? { "anthropic-beta": [...flags].join(",") } : null;
   },
 
-  leftOut(body) {
-    return presentFields(body, NOT_TAKEN);
+  leftOut(body, endpoint) {
+    return [...presentFields(body, NOT_TAKEN), ...thinkingLeftOut(body, endpoint), ...budgetLeftOut(body, endpoint)];
   },
 
   url(base) {

@@ -1,11 +1,14 @@
 import type { PricedEndpoint } from "../../../catalog/catalog";
 import type { ChatRequest } from "../../../request/chat-request";
 import { Untranslatable } from "../../../request/errors";
-import { reasoningAsk, thinkingBudget } from "../../../request/reasoning";
+import { detailBlocks, thinkingFields } from "./thinking";
+import { relaxesToolChoice } from "../thinking-rules";
+
+export { ANTHROPIC_REASONING_FORMAT, MIN_THINKING_BUDGET } from "./thinking";
 
 type Obj = Record<string, unknown>;
 type Block = Obj & { type: string };
-type Turn = { role: "user" | "assistant"; content: Block[] };
+export type Turn = { role: "user" | "assistant"; content: Block[] };
 
 /** The beta flag of Anthropic's structured outputs (`output_format`). */
 export const STRUCTURED_OUTPUTS_BETA = "structured-outputs-2025-11-13";
@@ -18,12 +21,8 @@ export function structuredOutput(body: ChatRequest): unknown {
   return schema === undefined ? null : schema;
 }
 
-/** Anthropic's least thinking budget (`budget_tokens`). */
-export const MIN_THINKING_BUDGET = 1024;
 /** Most `cache_control` breakpoints one request may carry. */
 export const MAX_CACHE_BREAKPOINTS = 4;
-/** The `reasoning_details` format of Anthropic's signed thinking. */
-export const ANTHROPIC_REASONING_FORMAT = "anthropic-claude-v1";
 
 /**
  * Chat fields Anthropic's Messages API does not take. They are left out (the catalog does not list them
@@ -35,13 +34,14 @@ export const NOT_TAKEN = ["n", "frequency_penalty", "presence_penalty", "logprob
  * The chat request as an Anthropic Messages body: system and developer messages → top-level `system`;
  * the other messages → alternating user/assistant turns of blocks (tool calls → `tool_use`, tool
  * messages → `tool_result` blocks in the next user turn, before that turn's own content; signed
- * reasoning → `thinking` blocks, first in their turn, signatures untouched); tools → `input_schema`;
- * `tool_choice` (`required` → `any`); `stop` → `stop_sequences`; reasoning → `thinking`; `max_tokens`
- * always set. `cache_control` stays where the caller put it (at most 4).
+ * reasoning → `thinking` blocks, first in their turn, signatures untouched, where this endpoint's model
+ * can verify them: ./thinking.ts); tools → `input_schema`; `tool_choice` (`required` → `any`; `auto`
+ * where the endpoint refuses forcing a tool while it thinks); `stop` → `stop_sequences`; reasoning →
+ * `thinking` (./thinking.ts); `max_tokens` always set. `cache_control` stays where the caller put it (at most 4).
  */
 export function anthropicBody(body: ChatRequest, stream: boolean, userHash: string | null, endpoint: PricedEndpoint): Obj {
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? endpoint.max_completion_tokens ?? endpoint.context_length;
-  const { system, turns } = conversation(body.messages as Obj[]);
+  const { system, turns } = conversation(body.messages as Obj[], endpoint);
   const out: Obj = { model: endpoint.upstream_model, max_tokens: maxTokens };
   if (system.length) out.system = system;
   out.messages = turns;
@@ -55,8 +55,8 @@ export function anthropicBody(body: ChatRequest, stream: boolean, userHash: stri
   const stop = body.stop;
   if (typeof stop === "string") out.stop_sequences = [stop];
   else if (Array.isArray(stop) && stop.length) out.stop_sequences = stop;
-  if (Array.isArray(body.tools) && body.tools.length) out.tools = body.tools.map(tool);
-  const choice = toolChoice(body.tool_choice, body.parallel_tool_calls);
+  if (Array.isArray(body.tools) && body.tools.length) out.tools = body.tools.map((t) => tool(t, endpoint));
+  const choice = toolChoice(relaxesToolChoice(body, endpoint) ? "auto" : body.tool_choice, body.parallel_tool_calls);
   if (choice) out.tool_choice = choice;
   if (userHash !== null) out.metadata = { user_id: userHash };
   const format = body.response_format as Obj | null | undefined;
@@ -71,21 +71,14 @@ export function anthropicBody(body: ChatRequest, stream: boolean, userHash: stri
     throw new Untranslatable(
       `response_format ${String(format.type)} has no equivalent on Anthropic carriers: use json_schema (structured outputs) with a schema, or ask for JSON in the prompt.`,
     );
-  const ask = reasoningAsk(body);
-  if (ask?.on) {
-    if (maxTokens <= MIN_THINKING_BUDGET)
-      throw new Untranslatable(
-        `Reasoning on Anthropic needs max_tokens above ${MIN_THINKING_BUDGET} (its least thinking budget); this request allows ${maxTokens}.`,
-      );
-    out.thinking = { type: "enabled", budget_tokens: Math.min(thinkingBudget(ask, maxTokens, MIN_THINKING_BUDGET), maxTokens - 1) };
-  }
+  Object.assign(out, thinkingFields(body, endpoint, maxTokens));
   const breakpoints = countCacheControl(out);
   if (breakpoints > MAX_CACHE_BREAKPOINTS)
     throw new Untranslatable(`The request marks ${breakpoints} cache_control breakpoints; Anthropic takes at most ${MAX_CACHE_BREAKPOINTS}.`);
   return out;
 }
 
-function conversation(messages: Obj[]): { system: Block[]; turns: Turn[] } {
+function conversation(messages: Obj[], endpoint: PricedEndpoint): { system: Block[]; turns: Turn[] } {
   const system: Block[] = [];
   const turns: Turn[] = [];
   const push = (role: Turn["role"], blocks: Block[], first = false) => {
@@ -106,7 +99,7 @@ function conversation(messages: Obj[]): { system: Block[]; turns: Turn[] } {
         push("user", contentBlocks(m.content));
         break;
       case "assistant":
-        push("assistant", assistantBlocks(m));
+        push("assistant", assistantBlocks(m, endpoint));
         break;
       case "tool":
         push("user", [toolResult(m)], true);
@@ -116,7 +109,21 @@ function conversation(messages: Obj[]): { system: Block[]; turns: Turn[] } {
     }
   }
   for (const t of turns) if (t.content.length === 0) t.content.push({ type: "text", text: "" });
-  return { system, turns };
+  return { system, turns: withUserFirst(turns) };
+}
+
+/** The user turn put before a history Anthropic would refuse for how it starts (`withUserFirst`). */
+export const OPENING_USER_TURN: Turn = { role: "user", content: [{ type: "text", text: "(conversation continues)" }] };
+
+/**
+ * Anthropic's Messages API refuses a conversation that does not start with a user turn (a history opening
+ * with the assistant, as a client resuming or seeding one sends) or has no turn at all (only a system
+ * prompt): other APIs take both. Such a history gets a minimal user turn first (`OPENING_USER_TURN`),
+ * so the request is served as the caller wrote it rather than refused by the carrier (docs/protocols.md).
+ */
+export function withUserFirst(turns: Turn[]): Turn[] {
+  if (turns[0]?.role === "user") return turns;
+  return [{ role: "user", content: OPENING_USER_TURN.content.map((b) => ({ ...b })) }, ...turns];
 }
 
 function firstNonResult(blocks: Block[]): number {
@@ -167,15 +174,10 @@ function source(url: string, what: string): Obj {
   throw new Untranslatable(`An ${what} part needs a data: URL (base64) or an http(s) URL on Anthropic.`);
 }
 
-function assistantBlocks(m: Obj): Block[] {
+function assistantBlocks(m: Obj, endpoint: PricedEndpoint): Block[] {
   const blocks: Block[] = [];
-  // Signed thinking first, byte for byte as the carrier gave it.
-  if (Array.isArray(m.reasoning_details))
-    for (const d of m.reasoning_details as Obj[]) {
-      if (d.type === "reasoning.text" && typeof d.signature === "string" && d.signature !== "")
-        blocks.push({ type: "thinking", thinking: typeof d.text === "string" ? d.text : "", signature: d.signature });
-      else if (d.type === "reasoning.encrypted" && typeof d.data === "string") blocks.push({ type: "redacted_thinking", data: d.data });
-    }
+  // Signed thinking first, byte for byte as the carrier gave it (where this model can verify it).
+  if (Array.isArray(m.reasoning_details)) for (const d of m.reasoning_details as Obj[]) blocks.push(...(detailBlocks(d, endpoint) as Block[]));
   if (typeof m.content === "string") {
     if (m.content !== "") blocks.push({ type: "text", text: m.content });
   } else if (Array.isArray(m.content)) blocks.push(...contentBlocks(m.content));
@@ -204,12 +206,24 @@ function toolResult(m: Obj): Block {
   return withCache({ type: "tool_result", tool_use_id: m.tool_call_id, content }, m);
 }
 
-function tool(t: unknown): Obj {
+function tool(t: unknown, endpoint: PricedEndpoint): Obj {
   const fn = ((t as Obj).function ?? {}) as Obj;
   if ((t as Obj).type !== "function") throw new Untranslatable(`Anthropic carriers take only function tools here (found ${String((t as Obj).type)}).`);
   const out: Obj = { name: fn.name, input_schema: fn.parameters ?? { type: "object", properties: {} } };
   if (typeof fn.description === "string") out.description = fn.description;
+  if (strictTools(endpoint) && fn.strict === true) out.strict = true;
   return withCache(out, t as Obj);
+}
+
+/** Whether this endpoint enforces a tool's schema (`strict: true`, Anthropic's strict tool use, a part of its structured outputs beta). */
+function strictTools(endpoint: PricedEndpoint): boolean {
+  return endpoint.supportedParameters.includes("structured_outputs");
+}
+
+/** Whether the body asks the endpoint for structured output of any kind: `output_format`, or a strict tool (the beta flag goes with either). */
+export function usesStructuredOutputs(body: ChatRequest, endpoint: PricedEndpoint): boolean {
+  if (structuredOutput(body) !== null) return true;
+  return strictTools(endpoint) && Array.isArray(body.tools) && body.tools.some((t) => ((t as Obj).function as Obj | undefined)?.strict === true);
 }
 
 function toolChoice(choice: unknown, parallel: boolean | null | undefined): Obj | null {

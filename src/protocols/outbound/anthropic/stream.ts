@@ -1,6 +1,6 @@
 import type { SseEvent } from "../../../http/sse-parser";
 import { utf8Bytes } from "../../../request/token-estimate";
-import { ANTHROPIC_REASONING_FORMAT } from "./request";
+import { ANTHROPIC_REASONING_FORMAT } from "./thinking";
 import { canonicalUsage, finishReason, readAnthropicUsage, type AnthropicUsage } from "./answer";
 
 type Obj = Record<string, unknown>;
@@ -28,6 +28,8 @@ export class AnthropicStreamDecoder {
   private readonly toolIndex = new Map<number, number>();
   private tools = 0;
   private details = 0;
+  /** The model message_start names: the signer of this answer's thinking (./thinking.ts). */
+  private signedBy: { signed_by?: string } = {};
 
   /** `excludeReasoning` (`reasoning.exclude`): thinking is billed (its bytes estimate the reasoning tokens) but not relayed. */
   constructor(private readonly excludeReasoning = false) {}
@@ -46,6 +48,7 @@ export class AnthropicStreamDecoder {
       case "message_start": {
         const m = (e.message ?? {}) as Obj;
         const created = Math.floor(Date.now() / 1000);
+        if (typeof m.model === "string" && m.model !== "") this.signedBy = { signed_by: m.model };
         this.head = `{"id":${JSON.stringify(String(m.id ?? ""))},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(String(m.model ?? ""))}`;
         if (m.usage !== undefined) {
           readAnthropicUsage(m.usage, this.usage);
@@ -87,7 +90,9 @@ export class AnthropicStreamDecoder {
     if (block.type === "redacted_thinking" && !this.excludeReasoning)
       return [
         this.chunk(
-          JSON.stringify({ reasoning_details: [{ type: "reasoning.encrypted", data: block.data, format: ANTHROPIC_REASONING_FORMAT, index: this.details++ }] }),
+          JSON.stringify({
+            reasoning_details: [{ type: "reasoning.encrypted", data: block.data, format: ANTHROPIC_REASONING_FORMAT, index: this.details++, ...this.signedBy }],
+          }),
         ),
       ];
     if (block.type === "thinking") this.details++;
@@ -112,7 +117,14 @@ export class AnthropicStreamDecoder {
       }
       case "signature_delta": {
         if (this.excludeReasoning) return [];
-        const detail = { type: "reasoning.text", text: "", signature: delta.signature, format: ANTHROPIC_REASONING_FORMAT, index: this.details - 1 };
+        const detail = {
+          type: "reasoning.text",
+          text: "",
+          signature: delta.signature,
+          format: ANTHROPIC_REASONING_FORMAT,
+          index: this.details - 1,
+          ...this.signedBy,
+        };
         return [this.chunk(JSON.stringify({ reasoning_details: [detail] }))];
       }
       default:

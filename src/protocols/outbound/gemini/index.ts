@@ -6,6 +6,7 @@ import { presentFields } from "../../../request/present-fields";
 import { geminiAnswer } from "./answer";
 import { GeminiStreamDecoder } from "./stream";
 import { geminiEmbeddings } from "../embeddings/gemini-embeddings";
+import { thinkingLeftOut } from "../thinking-rules";
 
 /**
  * Google's Gemini API (`POST {base}/v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`,
@@ -27,8 +28,8 @@ export const gemini: CarrierProtocol = {
     return null;
   },
 
-  leftOut(body) {
-    return presentFields(body, NOT_TAKEN);
+  leftOut(body, endpoint) {
+    return [...presentFields(body, NOT_TAKEN), ...thinkingLeftOut(body, endpoint)];
   },
 
   url(base, endpoint, stream) {

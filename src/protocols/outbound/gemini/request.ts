@@ -2,6 +2,7 @@ import type { PricedEndpoint } from "../../../catalog/catalog";
 import type { ChatRequest } from "../../../request/chat-request";
 import { Untranslatable } from "../../../request/errors";
 import { reasoningAsk, thinkingBudget } from "../../../request/reasoning";
+import { reasoningOffRefused, relaxesToolChoice } from "../thinking-rules";
 
 type Obj = Record<string, unknown>;
 type Part = Obj;
@@ -43,7 +44,7 @@ export function geminiBody(body: ChatRequest, endpoint: PricedEndpoint): Obj {
         push("user", contentParts(m.content));
         break;
       case "assistant":
-        push("model", modelParts(m));
+        push("model", modelParts(m, endpoint));
         break;
       case "tool":
         push("user", [functionResponse(m, names)]);
@@ -58,7 +59,7 @@ export function geminiBody(body: ChatRequest, endpoint: PricedEndpoint): Obj {
   const config = generationConfig(body, endpoint);
   if (Object.keys(config).length) out.generationConfig = config;
   if (Array.isArray(body.tools) && body.tools.length) out.tools = [{ functionDeclarations: body.tools.map(declaration) }];
-  const toolConfig = functionCalling(body.tool_choice);
+  const toolConfig = functionCalling(relaxesToolChoice(body, endpoint) ? "auto" : body.tool_choice);
   if (toolConfig) out.toolConfig = { functionCallingConfig: toolConfig };
   return out;
 }
@@ -91,7 +92,10 @@ function generationConfig(body: ChatRequest, endpoint: PricedEndpoint): Obj {
   const ask = reasoningAsk(body);
   if (ask !== null)
     config.thinkingConfig = !ask.on
-      ? { thinkingBudget: 0 }
+      ? // A model that only works thinking (Gemini 2.5 Pro, 3.x: `thinking_always_on`) refuses budget 0: its least budget.
+        reasoningOffRefused(body, endpoint)
+        ? { thinkingBudget: MIN_THINKING_BUDGET, includeThoughts: false }
+        : { thinkingBudget: 0 }
       : {
           // Without an effort or a budget, Gemini's own dynamic budget (-1).
           thinkingBudget: ask.budget ?? (ask.effort ? thinkingBudget(ask, cap ?? endpoint.max_completion_tokens ?? 8192, MIN_THINKING_BUDGET) : -1),
@@ -175,7 +179,10 @@ function media(url: string, fallbackType: string): Part {
   throw new Untranslatable("A media part needs a data: URL (base64) or an http(s) URL on Gemini.");
 }
 
-function modelParts(m: Obj): Part[] {
+/** Google's documented thought signature for a function call the model did not make (Gemini 3 then skips validating it). */
+export const SKIP_SIGNATURE_VALIDATION = "skip_thought_signature_validator";
+
+function modelParts(m: Obj, endpoint: PricedEndpoint): Part[] {
   const parts: Part[] = [];
   const signatures = new Map<string | null, string>();
   if (Array.isArray(m.reasoning_details))
@@ -196,6 +203,11 @@ function modelParts(m: Obj): Part[] {
   // A signature not tied to a tool call goes back on the turn's first part, as Gemini gave it.
   const loose = signatures.get(null);
   if (loose !== undefined && parts.length && parts[0]!.thoughtSignature === undefined) parts[0]!.thoughtSignature = loose;
+  // Gemini 3 requires a signature on a turn's function calls (a 400 without one), and its signatures are its
+  // own: calls another carrier or model made (a fallback mid tool loop) carry Google's documented sentinel.
+  const calls = parts.filter((p) => p.functionCall !== undefined);
+  if (endpoint.thinking_bound_to_model && calls.length && calls.every((p) => p.thoughtSignature === undefined))
+    calls[0]!.thoughtSignature = SKIP_SIGNATURE_VALIDATION;
   return parts;
 }
 

@@ -5,6 +5,7 @@ import { openAiEmbeddings } from "../embeddings/openai-embeddings";
 import { NOT_TAKEN, responsesBody } from "./request";
 import { responsesAnswer } from "./answer";
 import { ResponsesStreamDecoder } from "./stream";
+import { thinkingLeftOut } from "../thinking-rules";
 
 /**
  * OpenAI's Responses API (`POST {base}/responses`, a Bearer key), stateless (`store: false`): the chat
@@ -26,8 +27,8 @@ export const openAiResponses: CarrierProtocol = {
     return null;
   },
 
-  leftOut(body) {
-    return presentFields(body, NOT_TAKEN);
+  leftOut(body, endpoint) {
+    return [...presentFields(body, NOT_TAKEN), ...thinkingLeftOut(body, endpoint)];
   },
 
   url(base) {

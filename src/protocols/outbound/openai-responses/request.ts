@@ -2,6 +2,7 @@ import type { PricedEndpoint } from "../../../catalog/catalog";
 import type { ChatRequest } from "../../../request/chat-request";
 import { Untranslatable } from "../../../request/errors";
 import { reasoningAsk } from "../../../request/reasoning";
+import { reasoningOffRefused, relaxesToolChoice } from "../thinking-rules";
 
 type Obj = Record<string, unknown>;
 
@@ -39,8 +40,9 @@ export const NOT_TAKEN = [
  * (OpenAI's own `reasoning_details` only: another carrier's signatures mean nothing to OpenAI) →
  * `reasoning` items, its tool calls → `function_call` items, tool messages → `function_call_output`;
  * function tools flat (`{type, name, description, parameters, strict}`: strict only when asked, as in
- * chat, where OpenAI's Responses default is strict); `tool_choice`; reasoning → `reasoning.effort` and
- * `summary: "auto"` (none when `reasoning.exclude`); the cap → `max_output_tokens`; `response_format` →
+ * chat, where OpenAI's Responses default is strict); `tool_choice` (`auto` where the endpoint refuses a
+ * forced one while thinking: ../thinking-rules.ts); reasoning → `reasoning.effort` (at least `low` on a model
+ * that always thinks) and `summary: "auto"` (none when `reasoning.exclude`); the cap → `max_output_tokens`; `response_format` →
  * `text.format`; the session → `prompt_cache_key`; `user` (hashed) → `safety_identifier`.
  */
 export function responsesBody(body: ChatRequest, stream: boolean, userHash: string | null, endpoint: PricedEndpoint): Obj {
@@ -58,14 +60,17 @@ export function responsesBody(body: ChatRequest, stream: boolean, userHash: stri
   for (const k of ["temperature", "top_p", "parallel_tool_calls", "service_tier", "metadata"] as const)
     if (body[k] !== undefined && body[k] !== null) out[k] = body[k];
   if (Array.isArray(body.tools) && body.tools.length) out.tools = body.tools.map(tool);
-  const choice = toolChoice(body.tool_choice);
+  const choice = relaxesToolChoice(body, endpoint) ? "auto" : toolChoice(body.tool_choice);
   if (choice !== null) out.tool_choice = choice;
   const format = textFormat(body.response_format as Obj | null | undefined);
   if (format) out.text = { format };
   const ask = reasoningAsk(body);
   if (ask !== null) {
-    const reasoning: Obj = { effort: ask.on ? (ask.effort ?? "medium") : "none" };
-    if (ask.on && !ask.exclude) reasoning.summary = body.reasoning?.summary ?? "auto";
+    // A model that always thinks (`thinking_always_on`: GPT-6.1 Sol) takes neither none nor minimal: its lowest is low.
+    const always = endpoint.thinking_always_on === true;
+    const effort = ask.on ? (ask.effort ?? "medium") : "none";
+    const reasoning: Obj = { effort: always && (effort === "none" || effort === "minimal") ? "low" : effort };
+    if ((ask.on || reasoningOffRefused(body, endpoint)) && !(ask.on && ask.exclude)) reasoning.summary = body.reasoning?.summary ?? "auto";
     out.reasoning = reasoning;
   }
   if (endpoint.supports_reasoning) out.include = ["reasoning.encrypted_content"];
