@@ -10,6 +10,11 @@ export interface ModelRules {
   refusesForcedToolChoice: boolean;
   /** Verifies only the signatures this model made (Gemini 3: and requires one on a turn's function calls). */
   thinkingBoundToModel: boolean;
+  /**
+   * Takes function tools on Chat Completions only with `reasoning_effort: "none"`: tools with reasoning go to
+   * the Responses API (OpenAI's GPT-6 family: "Using GPT-6" and its deployment checklist).
+   */
+  chatToolsOnlyWithoutReasoning?: boolean;
 }
 
 export const NO_RULES: ModelRules = { thinkingAlwaysOn: false, refusesForcedToolChoice: false, thinkingBoundToModel: false };
@@ -23,8 +28,8 @@ const PUBLISHED: Record<string, ModelRules> = {
   // Gemini 3: only works thinking; a turn's function calls need its own thought signature.
   "gemini-3-pro-preview": { ...NO_RULES, thinkingAlwaysOn: true, thinkingBoundToModel: true },
   "gemini-3.1-pro-preview": { ...NO_RULES, thinkingAlwaysOn: true, thinkingBoundToModel: true },
-  "gpt-6-astra": { ...NO_RULES, thinkingAlwaysOn: true },
-  "gpt-6.1-sol": { ...NO_RULES, thinkingAlwaysOn: true },
+  "gpt-6-astra": { ...NO_RULES, thinkingAlwaysOn: true, chatToolsOnlyWithoutReasoning: true },
+  "gpt-6.1-sol": { ...NO_RULES, thinkingAlwaysOn: true, chatToolsOnlyWithoutReasoning: true },
 };
 
 /** The catalog endpoint fields, as catalog.json spells them. */
@@ -37,7 +42,12 @@ export function rulesFromEndpoint(e: Record<string, unknown>): ModelRules | null
   return rules.thinkingAlwaysOn || rules.refusesForcedToolChoice || rules.thinkingBoundToModel ? rules : null;
 }
 
-/** The rules a request for `model` meets: the catalog's for it, else the published ones, else none. */
+/**
+ * The rules a request for `model` meets: the catalog's for it, else the published ones, else none. Which
+ * protocol takes its tools is the model's, not a catalog field: always the published rule.
+ */
 export function rulesOf(model: string, fromCatalog: ReadonlyMap<string, ModelRules>): ModelRules {
-  return fromCatalog.get(model) ?? PUBLISHED[model] ?? NO_RULES;
+  const rules = fromCatalog.get(model) ?? PUBLISHED[model] ?? NO_RULES;
+  const chatTools = PUBLISHED[model]?.chatToolsOnlyWithoutReasoning;
+  return chatTools ? { ...rules, chatToolsOnlyWithoutReasoning: chatTools } : rules;
 }

@@ -54,6 +54,11 @@ export const openAiWire: Wire = {
         status: 400,
         message: "Unsupported value: 'reasoning_effort' does not support 'none' with this model. Supported values are: 'low', 'medium', 'high' and 'xhigh'.",
       };
+    if (req.rules?.chatToolsOnlyWithoutReasoning && Array.isArray(body.tools) && body.tools.length > 0 && body.reasoning_effort !== "none")
+      return {
+        status: 400,
+        message: `Function tools with reasoning_effort are not supported for ${String(body.model)} in /v1/chat/completions. To use function tools, use /v1/responses or set reasoning_effort to 'none'.`,
+      };
     const messages = body.messages as unknown[];
     const unpaired = chatToolPairing(messages);
     if (unpaired) return { status: 400, message: unpaired };

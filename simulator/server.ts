@@ -16,6 +16,7 @@ import { PromptCache } from "./prompt-cache";
 import { plannedCall } from "./tool-calls";
 import type { Exchange, Normalized, ProtocolName, Refusal, Wire } from "./wire";
 import { openAiWire } from "./openai-wire";
+import { openAiResponsesWire } from "./openai-responses-wire";
 import { anthropicWire, readCountTokens } from "./anthropic-wire";
 import { geminiWire } from "./gemini-wire";
 import { billedMedia, pdfOfPages, UnfetchableMedia, type MediaRates } from "./media";
@@ -618,6 +619,7 @@ async function listRequests(url: URL, res: ServerResponse, log: RequestLog): Pro
 }
 
 const CHAT_PATH = /^\/([^/]+)\/v1\/chat\/completions$/;
+const RESPONSES_PATH = /^\/([^/]+)\/v1\/responses$/;
 const MESSAGES_PATH = /^\/([^/]+)\/v1\/messages$/;
 const COUNT_TOKENS_PATH = /^\/([^/]+)\/v1\/messages\/count_tokens$/;
 const GEMINI_PATH = /^\/([^/]+)\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
@@ -657,6 +659,8 @@ async function route(req: IncomingMessage, res: ServerResponse, ctx: Context): P
   const { pathname } = url;
   const chat = CHAT_PATH.exec(pathname);
   if (req.method === "POST" && chat) return serveCompletion(req, res, decodeURIComponent(chat[1]!), ctx, openAiWire, { pathname });
+  const responses = RESPONSES_PATH.exec(pathname);
+  if (req.method === "POST" && responses) return serveCompletion(req, res, decodeURIComponent(responses[1]!), ctx, openAiResponsesWire, { pathname });
   const messages = MESSAGES_PATH.exec(pathname);
   if (req.method === "POST" && messages) return serveCompletion(req, res, decodeURIComponent(messages[1]!), ctx, anthropicWire, { pathname });
   const countTokens = COUNT_TOKENS_PATH.exec(pathname);

@@ -7,7 +7,7 @@ import type { CompletionPlan } from "./tokens";
 import type { Json } from "./http";
 import type { ModelRules } from "./model-rules";
 
-export type ProtocolName = "openai-chat" | "anthropic-messages" | "gemini";
+export type ProtocolName = "openai-chat" | "anthropic-messages" | "gemini" | "openai-responses";
 
 /** A request as the engine plans it, whatever protocol it came in. */
 export interface Normalized {
@@ -38,6 +38,8 @@ export interface Normalized {
   breakpoints: string[];
   /** The prompt before the last message (implicit caches key on it). */
   implicitPrefix: string;
+  /** OpenAI Responses: `include: ["reasoning.encrypted_content"]`, the reasoning comes back sealed. */
+  sealsReasoning?: boolean;
   /**
    * The conversation ends with a tool's result, nothing after it (a loop's next turn): the model answers in text, whatever
    * the directives ask. User text after the result (in the same turn, for Anthropic and Gemini) is a new ask.

@@ -13,7 +13,7 @@ const slug = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/);
 export const AUTO_MODEL = "router/auto";
 
 /** The wire protocols carriers speak (each one adapter in src/protocols/outbound/). */
-export const CARRIER_PROTOCOL_NAMES = ["openai-chat", "anthropic-messages", "gemini"] as const;
+export const CARRIER_PROTOCOL_NAMES = ["openai-chat", "anthropic-messages", "gemini", "openai-responses"] as const;
 /** How a carrier takes its API key: `Authorization: Bearer`, Anthropic's `x-api-key`, Google's `x-goog-api-key`. */
 export const CARRIER_AUTH_NAMES = ["bearer", "x-api-key", "x-goog-api-key"] as const;
 export type CarrierProtocolName = (typeof CARRIER_PROTOCOL_NAMES)[number];
@@ -54,6 +54,11 @@ export const endpointSchema = z.object({
   provider: slug,
   /** The model id the carrier expects in its own API. */
   upstream_model: z.string().min(1),
+  /**
+   * The protocol this model is called in when it is not its carrier's (same base URL, key and records):
+   * OpenAI's GPT-6.1 Sol takes tools with reasoning only on the Responses API (`openai-responses`).
+   */
+  protocol: z.enum(CARRIER_PROTOCOL_NAMES).optional(),
   input_price_per_1m: pricePerMillion,
   output_price_per_1m: pricePerMillion,
   /** Price of a prompt token read from the carrier's cache (default: the input price, no discount). */

@@ -91,9 +91,10 @@ describe("carrier protocol: OpenAI-compatible", () => {
     expect(openAiCompatible.isEventStream("application/json")).toBe(false);
   });
 
-  it("is the protocol of every catalog carrier that names openai-chat (the default)", () => {
+  it("is the protocol of every catalog endpoint whose carrier names openai-chat (the default), unless the endpoint names its own", () => {
     for (const m of catalog.models)
-      for (const e of catalog.endpoints(m.id)) if (e.providerEntry.protocol === "openai-chat") expect(carrierProtocol(e)).toBe(openAiCompatible);
+      for (const e of catalog.endpoints(m.id))
+        if (e.providerEntry.protocol === "openai-chat" && e.protocol === undefined) expect(carrierProtocol(e)).toBe(openAiCompatible);
   });
 });
 

@@ -10,7 +10,7 @@ import { startServiceFixture, newAccount, type ServiceFixture } from "./service-
 // and streaming tool calls; each response validated against its ResponseResource schema, each stream's
 // events against its event schemas) plus reasoning answers: over real HTTP, driven by the openai SDK,
 // on each carrier protocol — an OpenAI chat carrier, an open model on an OpenAI-compatible one,
-// Anthropic, Gemini — stream and not. Every response body and every stream event is validated against
+// Anthropic, Gemini, OpenAI's Responses API — stream and not. Every response body and every stream event is validated against
 // the checked-in schema subset (./fixtures/responses-schema.json, which cites its sources); error bodies
 // of /responses against OpenAI's error shape (type and param included).
 type Json = Record<string, any>;
@@ -112,6 +112,7 @@ const CARRIERS: Array<[model: string, carrier: string, reasoningModel: string]> 
   ["meta-llama/llama-3.1-8b-instruct", "an OpenAI-compatible carrier", "openai/gpt-oss-20b"],
   ["anthropic/claude-haiku-4.5", "Anthropic", "anthropic/claude-haiku-4.5"],
   ["google/gemini-2.5-flash", "Gemini", "google/gemini-2.5-flash"],
+  ["openai/gpt-6.1-sol", "OpenAI Responses", "openai/gpt-6.1-sol"],
 ];
 
 /** A stream's events, each validated; the order checks of a Responses stream; its final response. */

@@ -4,6 +4,7 @@ import type { CarrierProtocol } from "./carrier-protocol";
 import { openAiChat } from "./openai-chat";
 import { anthropicMessages } from "./anthropic";
 import { gemini } from "./gemini";
+import { openAiResponses } from "./openai-responses";
 
 export type { CarrierProtocol } from "./carrier-protocol";
 
@@ -12,9 +13,10 @@ export const CARRIER_PROTOCOLS: Record<CarrierProtocolName, CarrierProtocol> = {
   "openai-chat": openAiChat,
   "anthropic-messages": anthropicMessages,
   gemini,
+  "openai-responses": openAiResponses,
 };
 
-/** The protocol an endpoint's carrier speaks (its catalog `protocol`). */
+/** The protocol an endpoint is called in: its own catalog `protocol`, else its carrier's. */
 export function carrierProtocol(endpoint: PricedEndpoint): CarrierProtocol {
-  return CARRIER_PROTOCOLS[endpoint.providerEntry.protocol];
+  return CARRIER_PROTOCOLS[endpoint.protocol ?? endpoint.providerEntry.protocol];
 }
