@@ -5,6 +5,8 @@ import { anthropicToolPairing } from "./tool-pairing";
 import { counts, joined, named, signFor, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 import { NO_RULES, type ModelRules } from "./model-rules";
 
+/** Block boundaries before an automatic breakpoint that Anthropic checks for a cached prefix. */
+const AUTOMATIC_LOOKBACK_BLOCKS = 20;
 const TOP_LEVEL = new Set([
   "model",
   "messages",
@@ -24,6 +26,7 @@ const TOP_LEVEL = new Set([
   "mcp_servers",
   "output_format", // structured outputs, with their beta flag only
   "output_config", // effort (adaptive thinking)
+  "cache_control", // automatic caching: one breakpoint on the last cacheable block
 ]);
 const EFFORTS = new Set(["low", "medium", "high", "xhigh", "max"]);
 const STRUCTURED_OUTPUTS_BETA = "structured-outputs-2025-11-13";
@@ -206,6 +209,13 @@ export const anthropicWire: Wire = {
             : { type: "text", text: blockText(b) },
       );
       messages.push({ role: m.role, content: parts, ...(calls.length ? { tool_calls: calls } : {}) });
+    }
+    // Automatic caching (a request-level cache_control): one breakpoint, on the last block, counted among the four;
+    // the cache is looked up at each of the 20 block boundaries before it (the earlier turns' breakpoints), as Anthropic does.
+    if (body.cache_control !== undefined) {
+      if (!isRecord(body.cache_control) || body.cache_control.type !== "ephemeral") return refuse("cache_control.type: Input should be 'ephemeral'");
+      marks++;
+      for (let k = Math.max(1, texts.length - AUTOMATIC_LOOKBACK_BLOCKS); k <= texts.length; k++) breakpoints.push(texts.slice(0, k).join("\n"));
     }
     if (marks > MAX_BREAKPOINTS) return refuse(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marks}.`);
     const thinking = isRecord(body.thinking) ? body.thinking : undefined;

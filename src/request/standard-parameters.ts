@@ -99,6 +99,12 @@ export const standardParametersShape = {
     .refine((m) => Object.keys(m).length <= 16, "at most 16 metadata pairs")
     .optional(),
   prompt_cache_key: z.string().nullable().optional(),
+  // OpenRouter's automatic prompt caching: on Anthropic carriers the request-level `cache_control` (the breakpoint
+  // on the last cacheable block); carriers that cache by themselves need nothing.
+  cache_control: z
+    .object({ type: z.literal("ephemeral"), ttl: z.enum(["5m", "1h"]).optional() })
+    .strict()
+    .optional(),
   service_tier: z.enum(["auto", "default", "fast", "flex", "priority", "scale"]).nullable().optional(),
   prediction: z
     .looseObject({ type: z.literal("content"), content: z.union([z.string(), z.array(z.unknown())]) })

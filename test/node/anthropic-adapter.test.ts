@@ -136,6 +136,39 @@ describe("Anthropic carrier: the request", () => {
       },
     },
     {
+      name: "a prompt_cache_key (OpenAI's ask for its cache: Codex's every turn) and no breakpoint → Anthropic's automatic caching",
+      req: { max_tokens: 10, prompt_cache_key: "conv-1", messages: [{ role: "user", content: "hi" }] },
+      want: {
+        model: "claude-sonnet-4-5-20250929",
+        max_tokens: 10,
+        messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+        cache_control: { type: "ephemeral" },
+      },
+    },
+    {
+      name: "a prompt_cache_key beside the caller's own breakpoints → only theirs",
+      req: {
+        max_tokens: 10,
+        prompt_cache_key: "conv-1",
+        messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }] }],
+      },
+      want: {
+        model: "claude-sonnet-4-5-20250929",
+        max_tokens: 10,
+        messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }] }],
+      },
+    },
+    {
+      name: "OpenRouter's request-level cache_control → Anthropic's automatic caching, its ttl kept",
+      req: { max_tokens: 10, cache_control: { type: "ephemeral", ttl: "1h" }, messages: [{ role: "user", content: "hi" }] },
+      want: {
+        model: "claude-sonnet-4-5-20250929",
+        max_tokens: 10,
+        messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+        cache_control: { type: "ephemeral", ttl: "1h" },
+      },
+    },
+    {
       name: "signed thinking from the last answer goes back first in its turn, byte for byte; reasoning effort → a thinking budget",
       req: {
         max_tokens: 10000,

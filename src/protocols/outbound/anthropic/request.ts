@@ -37,7 +37,8 @@ export const NOT_TAKEN = ["n", "frequency_penalty", "presence_penalty", "logprob
  * reasoning → `thinking` blocks, first in their turn, signatures untouched, where this endpoint's model
  * can verify them: ./thinking.ts); tools → `input_schema`; `tool_choice` (`required` → `any`; `auto`
  * where the endpoint refuses forcing a tool while it thinks); `stop` → `stop_sequences`; reasoning →
- * `thinking` (./thinking.ts); `max_tokens` always set. `cache_control` stays where the caller put it (at most 4).
+ * `thinking` (./thinking.ts); `max_tokens` always set. `cache_control` stays where the caller put it (at most 4); automatic caching:
+ * `automaticCache`.
  */
 export function anthropicBody(body: ChatRequest, stream: boolean, userHash: string | null, endpoint: PricedEndpoint): Obj {
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? endpoint.max_completion_tokens ?? endpoint.context_length;
@@ -72,6 +73,8 @@ export function anthropicBody(body: ChatRequest, stream: boolean, userHash: stri
       `response_format ${String(format.type)} has no equivalent on Anthropic carriers: use json_schema (structured outputs) with a schema, or ask for JSON in the prompt.`,
     );
   Object.assign(out, thinkingFields(body, endpoint, maxTokens));
+  const automatic = automaticCache(body, out);
+  if (automatic !== null) out.cache_control = automatic;
   const breakpoints = countCacheControl(out);
   if (breakpoints > MAX_CACHE_BREAKPOINTS)
     throw new Untranslatable(`The request marks ${breakpoints} cache_control breakpoints; Anthropic takes at most ${MAX_CACHE_BREAKPOINTS}.`);
@@ -244,6 +247,19 @@ function withCache(block: Block, from: Obj): Block;
 function withCache(block: Obj, from: Obj): Obj;
 function withCache(block: Obj, from: Obj): Obj {
   return from.cache_control === undefined ? block : { ...block, cache_control: from.cache_control };
+}
+
+/**
+ * Anthropic's automatic caching, a request-level `cache_control` (the breakpoint on the last cacheable block,
+ * moving forward as the conversation grows): what the caller asked for with OpenRouter's top-level
+ * `cache_control`; or, from a caller whose own protocol caches by itself and who named a cache key
+ * (`prompt_cache_key`: Codex on every turn) but marked no breakpoint, what that key asks for there — without
+ * it an agent on Claude would pay the full input price for its whole prompt on every turn.
+ */
+function automaticCache(body: ChatRequest, out: Obj): Obj | null {
+  if (body.cache_control !== undefined) return body.cache_control;
+  if (typeof body.prompt_cache_key === "string" && body.prompt_cache_key !== "" && countCacheControl(out) === 0) return { type: "ephemeral" };
+  return null;
 }
 
 function countCacheControl(v: unknown): number {
