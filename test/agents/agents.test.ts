@@ -1,10 +1,10 @@
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { VOCABULARY } from "../../simulator/tokens.ts";
 import { startServiceFixture, newAccount, type ServiceFixture } from "../node/service-fixture";
+import { bin, codexEnv, run, storedRecords } from "./agent-cli";
 
 // The coding agents themselves, headless and unchanged, against the service started as `npm start` starts
 // it: Claude Code on /messages (ANTHROPIC_BASE_URL), Codex on /responses (a model provider with
@@ -28,19 +28,6 @@ afterAll(async () => {
 
 const MODELS = ["anthropic/claude-haiku-4.5", "openai/gpt-5-mini", "meta-llama/llama-3.1-8b-instruct"];
 const WORDS = new Set<string>(VOCABULARY);
-const bin = (name: string) => resolve("node_modules/.bin", name);
-
-/** Runs an agent CLI (bounded in time) with only the environment given and stdin closed (Codex reads it otherwise); its exit code and output. */
-function run(file: string, args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(file, args, { env: { PATH: process.env.PATH ?? "", ...env }, cwd, stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("close", (code) => done({ code: code ?? 1, stdout, stderr }));
-  });
-}
 
 /** The words of an agent's answer; each must be one the simulator writes. */
 function simulatedWords(stdout: string): string[] {
@@ -51,15 +38,7 @@ function simulatedWords(stdout: string): string[] {
 }
 
 type Row = { model: string; inbound_api: string; status: number; cost_nano: number };
-/** The account's stored records (the admin's list-records), once one of this API is stored (bounded). */
-async function records(accountId: string, api: string): Promise<Row[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const rows = (await f.admin.request<{ data: Row[] }>("GET", `/accounts/${accountId}/records?limit=500`)).data;
-    if (rows.some((r) => r.inbound_api === api) || Date.now() > deadline) return rows;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const records = (accountId: string, api: string) => storedRecords<Row>(f, accountId, api);
 
 describe.each(MODELS)("Claude Code (claude -p) on %s", (model) => {
   it("exits 0 with the simulated answer; billed and recorded as /messages", async () => {
@@ -92,24 +71,8 @@ describe.each(MODELS)("Codex (codex exec) on %s", (model) => {
     const cwd = mkdtempSync(join(home, "codex-"));
     const { code, stdout, stderr } = await run(
       bin("codex"),
-      [
-        "exec",
-        "--skip-git-repo-check",
-        "-c",
-        "model_provider=switchyard",
-        "-c",
-        'model_providers.switchyard.name="Switchyard"',
-        "-c",
-        `model_providers.switchyard.base_url="${f.url}/api/v1"`,
-        "-c",
-        'model_providers.switchyard.wire_api="responses"',
-        "-c",
-        'model_providers.switchyard.env_key="SWITCHYARD_API_KEY"',
-        "-m",
-        model,
-        "Say hello [sim tokens=6]",
-      ],
-      { HOME: cwd, CODEX_HOME: cwd, SWITCHYARD_API_KEY: account.key },
+      ["exec", "--skip-git-repo-check", "-m", model, "Say hello [sim tokens=6]"],
+      codexEnv(f, cwd, account.key),
       cwd,
     );
     expect(code, stderr).toBe(0);
@@ -127,7 +90,7 @@ const LOOP_MODELS = ["anthropic/claude-haiku-4.5", "openai/gpt-5-mini", "google/
 /** The directive that makes the simulated model call `tool` with exactly `args`. */
 const toolCall = (tool: string, args: Record<string, unknown>) => `[sim tool_call=${tool} args=${Buffer.from(JSON.stringify(args)).toString("base64url")}]`;
 
-type LoopRow = Row & { finish_reason: string | null; provider_name: string | null; session_id: string | null };
+type LoopRow = Row & { finish_reason: string | null; provider_name: string | null; session_id: string | null; tokens_cached: number };
 type Audit = { usage_nano: number; records_cost_nano: number; records_pending: number };
 
 /**
@@ -157,6 +120,12 @@ function expectOneSessionOnOneCarrier(rows: LoopRow[]): void {
   expect(sessions.size).toBe(1);
   expect([...sessions][0]).toEqual(expect.any(String));
   expect(new Set(rows.map((r) => r.provider_name)).size).toBe(1);
+  // One carrier kept the session's cache warm: the turn after the tool result read its prompt from the cache.
+  const after = rows.filter((r) => r.finish_reason === "stop");
+  expect(
+    after.some((r) => r.tokens_cached > 0),
+    JSON.stringify(rows.map((r) => [r.finish_reason, r.tokens_cached])),
+  ).toBe(true);
 }
 
 /** `claude -p` as a person runs it: only the base URL and a key, a temporary HOME and cwd (its session goes as X-Claude-Code-Session-Id). */
@@ -209,25 +178,8 @@ describe.each(LOOP_MODELS)("Codex tool loop on %s", (model) => {
     const prompt = `Run it ${toolCall("exec_command", { cmd: "printf 'codex ran' > ran.txt" })}`;
     const { code, stdout, stderr } = await run(
       bin("codex"),
-      [
-        "exec",
-        "--skip-git-repo-check",
-        "--dangerously-bypass-approvals-and-sandbox",
-        "-c",
-        "model_provider=switchyard",
-        "-c",
-        'model_providers.switchyard.name="Switchyard"',
-        "-c",
-        `model_providers.switchyard.base_url="${f.url}/api/v1"`,
-        "-c",
-        'model_providers.switchyard.wire_api="responses"',
-        "-c",
-        'model_providers.switchyard.env_key="SWITCHYARD_API_KEY"',
-        "-m",
-        model,
-        prompt,
-      ],
-      { HOME: cwd, CODEX_HOME: cwd, SWITCHYARD_API_KEY: account.key },
+      ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "-m", model, prompt],
+      codexEnv(f, cwd, account.key),
       cwd,
     );
     expect(code, stderr).toBe(0);
