@@ -5,8 +5,8 @@ import { anthropicToolPairing } from "./tool-pairing";
 import { counts, joined, named, signFor, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 import { NO_RULES, type ModelRules } from "./model-rules";
 
-/** Block boundaries before an automatic breakpoint that Anthropic checks for a cached prefix. */
-const AUTOMATIC_LOOKBACK_BLOCKS = 20;
+/** Block boundaries before a breakpoint that Anthropic checks for a cached prefix. */
+const LOOKBACK_BLOCKS = 20;
 const TOP_LEVEL = new Set([
   "model",
   "messages",
@@ -158,13 +158,10 @@ export const anthropicWire: Wire = {
     const maxTokens = body.max_tokens;
     const messages: unknown[] = [];
     const texts: string[] = [];
-    const breakpoints: string[] = [];
-    let marks = 0;
+    // Where each breakpoint is: how many of the prompt's blocks come up to and including it.
+    const marked: number[] = [];
     const mark = (b: Json) => {
-      if (b.cache_control !== undefined) {
-        marks++;
-        breakpoints.push(texts.join("\n"));
-      }
+      if (b.cache_control !== undefined) marked.push(texts.length);
     };
     // System blocks, then tools, then messages: the order Anthropic caches prefixes in.
     const system = typeof body.system === "string" ? [{ type: "text", text: body.system }] : Array.isArray(body.system) ? (body.system as Json[]) : [];
@@ -210,13 +207,16 @@ export const anthropicWire: Wire = {
       );
       messages.push({ role: m.role, content: parts, ...(calls.length ? { tool_calls: calls } : {}) });
     }
-    // Automatic caching (a request-level cache_control): one breakpoint, on the last block, counted among the four;
-    // the cache is looked up at each of the 20 block boundaries before it (the earlier turns' breakpoints), as Anthropic does.
+    // Automatic caching (a request-level cache_control): one breakpoint, on the last block, counted among the four.
     if (body.cache_control !== undefined) {
       if (!isRecord(body.cache_control) || body.cache_control.type !== "ephemeral") return refuse("cache_control.type: Input should be 'ephemeral'");
-      marks++;
-      for (let k = Math.max(1, texts.length - AUTOMATIC_LOOKBACK_BLOCKS); k <= texts.length; k++) breakpoints.push(texts.slice(0, k).join("\n"));
+      marked.push(texts.length);
     }
+    const marks = marked.length;
+    // Anthropic looks for a cached prefix at each breakpoint and at the 20 block boundaries before it (the earlier
+    // turns' breakpoints), and writes the last: the candidates in prompt order, the last breakpoint last.
+    const breakpoints: string[] = [];
+    for (const at of marked) for (let k = Math.max(1, at - LOOKBACK_BLOCKS); k <= at; k++) breakpoints.push(texts.slice(0, k).join("\n"));
     if (marks > MAX_BREAKPOINTS) return refuse(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marks}.`);
     const thinking = isRecord(body.thinking) ? body.thinking : undefined;
     // Claude Opus 5.5 and Fable 5.1 always think, adaptively: "disabled" and a fixed budget are refused.
@@ -256,7 +256,7 @@ export const anthropicWire: Wire = {
       thinkingOmitted: omitted,
       ...(boundTo === undefined ? {} : { signedBy: boundTo }),
       breakpoints,
-      implicitPrefix: "",
+      implicitPrefixes: [],
       endsWithToolResult,
     };
   },

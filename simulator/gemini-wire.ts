@@ -2,7 +2,7 @@
 import type { IncomingMessage } from "node:http";
 import { isRecord, type Json } from "./http";
 import { geminiToolPairing } from "./tool-pairing";
-import { counts, joined, plain, sign, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
+import { boundaryPrefixes, counts, joined, plain, sign, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 
 const TOP_LEVEL = new Set(["contents", "systemInstruction", "generationConfig", "tools", "toolConfig", "safetySettings", "cachedContent", "labels"]);
 const STATUS_NAMES: Record<number, string> = {
@@ -123,10 +123,11 @@ export const geminiWire: Wire = {
       thinks: thinking.thinkingBudget === 0 ? false : null,
       showsThinking: thinking.includeThoughts === true,
       breakpoints: [],
-      implicitPrefix: contents
-        .slice(0, -1)
-        .map((c) => (isRecord(c) && Array.isArray(c.parts) ? (c.parts as Json[]).map(partText).join("\n") : ""))
-        .join("\n"),
+      // The system instruction leads the prompt Gemini's cache keys on.
+      implicitPrefixes: boundaryPrefixes([
+        ...(system.length ? [system.map(partText).join("\n")] : []),
+        ...contents.map((c) => (isRecord(c) && Array.isArray(c.parts) ? (c.parts as Json[]).map(partText).join("\n") : "")),
+      ]),
       // Text after the response is the user's next words, not the result's end.
       endsWithToolResult: (contents.at(-1) as Json).role === "user" && isRecord(((contents.at(-1) as Json).parts as Json[]).at(-1)?.functionResponse),
     };

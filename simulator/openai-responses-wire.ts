@@ -1,7 +1,7 @@
 // OpenAI's Responses API (`POST /v1/responses`), stateless as the router calls it (`store: false`).
 import type { IncomingMessage } from "node:http";
 import { errorJson, isRecord, type Json } from "./http";
-import { counts, joined, named, sign, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
+import { boundaryPrefixes, counts, joined, named, sign, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 import { contentText } from "./tokens";
 
 const refuse = (message: string): Refusal => ({ status: 400, message });
@@ -156,10 +156,7 @@ export const openAiResponsesWire: Wire = {
       thinks: reasoning.effort === "none" ? false : null,
       showsThinking: typeof reasoning.summary === "string" && reasoning.summary !== "none",
       breakpoints: [],
-      implicitPrefix: messages
-        .slice(0, -1)
-        .map((m) => contentText(m.content))
-        .join("\n"),
+      implicitPrefixes: boundaryPrefixes(messages.map((m) => contentText(m.content))),
       sealsReasoning: Array.isArray(body.include) && body.include.includes("reasoning.encrypted_content"),
       endsWithToolResult: isRecord(input.at(-1)) && (input.at(-1) as Json).type === "function_call_output",
     };

@@ -1,7 +1,7 @@
 // OpenAI Chat Completions, as the OpenAI-compatible carriers speak it.
 import type { IncomingMessage } from "node:http";
 import { errorJson, isRecord, type Json } from "./http";
-import { counts, joined, plain, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
+import { boundaryPrefixes, counts, joined, plain, type Exchange, type Normalized, type Refusal, type StreamEvent, type Wire } from "./wire";
 import { contentText } from "./tokens";
 import { chatToolPairing } from "./tool-pairing";
 
@@ -77,10 +77,7 @@ export const openAiWire: Wire = {
       thinks: null,
       showsThinking: true,
       breakpoints: [],
-      implicitPrefix: messages
-        .slice(0, -1)
-        .map((m) => (isRecord(m) ? contentText(m.content) : ""))
-        .join("\n"),
+      implicitPrefixes: boundaryPrefixes(messages.map((m) => (isRecord(m) ? contentText(m.content) : ""))),
       endsWithToolResult: isRecord(messages.at(-1)) && ((messages.at(-1) as Json).role === "tool" || (messages.at(-1) as Json).role === "function"),
     };
   },

@@ -27,13 +27,20 @@ export class PromptCache {
     return { read, write: tokens - read };
   }
 
-  /** The implicit read of a prefix seen before (then remembered either way). */
-  implicit(scope: string, prefix: string, step: number): number {
-    const tokens = countTokens(prefix);
-    if (tokens < MIN_CACHED_TOKENS) return 0;
-    const hit = this.has(scope, prefix);
-    this.remember(scope, prefix);
-    return hit ? tokens - (tokens % step) : 0;
+  /**
+   * The implicit read: the longest of the prompt's prefixes (at each message boundary, the whole prompt but its
+   * last message the longest) seen before, in `step`-token steps; all of them remembered either way — so a
+   * conversation's next turn reads the turns before it, as OpenAI's and Gemini's caches do.
+   */
+  implicit(scope: string, prefixes: readonly string[], step: number): number {
+    let read = 0;
+    for (const prefix of prefixes) {
+      const tokens = countTokens(prefix);
+      if (tokens < MIN_CACHED_TOKENS) continue;
+      if (this.has(scope, prefix)) read = Math.max(read, tokens - (tokens % step));
+      this.remember(scope, prefix);
+    }
+    return read;
   }
 
   clear(): number {

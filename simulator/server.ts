@@ -332,7 +332,7 @@ function cacheUse(ctx: Context, wire: Wire, carrier: string, n: Normalized, d: D
     write = wire.reportsCacheWrites ? (d.cacheWrite ?? 0) : 0;
   } else if (wire.reportsCacheWrites) ({ read, write } = ctx.cache.explicit(`${carrier}\n${n.model}`, n.breakpoints));
   else {
-    read = wire.implicitStep === null ? 0 : ctx.cache.implicit(`${carrier}\n${n.model}`, n.implicitPrefix, wire.implicitStep);
+    read = wire.implicitStep === null ? 0 : ctx.cache.implicit(`${carrier}\n${n.model}`, n.implicitPrefixes, wire.implicitStep);
     write = 0;
   }
   read = Math.min(read, promptTokens);

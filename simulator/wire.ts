@@ -36,8 +36,8 @@ export interface Normalized {
   thinkingOmitted?: boolean;
   /** Cache breakpoints in prompt order (Anthropic `cache_control`): the prompt text up to and including each. */
   breakpoints: string[];
-  /** The prompt before the last message (implicit caches key on it). */
-  implicitPrefix: string;
+  /** The prompt's prefixes at each message boundary before the last message (implicit caches key on them): ./prompt-cache.ts. */
+  implicitPrefixes: string[];
   /** OpenAI Responses: `include: ["reasoning.encrypted_content"]`, the reasoning comes back sealed. */
   sealsReasoning?: boolean;
   /**
@@ -122,3 +122,10 @@ export const plain = (json: Json | string, token = false): StreamEvent => ({
   text: `data: ${typeof json === "string" ? json : JSON.stringify(json)}\n\n`,
   token,
 });
+
+/** Each message boundary's prefix of a prompt, but the whole (the texts joined up to each of the first n − 1). */
+export function boundaryPrefixes(texts: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let k = 1; k < texts.length; k++) out.push(texts.slice(0, k).join("\n"));
+  return out;
+}
