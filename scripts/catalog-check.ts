@@ -8,6 +8,15 @@ export type Problem = { line: number; path: string; message: string };
 export const PLAUSIBLE = { maxPricePer1m: 1000, minContext: 1024, maxContext: 10_000_000 } as const;
 
 type Path = Array<string | number>;
+/** The per-token prices an endpoint (and its long-context prices) may set. */
+const PRICE_FIELDS = [
+  "input_price_per_1m",
+  "output_price_per_1m",
+  "input_cache_read_per_1m",
+  "input_cache_write_per_1m",
+  "input_cache_write_1h_per_1m",
+] as const;
+type PriceField = (typeof PRICE_FIELDS)[number];
 
 /**
  * The models the pinned coding agents ask for when the user names none (package.json's devDependencies),
@@ -113,17 +122,14 @@ function plausibility(cat: CatalogFile, add: (path: Path, message: string) => vo
           [...ep, "max_completion_tokens"],
           `${m.id} at ${e.provider}: max_completion_tokens ${e.max_completion_tokens} is above its context ${e.context_length}`,
         );
-      for (const field of [
-        "input_price_per_1m",
-        "output_price_per_1m",
-        "input_cache_read_per_1m",
-        "input_cache_write_per_1m",
-        "input_cache_write_1h_per_1m",
-      ] as const) {
-        const price = e[field];
-        if (price !== undefined && price > PLAUSIBLE.maxPricePer1m)
-          add([...ep, field], `${m.id} at ${e.provider}: $${price} per 1M tokens is above $${PLAUSIBLE.maxPricePer1m}: a typo?`);
-      }
+      const implausible = (prices: Partial<Record<PriceField, number>>, path: Path) => {
+        for (const field of PRICE_FIELDS) {
+          const price = prices[field];
+          if (price !== undefined && price > PLAUSIBLE.maxPricePer1m)
+            add([...path, field], `${m.id} at ${e.provider}: $${price} per 1M tokens is above $${PLAUSIBLE.maxPricePer1m}: a typo?`);
+        }
+      };
+      implausible(e, ep);
       if (e.input_cache_read_per_1m !== undefined && e.input_cache_read_per_1m > e.input_price_per_1m)
         add(
           [...ep, "input_cache_read_per_1m"],
@@ -135,17 +141,7 @@ function plausibility(cat: CatalogFile, add: (path: Path, message: string) => vo
           add([...ep, "long_context", "above_prompt_tokens"], `${m.id} at ${e.provider}: the long-context threshold is not below the context`);
         if (lc.input_price_per_1m < e.input_price_per_1m)
           add([...ep, "long_context", "input_price_per_1m"], `${m.id} at ${e.provider}: long-context input is cheaper than the base input price`);
-        for (const field of [
-          "input_price_per_1m",
-          "output_price_per_1m",
-          "input_cache_read_per_1m",
-          "input_cache_write_per_1m",
-          "input_cache_write_1h_per_1m",
-        ] as const) {
-          const price = lc[field];
-          if (price !== undefined && price > PLAUSIBLE.maxPricePer1m)
-            add([...ep, "long_context", field], `${m.id} at ${e.provider}: $${price} per 1M tokens is above $${PLAUSIBLE.maxPricePer1m}: a typo?`);
-        }
+        implausible(lc, [...ep, "long_context"]);
         if (lc.input_cache_read_per_1m !== undefined && lc.input_cache_read_per_1m > lc.input_price_per_1m)
           add([...ep, "long_context", "input_cache_read_per_1m"], `${m.id} at ${e.provider}: a long-context cache read costs more than the long-context input`);
       }
