@@ -24,10 +24,11 @@ export function paymentRequired(
   const credits = `${origin}/settings/credits`;
   const resetsAt = reason === "key_limit" ? windowEnd(key.limitReset, Date.now()) : null;
   const reset = resetsAt === null ? {} : { limit_reset: key.limitReset, resets_at: new Date(resetsAt).toISOString() };
-  const held = reason === "balance" && heldNano > 0 ? { held_usd: nanoToUsdString(heldNano) } : {};
-  const source = reason === "balance" ? { limit_source: "credits", ...held } : { limit_source: "key_limit", ...reset };
-  const inFlight =
-    reason === "balance" && heldNano > 0 ? ` ($${nanoToUsdString(heldNano)} of the balance is held for requests in flight until they finish)` : "";
+  // Held money matters only to a balance refusal.
+  const heldUsd = reason === "balance" && heldNano > 0 ? nanoToUsdString(heldNano) : null;
+  const source =
+    reason === "balance" ? { limit_source: "credits", ...(heldUsd === null ? {} : { held_usd: heldUsd }) } : { limit_source: "key_limit", ...reset };
+  const inFlight = heldUsd === null ? "" : ` ($${heldUsd} of the balance is held for requests in flight until they finish)`;
   const waitReset = resetsAt === null ? "" : `, or wait for its ${key.limitReset} reset at ${new Date(resetsAt).toISOString()}`;
   const raise =
     reason === "balance" ? `To increase, visit ${credits} and add more credits.` : `To increase, raise the key's limit at ${origin}/settings/keys${waitReset}.`;
@@ -43,10 +44,10 @@ export function paymentRequired(
       `Prompt tokens limit exceeded: ${shortfall.promptTokens} > ${shortfall.affordablePromptTokens}. The prompt of this request may be billed up to ${shortfall.promptTokens} tokens on ${modelId}; ${reason === "key_limit" ? "this API key's remaining limit" : "the balance"} pays for ${shortfall.affordablePromptTokens}${inFlight}. Shorten it, or: ${raise}`,
       { ...source, prompt_tokens: shortfall.promptTokens, affordable_prompt_tokens: shortfall.affordablePromptTokens },
     );
-  if (reason === "balance" && heldNano > 0 && shortfall === null)
+  if (heldUsd !== null)
     return new ApiError(
       402,
-      `Insufficient credits for ${modelId}: the balance is not spent but held for requests in flight ($${nanoToUsdString(heldNano)} reserved until they finish), leaving nothing for this one. Retry when they have finished, or add credits at ${credits}`,
+      `Insufficient credits for ${modelId}: the balance is not spent but held for requests in flight ($${heldUsd} reserved until they finish), leaving nothing for this one. Retry when they have finished, or add credits at ${credits}`,
       source,
     );
   if (reason === "balance")
