@@ -36,8 +36,20 @@ export async function readBody(req: IncomingMessage): Promise<{ text: string } |
   return { text: Buffer.concat(chunks).toString("utf8") };
 }
 
-/** Listens on host:port (0 = any free port) and resolves with the URL and port, or rejects with the listen error. */
+/**
+ * How long an idle kept-alive connection stays open. Node closes one after 5 s; real APIs keep theirs far
+ * longer (behind Cloudflare or a cloud load balancer, a minute or more). With Node's 5 s a client that reuses
+ * a pooled connection just as the server closes it loses the request ("Network connection lost") — a race
+ * no real carrier shows at that rate, which failed tests on a busy machine.
+ */
+export const IDLE_KEEP_ALIVE_MS = 120_000;
+
+/**
+ * Listens on host:port (0 = any free port), with real APIs' idle keep-alive, and resolves with the URL
+ * and port, or rejects with the listen error.
+ */
 export async function listen(server: Server, port: number, host: string): Promise<{ url: string; port: number }> {
+  server.keepAliveTimeout = IDLE_KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
