@@ -15,6 +15,10 @@ import { stripeWebhookRoutes } from "./api/stripe-webhook-routes";
 import { consoleApp } from "./console/console-app";
 import { drainUnreadBody } from "./http/drain-body";
 import { logError } from "./log-error";
+import { wrongPathAnswer } from "./api/wrong-path";
+
+/** Where the API is mounted; a wrong path's answer names the routes and base URLs under it (src/api/wrong-path.ts). */
+const API_PREFIX = "/api/v1";
 
 /** The API under /api/v1: the public catalog routes; every other route authenticates its caller itself (`requireKey`). */
 const api = new Hono<AppEnv>();
@@ -28,12 +32,17 @@ api.route("/", keyManagementRoutes);
 
 export const app = new Hono<AppEnv>();
 app.use("*", drainUnreadBody); // first: every answer waits until the request body is read (bounded)
-app.route("/api/v1", api);
+app.route(API_PREFIX, api);
 app.route("/admin", adminRoutes);
 app.route("/", stripeWebhookRoutes); // Stripe's signed events (src/payments/stripe-events.ts)
 app.route("/", consoleApp); // the web console (HTML); its 404s are HTML, the API's stay JSON
 
-app.notFound((c) => c.json(errorBody(404, `Not found: ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
+// The admin's 404 is plain; any other path no route takes (the console's pages answered theirs) is
+// explained: the route and base URL meant, in the caller's style.
+const wrongPath = wrongPathAnswer(API_PREFIX, api.routes);
+app.notFound((c) =>
+  /^\/admin(\/|$)/.test(c.req.path) ? c.json(errorBody(404, `Not found: ${c.req.method} ${new URL(c.req.url).pathname}`), 404) : wrongPath(c),
+);
 
 app.onError((err, c) => {
   if (err instanceof ApiError) return c.json(errorBody(err.status, err.message, err.metadata), err.status, err.headers);

@@ -28,11 +28,16 @@ consoleApp.route("/", keyRoutes);
 consoleApp.route("/", creditRoutes);
 consoleApp.route("/", activityRoutes);
 
-/** API and admin paths keep the app's JSON 404; anything else gets an HTML page. */
-const isApiPath = (path: string) => /^\/(api|admin)(\/|$)/.test(path);
+/**
+ * API and admin paths (and `/v1/…`, the API's paths without `/api`) keep the app's JSON 404, which names
+ * the route meant; so does a request no page takes that no browser sent (a method other than GET without
+ * text/html in its Accept: an SDK given the bare origin as its base URL). Anything else gets an HTML page.
+ */
+const isApiPath = (path: string) => /^\/(api|admin|v1)(\/|$)/.test(path);
+const fromProgram = (method: string, accept: string | undefined) => method !== "GET" && method !== "HEAD" && !accept?.includes("text/html");
 
 consoleApp.all("*", async (c, next) => {
-  if (isApiPath(c.req.path)) return c.notFound();
+  if (isApiPath(c.req.path) || fromProgram(c.req.method, c.req.header("accept"))) return c.notFound();
   await next();
 });
 consoleApp.all("*", ...publicPage, (c) => renderError(c, 404, "Page not found", "There is no page at this address."));

@@ -20,9 +20,9 @@ export function run(file: string, args: string[], env: Record<string, string>, c
 
 /**
  * Codex's environment with a model provider configured exactly as Codex's docs describe one (docs/agents.md):
- * `config.toml` in `codexHome` with model_provider, base_url, env_key and wire_api — nothing else.
+ * `config.toml` in `codexHome` with model_provider, base_url (the right one unless another is given), env_key and wire_api — nothing else.
  */
-export function codexEnv(f: ServiceFixture, codexHome: string, key: string): Record<string, string> {
+export function codexEnv(f: ServiceFixture, codexHome: string, key: string, baseUrl = `${f.url}/api/v1`): Record<string, string> {
   writeFileSync(
     join(codexHome, "config.toml"),
     [
@@ -30,7 +30,7 @@ export function codexEnv(f: ServiceFixture, codexHome: string, key: string): Rec
       "",
       "[model_providers.switchyard]",
       'name = "Switchyard"',
-      `base_url = "${f.url}/api/v1"`,
+      `base_url = "${baseUrl}"`,
       'env_key = "SWITCHYARD_API_KEY"',
       'wire_api = "responses"',
       "",

@@ -53,3 +53,39 @@ describe("agents at their default models", () => {
     expect(rows.map((r) => r.model)).toContain("openai/gpt-6.1-sol");
   });
 });
+
+// The slip every other base URL invites: ANTHROPIC_BASE_URL ending in /v1 (Claude Code adds /v1/messages
+// itself), or Codex's base_url without it. Each agent must show its user the base URL meant (src/api/wrong-path.ts);
+// Claude Code had said the model "may not exist" (it shows its own words for any 404).
+describe("agents at a wrong base URL", () => {
+  it.each(["/api/v1", ""])("Claude Code at ANTHROPIC_BASE_URL=<origin>%s: fails naming ANTHROPIC_BASE_URL=<origin>/api", async (suffix) => {
+    const account = await newAccount(f, 10);
+    const cwd = mkdtempSync(join(home, "cc-wrong-"));
+    const { code, stderr, stdout } = await run(
+      bin("claude"),
+      ["-p", "Say hello [sim tokens=6]"],
+      { HOME: cwd, ANTHROPIC_BASE_URL: `${f.url}${suffix}`, ANTHROPIC_AUTH_TOKEN: account.key },
+      cwd,
+    );
+    expect(code).not.toBe(0);
+    const output = stderr + stdout;
+    expect(output).toContain(`No route at POST ${suffix}/v1/messages: did you mean POST /api/v1/messages?`);
+    expect(output).toContain(`ANTHROPIC_BASE_URL=${f.url}/api)`);
+    expect(output).not.toContain("may not exist");
+  });
+
+  it("Codex at base_url <origin>/api: fails naming <origin>/api/v1", async () => {
+    const account = await newAccount(f, 10);
+    const cwd = mkdtempSync(join(home, "codex-wrong-"));
+    const { code, stderr, stdout } = await run(
+      bin("codex"),
+      ["exec", "--skip-git-repo-check", "Say hello"],
+      codexEnv(f, cwd, account.key, `${f.url}/api`),
+      cwd,
+    );
+    expect(code).not.toBe(0);
+    expect(stderr + stdout).toContain(
+      `No route at POST /api/responses: did you mean POST /api/v1/responses? The base URL for OpenAI and OpenRouter SDKs and Codex is ${f.url}/api/v1.`,
+    );
+  });
+});

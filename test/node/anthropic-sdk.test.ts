@@ -161,3 +161,17 @@ describe("errors reach the Anthropic SDK as its own error classes", () => {
     expect(err.error).toMatchObject({ type: "error", error: { type: "billing_error", message: expect.stringMatching(/credits/) } });
   });
 });
+
+describe("the Anthropic SDK at a wrong base URL", () => {
+  it("<origin>/api/v1 (it adds /v1/messages itself): BadRequestError naming the base URL meant", async () => {
+    const wrong = new Anthropic({ apiKey: key, baseURL: `${service.url}/api/v1`, maxRetries: 0, timeout: 20_000 });
+    const err = await wrong.messages
+      .create({ model: "anthropic/claude-haiku-4.5", max_tokens: 16, messages: [{ role: "user", content: "x" }] })
+      .catch((e: unknown) => e);
+    // A 400 rather than a 404: Claude Code, on this same SDK, shows its own "model may not exist" for any 404.
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((err as InstanceType<typeof Anthropic.BadRequestError>).message).toContain(
+      `No route at POST /api/v1/v1/messages: did you mean POST /api/v1/messages? Anthropic's clients add /v1/messages to their base URL themselves, so it is ${service.url}/api (Claude Code: ANTHROPIC_BASE_URL=${service.url}/api).`,
+    );
+  });
+});

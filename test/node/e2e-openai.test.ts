@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import OpenAI, { APIError } from "openai";
+import OpenAI, { APIError, NotFoundError } from "openai";
 import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
 import { ensureDemoAccount } from "../../scripts/demo-account.ts";
@@ -96,6 +96,16 @@ describe("openai client against the local service", () => {
       client(key).chat.completions.create({ model: "openai/gpt-oss-20b", messages: [{ role: "user", content: "x" }] }),
       402,
       /settings\/credits/,
+    );
+  });
+
+  it.each(["", "/v1", "/api"])("a base URL of <origin>%s: NotFoundError naming the route and base URL meant", async (suffix) => {
+    const wrong = new OpenAI({ apiKey: demoKey, baseURL: `${service.url}${suffix}`, maxRetries: 0, timeout: 20_000 });
+    const err = await wrong.chat.completions.create({ model: "openai/gpt-oss-20b", messages: [{ role: "user", content: "x" }] }).catch((e: unknown) => e);
+    // Was `404 <!doctype html>…`: the console's page, not the API's answer.
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect((err as NotFoundError).message).toBe(
+      `404 No route at POST ${suffix}/chat/completions: did you mean POST /api/v1/chat/completions? The base URL for OpenAI and OpenRouter SDKs and Codex is ${service.url}/api/v1.`,
     );
   });
 });

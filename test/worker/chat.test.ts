@@ -306,6 +306,6 @@ describe("GET /key and /credits", () => {
   it("unknown routes give a JSON 404", async () => {
     const res = await get("/nothing-here");
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: { code: 404, message: "Not found: GET /api/v1/nothing-here" } });
+    expect(await res.json()).toEqual({ error: { code: 404, message: expect.stringMatching(/^No route at GET \/api\/v1\/nothing-here\. The API is at /) } });
   });
 });

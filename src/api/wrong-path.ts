@@ -1,0 +1,112 @@
+import type { Context } from "hono";
+import { CALLER_PROTOCOLS } from "../protocols/inbound";
+import { ApiError } from "../request/errors";
+
+/** A route of the API as Hono lists it (`app.routes`): its method and its path under the API's prefix. */
+export type ApiRoute = { readonly method: string; readonly path: string };
+
+/** Which caller protocol a wrong path answers in: Anthropic's, the Responses API's or OpenAI/OpenRouter's. */
+export type WrongPathStyle = keyof typeof CALLER_PROTOCOLS;
+
+/** How a request no route takes is answered: the refusal (a 405's `Allow` among its headers) and the caller's error shape. */
+export type WrongPath = { error: ApiError; style: WrongPathStyle };
+
+type Pattern = { methods: string[]; segments: string[] };
+
+/** The routes by path (methods merged); middleware and catch-alls (`*`) are no route a caller means. */
+function patterns(routes: readonly ApiRoute[]): Pattern[] {
+  const byPath = new Map<string, Pattern>();
+  for (const r of routes) {
+    if (r.method === "ALL" || r.path.includes("*")) continue;
+    const p = byPath.get(r.path) ?? { methods: [], segments: r.path.split("/").filter(Boolean) };
+    if (!p.methods.includes(r.method)) p.methods.push(r.method);
+    byPath.set(r.path, p);
+  }
+  return [...byPath.values()];
+}
+
+const fits = (pattern: string[], segments: string[]) => pattern.length === segments.length && pattern.every((p, i) => p.startsWith(":") || p === segments[i]);
+
+/**
+ * Explains a request no route takes: `method` on `path` (the URL's path, as sent), `prefix` being where
+ * the API is mounted (`/api/v1`). A real route asked with another method is a 405 naming the methods it
+ * takes. Otherwise the route the path ends with, if any, is the one meant — the slips of a base URL:
+ * `/v1/chat/completions` (no `/api`), `/api/chat/completions` (no `/v1`), `/api/v1/v1/messages`
+ * (Claude Code given `…/api/v1`: it adds `/v1/messages` itself), `/chat/completions` (the bare origin),
+ * a whole route pasted as the base URL — and the answer names it and the base URL that reaches it.
+ *
+ * The answer is in the caller's style: Anthropic's for a `/messages` path or a caller sending
+ * `anthropic-version` (every Anthropic client does), the Responses API's for a `/responses` path,
+ * OpenAI/OpenRouter's otherwise. Its status is 404, except a misplaced route in Anthropic's style: that
+ * is a 400, because Claude Code replaces the message of every 404 with its own ("There's an issue with
+ * the selected model … It may not exist"), which sends its user looking for a model, whereas it prints a
+ * 400's message as it is. An Anthropic path with no route meant stays a 404.
+ */
+export function explainWrongPath(
+  req: { method: string; path: string; origin: string; anthropic: boolean },
+  prefix: string,
+  routes: readonly ApiRoute[],
+): WrongPath {
+  const { method, path, origin } = req;
+  const segments = path.split("/").filter(Boolean);
+  const prefixSegments = prefix.split("/").filter(Boolean);
+  const all = patterns(routes);
+  const styleOf = (s: string[]): WrongPathStyle =>
+    req.anthropic || s.includes("messages") ? "anthropic-messages" : s.includes("responses") ? "openai-responses" : "openai-chat";
+
+  // A real route, another method.
+  const underPrefix = prefixSegments.every((p, i) => segments[i] === p) ? segments.slice(prefixSegments.length) : undefined;
+  const exact = underPrefix && all.find((p) => fits(p.segments, underPrefix));
+  if (exact) {
+    const allow = exact.methods;
+    return {
+      error: new ApiError(405, `${method} ${path} is not offered: this route takes ${allow.join(" or ")}.`, undefined, { allow: allow.join(", ") }),
+      style: styleOf(segments),
+    };
+  }
+
+  // The longest route the path ends with; a route of the request's method first.
+  let meant: { pattern: Pattern; tail: string[] } | undefined;
+  for (const p of all) {
+    const n = p.segments.length;
+    const tail = segments.slice(segments.length - n);
+    if (n > segments.length || !fits(p.segments, tail)) continue;
+    const better =
+      !meant ||
+      n > meant.pattern.segments.length ||
+      (n === meant.pattern.segments.length && p.methods.includes(method) && !meant.pattern.methods.includes(method));
+    if (better) meant = { pattern: p, tail };
+  }
+
+  const apiBase = `${origin}${prefix}`;
+  // Anthropic's clients add `/v1/messages` to their base URL, so theirs is the prefix without its `/v1`.
+  const anthropicBase = `${origin}${prefix.replace(/\/v1$/, "")}`;
+  const everyBase = `The API is at ${apiBase}: the base URL for OpenAI and OpenRouter SDKs and Codex; the Anthropic SDK and Claude Code take ${anthropicBase} (ANTHROPIC_BASE_URL=${anthropicBase}).`;
+  if (!meant) {
+    const style = styleOf(segments);
+    return { error: new ApiError(404, `No route at ${method} ${path}. ${everyBase}`), style };
+  }
+
+  const style = styleOf(meant.pattern.segments);
+  const methods = meant.pattern.methods.includes(method) ? [method] : meant.pattern.methods;
+  const route = `${methods.join(" or ")} ${prefix}/${meant.tail.join("/")}`;
+  const base =
+    style === "anthropic-messages"
+      ? `Anthropic's clients add /v1/messages to their base URL themselves, so it is ${anthropicBase} (Claude Code: ANTHROPIC_BASE_URL=${anthropicBase}).`
+      : `The base URL for OpenAI and OpenRouter SDKs and Codex is ${apiBase}.`;
+  const status = style === "anthropic-messages" ? 400 : 404;
+  return { error: new ApiError(status, `No route at ${method} ${path}: did you mean ${route}? ${base}`), style };
+}
+
+/** Hono's not-found handler for the API: the refusal `explainWrongPath` gives, in the caller's error shape. */
+export function wrongPathAnswer(prefix: string, routes: readonly ApiRoute[]) {
+  return (c: Context) => {
+    const url = new URL(c.req.url);
+    const { error, style } = explainWrongPath(
+      { method: c.req.method, path: url.pathname, origin: url.origin, anthropic: c.req.header("anthropic-version") !== undefined },
+      prefix,
+      routes,
+    );
+    return c.json(CALLER_PROTOCOLS[style].errorBody(error), error.status, error.headers);
+  };
+}
