@@ -20,6 +20,7 @@ export function answerFacts(rc: RequestContext, selected: PricedEndpoint, body: 
             requested: rc.requestedModel,
             strategy: rc.strategy ?? "direct",
             available: rc.metadata.available,
+            notTried: rc.metadata.notTried,
             selected,
             attempts: rc.attempts.attemptsSoFar(),
             dropped: carrierProtocol(selected).leftOut(body, selected),

@@ -7,6 +7,9 @@ import type { CarrierAttempt } from "../db/carrier-attempt";
 import type { Strategy } from "../routing/candidate-models";
 import type { InboundApi } from "../generations/record";
 
+/** An endpoint of a candidate model the request was never sent to, and why (named in the routing metadata). */
+export type NotTried = { provider: string; model: string; reason: string };
+
 /** What the request path knows about one completion request from its start. */
 export type RequestContext = {
   env: Env;
@@ -21,8 +24,11 @@ export type RequestContext = {
   strategy: Strategy | null;
   /** Every carrier attempt, for the record's provider_responses and endpoint health. */
   attempts: AttemptLog;
-  /** Routing metadata asked for (`X-OpenRouter-Metadata: enabled`): the endpoints the request could use, in order; null when not asked. */
-  metadata: { available: PricedEndpoint[] } | null;
+  /**
+   * Routing metadata asked for (`X-OpenRouter-Metadata: enabled`): the endpoints the request could use, in
+   * order, and those left out before any attempt, with why; null when not asked.
+   */
+  metadata: { available: PricedEndpoint[]; notTried: NotTried[] } | null;
   stream: boolean;
   app: string | null;
   httpReferer: string | null;

@@ -89,6 +89,9 @@ export interface CallerProtocol {
    */
   read(req: Request, sealer: Sealer | null): Promise<{ body: ChatRequest; bytes: number; echo?: Record<string, unknown>; dropped?: string[] }>;
 
+  /** The request's completion cap as this protocol names it (`max_tokens`, `max_completion_tokens`, `max_output_tokens`): what a refusal of it says. */
+  capField(body: ChatRequest): string;
+
   /** A prompt to count (a token-count request: the request's shape, no completion asked), as the canonical request; for protocols with a count endpoint. */
   readPrompt?(req: Request): Promise<ChatRequest>;
   /**

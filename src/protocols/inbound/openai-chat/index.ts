@@ -1,6 +1,7 @@
 import type { CallerProtocol } from "../caller-protocol";
 import { readModelRequest } from "../../../request/json-body";
 import { parseChatRequest } from "../../../request/chat-request";
+import { completionCapField } from "../../../request/billed-fields";
 import { presentUsage } from "./usage";
 import { ChunkRewriter } from "./chunk-rewriter";
 
@@ -19,6 +20,8 @@ export const openAiChat: CallerProtocol = {
     const { json, bytes } = await readModelRequest(req);
     return { body: parseChatRequest(json), bytes };
   },
+
+  capField: completionCapField,
 
   answer(upstream, billed, facts) {
     const metadata = facts.metadata();
