@@ -25,6 +25,7 @@ export function answerFacts(rc: RequestContext, selected: PricedEndpoint, body: 
             attempts: rc.attempts.attemptsSoFar(),
             dropped: carrierProtocol(selected).leftOut(body, selected),
             droppedTools: rc.droppedTools,
+            unknown: rc.unknownFields,
             adjusted: rc.adjustedMaxTokens === null ? undefined : { max_tokens: rc.adjustedMaxTokens },
           })
         : null,

@@ -43,6 +43,8 @@ export type RequestContext = {
   echo: Record<string, unknown>;
   /** The tools the request declared that no carrier here runs, left out (CallerProtocol.read): named in the answer's header and metadata. */
   droppedTools: string[];
+  /** The request's fields the router does not know, passed on as sent (CallerProtocol.read): named in the answer's header and metadata. */
+  unknownFields: string[];
   startedAt: number;
   /** Resolves once the request is settled; held under waitUntil from the start so a caller leaving cannot cut settling short. */
   markSettled: () => void;
@@ -91,6 +93,7 @@ export function newRequestContext(
     inboundApi: "chat",
     echo: {},
     droppedTools: [],
+    unknownFields: [],
     startedAt,
     markSettled,
     ticket: null,

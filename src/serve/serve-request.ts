@@ -73,9 +73,10 @@ export function refuseManagementKey(rc: RequestContext): void {
 
 async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: CallerProtocol): Promise<Answered> {
   refuseManagementKey(rc);
-  const { body, bytes, echo, dropped } = await read(protocol, c.req.raw, reasoningSealer(rc.env, rc.caller.accountId));
+  const { body, bytes, echo, dropped, unknown } = await read(protocol, c.req.raw, reasoningSealer(rc.env, rc.caller.accountId));
   rc.echo = echo ?? {};
   rc.droppedTools = dropped ?? [];
+  rc.unknownFields = unknown ?? [];
   rc.externalUser = body.user ?? null;
   rc.stream = body.stream === true;
   const catalog = await loadCatalog(rc.env, rc.waitUntil);
@@ -160,9 +161,16 @@ async function serveStream(
   return { response, outcome };
 }
 
-/** The headers of a served answer: its generation, and the tools left out (`x-switchyard-dropped-tools`), if any. */
+/**
+ * The headers of a served answer: its generation, the tools left out (`x-switchyard-dropped-tools`) and the
+ * fields the router does not know (`x-switchyard-unknown-parameters`), if any.
+ */
 function answerHeaders(rc: RequestContext): Record<string, string> {
-  return rc.droppedTools.length ? { "x-generation-id": rc.genId, "x-switchyard-dropped-tools": rc.droppedTools.join(", ") } : { "x-generation-id": rc.genId };
+  return {
+    "x-generation-id": rc.genId,
+    ...(rc.droppedTools.length ? { "x-switchyard-dropped-tools": rc.droppedTools.join(", ") } : {}),
+    ...(rc.unknownFields.length ? { "x-switchyard-unknown-parameters": rc.unknownFields.join(", ") } : {}),
+  };
 }
 
 /** A request refused or failed before anything was served: the caller's error in its protocol (`errorBody`), recorded at cost 0. */
