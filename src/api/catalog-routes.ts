@@ -10,7 +10,7 @@ import { readHealth } from "../health/health-memo";
 import { endpointStats } from "../health/health-snapshot";
 import { hasValidKey } from "./auth";
 
-/** Public catalog: GET /models, /models/:author/:slug/endpoints, /providers. No key needed. */
+/** Public catalog: GET /models, /models/count, /models/:author/:slug/endpoints, /providers. No key needed. */
 export const catalogRoutes = new Hono<AppEnv>();
 
 /** What is presented once per catalog version: the catalog never changes under a Catalog object. */
@@ -116,6 +116,14 @@ function selectModels(p: Presented, q: ModelsQuery): PresentedModel[] {
   return out;
 }
 
+/** The `/models` query of a request, 400 naming the first bad parameter. */
+function readModelsQuery(url: URL): ModelsQuery {
+  const parsed = modelsQuery.safeParse(Object.fromEntries(url.searchParams));
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ApiError(400, `Invalid query parameter${issue?.path.length ? ` ${issue.path.join(".")}` : ""}: ${issue?.message ?? "invalid"}`);
+}
+
 /** `GET /models`, and `GET /embeddings/models` (the embeddings models, `output` forcing the output modality). */
 async function listModels(c: Context<AppEnv>, output: "embeddings" | null): Promise<Response> {
   const p = presented(await catalogFor(c));
@@ -123,12 +131,8 @@ async function listModels(c: Context<AppEnv>, output: "embeddings" | null): Prom
   if (url.search === "" && output === null)
     return c.body(p.fullList, 200, { "content-type": "application/json; charset=UTF-8", "cache-control": CACHE_CONTROL });
 
-  const parsed = modelsQuery.safeParse(Object.fromEntries(url.searchParams));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ApiError(400, `Invalid query parameter${issue?.path.length ? ` ${issue.path.join(".")}` : ""}: ${issue?.message ?? "invalid"}`);
-  }
-  const q = output === null ? parsed.data : { ...parsed.data, output_modalities: [output] };
+  const query = readModelsQuery(url);
+  const q = output === null ? query : { ...query, output_modalities: [output] };
   const all = selectModels(p, q);
   // The contract returns the whole list unless offset or limit is given.
   if (q.offset === undefined && q.limit === undefined) return c.json(presentModelList(all, all.length, null), 200, { "cache-control": CACHE_CONTROL });
@@ -145,6 +149,11 @@ async function listModels(c: Context<AppEnv>, output: "embeddings" | null): Prom
 }
 
 catalogRoutes.get("/models", (c) => listModels(c, null));
+// The contract's count (`{data: {count}}`) of what `GET /models` lists with the same filters (offset and limit aside).
+catalogRoutes.get("/models/count", async (c) => {
+  const p = presented(await catalogFor(c));
+  return c.json({ data: { count: selectModels(p, readModelsQuery(new URL(c.req.url))).length } }, 200, { "cache-control": CACHE_CONTROL });
+});
 catalogRoutes.get("/embeddings/models", (c) => listModels(c, "embeddings"));
 
 /** Catalog id parts: anything else (encoded slashes, dots-only, over-long, upper case) names no model. */

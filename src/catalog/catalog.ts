@@ -23,6 +23,8 @@ export interface PricedEndpoint extends EndpointEntry {
   mediaRates: MediaRates;
   /** The model's input modalities: a part of another kind is refused (400). */
   inputModalities: readonly string[];
+  /** The model's output modalities: a request asking for another (`modalities`) is refused (400). */
+  outputModalities: readonly string[];
   /** The endpoint's `supported_parameters`, else the model's (reasoning ones only where it reasons). */
   supportedParameters: string[];
 }
@@ -95,6 +97,7 @@ export class Catalog {
             partTokens,
             mediaRates,
             inputModalities: m.input_modalities,
+            outputModalities: m.output_modalities,
             supportedParameters:
               e.supported_parameters ?? (e.supports_reasoning ? m.supported_parameters : m.supported_parameters.filter((p) => !REASONING_PARAMETERS.has(p))),
           };

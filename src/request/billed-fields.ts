@@ -24,6 +24,12 @@ export function completionCap(body: ChatRequest): number | null {
   return caps.length ? Math.max(...caps) : null;
 }
 
+/** The field that sets `completionCap` as a chat request names it: `max_completion_tokens` when it is the larger (or only) one, else `max_tokens`. */
+export function completionCapField(body: ChatRequest): "max_tokens" | "max_completion_tokens" {
+  const { max_completion_tokens: mct, max_tokens: mt } = body;
+  return typeof mct === "number" && (typeof mt !== "number" || mct >= mt) ? "max_completion_tokens" : "max_tokens";
+}
+
 /** The choices the caller gets back: `n`, at least 1. */
 export function returnedChoices(body: ChatRequest): number {
   return positiveInt((body as { n?: unknown }).n) ?? 1;

@@ -4,7 +4,7 @@ import type { Candidate } from "./candidate-models";
 import { orderEndpoints, type RequestFacts } from "./order-endpoints";
 import { withShortcutSort } from "./model-shortcuts";
 import { demoteUnhealthy, type HealthThresholds } from "./health-order";
-import { fitRequest, requestNeed, type TooLong, type Unsupported } from "./request-fit";
+import { fitRequest, requestNeed, type CapTooHigh, type Capped, type TooLong, type Unproducible, type Unsupported } from "./request-fit";
 import { balanceByPrice } from "./price-balance";
 
 /** A model whose endpoints the request's filters all removed, and why. */
@@ -21,18 +21,26 @@ export type RoutePlan = {
   candidateOf: Map<PricedEndpoint, Candidate>;
   emptied: Emptied[];
   tooLong: TooLong[];
+  /** Models that cannot produce an output modality the request asks for. */
+  unproducible: Unproducible[];
+  /** Models none of whose endpoints returns as many completion tokens as the request's cap. */
+  capTooHigh: CapTooHigh[];
+  /** Endpoints of the models that do serve, left out because their maximum output is below the request's cap: named as not tried. */
+  capped: Capped[];
 };
 
 /**
  * Every endpoint the request may be tried on, in order, model after model. For each candidate model:
- * 1. the endpoints the request fits (the model takes its media parts, context, tools/format support: `fitRequest`);
+ * 1. the endpoints the request fits (the model takes its media parts and produces its output modalities,
+ *    completion cap, context, tools/format support: `fitRequest`);
  * 2. without `provider.order` and without a sort (the caller's or a shortcut's), load balanced by price
  *    (`policy.random`; null = cheapest first);
  * 3. the `provider` preferences: hard filters, sort, soft preferences, `order`, `allow_fallbacks`;
  * 4. endpoints that look down (`facts.health`) to the back, unless the caller set `provider.order`.
  * An endpoint an earlier candidate already lists (the same model under another sort: `m:floor` then `m`)
  * is tried once, for that earlier candidate. `unsupported` lists models that do not take a kind of media part the request carries, `tooLong` models without room for it,
- * `emptied` those the preferences emptied.
+ * `unproducible` those without an output modality it asks for, `capTooHigh` those whose every endpoint returns fewer
+ * completion tokens than its cap (`capped`: such endpoints of the models that serve), `emptied` those the preferences emptied.
  */
 export function planRoute(
   candidates: Candidate[],
@@ -41,7 +49,7 @@ export function planRoute(
   facts: RequestFacts,
   policy: RoutePolicy,
 ): RoutePlan {
-  const plan: RoutePlan = { endpoints: [], unsupported: [], candidateOf: new Map(), emptied: [], tooLong: [] };
+  const plan: RoutePlan = { endpoints: [], unsupported: [], candidateOf: new Map(), emptied: [], tooLong: [], unproducible: [], capTooHigh: [], capped: [] };
   const ordered = !!body.provider?.order?.length;
   for (const c of candidates) {
     const all = endpointsOf(c.modelId);
@@ -55,6 +63,15 @@ export function planRoute(
       plan.tooLong.push(fit.tooLong);
       continue;
     }
+    if ("unproducible" in fit) {
+      plan.unproducible.push(fit.unproducible);
+      continue;
+    }
+    if ("capTooHigh" in fit) {
+      plan.capTooHigh.push(fit.capTooHigh);
+      continue;
+    }
+    plan.capped.push(...fit.capped);
     const prefs = withShortcutSort(body.provider, c.sort);
     const sorted = prefs?.sort !== undefined && prefs.sort !== null;
     const start = policy.random && !ordered && !sorted ? balanceByPrice(fit.endpoints, policy.random) : fit.endpoints;

@@ -25,6 +25,10 @@ export function routingMetadata(m: {
   dropped?: string[];
   /** Tools the request declared that no carrier here runs (hosted tools), left out. */
   droppedTools?: string[];
+  /** Request fields the router does not know: passed on as sent to carriers that speak the caller's protocol, left out by the others. */
+  unknown?: string[];
+  /** Endpoints of the candidate models never sent the request, and why (a maximum output below its cap, a cost the hold cannot pay). */
+  notTried?: Array<{ provider: string; model: string; reason: string }>;
   /** Parameters the router set on the serving carrier, and to what (a completion cap the balance could pay). */
   adjusted?: Record<string, number> | undefined;
 }) {
@@ -43,11 +47,13 @@ export function routingMetadata(m: {
     },
     attempts: m.attempts,
     // RouterParams takes any field: what the carrier that served could not be sent, and what the router set on it.
-    ...(m.dropped?.length || m.droppedTools?.length || m.adjusted
+    ...(m.dropped?.length || m.droppedTools?.length || m.adjusted || m.notTried?.length || m.unknown?.length
       ? {
           params: {
+            ...(m.notTried?.length ? { not_tried: m.notTried } : {}),
             ...(m.dropped?.length ? { dropped_parameters: m.dropped } : {}),
             ...(m.droppedTools?.length ? { dropped_tools: m.droppedTools } : {}),
+            ...(m.unknown?.length ? { unknown_parameters: m.unknown } : {}),
             ...(m.adjusted ? { adjusted_parameters: m.adjusted } : {}),
           },
         }

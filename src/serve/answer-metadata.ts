@@ -20,10 +20,12 @@ export function answerFacts(rc: RequestContext, selected: PricedEndpoint, body: 
             requested: rc.requestedModel,
             strategy: rc.strategy ?? "direct",
             available: rc.metadata.available,
+            notTried: rc.metadata.notTried,
             selected,
             attempts: rc.attempts.attemptsSoFar(),
             dropped: carrierProtocol(selected).leftOut(body, selected),
             droppedTools: rc.droppedTools,
+            unknown: rc.unknownFields,
             adjusted: rc.adjustedMaxTokens === null ? undefined : { max_tokens: rc.adjustedMaxTokens },
           })
         : null,

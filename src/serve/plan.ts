@@ -9,7 +9,7 @@ import { requestParameters } from "../routing/request-parameters";
 import { metadataLevel } from "../routing/routing-metadata";
 import { healthThresholds } from "../routing/health-order";
 import { balancing, routingRandom } from "../routing/routing-random";
-import { contextTooLongMessage, unsupportedPartsMessage } from "../routing/request-fit";
+import { capTooHighMessage, contextTooLongMessage, unproducibleMessage, unsupportedPartsMessage } from "../routing/request-fit";
 import { routingHealth } from "../health/routing-health";
 import { thinkingLeftOut } from "../protocols/outbound/thinking-rules";
 import type { RequestContext } from "./request-context";
@@ -20,14 +20,15 @@ export type Plan = RoutePlan & { candidates: Candidate[]; /** The caller asked f
  * Catalog → routing: the candidate models (`model`, then `models`), and every endpoint the request may
  * be tried on, in order — fitted to the request, balanced by price or ordered by the preferences, those
  * that look down last (the Cron Trigger's snapshot and this isolate's failure streaks). Records on `rc`
- * what the answer and the record name. Nothing left is a 400 or 404, before anything is held.
+ * what the answer and the record name. Nothing left is a 400 or 404, before anything is held; `capField`
+ * is the caller protocol's name of the completion cap, which a refusal of it names.
  */
 export async function planRequest(
   rc: RequestContext,
   body: ChatRequest,
   catalog: Catalog,
   headers: Headers,
-  output: "text" | "embeddings" = "text",
+  { output = "text", capField = "max_tokens" }: { output?: "text" | "embeddings"; capField?: string } = {},
 ): Promise<Plan> {
   // `:nitro` / `:floor` ask for a sort; answers name ids as sent.
   const chosen = candidateModels(
@@ -75,9 +76,11 @@ export async function planRequest(
     policy,
   );
   if (plan.endpoints.length === 0) {
-    // The preferences emptied the list (404); otherwise no candidate takes the request's media or has room for it: the caller's to fix (400).
+    // The preferences emptied the list (404); otherwise no candidate returns as many tokens as its cap, has room for it, produces its output modalities or takes its media: the caller's to fix (400).
     if (plan.emptied.length) throw new ApiError(404, plan.emptied[0]!.message);
-    if (plan.tooLong.length) throw new ApiError(400, contextTooLongMessage(plan.tooLong));
+    if (plan.capTooHigh.length) throw new ApiError(400, capTooHighMessage(plan.capTooHigh, capField));
+    if (plan.tooLong.length) throw new ApiError(400, contextTooLongMessage(plan.tooLong, capField));
+    if (plan.unproducible.length) throw new ApiError(400, unproducibleMessage(plan.unproducible));
     throw new ApiError(400, unsupportedPartsMessage(plan.unsupported));
   }
   return { ...plan, candidates, metadata: level === "enabled" };

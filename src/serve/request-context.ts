@@ -7,6 +7,9 @@ import type { CarrierAttempt } from "../db/carrier-attempt";
 import type { Strategy } from "../routing/candidate-models";
 import type { InboundApi } from "../generations/record";
 
+/** An endpoint of a candidate model the request was never sent to, and why (named in the routing metadata). */
+export type NotTried = { provider: string; model: string; reason: string };
+
 /** What the request path knows about one completion request from its start. */
 export type RequestContext = {
   env: Env;
@@ -21,8 +24,11 @@ export type RequestContext = {
   strategy: Strategy | null;
   /** Every carrier attempt, for the record's provider_responses and endpoint health. */
   attempts: AttemptLog;
-  /** Routing metadata asked for (`X-OpenRouter-Metadata: enabled`): the endpoints the request could use, in order; null when not asked. */
-  metadata: { available: PricedEndpoint[] } | null;
+  /**
+   * Routing metadata asked for (`X-OpenRouter-Metadata: enabled`): the endpoints the request could use, in
+   * order, and those left out before any attempt, with why; null when not asked.
+   */
+  metadata: { available: PricedEndpoint[]; notTried: NotTried[] } | null;
   stream: boolean;
   app: string | null;
   httpReferer: string | null;
@@ -37,6 +43,8 @@ export type RequestContext = {
   echo: Record<string, unknown>;
   /** The tools the request declared that no carrier here runs, left out (CallerProtocol.read): named in the answer's header and metadata. */
   droppedTools: string[];
+  /** The request's fields the router does not know, passed on as sent (CallerProtocol.read): named in the answer's header and metadata. */
+  unknownFields: string[];
   startedAt: number;
   /** Resolves once the request is settled; held under waitUntil from the start so a caller leaving cannot cut settling short. */
   markSettled: () => void;
@@ -85,6 +93,7 @@ export function newRequestContext(
     inboundApi: "chat",
     echo: {},
     droppedTools: [],
+    unknownFields: [],
     startedAt,
     markSettled,
     ticket: null,

@@ -59,7 +59,7 @@ async function embed(rc: RequestContext, c: Context<AppEnv>): Promise<{ response
   const catalog = await loadCatalog(rc.env, rc.waitUntil);
   // Routing reads a chat-shaped view: the model and the preferences (the inputs' fit is checked below, each on its own).
   const view = parseChatRequest({ model: req.model, ...(req.provider ? { provider: req.provider } : {}), messages: [{ role: "user", content: "" }] });
-  const plan = await planRequest(rc, view, catalog, c.req.raw.headers, "embeddings");
+  const plan = await planRequest(rc, view, catalog, c.req.raw.headers, { output: "embeddings" });
   // `dimensions` and `input_type` go to carriers that take them (a carrier refusing them is a 400 naming its reason).
   const longest = Math.max(...req.inputs.map((i) => (typeof i === "string" ? Math.ceil(utf8Bytes(i) / BYTES_PER_TOKEN) : i.length)));
   const endpoints = plan.endpoints.filter((e) => e.context_length >= longest);

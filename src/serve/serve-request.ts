@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { completionDemand, type Fitted } from "../request/hold";
+import { completionCap } from "../request/billed-fields";
+import type { Capped } from "../routing/request-fit";
 import { measurePromptMedia } from "../request/prompt-media";
 import { loadCatalog } from "../catalog/load";
 import { ApiError } from "../request/errors";
@@ -26,6 +28,10 @@ import { answerFacts } from "./answer-metadata";
 import { settle } from "./settle";
 import { reasoningSealer } from "./reasoning-sealer";
 import type { InboundApi } from "../generations/record";
+
+/** The endpoints admission let the request be sent to, and those of its models it is never sent to, with why (named first when all fail). */
+type Admitted = Fitted & { skipped: Skipped[] };
+type Skipped = AttemptFailure & { model: string };
 
 /** What a request came to: the caller's response, and the outcome to settle (now, or when its stream ends). */
 type Answered = { response: Response; outcome: Outcome | Promise<Outcome> };
@@ -67,17 +73,23 @@ export function refuseManagementKey(rc: RequestContext): void {
 
 async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: CallerProtocol): Promise<Answered> {
   refuseManagementKey(rc);
-  const { body, bytes, echo, dropped } = await read(protocol, c.req.raw, reasoningSealer(rc.env, rc.caller.accountId));
+  const { body, bytes, echo, dropped, unknown } = await read(protocol, c.req.raw, reasoningSealer(rc.env, rc.caller.accountId));
   rc.echo = echo ?? {};
   rc.droppedTools = dropped ?? [];
+  rc.unknownFields = unknown ?? [];
   rc.externalUser = body.user ?? null;
   rc.stream = body.stream === true;
   const catalog = await loadCatalog(rc.env, rc.waitUntil);
-  const plan = await planRequest(rc, body, catalog, c.req.raw.headers);
+  const plan = await planRequest(rc, body, catalog, c.req.raw.headers, { capField: protocol.capField(body) });
   const media = await measurePromptMedia(body);
   const admitted = await admit(rc, completionDemand(body, bytes, plan.endpoints, media), plan, new URL(c.req.url).origin);
-  if (plan.metadata) rc.metadata = { available: admitted.endpoints };
-  return rc.stream ? serveStream(rc, body, plan, admitted, protocol, c.req.raw.signal) : serveAnswer(rc, body, plan, admitted, protocol, c.req.raw.signal);
+  const notTried = [
+    ...plan.capped.map((x) => cappedEndpoint(x, protocol.capField(body), completionCap(body) ?? 0)),
+    ...admitted.unaffordable.map(unaffordable),
+  ];
+  if (plan.metadata) rc.metadata = { available: admitted.endpoints, notTried: notTried.map(({ provider, model, reason }) => ({ provider, model, reason })) };
+  const served = { ...admitted, skipped: notTried };
+  return rc.stream ? serveStream(rc, body, plan, served, protocol, c.req.raw.signal) : serveAnswer(rc, body, plan, served, protocol, c.req.raw.signal);
 }
 
 /** The caller's request as the canonical request; anything but a refusal of its own is a 400. */
@@ -93,7 +105,7 @@ async function serveAnswer(
   rc: RequestContext,
   body: ChatRequest,
   plan: Plan,
-  admitted: Fitted,
+  admitted: Admitted,
   protocol: CallerProtocol,
   signal: AbortSignal,
 ): Promise<Answered> {
@@ -112,7 +124,7 @@ async function serveStream(
   rc: RequestContext,
   body: ChatRequest,
   plan: Plan,
-  admitted: Fitted,
+  admitted: Admitted,
   protocol: CallerProtocol,
   signal: AbortSignal,
 ): Promise<Answered> {
@@ -149,9 +161,16 @@ async function serveStream(
   return { response, outcome };
 }
 
-/** The headers of a served answer: its generation, and the tools left out (`x-switchyard-dropped-tools`), if any. */
+/**
+ * The headers of a served answer: its generation, the tools left out (`x-switchyard-dropped-tools`) and the
+ * fields the router does not know (`x-switchyard-unknown-parameters`), if any.
+ */
 function answerHeaders(rc: RequestContext): Record<string, string> {
-  return rc.droppedTools.length ? { "x-generation-id": rc.genId, "x-switchyard-dropped-tools": rc.droppedTools.join(", ") } : { "x-generation-id": rc.genId };
+  return {
+    "x-generation-id": rc.genId,
+    ...(rc.droppedTools.length ? { "x-switchyard-dropped-tools": rc.droppedTools.join(", ") } : {}),
+    ...(rc.unknownFields.length ? { "x-switchyard-unknown-parameters": rc.unknownFields.join(", ") } : {}),
+  };
 }
 
 /** A request refused or failed before anything was served: the caller's error in its protocol (`errorBody`), recorded at cost 0. */
@@ -181,35 +200,37 @@ async function carrierFor<T>(
   rc: RequestContext,
   body: ChatRequest,
   plan: Plan,
-  admitted: Fitted,
+  admitted: Admitted,
   stream: boolean,
   accept: (call: CarrierCall, endpoint: PricedEndpoint) => Promise<T>,
   signal: AbortSignal,
 ): Promise<Dispatched<T>> {
   const userHash = await userHashOf(rc, body);
   const bodies = carrierBodies(body, stream, userHash, admitted.caps);
-  const served = await dispatch(
-    rc.env,
-    label(rc, plan),
-    admitted.endpoints,
-    bodies,
-    stream,
-    accept,
-    rc.attempts,
-    signal,
-    admitted.unaffordable.map(unaffordable),
-  );
+  const served = await dispatch(rc.env, label(rc, plan), admitted.endpoints, bodies, stream, accept, rc.attempts, signal, admitted.skipped);
   servedBy(rc, plan, served.endpoint, admitted.caps.get(served.endpoint) ?? null);
   return served;
 }
 
 /** An endpoint admission left out: what the hold granted cannot pay for there, so it is never tried. */
-function unaffordable(e: PricedEndpoint): AttemptFailure {
+function unaffordable(e: PricedEndpoint): Skipped {
   return {
     provider: e.providerEntry.name,
+    model: e.modelId,
     kind: "unavailable",
     status: null,
     reason: "not tried: the balance or the key's remaining limit cannot pay what the request may cost there (add credits, or lower max_tokens)",
+  };
+}
+
+/** An endpoint routing left out: it returns fewer completion tokens than the caller's cap (`field`), which it would refuse. */
+function cappedEndpoint({ endpoint, maxOutput }: Capped, field: string, cap: number): Skipped {
+  return {
+    provider: endpoint.providerEntry.name,
+    model: endpoint.modelId,
+    kind: "unavailable",
+    status: null,
+    reason: `not tried: it returns at most ${maxOutput} completion tokens, fewer than ${field} ${cap}`,
   };
 }
 

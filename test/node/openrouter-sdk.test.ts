@@ -216,6 +216,16 @@ describe("catalog", () => {
     expect(page.result.data.map((m) => m.id)).toEqual(catalogJson.models.filter((m) => m.output_modalities.includes("text")).map((m) => m.id));
   });
 
+  it.each([
+    { outputModalities: undefined, want: catalogJson.models.filter((m) => m.output_modalities.includes("text")).length },
+    { outputModalities: "embeddings", want: catalogJson.models.filter((m) => m.output_modalities.includes("embeddings")).length },
+    { outputModalities: "all", want: catalogJson.models.length },
+  ])("models.count($outputModalities): what models.list lists with the same filter", async ({ outputModalities, want }) => {
+    const { data } = await sdk.models.count(outputModalities === undefined ? undefined : { outputModalities });
+    expect(data.count).toBe(want);
+    expect(data.count).toBeGreaterThan(0);
+  });
+
   it("endpoints.list: the carriers of a model with per-token prices", async () => {
     const model = catalogJson.models.find((m) => m.id === LLAMA)!;
     const { data } = await sdk.endpoints.list({ author: "meta-llama", slug: "llama-3.1-8b-instruct" });

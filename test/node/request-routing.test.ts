@@ -1,7 +1,16 @@
 import { describe, it, expect } from "vitest";
 import { Catalog, type PricedEndpoint } from "../../src/catalog/catalog";
 import { chatRequestSchema } from "../../src/request/chat-request";
-import { contextTooLongMessage, fitRequest, requestNeed, unsupportedPartsMessage, type Need } from "../../src/routing/request-fit";
+import {
+  capTooHighMessage,
+  contextTooLongMessage,
+  fitRequest,
+  requestNeed,
+  unproducibleMessage,
+  unsupportedPartsMessage,
+  type Need,
+} from "../../src/routing/request-fit";
+import { completionCapField } from "../../src/request/billed-fields";
 import { balanceByPrice } from "../../src/routing/price-balance";
 import { balancing, routingRandom } from "../../src/routing/routing-random";
 import { planRoute, type RoutePolicy } from "../../src/routing/route-plan";
@@ -20,12 +29,12 @@ const carrier = (slug: string) => ({
   status_page_url: null,
 });
 const endpoint = (provider: string, price: number, context_length: number, supported_parameters?: string[]) => ({
+  max_completion_tokens: null as number | null,
   provider,
   upstream_model: "m",
   input_price_per_1m: price,
   output_price_per_1m: price,
   context_length,
-  max_completion_tokens: null,
   quantization: null,
   ...(supported_parameters ? { supported_parameters } : {}),
 });
@@ -53,15 +62,23 @@ const catalog = Catalog.parse({
     model("a/m", [endpoint("p1", 1, 1000), endpoint("p2", 2, 4000, ["temperature", "response_format"]), endpoint("p3", 4, 2000)]),
     model("b/big", [endpoint("p4", 3, 100_000)]),
     model("c/free", [endpoint("free1", 0, 1000), endpoint("free2", 0, 1000), endpoint("p1", 1, 1000)]),
+    // Maximum outputs 1000 and 3000, and one bounded by its context only (8000).
+    model("d/capped", [
+      { ...endpoint("p1", 1, 8000), max_completion_tokens: 1000 },
+      { ...endpoint("p2", 2, 8000), max_completion_tokens: 3000 },
+      endpoint("p3", 4, 8000),
+    ]),
+    { ...model("e/pictures", [endpoint("p1", 1, 8000)]), output_modalities: ["image", "text"] },
   ],
 });
 const names = (list: PricedEndpoint[]) => list.map((e) => e.provider);
 const noParts = { image: 0, file: 0, audio: 0, video: 0 };
-const need = (promptTokens: number, completionTokens = 0, features: string[] = [], parts = noParts): Need => ({
+const need = (promptTokens: number, completionTokens = 0, features: string[] = [], parts = noParts, outputs: string[] = []): Need => ({
   parts,
   promptTokens,
   completionTokens,
   features,
+  outputs,
 });
 const allowances = { image: 1600, file: 1600, audio: 1600, video: 1600 };
 
@@ -166,6 +183,100 @@ describe("fitRequest: media parts and the model's input modalities", () => {
   });
 });
 
+describe("fitRequest: the completion cap against each endpoint's maximum output", () => {
+  it.each([
+    { name: "no cap: every endpoint", cap: 0, out: ["p1", "p2", "p3"], capped: [] },
+    { name: "exactly the smallest maximum", cap: 1000, out: ["p1", "p2", "p3"], capped: [] },
+    { name: "one more leaves it out, named", cap: 1001, out: ["p2", "p3"], capped: [{ provider: "p1", maxOutput: 1000 }] },
+    {
+      name: "an endpoint without max_completion_tokens returns up to its context",
+      cap: 3001,
+      out: ["p3"],
+      capped: [
+        { provider: "p1", maxOutput: 1000 },
+        { provider: "p2", maxOutput: 3000 },
+      ],
+    },
+  ])("$name", ({ cap, out, capped }) => {
+    const fit = fitRequest(catalog.endpoints("d/capped"), need(10, cap));
+    if (!("endpoints" in fit)) throw new Error(JSON.stringify(fit));
+    expect(names(fit.endpoints)).toEqual(out);
+    expect(fit.capped.map((c) => ({ provider: c.endpoint.provider, maxOutput: c.maxOutput }))).toEqual(capped);
+  });
+
+  it("above every endpoint's maximum: capTooHigh with the largest (checked before the context)", () => {
+    expect(fitRequest(catalog.endpoints("d/capped"), need(10, 8001))).toEqual({ capTooHigh: { modelId: "d/capped", cap: 8001, maxOutput: 8000 } });
+    expect(fitRequest(catalog.endpoints("a/m"), need(10, 4001))).toEqual({ capTooHigh: { modelId: "a/m", cap: 4001, maxOutput: 4000 } });
+  });
+
+  it.each([
+    { field: "max_tokens", message: "max_tokens: 200000 is more than any endpoint of d/capped (at most 8000) returns. Set max_tokens to at most 8000." },
+    {
+      field: "max_output_tokens",
+      message: "max_output_tokens: 200000 is more than any endpoint of d/capped (at most 8000) returns. Set max_output_tokens to at most 8000.",
+    },
+  ])("the 400 message names the caller's field ($field) and the maximum", ({ field, message }) => {
+    expect(capTooHighMessage([{ modelId: "d/capped", cap: 200000, maxOutput: 8000 }], field)).toBe(message);
+  });
+
+  it("with fallback models, the maximum named is the largest of them", () => {
+    expect(
+      capTooHighMessage(
+        [
+          { modelId: "d/capped", cap: 200000, maxOutput: 8000 },
+          { modelId: "b/big", cap: 200000, maxOutput: 100000 },
+        ],
+        "max_completion_tokens",
+      ),
+    ).toBe(
+      "max_completion_tokens: 200000 is more than any endpoint of d/capped (at most 8000), b/big (at most 100000) returns. Set max_completion_tokens to at most 100000.",
+    );
+  });
+
+  it("the context message names the caller's field too", () => {
+    expect(contextTooLongMessage([{ modelId: "a/m", contextLength: 4000, need: need(3500, 1000) }], "max_output_tokens")).toBe(
+      "The request needs about 4500 tokens (3500 prompt, estimated + 1000 completion (max_output_tokens)), more than the largest context of a/m (4000 tokens). Shorten the messages or lower max_output_tokens.",
+    );
+  });
+
+  it.each([
+    { body: { max_tokens: 10 }, field: "max_tokens" },
+    { body: { max_completion_tokens: 10 }, field: "max_completion_tokens" },
+    { body: { max_tokens: 10, max_completion_tokens: 20 }, field: "max_completion_tokens" },
+    { body: { max_tokens: 30, max_completion_tokens: 20 }, field: "max_tokens" },
+    { body: { max_tokens: 20, max_completion_tokens: 20 }, field: "max_completion_tokens" },
+    { body: {}, field: "max_tokens" },
+  ])("completionCapField($body) is $field: the field that sets the cap, as sent", ({ body, field }) => {
+    expect(completionCapField(chatRequestSchema.parse({ messages: [{ role: "user", content: "x" }], ...body }))).toBe(field);
+  });
+});
+
+describe("fitRequest: output modalities", () => {
+  it.each([
+    { name: "text from a text model", model: "a/m", outputs: ["text"], fits: true },
+    { name: "nothing asked", model: "a/m", outputs: [], fits: true },
+    { name: "image and text from a model with both", model: "e/pictures", outputs: ["image", "text"], fits: true },
+    { name: "image from a text model", model: "a/m", outputs: ["image", "text"], missing: ["image"] },
+    { name: "image and audio from a text model", model: "a/m", outputs: ["image", "audio"], missing: ["image", "audio"] },
+    { name: "audio from an image model", model: "e/pictures", outputs: ["audio"], missing: ["audio"] },
+  ])("$name", ({ model: id, outputs, fits, missing }) => {
+    const fit = fitRequest(catalog.endpoints(id), need(10, 0, [], noParts, outputs));
+    if (fits) expect("endpoints" in fit).toBe(true);
+    else expect(fit).toEqual({ unproducible: { modelId: id, missing, modalities: catalog.model(id)!.output_modalities } });
+  });
+
+  it("the 400 message names the modalities and the model's own", () => {
+    expect(unproducibleMessage([{ modelId: "a/m", missing: ["image"], modalities: ["text"] }])).toBe(
+      "modalities: image is not an output modality of a/m (output modalities: text). Ask for its output modalities only, or send the request to a model whose output_modalities include image (GET /api/v1/models?output_modalities=image).",
+    );
+  });
+
+  it("requestNeed reads modalities from the body", () => {
+    const body = chatRequestSchema.parse({ messages: [{ role: "user", content: "x" }], modalities: ["image", "text"] });
+    expect(requestNeed(body, allowances).outputs).toEqual(["image", "text"]);
+  });
+});
+
 describe("balanceByPrice", () => {
   it("draws the first endpoint in proportion to the inverse square of its price (seeded, 10,000 draws)", () => {
     const random = routingRandom({ ROUTING_SEED: "12345" });
@@ -265,12 +376,32 @@ describe("planRoute", () => {
   });
 
   it("no model has room: every candidate is in tooLong, nothing to try", () => {
-    const p = plan({ model: "a/m", models: ["b/big"], max_tokens: 200_000 });
+    const p = plan({ model: "a/m", models: ["b/big"], max_tokens: 3000, messages: [{ role: "user", content: "x".repeat(400_000) }] });
     expect(p.endpoints).toEqual([]);
     expect(p.tooLong.map((t) => [t.modelId, t.contextLength])).toEqual([
       ["a/m", 4000],
       ["b/big", 100_000],
     ]);
     expect(p.emptied).toEqual([]);
+  });
+
+  it("a cap above every endpoint's maximum output: every candidate is in capTooHigh, nothing to try", () => {
+    const p = plan({ model: "a/m", models: ["b/big"], max_tokens: 200_000 });
+    expect(p.endpoints).toEqual([]);
+    expect(p.capTooHigh).toEqual([
+      { modelId: "a/m", cap: 200_000, maxOutput: 4000 },
+      { modelId: "b/big", cap: 200_000, maxOutput: 100_000 },
+    ]);
+    expect(p.tooLong).toEqual([]);
+  });
+
+  it("endpoints below the cap are left out and listed as capped; a model that cannot produce the modalities is skipped", () => {
+    const p = plan({ model: "a/m", models: ["d/capped", "e/pictures"], max_tokens: 1500, provider: { sort: "price" } });
+    // a/m: p1 returns at most its context (1000); d/capped: p1 at most its max_completion_tokens (1000).
+    expect(p.endpoints.map((e) => `${e.modelId}@${e.provider}`)).toEqual(["a/m@p2", "a/m@p3", "d/capped@p2", "d/capped@p3", "e/pictures@p1"]);
+    expect(p.capped.map((c) => `${c.endpoint.modelId}@${c.endpoint.provider}`)).toEqual(["a/m@p1", "d/capped@p1"]);
+    const images = plan({ model: "a/m", models: ["e/pictures"], modalities: ["image", "text"] });
+    expect(names(images.endpoints)).toEqual(["p1"]);
+    expect(images.unproducible.map((u) => u.modelId)).toEqual(["a/m"]);
   });
 });

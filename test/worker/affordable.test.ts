@@ -17,8 +17,8 @@ const bytesOf = (body: unknown) => new TextEncoder().encode(JSON.stringify(body)
 const groq = catalog.endpoints(LLAMA).find((e) => e.provider === "groq")!;
 
 describe("a request its key or balance cannot pay is refused with the figures, nothing spent", () => {
-  // The reviewer's case: n = 8 and max_tokens 160,000 on an expensive reasoning model ($10 per 1M output tokens).
-  const costly = { model: GPT5, n: 8, max_tokens: 160_000, ...user("prove it [sim tokens=20]") };
+  // The reviewer's case: n = 8 and max_tokens 128,000 (its endpoint's most) on an expensive reasoning model ($10 per 1M output tokens).
+  const costly = { model: GPT5, n: 8, max_tokens: 128_000, ...user("prove it [sim tokens=20]") };
   const gpt5 = catalog.endpoints(GPT5)[0]!;
   /** Completion tokens per choice that `available` pays for after the prompt (held at its byte length). */
   const affordable = (available: number) => Math.floor((available - bytesOf(costly) * gpt5.inputNano) / (8 * gpt5.outputNano));
@@ -29,9 +29,9 @@ describe("a request its key or balance cannot pay is refused with the figures, n
     expect(res.status).toBe(402);
     const body = (await res.json()) as Json;
     expect(body.error.message).toBe(
-      `This request requires more credits, or fewer max_tokens. You requested up to 160000 tokens, but can only afford ${affordable(0.01e9)} with this API key's remaining limit. To increase, raise the key's limit at https://switchyard.test/settings/keys.`,
+      `This request requires more credits, or fewer max_tokens. You requested up to 128000 tokens, but can only afford ${affordable(0.01e9)} with this API key's remaining limit. To increase, raise the key's limit at https://switchyard.test/settings/keys.`,
     );
-    expect(body.error.metadata).toEqual({ limit_source: "key_limit", requested_tokens: 160_000, affordable_tokens: affordable(0.01e9) });
+    expect(body.error.metadata).toEqual({ limit_source: "key_limit", requested_tokens: 128_000, affordable_tokens: affordable(0.01e9) });
     const t = await settled(a.accountId);
     expect(t.total_usage).toBe(0);
     const g = await generation(a.key, res.headers.get("x-generation-id")!);

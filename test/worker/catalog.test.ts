@@ -172,6 +172,36 @@ describe("GET /models", () => {
   });
 });
 
+describe("GET /models/count", () => {
+  it.each([
+    { query: "", count: textModels.length },
+    { query: "?output_modalities=embeddings", count: file.models.filter((m) => m.output_modalities.includes("embeddings")).length },
+    { query: "?output_modalities=all", count: file.models.length },
+    { query: "?output_modalities=text,embeddings", count: file.models.length },
+    {
+      query: "?supported_parameters=tools,reasoning",
+      count: file.models.filter((m) => ["tools", "reasoning"].every((p) => m.supported_parameters.includes(p))).length,
+    },
+    {
+      query: "?model_authors=anthropic&context=1000000",
+      count: file.models.filter((m) => m.id.startsWith("anthropic/") && m.context_length >= 1000000).length,
+    },
+    { query: "?q=llama", count: textModels.filter((m) => m.id.includes("llama")).length },
+  ])("$query: {data: {count}}, what GET /models lists with the same filters", async ({ query, count }) => {
+    const { status, body } = await getJson(`/models/count${query}`);
+    expect(status).toBe(200);
+    expect(body).toEqual({ data: { count } });
+    expect(count).toBeGreaterThan(0);
+    expect(count).toBe((await getJson(`/models${query}`)).body.total_count);
+  });
+
+  it("a bad filter is a 400 naming it", async () => {
+    const { status, body } = await getJson("/models/count?context=0");
+    expect(status).toBe(400);
+    expect(body.error).toMatchObject({ code: 400, message: expect.stringMatching(/^Invalid query parameter context: /) });
+  });
+});
+
 describe("GET /models/:author/:slug/endpoints", () => {
   it("lists a model's carriers in the order the router tries them", async () => {
     const { status, body } = await getJson("/models/openai/gpt-oss-20b/endpoints");

@@ -4,7 +4,13 @@ import { call } from "./helpers";
 
 // Auth is on the routes (requireKey in each route's chain), not in a path list beside them: a route
 // added without it would answer here without a key (or crash reading a caller that is not there).
-const PUBLIC = new Set(["GET /api/v1/models", "GET /api/v1/models/:author/:slug/endpoints", "GET /api/v1/providers", "GET /api/v1/embeddings/models"]);
+const PUBLIC = new Set([
+  "GET /api/v1/models",
+  "GET /api/v1/models/count",
+  "GET /api/v1/models/:author/:slug/endpoints",
+  "GET /api/v1/providers",
+  "GET /api/v1/embeddings/models",
+]);
 
 describe("every /api/v1 route but the public catalog needs a key", () => {
   const routes = [...new Set(app.routes.filter((r) => r.path.startsWith("/api/v1/") && r.method !== "ALL").map((r) => `${r.method} ${r.path}`))];

@@ -86,8 +86,15 @@ export interface CallerProtocol {
    * by): 413 over the limit, 400 when it is not one; with what its answer repeats of the request, if anything.
    * `sealer` opens what the caller brought back sealed (null: the deployment has no key). `dropped`: the
    * tools the request declared that no carrier here runs (hosted tools), left out and named in the answer.
+   * `unknown`: the fields of a protocol that passes unknown fields on (chat) that the router does not know, named in the answer.
    */
-  read(req: Request, sealer: Sealer | null): Promise<{ body: ChatRequest; bytes: number; echo?: Record<string, unknown>; dropped?: string[] }>;
+  read(
+    req: Request,
+    sealer: Sealer | null,
+  ): Promise<{ body: ChatRequest; bytes: number; echo?: Record<string, unknown>; dropped?: string[]; unknown?: string[] }>;
+
+  /** The request's completion cap as this protocol names it (`max_tokens`, `max_completion_tokens`, `max_output_tokens`): what a refusal of it says. */
+  capField(body: ChatRequest): string;
 
   /** A prompt to count (a token-count request: the request's shape, no completion asked), as the canonical request; for protocols with a count endpoint. */
   readPrompt?(req: Request): Promise<ChatRequest>;

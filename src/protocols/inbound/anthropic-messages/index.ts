@@ -33,6 +33,8 @@ export const anthropicMessagesCaller: CallerProtocol = {
     return { body: parseChatRequest(chatFromMessages(json, betaFlags(req.headers.get("anthropic-beta")))), bytes };
   },
 
+  capField: () => "max_tokens",
+
   async readPrompt(req) {
     const { json } = await readModelRequest(req);
     // count_tokens takes the Messages body without max_tokens.

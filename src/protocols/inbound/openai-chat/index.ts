@@ -1,6 +1,8 @@
 import type { CallerProtocol } from "../caller-protocol";
 import { readModelRequest } from "../../../request/json-body";
 import { parseChatRequest } from "../../../request/chat-request";
+import { completionCapField } from "../../../request/billed-fields";
+import { unknownFields } from "../../../request/unknown-fields";
 import { presentUsage } from "./usage";
 import { ChunkRewriter } from "./chunk-rewriter";
 
@@ -17,8 +19,10 @@ export const openAiChat: CallerProtocol = {
 
   async read(req) {
     const { json, bytes } = await readModelRequest(req);
-    return { body: parseChatRequest(json), bytes };
+    return { body: parseChatRequest(json), bytes, unknown: unknownFields(json) };
   },
+
+  capField: completionCapField,
 
   answer(upstream, billed, facts) {
     const metadata = facts.metadata();

@@ -28,6 +28,8 @@ export const openAiResponses: CallerProtocol = {
     return { body: parseChatRequest(chat), bytes, echo, dropped };
   },
 
+  capField: () => "max_output_tokens",
+
   async answer(answer, billed, facts) {
     const choice = (answer.choices[0] ?? {}) as { finish_reason?: unknown };
     const { status, incomplete_details } = statusOf(typeof choice.finish_reason === "string" ? choice.finish_reason : null);
