@@ -234,6 +234,11 @@ export const SETTINGS = {
     1_000,
     "how long a carrier's body may take to end after its `[DONE]`, ms; then its connection is kept for the next request; past it (or past `RELAY_MAX_EVENT_BYTES` more bytes) the connection is closed. The caller's stream has ended already; the request settles after it",
   ),
+  UNKNOWN_PARAMETERS_NAMED: between(
+    1,
+    1_000,
+    count(20, "most unknown chat fields named in `x-switchyard-unknown-parameters` and the routing metadata; the rest are counted (`(N more)`)"),
+  ),
   RELAY_PING_MS: count(
     10_000,
     "a stream whose carrier has been silent this long gets a keep-alive event, and again each time as long, where the caller's protocol has one (Anthropic's `ping` on /messages), ms",

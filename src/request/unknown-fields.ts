@@ -25,16 +25,17 @@ const KNOWN_ELSEWHERE = [
 
 const KNOWN = new Set<string>([...Object.keys(chatRequestSchema.shape), ...KNOWN_ELSEWHERE]);
 
-/** The most unknown field names reported (the rest are counted: "(N more)"). */
-export const MAX_UNKNOWN_NAMED = 20;
-
 /**
  * The top-level fields of a chat request this router does not know, in the order sent; each name as a
- * response header can carry it (at most 64 characters, any but letters, digits and `_.-` as `?`), at
- * most MAX_UNKNOWN_NAMED of them.
+ * response header can carry it (at most 64 characters, any but letters, digits and `_.-` as `?`).
  */
 export function unknownFields(json: Record<string, unknown>): string[] {
-  const unknown = Object.keys(json).filter((k) => !KNOWN.has(k));
-  const named = unknown.slice(0, MAX_UNKNOWN_NAMED).map((k) => k.slice(0, 64).replace(/[^\w.-]/g, "?"));
-  return unknown.length > MAX_UNKNOWN_NAMED ? [...named, `(${unknown.length - MAX_UNKNOWN_NAMED} more)`] : named;
+  return Object.keys(json)
+    .filter((k) => !KNOWN.has(k))
+    .map((k) => k.slice(0, 64).replace(/[^\w.-]/g, "?"));
+}
+
+/** At most `most` of those names (UNKNOWN_PARAMETERS_NAMED), then how many more: "(N more)". */
+export function namedUnknown(names: string[], most: number): string[] {
+  return names.length > most ? [...names.slice(0, most), `(${names.length - most} more)`] : names;
 }

@@ -21,6 +21,8 @@ import { accountAnswer, readAnswer } from "../relay/answer";
 import { relayStream } from "../relay/stream-relay";
 import { relayLimits } from "../relay/relay-limits";
 import { logError } from "../log-error";
+import { settings } from "../settings";
+import { namedUnknown } from "../request/unknown-fields";
 import { newRequestContext, type RequestContext } from "./request-context";
 import { planRequest, type Plan } from "./plan";
 import { admit } from "./admit";
@@ -76,7 +78,7 @@ async function complete(rc: RequestContext, c: Context<AppEnv>, protocol: Caller
   const { body, bytes, echo, dropped, unknown } = await read(protocol, c.req.raw, reasoningSealer(rc.env, rc.caller.accountId));
   rc.echo = echo ?? {};
   rc.droppedTools = dropped ?? [];
-  rc.unknownFields = unknown ?? [];
+  rc.unknownFields = namedUnknown(unknown ?? [], settings(rc.env).UNKNOWN_PARAMETERS_NAMED);
   rc.externalUser = body.user ?? null;
   rc.stream = body.stream === true;
   const catalog = await loadCatalog(rc.env, rc.waitUntil);

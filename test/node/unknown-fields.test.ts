@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { MAX_UNKNOWN_NAMED, unknownFields } from "../../src/request/unknown-fields";
+import { namedUnknown, unknownFields } from "../../src/request/unknown-fields";
 
 // Which chat fields the answer names as unknown to the router (passed on as sent), and how a name is shown.
 describe("unknownFields", () => {
@@ -16,10 +16,10 @@ describe("unknownFields", () => {
     expect(unknownFields(json)).toEqual(out);
   });
 
-  it(`at most ${MAX_UNKNOWN_NAMED} names, then how many more`, () => {
-    const json = Object.fromEntries(Array.from({ length: MAX_UNKNOWN_NAMED + 5 }, (_, i) => [`f${i}`, i]));
-    const out = unknownFields(json);
-    expect(out).toHaveLength(MAX_UNKNOWN_NAMED + 1);
-    expect(out.at(-1)).toBe("(5 more)");
+  it("at most UNKNOWN_PARAMETERS_NAMED names, then how many more", () => {
+    const names = unknownFields(Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`f${i}`, i])));
+    expect(names).toHaveLength(25);
+    expect(namedUnknown(names, 20)).toEqual([...names.slice(0, 20), "(5 more)"]);
+    expect(namedUnknown(names, 25)).toEqual(names);
   });
 });
