@@ -59,7 +59,7 @@ function sections(markdown: string): Section[] {
   const seen = new Map<string, number>();
   const heads = lines.flatMap((l, index) => {
     const m = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(l.text);
-    return m ? [{ index, level: m[1].length, anchor: slug(m[2], seen) }] : [];
+    return m ? [{ index, level: (m[1] ?? "").length, anchor: slug(m[2] ?? "", seen) }] : [];
   });
   return heads.map((h) => {
     const end = heads.find((next) => next.index > h.index && next.level <= h.level)?.index ?? lines.length;
@@ -74,8 +74,8 @@ function sections(markdown: string): Section[] {
 function links(markdown: string): Link[] {
   return proseLines(markdown).flatMap(({ line, text }) =>
     [...text.replace(/`[^`]*`/g, (code) => code.replace(/[[\]()]/g, " ")).matchAll(/!?\[([^\]]*)\]\(([^)\s]+)\)/g)].map((m) => ({
-      text: m[1],
-      target: m[2],
+      text: m[1] ?? "",
+      target: m[2] ?? "",
       line,
     })),
   );
@@ -109,7 +109,7 @@ function brokenLinks(doc: string, markdown = readFileSync(join(root, doc), "utf8
   return links(markdown).flatMap(({ text, target, line }) => {
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return []; // http:, https:, mailto: — not this repository's
     const where = `${doc}:${line} [${text}](${target})`;
-    const [path, anchor] = target.split("#", 2);
+    const [path = "", anchor] = target.split("#", 2);
     const file = path === "" ? doc : relative(root, join(root, dirname(doc), decodeURIComponent(path)));
     if (file.startsWith("..") || !existsSync(join(root, file))) return [`${where}: no file ${file}`];
     if (!file.endsWith(".md") || statSync(join(root, file)).isDirectory())
