@@ -125,6 +125,37 @@ function brokenLinks(doc: string, markdown = readFileSync(join(root, doc), "utf8
   });
 }
 
+/** What the README's first screen must show a new user, each by a line only that part would write. */
+const FIRST_SCREEN = {
+  run: "npm install && npm start",
+  deploy: "npm run cloudflare:setup",
+  test: "npm test",
+  chat: "client.chat.completions.create(",
+  "Claude Code": "ANTHROPIC_BASE_URL=",
+  Codex: 'wire_api = "responses"',
+};
+const FIRST_SCREEN_LINES = 45;
+
+/** What the README lacks: within 200 lines, its first screen shows how to run, call, deploy and test. */
+function readmeShortfalls(readme: string): string[] {
+  const lines = readme.replace(/\n$/, "").split("\n");
+  const screen = lines.slice(0, FIRST_SCREEN_LINES).join("\n");
+  return [
+    ...(lines.length > 200 ? [`${lines.length} lines (at most 200)`] : []),
+    ...Object.entries(FIRST_SCREEN).flatMap(([part, text]) => (screen.includes(text) ? [] : [`no ${part} (${text}) in its first ${FIRST_SCREEN_LINES} lines`])),
+  ];
+}
+
+describe("the README", () => {
+  it("is at most 200 lines, and its first screen shows run, call (chat, Claude Code, Codex), deploy and test", () => {
+    expect(readmeShortfalls(readFileSync(join(root, "README.md"), "utf8"))).toEqual([]);
+    expect(readmeShortfalls("# x\n" + "line\n".repeat(200))).toEqual([
+      "201 lines (at most 200)",
+      ...Object.entries(FIRST_SCREEN).map(([part, text]) => `no ${part} (${text}) in its first ${FIRST_SCREEN_LINES} lines`),
+    ]);
+  });
+});
+
 describe("documentation links", () => {
   it("every relative link in README.md, docs/, bench/RESULTS.md and simulator/README.md resolves, and lands where its words are", () => {
     const docs = documents();
