@@ -79,7 +79,7 @@ export default defineConfig({
         },
       },
       {
-        // The coding agents' CLIs (Claude Code, Codex) against a started service: runs alone with `--project agents`.
+        // The coding agents' CLIs (Claude Code, Codex) against a service the tests start as `npm start` does: runs alone with `--project agents`.
         test: {
           name: "agents",
           include: ["test/agents/**/*.test.ts"],
