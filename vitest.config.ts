@@ -34,12 +34,12 @@ export default defineConfig({
             miniflare: {
               bindings: {
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
-                CARRIER_BASE_URL_OVERRIDE: inject<string>("simUrl"),
+                CARRIER_BASE_URL_OVERRIDE: inject("simUrl"),
                 CARRIER_TIMEOUT_MS: "2000",
                 ADMIN_TOKEN: "test-admin-token",
                 // /responses seals reasoning under it (src/serve/reasoning-sealer.ts); tests of rotation and of no key set their own.
                 REASONING_SEAL_KEY: "test-reasoning-seal-key-not-for-deploys-0123456789",
-                STRIPE_API_URL: inject<string>("stripeUrl"),
+                STRIPE_API_URL: inject("stripeUrl"),
                 STRIPE_SECRET_KEY: "sk_test_worker_tests",
                 STRIPE_WEBHOOK_SECRET: TEST_STRIPE_WEBHOOK_SECRET,
                 // Out of reach: tests that fail carriers on purpose must not reorder other tests' carriers
@@ -79,7 +79,7 @@ export default defineConfig({
         },
       },
       {
-        // The coding agents' CLIs (Claude Code, Codex) against a started service: runs alone with `--project agents`.
+        // The coding agents' CLIs (Claude Code, Codex) against a service the tests start as `npm start` does: runs alone with `--project agents`.
         test: {
           name: "agents",
           include: ["test/agents/**/*.test.ts"],

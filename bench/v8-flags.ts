@@ -12,7 +12,9 @@ const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 export function useV8Flags(flags: readonly string[], dir: string): void {
   for (const flag of flags) if (!/^--[a-z0-9-]+(=[\w.,-]+)?$/.test(flag)) throw new Error(`not a V8 flag: ${flag}`);
-  const workerd = (createRequire(import.meta.url)("workerd") as { default: string }).default;
+  // The workerd Miniflare itself runs (its own dependency), not whichever one another package hoisted to the root.
+  const fromMiniflare = createRequire(createRequire(import.meta.url).resolve("miniflare"));
+  const workerd = (fromMiniflare("workerd") as { default: string }).default;
   const patch = fileURLToPath(new URL("./v8-flags-patch.mjs", import.meta.url));
   mkdirSync(dir, { recursive: true });
   const wrapper = join(dir, "workerd-with-v8-flags");

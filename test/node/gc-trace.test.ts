@@ -1,8 +1,13 @@
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serializeConfig } from "miniflare";
 import { describe, expect, it } from "vitest";
 import { parseTraceLine, summarize } from "../../bench/gc-trace.ts";
+import { useV8Flags } from "../../bench/v8-flags.ts";
 
 // The GC diagnostic (bench/gc-trace.ts): V8's --trace-gc lines as workerd prints them, and the config
 // patch (bench/v8-flags-patch.mjs) that gives workerd V8 flags Miniflare has no option for.
@@ -50,6 +55,24 @@ describe("v8-flags-patch", () => {
     const out = patch(serializeConfig({ v8Flags: ["--x"] }), ["--trace-gc"]);
     expect(out.status).not.toBe(0);
     expect(out.stderr.toString()).toContain("already sets v8Flags");
+  });
+});
+
+describe("v8-flags", () => {
+  it("the wrapper runs the workerd Miniflare runs (its version is Miniflare's date)", () => {
+    const before = process.env.MINIFLARE_WORKERD_PATH;
+    try {
+      useV8Flags(["--trace-gc"], mkdtempSync(join(tmpdir(), "v8-flags-")));
+      const wrapper = process.env.MINIFLARE_WORKERD_PATH ?? "";
+      const out = spawnSync(wrapper, ["--version"], { input: "", timeout: 30_000 });
+      // miniflare 4.YYYYMMDD.n is released with workerd YYYY-MM-DD.
+      const pkg = JSON.parse(readFileSync(createRequire(import.meta.url).resolve("miniflare/package.json"), "utf8")) as { version: string };
+      const date = /^\d+\.(\d{4})(\d{2})(\d{2})\./.exec(pkg.version)?.slice(1).join("-");
+      expect(out.stdout.toString().trim()).toBe(`workerd ${date}`);
+    } finally {
+      if (before === undefined) delete process.env.MINIFLARE_WORKERD_PATH;
+      else process.env.MINIFLARE_WORKERD_PATH = before;
+    }
   });
 });
 
