@@ -37,6 +37,8 @@ export default defineConfig({
                 CARRIER_BASE_URL_OVERRIDE: inject("simUrl"),
                 CARRIER_TIMEOUT_MS: "2000",
                 ADMIN_TOKEN: "test-admin-token",
+                // Console tests sign up freely, as `npm start` does; test/worker/console-links.test.ts sets the other policies.
+                SIGN_UP: "open",
                 // /responses seals reasoning under it (src/serve/reasoning-sealer.ts); tests of rotation and of no key set their own.
                 REASONING_SEAL_KEY: "test-reasoning-seal-key-not-for-deploys-0123456789",
                 STRIPE_API_URL: inject("stripeUrl"),

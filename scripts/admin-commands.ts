@@ -9,6 +9,8 @@ export const USAGE = `usage: npm run admin -- <command> [--url URL] [--token TOK
   set-key-limit --hash H --limit USD|none          (none removes the limit)
   grant-credits --account <email|id> --usd N [--idempotency-key K]   (the same K grants once)
   show-account --account <email|id>
+  sign-in-link --account <email|id>                  (a one-time console sign-in link, shown once: an account made here has no password)
+  invite                                              (a one-time sign-up link, shown once, while SIGN_UP is invite-only)
   audit-account --account <email|id>
   list-accounts [--offset N] [--page-size N]           (oldest first; N ≤ 500, default 100; next_offset pages on)
   list-keys --account <email|id> [--offset N] [--page-size N]
@@ -63,6 +65,8 @@ const commands: Record<string, (f: Flags) => AdminRequest> = {
     path: `/accounts/${ref(need(f, "account"))}/credits`,
     body: { usd: usd(f, "usd") ?? fail("--usd is required"), idempotency_key: f["idempotency-key"] },
   }),
+  "sign-in-link": (f) => ({ method: "POST", path: `/accounts/${ref(need(f, "account"))}/sign-in-link` }),
+  invite: () => ({ method: "POST", path: "/invitations" }),
   "show-account": (f) => ({ method: "GET", path: `/accounts/${ref(need(f, "account"))}` }),
   "audit-account": (f) => ({ method: "GET", path: `/accounts/${ref(need(f, "account"))}/audit` }),
   "list-accounts": (f) => ({ method: "GET", path: `/accounts${paging(f)}` }),

@@ -19,3 +19,8 @@ export async function ensureDemoAccount(admin: AdminClient, baseUrl: string, key
   writeFileSync(keyFile, key + "\n", { mode: 0o600 });
   return { key, created: true };
 }
+
+/** A one-time link into the console as the demo account (where the demo key's requests show); each call makes a new one. */
+export async function demoSignInLink(admin: AdminClient): Promise<{ url: string; expires_at: string }> {
+  return admin.request<{ url: string; expires_at: string }>("POST", `/accounts/${encodeURIComponent(DEMO_EMAIL)}/sign-in-link`);
+}

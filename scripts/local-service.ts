@@ -17,8 +17,10 @@ export const DEV_ADMIN_TOKEN = "dev-admin-token";
 /** Local development only: the key /responses seals reasoning with under `npm start`, unless `.dev.vars` sets one (a deploy sets its own secret: docs/deploy.md). */
 export const DEV_REASONING_SEAL_KEY = "dev-reasoning-seal-key-for-local-use-only";
 
-function sealKeyVars(): Record<string, string> {
-  return devVarNames(".dev.vars").has("REASONING_SEAL_KEY") ? {} : { REASONING_SEAL_KEY: DEV_REASONING_SEAL_KEY };
+/** Locally anyone may sign up (a deployment's default is invite-only: docs/deploy.md); `.dev.vars` or `vars` may say otherwise. */
+function localVars(): Record<string, string> {
+  const names = devVarNames(".dev.vars");
+  return { ...(names.has("REASONING_SEAL_KEY") ? {} : { REASONING_SEAL_KEY: DEV_REASONING_SEAL_KEY }), ...(names.has("SIGN_UP") ? {} : { SIGN_UP: "open" }) };
 }
 
 export type LocalService = {
@@ -79,7 +81,7 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   const wrangler = "node_modules/.bin/wrangler";
   await migrate(wrangler, persist, opts.quiet);
   const carriers = opts.carriers === "real" ? {} : { CARRIER_BASE_URL_OVERRIDE: simulator.url, ...(opts.carrierKeys ?? carrierSecretBindings()) };
-  const vars: Record<string, string> = { ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...sealKeyVars(), ...carriers, ...payments.vars, ...opts.vars };
+  const vars: Record<string, string> = { ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...localVars(), ...carriers, ...payments.vars, ...opts.vars };
   const args = [
     "dev",
     "--ip",
@@ -203,7 +205,7 @@ async function startBundleService(opts: LocalServiceOptions): Promise<LocalServi
       catalogPath: join(root, "catalog.json"),
       simulatorUrl: simulator.url,
       adminToken: DEV_ADMIN_TOKEN,
-      vars: { ...sealKeyVars(), ...payments.vars, ...opts.vars },
+      vars: { ...localVars(), ...payments.vars, ...opts.vars },
       persistDir: persist,
       port,
     });

@@ -1,7 +1,7 @@
 // `npm start`: the whole service on http://127.0.0.1:8787, offline, with a demo account and key.
 import { startLocalService, DEV_ADMIN_TOKEN } from "./local-service.ts";
 import { AdminClient } from "./admin-client.ts";
-import { ensureDemoAccount, DEMO_KEY_FILE } from "./demo-account.ts";
+import { ensureDemoAccount, demoSignInLink, DEMO_EMAIL, DEMO_KEY_FILE } from "./demo-account.ts";
 import { configuredCarriers, realStripe } from "./dev-vars.ts";
 
 const port = Number(process.env.PORT ?? 8787);
@@ -28,7 +28,9 @@ const service = await startLocalService({
   payments: stripeReal ? "real" : "simulated",
 });
 const keyFile = process.env.DEMO_KEY_FILE ?? DEMO_KEY_FILE;
-const { key, created } = await ensureDemoAccount(new AdminClient(service.url, DEV_ADMIN_TOKEN), service.url, keyFile);
+const admin = new AdminClient(service.url, DEV_ADMIN_TOKEN);
+const { key, created } = await ensureDemoAccount(admin, service.url, keyFile);
+const demoLink = await demoSignInLink(admin);
 
 console.log(`
 Switchyard is running.
@@ -37,6 +39,9 @@ Switchyard is running.
   Carriers       ${configured ? `real, configured in .dev.vars: ${configured.join(", ")} (the models of the others are not listed)` : `simulated at ${service.simulator.url}`}
   Payments       ${service.stripe ? `Stripe simulator at ${service.stripe.url} (test card 4242 4242 4242 4242)` : "Stripe, keys from .dev.vars (its webhook must reach this machine: docs/payments.md)"}
   Demo key       ${key}  (${created ? "new, " : ""}saved in ${keyFile})
+  Demo sign-in   ${demoLink.url}
+                 (the console as the demo account, its key's requests in Activity; works once, until ${demoLink.expires_at.slice(11, 16)} UTC;
+                 another: npm run admin -- sign-in-link --account ${DEMO_EMAIL})
   Admin          npm run admin -- <command>   (local admin token: ${DEV_ADMIN_TOKEN})
 
 Try it:

@@ -23,6 +23,9 @@ type Spec<T> = {
 
 const invalid = Symbol("invalid");
 
+/** Who may create an account on the console (`SIGN_UP`). */
+export type SignUpPolicy = "open" | "invite-only" | "closed";
+
 /** A whole number ≥ 1 (a size, a time, a count). */
 function count(fallback: number, doc: string, shown = String(fallback)): Spec<number> {
   return {
@@ -84,6 +87,23 @@ const inWranglerToml = <T>(s: Spec<T>): Spec<T> => ({ ...s, kind: "var (wrangler
 
 export const SETTINGS = {
   ADMIN_TOKEN: text("secret", "guards `/admin`; unset = admin API closed"),
+  SIGN_UP: {
+    kind: "var",
+    shown: "invite-only",
+    expected: "open, invite-only or closed",
+    doc: "who may create an account on the console's sign-up page: `open` (anyone), `invite-only` (only with an invitation link, `npm run admin -- invite`) or `closed` (nobody: the operator makes accounts, `create-account` then `sign-in-link`); `npm start` runs `open` (docs/deploy.md)",
+    fallback: "invite-only",
+    parse: (raw) => {
+      const v = (raw ?? "").trim() || "invite-only";
+      return v === "open" || v === "invite-only" || v === "closed" ? v : invalid;
+    },
+  } satisfies Spec<SignUpPolicy>,
+  SIGN_IN_LINK_TTL_MINUTES: between(
+    1,
+    10_080,
+    count(60, "a one-time sign-in link (`npm run admin -- sign-in-link`, printed by `cloudflare:setup` and `npm start`) works once, within this many minutes"),
+  ),
+  INVITE_TTL_HOURS: between(1, 2_160, count(168, "an invitation link (`npm run admin -- invite`) signs one person up, within this many hours")),
   REASONING_SEAL_KEY: {
     kind: "secret",
     expected: "at least 32 characters (32 random bytes as base64: `openssl rand -base64 32`)",

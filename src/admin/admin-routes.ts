@@ -27,10 +27,12 @@ import { moveRecordsFromD1 } from "../generations/archive-records";
 import { recordStores, recordsPage } from "../generations/record-pages";
 import { recordLine } from "../generations/archive-format";
 import { settings } from "../settings";
+import { adminLinkRoutes } from "./admin-links";
 
 /** The operator's API behind `npm run admin`: accounts, keys, credits. */
 export const adminRoutes = new Hono<AppEnv>();
 adminRoutes.use("*", requireAdmin);
+adminRoutes.route("/", adminLinkRoutes);
 
 const usd = z.number().positive().max(1_000_000).finite();
 /** A starting balance may be zero (no grant is made then). */

@@ -283,6 +283,23 @@ export const sessions = sqliteTable(
 );
 
 /**
+ * A one-time console link, shown once: `sign-in` signs its account in (an account the operator made has no
+ * password); `invite` lets one person sign up while sign-up is invite-only. Only the token's SHA-256 hash is
+ * stored; redeeming deletes the row, so a link works once, and never after `expires_at`.
+ */
+export const oneTimeLinks = sqliteTable(
+  "one_time_links",
+  {
+    tokenHash: text("token_hash").primaryKey(), // hex SHA-256 of the link's token
+    kind: text("kind", { enum: ["sign-in", "invite"] }).notNull(),
+    accountId: text("account_id").references(() => accounts.id), // the account a sign-in link signs in; null for an invitation
+    createdAt: integer("created_at").notNull(), // Unix ms
+    expiresAt: integer("expires_at").notNull(), // Unix ms
+  },
+  (t) => [index("one_time_links_account").on(t.accountId)],
+);
+
+/**
  * One "add credits" purchase: a Stripe Checkout Session for the credits plus the platform fee. The ledger
  * grant (`payment:<id>`) is the money; this row is the audit trail and the link to Stripe's objects.
  */

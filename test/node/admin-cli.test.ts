@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLocalService, freePort, type LocalService } from "../../scripts/local-service.ts";
+import { signInWithLink } from "./sign-in-link";
 
 // `npm run admin -- …` as an operator runs it, against the service as `npm start` runs it.
 let service: LocalService;
@@ -76,6 +77,21 @@ describe("npm run admin", () => {
       code: 2,
       out: { error: "--management keys take no --limit: they run no completions" },
     });
+  });
+
+  it("sign-in-link prints a one-time link into the console for an account made here (no password); invite, a sign-up link", async () => {
+    const email = `cli-link-${Date.now()}@example.test`;
+    expect((await admin("create-account", "--email", email)).code).toBe(0);
+    const { code, out } = await admin("sign-in-link", "--account", email);
+    expect(code).toBe(0);
+    expect(out).toMatchObject({ email, has_password: false, url: expect.stringMatching(new RegExp(`^${service.url}/sign-in/link#[A-Za-z0-9_-]{43}$`)) });
+    expect(await signInWithLink(out.url as string)).toEqual({ status: 303, location: "/settings/password", session: true });
+    expect((await signInWithLink(out.url as string)).status).toBe(400); // once only
+    expect(await admin("sign-in-link", "--account", "nobody@example.test")).toEqual({ code: 1, out: { error: "404: No account nobody@example.test." } });
+    expect(await admin("sign-in-link")).toEqual({ code: 2, out: { error: "--account is required" } });
+
+    const invite = await admin("invite");
+    expect(invite).toEqual({ code: 0, out: expect.objectContaining({ sign_up: "open", url: expect.stringMatching(new RegExp(`^${service.url}/sign-up#`)) }) });
   });
 
   it("refuses bad amounts before sending anything (exit 2, a JSON error)", async () => {

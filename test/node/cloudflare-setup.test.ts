@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DEV_ADMIN_TOKEN } from "../../scripts/local-service.ts";
-import { startServiceFixture, type ServiceFixture } from "./service-fixture";
+import { newAccount, startServiceFixture, type ServiceFixture } from "./service-fixture";
+import { signInWithLink } from "./sign-in-link";
 
 // `npm run cloudflare:setup` against a recording stand-in for wrangler (Cloudflare's API is not reachable
 // here): the plan in order, the resources made once and reused on a re-run, the generated config, the
@@ -92,6 +93,7 @@ describe("npm run cloudflare:setup", () => {
       "$ GET https://switchyard.<your-subdomain>.workers.dev/admin/accounts/owner@example.test   (exists? then nothing is created)",
       '$ POST https://switchyard.<your-subdomain>.workers.dev/admin/accounts {"email":"owner@example.test","credits":0}',
       '$ POST https://switchyard.<your-subdomain>.workers.dev/admin/keys {"account":"owner@example.test","management":true,"label":"owner"}',
+      "$ POST https://switchyard.<your-subdomain>.workers.dev/admin/accounts/owner@example.test/sign-in-link   (the owner's one-time way into the console)",
     ]);
   });
 
@@ -133,6 +135,11 @@ describe("npm run cloudflare:setup", () => {
     expect(key).toBeDefined();
     expect((await fetch(`${f.url}/api/v1/keys`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
     expect(await f.admin.request("GET", "/accounts/owner%40example.test")).toMatchObject({ total_credits: 5 });
+    // The sign-in link it printed, once, takes the owner into the console, to choose a password; once only.
+    const link = new RegExp(`Sign in to the console as owner@example\\.test[^\\n]*: (${f.url}/sign-in/link#\\S+)`).exec(first.stdout)?.[1];
+    expect(link, first.stdout).toBeDefined();
+    expect(await signInWithLink(link!)).toEqual({ status: 303, location: "/settings/password", session: true });
+    expect((await signInWithLink(link!)).status).toBe(400);
 
     const again = await setup(["--email", "owner@example.test", "--credits", "5"], env);
     expect(again.code, again.stderr).toBe(0);
@@ -140,7 +147,7 @@ describe("npm run cloudflare:setup", () => {
     expect(readFileSync(join(dir, "wrangler.production.toml"), "utf8")).toBe(config);
     expect(again.stdout).toContain("is up to date");
     expect(again.stdout).toContain("account owner@example.test exists: kept");
-    expect(again.stdout).not.toMatch(/sk-sy-v1-/);
+    expect(again.stdout).not.toMatch(/sk-sy-v1-|sign-in\/link#/);
     const keys = await f.admin.request<{ data: unknown[] }>("GET", "/accounts/owner%40example.test/keys");
     expect(keys.data).toHaveLength(1);
   });
@@ -148,14 +155,50 @@ describe("npm run cloudflare:setup", () => {
   it("without SWITCHYARD_ADMIN_TOKEN it generates one on the first run and keeps it after", async () => {
     const fresh = mkdtempSync(join(dir, "fresh-"));
     const env = { FAKE_WRANGLER_STATE: join(fresh, "state.json") };
-    const first = await setup(["--out", join(fresh, "w.toml")], env);
+    const first = await setup(["--out", join(fresh, "w.toml"), "--sign-up", "closed"], env);
     expect(first.code, first.stderr).toBe(0);
+    // --sign-up goes into the generated config's [vars], and later runs keep it.
+    expect(readFileSync(join(fresh, "w.toml"), "utf8")).toMatch(/^\[vars\]\nSIGN_UP = "closed"$/m);
     expect(first.stdout).toMatch(/Admin token \(set as the ADMIN_TOKEN secret[^:]*: [0-9a-f]{64}/);
     expect(first.calls.at(-1)!.secrets).toEqual(["ADMIN_TOKEN", "REASONING_SEAL_KEY"]);
     expect(first.stdout).toContain("payments: off until STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are both given");
     const second = await setup(["--out", join(fresh, "w.toml")], env);
     expect(second.stdout).toContain("ADMIN_TOKEN is set: kept");
+    expect(second.stdout).toContain("console sign-up: closed");
+    expect(readFileSync(join(fresh, "w.toml"), "utf8")).toContain('SIGN_UP = "closed"');
+    const wrong = await setup(["--out", join(fresh, "w.toml"), "--sign-up", "maybe"], env);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain("--sign-up must be open, invite-only or closed");
     expect(second.stdout).toContain("REASONING_SEAL_KEY is set: kept");
     expect(second.calls.at(-1)!.args).not.toContain("--secrets-file");
+  });
+
+  it("--check calls the deployment once per surface and says what works; a bad key or an unreachable origin is a FAIL, exit 1", async () => {
+    const { key, email } = await newAccount(f, 2);
+    const good = await setup(["--check", "--url", f.url, "--key", key], { SWITCHYARD_ADMIN_TOKEN: DEV_ADMIN_TOKEN });
+    expect(good.code, good.stdout + good.stderr).toBe(0);
+    expect(good.calls).toEqual([]); // no wrangler: nothing provisioned
+    const lines = good.stdout.split("\n").map((l) => l.trim());
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^ok +API +GET \/api\/v1\/models lists \d+ models$/),
+        `ok    console  ${f.url}/ answers; sign-up is open (SIGN_UP)`,
+        'ok    key      GET /api/v1/key: the key works ("default"); its account: $2 of credits, $0 used',
+        "ok    admin    GET /admin/accounts: the admin token works",
+        "Everything checked works.",
+      ]),
+    );
+    expect(good.stdout).not.toContain(key);
+    expect(email).toBeDefined();
+
+    const bad = await setup(["--check", "--url", f.url, "--key", "sk-sy-v1-" + "0".repeat(64)]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/FAIL +key +GET \/api\/v1\/key: HTTP 401/);
+    expect(bad.stdout).toContain("Something does not work");
+
+    const gone = await setup(["--check", "--url", "http://127.0.0.1:9"]);
+    expect(gone.code).toBe(1);
+    expect(gone.stdout).toMatch(/FAIL +API +GET \/api\/v1\/models: unreachable/);
+    expect((await setup(["--check"])).stderr).toContain("--check needs --url");
   });
 });

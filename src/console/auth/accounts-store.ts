@@ -65,3 +65,20 @@ export async function changePassword(d1: D1Database, accountId: string, hash: Pa
     d.delete(sessions).where(and(eq(sessions.accountId, accountId), ne(sessions.tokenHash, keepSessionHash))),
   ]);
 }
+
+/**
+ * Stores the first password of an account that has none (one the operator made) and ends its every session
+ * but `keepSessionHash`, in one D1 transaction. False when the account has a password already (set meanwhile).
+ */
+export async function setFirstPassword(d1: D1Database, accountId: string, hash: PasswordHash, keepSessionHash: string): Promise<boolean> {
+  const d = db(d1);
+  const [inserted] = await d.batch([
+    d
+      .insert(credentials)
+      .values({ accountId, ...hash, updatedAt: Date.now() })
+      .onConflictDoNothing()
+      .returning({ accountId: credentials.accountId }),
+    d.delete(sessions).where(and(eq(sessions.accountId, accountId), ne(sessions.tokenHash, keepSessionHash))),
+  ]);
+  return inserted.length === 1;
+}
