@@ -105,8 +105,8 @@ export function SpendChart(props: { days: SpendPoint[]; view: View; metric: Metr
           )}
           {days.map((d, i) =>
             (days.length - 1 - i) % (unit === "day" ? 7 : 8) === 0 ? (
-              // The last day's label ends at the plot's edge instead of being cut off there.
-              <text x={i === days.length - 1 ? "100%" : pct(i * slot + slot / 2)} y={H - 8} text-anchor={i === days.length - 1 ? "end" : "middle"}>
+              // Each label under its bar; near the plot's ends it may reach into the card's padding (the plot's overflow shows).
+              <text x={pct(i * slot + slot / 2)} y={H - 8} text-anchor="middle">
                 {d.axis}
               </text>
             ) : null,

@@ -128,13 +128,13 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
    * column's name (data-label), so every column and every action shows without a sideways scroll.
    */
   table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-  table.stack, table.stack tbody, table.stack tfoot, table.stack tr, table.stack th, table.stack td { display: block; }
+  table.stack, table.stack caption, table.stack tbody, table.stack tfoot, table.stack tr, table.stack th, table.stack td { display: block; }
   table.stack tr { border-top: 1px solid var(--line); padding: 0.4rem 0; }
   table.stack tbody tr:first-child { border-top: none; }
   table.stack tfoot tr.total { border-top: 2px solid var(--line); }
-  table.stack th, table.stack td, table.stack tfoot tr.total th, table.stack tfoot tr.total td { border: none; padding: 0.2rem 0.75rem; text-align: left; white-space: normal; }
-  table.stack [data-label] { position: relative; padding-left: 8.5rem; min-height: 1.9rem; }
-  table.stack [data-label]::before { content: attr(data-label); position: absolute; left: 0.75rem; width: 7.25rem; font-weight: 600; color: var(--muted); }
+  table.stack tr > th, table.stack tr > td { border: none; padding: 0.2rem 0.75rem; text-align: left; white-space: normal; }
+  table.stack tr > [data-label] { position: relative; padding-left: 9.25rem; }
+  table.stack tr > [data-label]::before { content: attr(data-label); position: absolute; left: 0.75rem; width: 8.25rem; font-size: 0.9rem; font-weight: 600; color: var(--muted); }
   table.stack td .actions { flex-wrap: wrap; }
 }
 `;
