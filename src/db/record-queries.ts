@@ -104,7 +104,7 @@ const hourlySums = sumsOver(sql<number>`coalesce(sum(${recordRollups.requests}),
 export type GroupBy = "model" | "key" | "carrier";
 
 /**
- * The filtered records summed by model, key hash or carrier name ("none": no carrier served): D1, the
+ * The filtered records summed by model, key hash or carrier name ("" when no carrier served: no name is empty): D1, the
  * archive's rollups and the records queue's hourly rollups together (each record is summed in one of them).
  */
 export async function sumsBy(d1: D1Database, accountId: string, filter: RecordFilter, by: GroupBy): Promise<Array<Sums & { name: string }>> {
@@ -114,19 +114,19 @@ export async function sumsBy(d1: D1Database, accountId: string, filter: RecordFi
   const hourly = { model: recordRollups.model, key: recordRollups.keyHash, carrier: recordRollups.providerName }[by];
   const [inD1, inArchive, inHours] = await Promise.all([
     d
-      .select({ name: sql<string>`coalesce(${live}, 'none')`, ...d1Sums })
+      .select({ name: sql<string>`coalesce(${live}, '')`, ...d1Sums })
       .from(generations)
       .where(recordWhere(accountId, filter))
       .groupBy(live)
       .all(),
     d
-      .select({ name: sql<string>`coalesce(${archived}, 'none')`, ...rollupSums })
+      .select({ name: sql<string>`coalesce(${archived}, '')`, ...rollupSums })
       .from(archiveRollups)
       .where(rollupWhere(accountId, filter))
       .groupBy(archived)
       .all(),
     d
-      .select({ name: sql<string>`coalesce(nullif(${hourly}, ''), 'none')`, ...hourlySums })
+      .select({ name: sql<string>`coalesce(${hourly}, '')`, ...hourlySums })
       .from(recordRollups)
       .where(hourlyWhere(accountId, filter))
       .groupBy(hourly)

@@ -48,6 +48,23 @@ async function newPage(viewport?: { width: number; height: number }): Promise<Pa
 /** How many pixels of an element's content are hidden behind a sideways scroll (0 or less: it all shows). */
 const hiddenSideways = (locator: Locator) => locator.evaluate((el) => el.scrollWidth - el.clientWidth);
 const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+const PHONE = { width: 390, height: 844 };
+/** The page as it is at 1280 px (`name`) and, laid out again without reloading, at 390 px (`phone-<name>`): docs/ shows both. */
+async function shots(page: Page, name: string): Promise<void> {
+  const wide = page.viewportSize()!;
+  await shot(page, name);
+  await page.setViewportSize(PHONE);
+  await shot(page, `phone-${name}`);
+  await page.setViewportSize(wide);
+}
+
+/** Where an element is drawn, and whether it lies wholly inside the window's width (neither cut off nor behind a sideways scroll). */
+async function insideWidth(locator: Locator): Promise<boolean> {
+  await locator.scrollIntoViewIfNeeded();
+  const box = await locator.boundingBox();
+  const width = await locator.page().evaluate(() => window.innerWidth);
+  return box !== null && box.width > 0 && box.x >= 0 && box.x + box.width <= width;
+}
 const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${service.url}/api/v1`, maxRetries: 0, timeout: 20_000 });
 
 /** Reloads until the locator shows up (bounded): a request reaches the activity table shortly after it settles. */
@@ -91,9 +108,9 @@ describe("web console in Chromium", () => {
   it("public pages: home, models (search), a model's carriers", async () => {
     const page = await newPage();
     await page.goto(service.url + "/");
-    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("One API for many open models");
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("One API for first-party and open models");
     expect(await page.locator("#base-url").textContent()).toBe(`${service.url}/api/v1`);
-    await shot(page, "home");
+    await shots(page, "home");
     // Keyboard users land on the skip link first.
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
@@ -102,7 +119,7 @@ describe("web console in Chromium", () => {
     await page.waitForURL("**/models");
     const all = await page.locator("tbody tr").count();
     expect(all).toBeGreaterThan(10);
-    await shot(page, "models");
+    await shots(page, "models");
     await page.getByLabel("Search", { exact: true }).fill("llama");
     await page.getByRole("button", { name: "Apply" }).click();
     await page.waitForURL("**/models?q=llama*");
@@ -146,7 +163,7 @@ describe("web console in Chromium", () => {
     expect(await page.locator("#review-credits").textContent()).toBe("$10.00");
     expect(await page.locator("#review-fee").textContent()).toBe("$0.80");
     expect(await page.locator("#review-total").textContent()).toBe("$10.80");
-    await shot(page, "credits-review");
+    await shots(page, "credits-review");
     await page.getByRole("button", { name: "Pay $10.80 with Stripe" }).click();
     await page.waitForURL(`${service.stripe!.url}/c/pay/**`);
     expect(await page.getByText("$10.80").count()).toBeGreaterThan(0);
@@ -154,7 +171,7 @@ describe("web console in Chromium", () => {
     await page.getByLabel(/Expir/).fill("12 / 40");
     await page.getByLabel("CVC").fill("123");
     await page.getByLabel(/Name/).fill("Ada Lovelace");
-    await shot(page, "checkout");
+    await shots(page, "checkout");
     await page.getByRole("button", { name: /^Pay/ }).click();
     await page.waitForURL("**/settings/credits?checkout=*");
     expect(await page.locator("#balance").textContent()).toBe("$10.00");
@@ -198,7 +215,7 @@ describe("web console in Chromium", () => {
     const keyField = page.getByLabel("API key");
     const key = await keyField.inputValue();
     expect(key).toMatch(/^sk-sy-v1-[0-9a-f]{64}$/);
-    await shot(page, "keys-new-key");
+    await shots(page, "keys-new-key");
     // The copy button appears with JavaScript and copies the key.
     await page.getByRole("button", { name: "Copy the new key" }).click();
     await page.getByText("Copied to the clipboard.").waitFor();
@@ -225,14 +242,24 @@ describe("web console in Chromium", () => {
     expect(await row.textContent()).toContain(costText);
     expect(await row.textContent()).toContain("meta-llama/llama-3.1-8b-instruct");
     expect(await page.locator("figure.chart rect.bar").count()).toBe(1);
-    await shot(page, "activity");
+    // At 1280 px the chart spans its card: the scale at the card's left, the plot to its right edge, today's bar at the far right.
+    const card = (await page.locator("figure.chart").boundingBox())!;
+    const scale = (await page.locator("figure.chart .chart-axis").boundingBox())!;
+    const plot = (await page.locator("figure.chart .chart-plot").boundingBox())!;
+    const bar = (await page.locator("figure.chart rect.bar").boundingBox())!;
+    expect(card.width).toBeGreaterThan(1000);
+    expect(scale.x - card.x).toBeLessThan(40); // the card's padding, 16 px, and its border
+    expect(card.x + card.width - (plot.x + plot.width)).toBeLessThan(40);
+    expect(plot.width).toBeGreaterThan(card.width * 0.8);
+    expect(bar.x + bar.width).toBeGreaterThan(card.x + card.width * 0.9);
+    await shots(page, "activity");
 
     // The balance dropped by exactly that cost.
     await page.getByRole("link", { name: "Credits" }).click();
     const costNano = Math.round(cost * 1e9);
     expect(await page.locator("#balance").textContent()).toBe(`$${((15e9 - costNano) / 1e9).toFixed(9).replace(/0+$/, "")}`);
     expect(await page.locator("#total-usage").textContent()).toBe(costText);
-    await shot(page, "credits");
+    await shots(page, "credits");
 
     // Disable the key: the API answers 401.
     await page.getByRole("link", { name: "API keys" }).click();
@@ -247,7 +274,7 @@ describe("web console in Chromium", () => {
     expect(tops.length).toBeGreaterThan(1);
     expect(new Set(tops).size).toBe(1);
     expect(await hiddenSideways(page.locator(".table-wrap").first())).toBeLessThanOrEqual(0);
-    await shot(page, "keys");
+    await shots(page, "keys");
     const err = await client(key)
       .chat.completions.create({ model: "meta-llama/llama-3.1-8b-instruct", messages: [{ role: "user", content: "x" }] })
       .then(
@@ -259,26 +286,65 @@ describe("web console in Chromium", () => {
     await page.close();
   });
 
-  it("phone-sized pages do not scroll sideways; sign out and sign back in", async () => {
-    const page = await newPage({ width: 390, height: 844 });
+  it("phone-sized pages do not scroll sideways; the chart's scale, the keys' status and actions and the payments' status show; sign out and sign back in", async () => {
+    const page = await newPage(PHONE);
     for (const path of ["/", "/models", "/settings/keys", "/settings/credits", "/activity"]) {
       await page.goto(service.url + path);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, path).toBeLessThanOrEqual(0);
     }
-    await shot(page, "phone-activity");
-    // Tokens instead of spend: the chart says so, and still scrolls sideways inside its card, not the page.
+    // The chart's scale (its labels, top to bottom) and its day labels are drawn inside the window, not scrolled off it.
+    const labels = page.locator("figure.chart .chart-axis text");
+    const scale = await labels.allTextContents();
+    expect(scale).toHaveLength(3); // the round top, its half, zero
+    expect(scale[2]).toBe("$0");
+    for (const text of scale) expect(text).toMatch(/^\$\d/);
+    for (const label of await labels.all()) expect(await insideWidth(label), (await label.textContent()) ?? "").toBe(true);
+    for (const label of await page.locator("figure.chart .chart-plot text").all())
+      expect(await insideWidth(label), (await label.textContent()) ?? "").toBe(true);
+    expect(await insideWidth(page.locator("figure.chart rect.bar"))).toBe(true);
+    // Every column of the requests shows on the phone: the rows stack, each value beside its column's name.
+    expect(await insideWidth(page.locator("tr[id^='gen-'] td[data-label='Status']"))).toBe(true);
+    expect(await page.locator("tr[id^='gen-'] td[data-label='Status']").textContent()).toBe("200 OK");
+    expect(await hiddenSideways(page.locator(".table-wrap").last())).toBeLessThanOrEqual(0);
+    // Tokens instead of spend: the chart says so, and fits its card and the window.
     await page.getByRole("link", { name: "Tokens", exact: true }).click();
     await page.waitForURL("**/activity?metric=tokens");
     expect(await page.locator("figure.chart figcaption").textContent()).toBe("Daily tokens (in + out), last 30 days (UTC)");
     expect(await page.locator("figure.chart rect.bar").count()).toBe(1);
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
     const card = (await page.locator("figure.chart").boundingBox())!;
-    const chart = (await page.locator("figure.chart .chart-scroll").boundingBox())!;
-    expect(card.x).toBeGreaterThanOrEqual(0);
-    expect(card.x + card.width).toBeLessThanOrEqual(390);
-    expect(chart.x).toBeGreaterThanOrEqual(card.x);
-    expect(chart.x + chart.width).toBeLessThanOrEqual(card.x + card.width);
+    for (const part of ["figure.chart .chart-axis", "figure.chart .chart-plot"]) {
+      const box = (await page.locator(part).boundingBox())!;
+      expect(box.x, part).toBeGreaterThanOrEqual(card.x);
+      expect(box.x + box.width, part).toBeLessThanOrEqual(card.x + card.width);
+    }
+    for (const label of await page.locator("figure.chart .chart-axis text").all())
+      expect(await insideWidth(label), (await label.textContent()) ?? "").toBe(true);
+
+    // The keys: the key's status and its actions show without a sideways scroll.
+    await page.goto(service.url + "/settings/keys");
+    expect(await hiddenSideways(page.locator(".table-wrap").first())).toBeLessThanOrEqual(0);
+    const keyRow = page.locator("tbody tr", { has: page.getByText("browser test", { exact: true }) });
+    expect(await keyRow.locator("td[data-label='Status']").textContent()).toBe("Disabled");
+    expect(await insideWidth(keyRow.locator("td[data-label='Status']"))).toBe(true);
+    for (const action of [
+      page.getByRole("link", { name: "Edit key browser test…" }),
+      page.getByRole("button", { name: "Enable key browser test" }),
+      page.getByRole("link", { name: "Delete key browser test…" }),
+    ])
+      expect(await insideWidth(action)).toBe(true);
+    // The payments: each one's status shows.
+    await page.goto(service.url + "/settings/credits");
+    const statuses = page.locator("td[data-label='Status']");
+    expect(await statuses.count()).toBe(2);
+    for (const status of await statuses.all()) {
+      expect(await status.textContent()).toMatch(/\S/);
+      expect(await insideWidth(status)).toBe(true);
+    }
+    expect(await hiddenSideways(page.locator(".table-wrap").last())).toBeLessThanOrEqual(0);
+    await page.goto(service.url + "/activity");
+    await shot(page, "phone-activity");
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL(service.url + "/");
     await page.goto(service.url + "/settings/keys");

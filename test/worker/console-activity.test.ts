@@ -42,12 +42,16 @@ function insertGeneration(accountId: string, id: string, at: number, prompt: num
  * tooltip and its height as a share of the axis (0 at the bottom line, 1 at the top one).
  */
 function chartOf(html: string) {
-  const svg = /<svg[\s\S]*?<\/svg>/.exec(html)![0];
+  const scale = /<svg class="chart-axis"[\s\S]*?<\/svg>/.exec(html)![0];
+  const svg = /<svg class="chart-plot"[\s\S]*?<\/svg>/.exec(html)![0];
   const ys = [...svg.matchAll(/<line class="(?:axis|grid)" x1="[^"]+" y1="([^"]+)"/g)].map((m) => Number(m[1]));
   const [bottom, top] = [ys[0]!, ys[1]!]; // the bottom line, then the top one (the mid gridline after them)
   return {
     caption: textOf(/<figcaption[^>]*>([\s\S]*?)<\/figcaption>/.exec(html)![1]!).trim(),
-    axis: [...svg.matchAll(/<text [^>]*>([^<]*)<\/text>/g)].slice(0, 3).map((m) => m[1]!.trim()),
+    axis: [...scale.matchAll(/<text [^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!.trim()),
+    lines: ys.length,
+    /** Each bar's left edge and width, in % of the plot's width (the card's, less the scale). */
+    columns: [...svg.matchAll(/<rect class="bar" x="([^"]+)"[^>]* width="([^"]+)"/g)].map((m) => [m[1]!, m[2]!]),
     bars: [...svg.matchAll(/<rect class="bar"[^>]* height="([^"]+)"><title>([^<]*)<\/title>/g)].map((m) => ({
       share: Number(m[1]) / (bottom - top),
       title: m[2]!,
@@ -90,6 +94,9 @@ describe("/activity", () => {
     expect(rows[0]!.text).toContain("acme/none");
     expect(rows[0]!.text).toContain("$0.00");
     expect(rows[0]!.text).toMatch(/400 failed/);
+    // No carrier served it: the row says so rather than naming a carrier "none".
+    expect(rows[0]!.text).toContain("— (no carrier served)");
+    expect(rows[0]!.text).not.toContain("chat none");
 
     // The chart: one bar today, its tooltip and text alternative carrying today's spend.
     const today = new Date().toISOString().slice(0, 10);
@@ -185,6 +192,8 @@ describe("/activity", () => {
     const day = new Date(today - 2 * DAY).toISOString().slice(0, 10);
     expect(html).toContain(`<title>${day}: $0.006 (3 requests, 3 → 6 tokens)</title>`);
     expect(html.match(/<rect class="bar"/g)).toHaveLength(1); // the 40-day-old request is outside the chart
+    // Placed in % of the plot's width, so the bars span the card on any screen: the 28th of 30 slots, 70 % of it wide.
+    expect(chartOf(html).columns).toEqual([["90.5%", "2.33%"]]);
     expect(textOf(html)).toContain(`${day} 3 3 → 6 $0.006`);
   });
 
@@ -317,6 +326,10 @@ describe("/activity", () => {
     expect(rowsOf(html)).toEqual([]);
     expect(html).not.toContain('<rect class="bar"');
     expect(textOf(html)).toContain("No requests yet.");
+    // An all-zero chart has one line and one label on its scale, its zero ("$0.00" no longer drawn over "$0").
+    expect(chartOf(html).axis).toEqual(["$0"]);
+    expect(chartOf(html).lines).toBe(1);
+    expect(chartOf((await client.page("/activity?metric=requests")).html).axis).toEqual(["0"]);
   });
 
   it("breakdowns by model, key and carrier and the CSV add up to the records; filters narrow all of it; no other account's rows", async () => {
@@ -357,7 +370,7 @@ describe("/activity", () => {
     const tables = (html: string) =>
       Object.fromEntries(
         ["model", "key", "carrier"].map((by) => {
-          const table = new RegExp(`<table id="breakdown-${by}">([\\s\\S]*?)</table>`).exec(html)![1]!;
+          const table = new RegExp(`<table id="breakdown-${by}"[^>]*>([\\s\\S]*?)</table>`).exec(html)![1]!;
           const trs = [...table.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].slice(1).map((m) => textOf(m[1]!).trim().replace(/\s+/g, " "));
           return [by, trs];
         }),
@@ -374,7 +387,7 @@ describe("/activity", () => {
       "Anthropic 1 300 30 100 $0.000007",
       "Cerebras 1 200 20 50 $0.0000025",
       "Groq 2 105 15 0 $0.000001042",
-      "none 1 0 0 0 $0.00",
+      "— (no carrier served) 1 0 0 0 $0.00", // a request no carrier served, named as such (not a carrier called "none")
       "Total 5 605 65 150 $0.000010542",
     ]);
 
@@ -384,6 +397,25 @@ describe("/activity", () => {
     expect(rowsOf(narrowed.html).map((r) => r.id)).toEqual([`gen-bd2-${accountId.slice(5)}`]);
     expect(tables(narrowed.html).model).toEqual(["openai/gpt-oss-20b 1 200 20 50 $0.0000025", "Total 1 200 20 50 $0.0000025"]);
     expect(narrowed.html).toContain(`href="/activity.csv${query.replaceAll("&", "&amp;")}"`);
+    // The days are typed and shown as the page writes them, yyyy-mm-dd in UTC (a date picker would show the browser's mm/dd/yyyy).
+    const dayInputs = [...narrowed.html.matchAll(/<input [^>]*name="(from|to)"[^>]*>/g)].map((m) => m[0]);
+    expect(dayInputs).toHaveLength(2);
+    for (const input of dayInputs) {
+      expect(input).toContain('type="text"');
+      expect(input).toContain('placeholder="yyyy-mm-dd"');
+    }
+    expect(dayInputs[0]).toContain('value="2026-03-02"');
+    expect(textOf(narrowed.html)).toContain("From (UTC)");
+    expect(textOf(narrowed.html)).toContain("To (UTC)");
+    // A day in another format is not applied, and the page says so.
+    const slip = await client.page(`/activity?from=03%2F02%2F2026&to=2026-03-03`);
+    expect(textOf(slip.html)).toContain("“03/02/2026” is not a day written yyyy-mm-dd (like 2026-03-01), so the From date is left out of the filter.");
+    expect(rowsOf(slip.html).map((r) => r.id)).toEqual([
+      `gen-bd4-${accountId.slice(5)}`,
+      `gen-bd3-${accountId.slice(5)}`,
+      `gen-bd2-${accountId.slice(5)}`,
+      `gen-bd1-${accountId.slice(5)}`,
+    ]);
 
     const csv = await client.page(`/activity.csv`);
     expect(csv.status).toBe(200);

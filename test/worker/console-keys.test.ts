@@ -395,7 +395,11 @@ describe("/settings/keys: limit, reset period and expiry", () => {
     const edit = (await client.page(`/settings/keys/edit?key=${hash}`)).html;
     expect(edit).toContain('value="1.5"');
     expect(edit).toMatch(/<option value="daily" selected/);
-    expect(edit).toContain('value="2099-01-01T00:00:00"');
+    // UTC as the page writes dates (a datetime-local picker would show the browser's mm/dd/yyyy beside the "UTC" label).
+    expect(edit).toContain('value="2099-01-01 00:00:00"');
+    const expiryInput = /<input [^>]*name="expires_at"[^>]*>/.exec(edit)![0];
+    expect(expiryInput).toContain('type="text"');
+    expect(expiryInput).toContain('placeholder="yyyy-mm-dd hh:mm"');
     expect(
       (await client.post("/settings/keys/edit", { key: hash, limit: "", limit_reset: "", expires_at: "" }, { from: `/settings/keys/edit?key=${hash}` })).status,
     ).toBe(303);
@@ -434,12 +438,12 @@ describe("/settings/keys: limit, reset period and expiry", () => {
     expect(row).toContain("Expired");
     // The expiry sent back unchanged stays, though it has passed; the limit changes.
     const edit = (await client.page(`/settings/keys/edit?key=${hash}`)).html;
-    expect(edit).toContain('value="2020-01-01T00:00:00"');
+    expect(edit).toContain('value="2020-01-01 00:00:00"');
     expect(
       (
         await client.post(
           "/settings/keys/edit",
-          { key: hash, limit: "2", limit_reset: "", expires_at: "2020-01-01T00:00:00" },
+          { key: hash, limit: "2", limit_reset: "", expires_at: "2020-01-01 00:00:00" },
           { from: `/settings/keys/edit?key=${hash}` },
         )
       ).status,

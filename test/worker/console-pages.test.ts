@@ -144,7 +144,14 @@ describe("home page", () => {
   it("says what the service is, shows the base URL of this origin, an openai example and links to the catalog and sign-in", async () => {
     const { html } = await new ConsoleClient().page("/");
     const text = textOf(html);
-    expect(text).toContain("routes OpenAI-style chat completion requests");
+    // What the catalog and the APIs are now: first-party and open models; chat, messages, responses, embeddings.
+    expect(text).toContain("One API for first-party and open models");
+    expect(text).toContain("routes chat, messages, responses and embeddings requests");
+    expect(text).not.toContain("OpenAI-style chat completion requests");
+    expect(text).not.toContain("many open models");
+    const apis = /<ul id="apis">([\s\S]*?)<\/ul>/.exec(html)![1]!;
+    expect([...apis.matchAll(/<code>POST ([^<]+)<\/code>/g)].map((m) => m[1])).toEqual(["/chat/completions", "/messages", "/responses", "/embeddings"]);
+    expect(html).toContain('<code id="anthropic-base-url">https://switchyard.test/api</code>');
     expect(html).toContain('<code id="base-url">https://switchyard.test/api/v1</code>');
     expect(text).toContain('import OpenAI from "openai"');
     expect(text).toContain('baseURL: "https://switchyard.test/api/v1"');

@@ -5,17 +5,30 @@ import { filterQuery } from "./filter";
 
 const TITLES = { model: "By model", key: "By API key", carrier: "By carrier" } as const;
 
+/** What a request that no carrier served (every carrier failed, or none could be tried) shows as its carrier. */
+export const NO_CARRIER = "— (no carrier served)";
+
 function Row(props: { r: BreakdownRow; total?: boolean }) {
   const { r } = props;
   const Cell = props.total ? "th" : "td";
   return (
     <tr class={props.total ? "total" : undefined}>
-      {props.total ? <th scope="row">Total</th> : <td>{r.name}</td>}
-      <Cell class="num">{count(r.requests)}</Cell>
-      <Cell class="num">{count(r.tokensPrompt)}</Cell>
-      <Cell class="num">{count(r.tokensCompletion)}</Cell>
-      <Cell class="num">{count(r.tokensCached)}</Cell>
-      <Cell class="num">{usd(r.costNano)}</Cell>
+      {props.total ? <th scope="row">Total</th> : <td>{r.name === "" ? <span class="muted">{NO_CARRIER}</span> : r.name}</td>}
+      <Cell class="num" data-label="Requests">
+        {count(r.requests)}
+      </Cell>
+      <Cell class="num" data-label="Tokens in">
+        {count(r.tokensPrompt)}
+      </Cell>
+      <Cell class="num" data-label="Tokens out">
+        {count(r.tokensCompletion)}
+      </Cell>
+      <Cell class="num" data-label="Cached">
+        {count(r.tokensCached)}
+      </Cell>
+      <Cell class="num" data-label="Cost">
+        {usd(r.costNano)}
+      </Cell>
     </tr>
   );
 }
@@ -29,7 +42,7 @@ export function Breakdowns(props: { breakdowns: Record<keyof typeof TITLES, Brea
         const b = props.breakdowns[by];
         return (
           <div class="table-wrap" role="region" aria-labelledby={`by-${by}`} tabindex={0}>
-            <table id={`breakdown-${by}`}>
+            <table id={`breakdown-${by}`} class="stack">
               <caption id={`by-${by}`}>{TITLES[by]}</caption>
               <thead>
                 <tr>
@@ -75,16 +88,36 @@ export function FilterForm(props: { filter: ActivityFilter; keys: Array<{ hash: 
       {Object.entries(props.keep).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
-      <label>
-        From <input type="date" name="from" value={f.from ?? ""} />
-      </label>
-      <label>
-        To <input type="date" name="to" value={f.to ?? ""} />
-      </label>
+      <DayField label="From" name="from" value={f.from} />
+      <DayField label="To" name="to" value={f.to} />
       <Choice label="Key" name="key" all="All keys" chosen={f.key} options={props.keys.map((k) => [k.hash, k.name])} />
       <Choice label="Model" name="model" all="All models" chosen={f.model} options={props.models.map((m) => [m, m])} />
       <button type="submit">Apply</button> <a href="/activity">Clear</a> <a href={`/activity.csv${filterQuery(f)}`}>Download CSV</a>
     </form>
+  );
+}
+
+/**
+ * A UTC day typed as the page writes dates, yyyy-mm-dd: a text field, because a date picker shows the
+ * browser's local format (mm/dd/yyyy and the like) beside the page's UTC dates.
+ */
+function DayField(props: { label: string; name: string; value: string | undefined }) {
+  return (
+    <label>
+      {props.label} (UTC){" "}
+      <input
+        type="text"
+        class="day"
+        name={props.name}
+        value={props.value ?? ""}
+        placeholder="yyyy-mm-dd"
+        pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}"
+        title="A day as yyyy-mm-dd, like 2026-03-01"
+        inputmode="numeric"
+        maxlength={10}
+        autocomplete="off"
+      />
+    </label>
   );
 }
 

@@ -23,6 +23,14 @@ export function readFilter(query: (name: string) => string | undefined): Activit
   return f;
 }
 
+/** The day fields that were given but are no yyyy-mm-dd day, and so left out of the filter: the page names them rather than ignore them silently. */
+export function unreadDays(query: (name: string) => string | undefined, f: ActivityFilter): Array<{ name: "from" | "to"; value: string }> {
+  return (["from", "to"] as const).flatMap((name) => {
+    const value = query(name)?.trim();
+    return value && f[name] === undefined ? [{ name, value: value.slice(0, 40) }] : [];
+  });
+}
+
 /** The filter as a query string (with a leading `?`, or "" when empty), for links that keep it. */
 export function filterQuery(f: ActivityFilter, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams();

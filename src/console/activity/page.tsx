@@ -2,7 +2,7 @@ import { Layout, type PageMeta } from "../layout/layout";
 import { count, usd, utcDateTime } from "../layout/format";
 import type { Generation } from "../../db/schema";
 import type { Breakdown, SpendPoint, View } from "./queries";
-import { Breakdowns, FilterForm } from "./breakdowns";
+import { Breakdowns, FilterForm, NO_CARRIER } from "./breakdowns";
 import { filterQuery, type ActivityFilter } from "./filter";
 import { METRICS, SpendChart, type Metric } from "./spend-chart";
 import { parseAttempts } from "../../db/carrier-attempt";
@@ -57,6 +57,7 @@ export function ActivityPage(props: {
   view: View;
   metric: Metric;
   filter: ActivityFilter;
+  unreadDays: Array<{ name: "from" | "to"; value: string }>;
   keys: Array<{ hash: string; name: string }>;
   models: string[];
   breakdowns: Record<"model" | "key" | "carrier", Breakdown>;
@@ -73,6 +74,11 @@ export function ActivityPage(props: {
         Every request made with your keys, newest first. Failed requests are listed with cost 0; each names the API it came in (chat, messages, responses,
         embeddings). A request shows up here within a few seconds of finishing.
       </p>
+      {props.unreadDays.map((d) => (
+        <p class="warning" role="alert">
+          “{d.value}” is not a day written yyyy-mm-dd (like 2026-03-01), so the {d.name === "from" ? "From" : "To"} date is left out of the filter.
+        </p>
+      ))}
       <FilterForm filter={filter} keys={props.keys} models={props.models} keep={chartParams} />
       <div class="chart-switches">
         <nav class="pager" aria-label="Chart view">
@@ -97,7 +103,7 @@ export function ActivityPage(props: {
         <p>{props.paged ? "No more requests." : "No requests yet. Create a key and make your first request."}</p>
       ) : (
         <div class="table-wrap" role="region" aria-labelledby="requests-title" tabindex={0}>
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Time (UTC)</th>
@@ -119,10 +125,10 @@ export function ActivityPage(props: {
             <tbody>
               {rows.map((g) => (
                 <tr id={g.id}>
-                  <td>
+                  <td data-label="Time (UTC)">
                     <time datetime={new Date(g.createdAt).toISOString()}>{utcDateTime(g.createdAt)}</time>
                   </td>
-                  <td>
+                  <td data-label="Model">
                     <code>{g.model}</code>{" "}
                     <span class="tag" title="the API the request came in">
                       {g.inboundApi}
@@ -134,17 +140,21 @@ export function ActivityPage(props: {
                       </>
                     )}
                   </td>
-                  <td>
-                    {g.providerName ?? <span class="muted">none</span>}
+                  <td data-label="Provider">
+                    {g.providerName ?? <span class="muted">{NO_CARRIER}</span>}
                     <Attempts g={g} />
                   </td>
-                  <td>{g.app ?? <span class="muted">—</span>}</td>
-                  <td class="num">
+                  <td data-label="App">{g.app ?? <span class="muted">—</span>}</td>
+                  <td class="num" data-label="Tokens in → out">
                     {count(g.tokensPrompt)} → {count(g.tokensCompletion)}
                   </td>
-                  <td class="num">{usd(g.costNano)}</td>
-                  <td class="num">{g.latencyMs === null ? "—" : `${count(g.latencyMs)} ms`}</td>
-                  <td>
+                  <td class="num" data-label="Cost">
+                    {usd(g.costNano)}
+                  </td>
+                  <td class="num" data-label="Latency">
+                    {g.latencyMs === null ? "—" : `${count(g.latencyMs)} ms`}
+                  </td>
+                  <td data-label="Status">
                     <Status g={g} />
                   </td>
                 </tr>

@@ -89,7 +89,7 @@ export type Breakdown = { rows: BreakdownRow[]; total: BreakdownRow };
 
 /**
  * The filtered requests summed by model, by API key (named by its name, a deleted key by its hash's start)
- * and by carrier (none: no carrier served), dearest first, each with its total — from the same records the
+ * and by carrier ("" when no carrier served), dearest first, each with its total — from the same records the
  * list shows, so every figure adds up to them.
  */
 export async function breakdowns(d1: D1Database, accountId: string, filter: ActivityFilter): Promise<Record<"model" | "key" | "carrier", Breakdown>> {

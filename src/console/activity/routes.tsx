@@ -3,7 +3,7 @@ import type { ConsoleEnv } from "../console-env";
 import { accountPage } from "../http/stacks";
 import { pageMeta, render } from "../layout/render";
 import { accountKeys, activityPage, breakdowns, decodeCursor, spendSeries, type View } from "./queries";
-import { readFilter } from "./filter";
+import { readFilter, unreadDays } from "./filter";
 import { activityCsv } from "./csv";
 import { recordStores } from "../../generations/record-pages";
 import { loadCatalog } from "../../catalog/load";
@@ -39,6 +39,7 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
       view={view}
       metric={metric}
       filter={filter}
+      unreadDays={unreadDays((name) => c.req.query(name), filter)}
       keys={keys}
       models={catalog.file.models.map((m) => m.id)}
       breakdowns={sums}

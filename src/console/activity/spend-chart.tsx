@@ -1,12 +1,13 @@
 import { compactCount, count, usd } from "../layout/format";
 import type { SpendPoint, View } from "./queries";
 
-const W = 560;
-const H = 200;
-const LEFT = 96;
-const RIGHT = 8;
+/** The chart's height in pixels; its width is its card's (bars and day labels are placed in % of it). */
+const H = 220;
 const TOP = 12;
 const BOTTOM = 30;
+/** Pixels per character of an axis label (13 px digits are narrower), and the gap between label and plot. */
+const CHAR_PX = 8;
+const GAP = 8;
 
 /** What the chart's bars can show: spend, requests, or tokens (prompt + completion); each with its own figures. */
 export const METRICS = {
@@ -45,12 +46,16 @@ export function SpendChart(props: { days: SpendPoint[]; view: View; metric: Metr
   const max = niceCeiling(Math.max(0, ...days.map(m.value)));
   const total = days.reduce((s, d) => s + m.value(d), 0);
   const requests = days.reduce((s, d) => s + d.requests, 0);
-  const plotW = W - LEFT - RIGHT;
   const plotH = H - TOP - BOTTOM;
-  const slot = plotW / Math.max(1, days.length);
-  const barW = Math.max(2, slot * 0.7);
+  // Horizontal positions are percentages of the plot's width, so the bars fill the card on any screen.
+  const slot = 100 / Math.max(1, days.length);
+  const barW = slot * 0.7;
   const round = (n: number) => Math.round(n * 10) / 10;
+  const pct = (n: number) => `${Math.round(n * 100) / 100}%`;
   const y = (v: number) => round(TOP + plotH - (max === 0 ? 0 : (v / max) * plotH));
+  // The scale: the round top and its half above the zero line; an all-zero chart has only its zero line.
+  const ticks = max === 0 ? [] : [1, 0.5].map((f) => ({ f, at: y(max * f), text: m.axis(Math.round(max * f)) }));
+  const axisW = GAP + CHAR_PX * Math.max(m.zero.length, ...ticks.map((t) => t.text.length));
   const busiest = days.reduce<SpendPoint | undefined>((b, d) => (m.value(d) > (b ? m.value(b) : 0) ? d : b), undefined);
   const first = days[0]?.label ?? "";
   const last = days.at(-1)?.label ?? "";
@@ -67,29 +72,31 @@ export function SpendChart(props: { days: SpendPoint[]; view: View; metric: Metr
   return (
     <figure class="chart">
       <figcaption id="spend-title">{title}</figcaption>
-      {/* On a narrow screen the chart keeps a readable size and scrolls sideways in its card, as tables do. */}
-      <div class="chart-scroll" role="region" aria-label="The chart, scrollable" tabindex={0}>
-        <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-labelledby="spend-title spend-desc" preserveAspectRatio="xMidYMid meet">
-          <desc id="spend-desc">{summary}</desc>
-          <line class="axis" x1={LEFT} y1={TOP + plotH} x2={W - RIGHT} y2={TOP + plotH} />
-          {[1, 0.5].map((f) => (
-            <>
-              <line class={f === 1 ? "axis" : "grid"} x1={LEFT} y1={y(max * f)} x2={W - RIGHT} y2={y(max * f)} />
-              <text x={LEFT - 6} y={y(max * f) + 4} text-anchor="end">
-                {m.axis(Math.round(max * f))}
-              </text>
-            </>
+      {/* The scale in its own column beside the plot, so it stays in view however narrow the card. */}
+      <div class="chart-body">
+        <svg class="chart-axis" width={axisW} height={H} aria-hidden="true">
+          {ticks.map((t) => (
+            <text x={axisW - GAP} y={t.at + 4} text-anchor="end">
+              {t.text}
+            </text>
           ))}
-          <text x={LEFT - 6} y={TOP + plotH + 4} text-anchor="end">
+          <text x={axisW - GAP} y={TOP + plotH + 4} text-anchor="end">
             {m.zero}
           </text>
+        </svg>
+        <svg class="chart-plot" width="100%" height={H} role="img" aria-labelledby="spend-title spend-desc">
+          <desc id="spend-desc">{summary}</desc>
+          <line class="axis" x1="0" y1={TOP + plotH} x2="100%" y2={TOP + plotH} />
+          {ticks.map((t) => (
+            <line class={t.f === 1 ? "axis" : "grid"} x1="0" y1={t.at} x2="100%" y2={t.at} />
+          ))}
           {days.map((d, i) =>
             m.value(d) > 0 ? (
               <rect
                 class="bar"
-                x={round(LEFT + i * slot + (slot - barW) / 2)}
+                x={pct(i * slot + (slot - barW) / 2)}
                 y={y(m.value(d))}
-                width={round(barW)}
+                width={pct(barW)}
                 height={round(Math.max(1, TOP + plotH - y(m.value(d))))}
               >
                 <title>{`${d.label}: ${usd(d.costNano)} (${d.requests} ${d.requests === 1 ? "request" : "requests"}, ${count(d.tokensPrompt)} → ${count(d.tokensCompletion)} tokens)`}</title>
@@ -98,8 +105,8 @@ export function SpendChart(props: { days: SpendPoint[]; view: View; metric: Metr
           )}
           {days.map((d, i) =>
             (days.length - 1 - i) % (unit === "day" ? 7 : 8) === 0 ? (
-              // The last day's label ends at the plot's edge instead of being cut off there.
-              <text x={round(i === days.length - 1 ? W - RIGHT : LEFT + i * slot + slot / 2)} y={H - 8} text-anchor={i === days.length - 1 ? "end" : "middle"}>
+              // Each label under its bar; near the plot's ends it may reach into the card's padding (the plot's overflow shows).
+              <text x={pct(i * slot + slot / 2)} y={H - 8} text-anchor="middle">
                 {d.axis}
               </text>
             ) : null,

@@ -166,7 +166,7 @@ export function CreditsPage(props: {
         <>
           <h2 id="payments-title">Recent payments</h2>
           <div class="table-wrap" role="region" aria-labelledby="payments-title" tabindex={0}>
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <th scope="col">Time</th>
@@ -183,13 +183,20 @@ export function CreditsPage(props: {
               <tbody>
                 {props.recent.map((p) => (
                   <tr>
-                    <td>
+                    <td data-label="Time">
                       <time datetime={new Date(p.createdAt).toISOString()}>{utcDateTime(p.createdAt)}</time>
                     </td>
-                    <td class="num">{usd(p.amountNano)}</td>
-                    <td class="num">{usd(p.feeNano)}</td>
-                    <td>{METHOD[p.provider] ?? p.provider}</td>
-                    <td class={p.status === "succeeded" ? "status-ok" : p.status === "pending" || p.status === "charged" ? undefined : "status-bad"}>
+                    <td class="num" data-label="Credits">
+                      {usd(p.amountNano)}
+                    </td>
+                    <td class="num" data-label="Fee">
+                      {usd(p.feeNano)}
+                    </td>
+                    <td data-label="Method">{METHOD[p.provider] ?? p.provider}</td>
+                    <td
+                      data-label="Status"
+                      class={p.status === "succeeded" ? "status-ok" : p.status === "pending" || p.status === "charged" ? undefined : "status-bad"}
+                    >
                       {STATUS[p.status]}
                       <Adjustments p={p} />
                       {p.status === "pending" && p.provider === "stripe" && (

@@ -24,14 +24,25 @@ export function curlExample(baseUrl: string, model: string): string {
   -d '{"model":"${model}","messages":[{"role":"user","content":"Hello!"}]}'`;
 }
 
+/** The APIs this origin serves under the base URL, each with the clients that speak it. */
+const APIS = [
+  ["/chat/completions", "OpenAI chat completions: the openai SDKs and any OpenAI- or OpenRouter-compatible client"],
+  ["/messages", "Anthropic Messages: Anthropic's SDKs and Claude Code"],
+  ["/responses", "OpenAI Responses: the openai SDKs and Codex"],
+  ["/embeddings", "Embeddings, OpenAI-style"],
+] as const;
+
 export function HomePage(props: { meta: PageMeta; baseUrl: string; defaultModel: string; modelCount: number; carrierCount: number }) {
   const signedIn = props.meta.account !== null;
+  // Anthropic's clients add /v1 themselves: their base URL is the API's without it.
+  const anthropicBase = props.baseUrl.replace(/\/v1$/, "");
   return (
     <Layout meta={props.meta}>
-      <h1>One API for many open models</h1>
+      <h1>One API for first-party and open models</h1>
       <p class="lead">
-        Switchyard routes OpenAI-style chat completion requests to the carriers that serve each model, falls back to the next carrier when one fails, and
-        charges your prepaid balance exactly what the serving carrier charges: {props.modelCount} models across {props.carrierCount} carriers.
+        Switchyard routes chat, messages, responses and embeddings requests to the carriers that serve each model — first-party models at their makers, open
+        models at the carriers that host them — falls back to the next carrier when one fails, and charges your prepaid balance exactly what the serving carrier
+        charges: {props.modelCount} models across {props.carrierCount} carriers.
       </p>
       <p>
         {signedIn ? (
@@ -52,11 +63,21 @@ export function HomePage(props: { meta: PageMeta; baseUrl: string; defaultModel:
       </p>
 
       <h2>Base URL</h2>
-      <p>Any OpenAI-compatible client works: only the base URL and the key change.</p>
+      <p>Clients work unchanged: only the base URL and the key change.</p>
       <div class="key-output">
         <code id="base-url">{props.baseUrl}</code>
         <CopyButton target="base-url" label="Copy the base URL" />
       </div>
+      <p>
+        Anthropic's SDKs and Claude Code add <code>/v1</code> themselves: give them <code id="anthropic-base-url">{anthropicBase}</code>.
+      </p>
+      <ul id="apis">
+        {APIS.map(([path, what]) => (
+          <li>
+            <code>POST {path}</code> — {what}
+          </li>
+        ))}
+      </ul>
 
       <h2>Example</h2>
       <p>

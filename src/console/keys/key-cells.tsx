@@ -67,10 +67,10 @@ export function KeyActions(props: { apiKey: ApiKey; csrf: string; kind: string }
 export function KeyRowEnd(props: { apiKey: ApiKey; now: number; csrf: string; kind: string }) {
   return (
     <>
-      <td>
+      <td data-label="Status">
         <KeyStatus apiKey={props.apiKey} now={props.now} />
       </td>
-      <td>
+      <td data-label="Created">
         <time datetime={new Date(props.apiKey.createdAt).toISOString()}>{utcDate(props.apiKey.createdAt)}</time>
       </td>
       <td>

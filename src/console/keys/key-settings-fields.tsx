@@ -29,11 +29,10 @@ export function KeySettingsFields(props: { idPrefix: string; values: SettingsVal
         id={`${props.idPrefix}-expires`}
         name="expires_at"
         label="Expires (UTC, optional)"
-        type="datetime-local"
-        step={1}
+        placeholder="yyyy-mm-dd hh:mm"
         value={values.expires_at}
         error={errors.expires_at}
-        hint="A date and time in UTC, like 2027-12-31T23:59. From then on the API refuses the key with 401. Leave empty for never."
+        hint="A date and time in UTC, written yyyy-mm-dd hh:mm, like 2027-12-31 23:59. From then on the API refuses the key with 401. Leave empty for never."
         autocomplete="off"
       />
     </>

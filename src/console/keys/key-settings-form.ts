@@ -30,9 +30,9 @@ export function parseUtcDateTime(text: string): number | undefined {
   return Number.isFinite(ms) && new Date(ms).toISOString() === iso ? ms : undefined; // no 30 February
 }
 
-/** Unix ms → the value of a datetime-local input, in UTC, to the second. */
+/** Unix ms → the expiry field's value, "2027-12-31 23:59:00": UTC to the second, as the page writes dates. */
 export function utcDateTimeInput(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19);
+  return new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 }
 
 /** The form's values for a key as it is (the edit form's starting point). */
@@ -75,7 +75,7 @@ export function settingsShape(currentExpiry: number | null = null) {
         if (!v) return null;
         const ms = parseUtcDateTime(v);
         if (ms === undefined) {
-          ctx.addIssue({ code: "custom", message: "Enter the expiry as a date and time in UTC, like 2027-12-31T23:59, or leave it empty." });
+          ctx.addIssue({ code: "custom", message: "Enter the expiry as a date and time in UTC, like 2027-12-31 23:59, or leave it empty." });
           return z.NEVER;
         }
         if (currentExpiry !== null && ms === Math.floor(currentExpiry / 1000) * 1000) return currentExpiry;

@@ -20,7 +20,7 @@ export function ManagementKeys(props: { rows: KeyRow[]; csrf: string; now: numbe
         <p>You have no management keys.</p>
       ) : (
         <div class="table-wrap" role="region" aria-labelledby="management-title" tabindex={0}>
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -34,7 +34,7 @@ export function ManagementKeys(props: { rows: KeyRow[]; csrf: string; now: numbe
               {props.rows.map(({ key }) => (
                 <tr>
                   <th scope="row">{key.name}</th>
-                  <td>
+                  <td data-label="Key">
                     <code>{key.label}</code>
                   </td>
                   <KeyRowEnd apiKey={key} now={props.now} csrf={props.csrf} kind="management key" />

@@ -68,7 +68,7 @@ export function KeysPage(props: {
         <p>You have no keys yet. Create one below.</p>
       ) : (
         <div class="table-wrap" role="region" aria-labelledby="keys-title" tabindex={0}>
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -89,18 +89,18 @@ export function KeysPage(props: {
               {props.rows.map(({ key, usage }) => (
                 <tr>
                   <th scope="row">{key.name}</th>
-                  <td>
+                  <td data-label="Key">
                     <code>{key.label}</code>
                   </td>
-                  <td class="num">
+                  <td class="num" data-label="Usage">
                     {usd(usage.usageNano)}
                     <br />
                     <span class="muted">{usd(usage.dailyNano)} today</span>
                   </td>
-                  <td class="num">
+                  <td class="num" data-label="Limit">
                     <Limit apiKey={key} usage={usage} />
                   </td>
-                  <td>
+                  <td data-label="Expires">
                     <Expiry ms={key.expiresAt} />
                   </td>
                   <KeyRowEnd apiKey={key} now={props.now} csrf={props.csrf} kind="key" />

@@ -5,7 +5,7 @@ export function Field(props: {
   id: string;
   name: string;
   label: string;
-  type?: "text" | "email" | "password" | "search" | "number" | "datetime-local";
+  type?: "text" | "email" | "password" | "search" | "number";
   value?: string;
   autocomplete?: string;
   inputmode?: "numeric" | "decimal" | "email" | "text";

@@ -65,7 +65,7 @@ form.inline { display: flex; flex-wrap: wrap; gap: 0.6rem; align-items: end; }
 label { font-weight: 600; }
 .hint { color: var(--muted); font-size: 0.9rem; margin: 0; }
 input, select, button { font: inherit; }
-input[type="text"], input[type="email"], input[type="password"], input[type="search"], input[type="number"], input[type="datetime-local"], select {
+input[type="text"], input[type="email"], input[type="password"], input[type="search"], input[type="number"], select {
   padding: 0.55rem 0.6rem; border: 1px solid var(--muted); border-radius: 6px; background: var(--bg); color: var(--fg); min-height: 2.6rem; width: 100%;
 }
 input[aria-invalid="true"], select[aria-invalid="true"] { border: 2px solid var(--bad); }
@@ -102,13 +102,14 @@ details.attempts ol { margin: 0.25rem 0 0; padding-left: 1.25rem; }
 .filters { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: end; margin: 1rem 0; }
 .filters label { display: flex; flex-direction: column; gap: 0.25rem; font-size: 0.9rem; }
 .filters select { max-width: 16rem; }
+.filters input.day { width: 9rem; }
 tfoot tr.total th, tfoot tr.total td { font-weight: 600; border-top: 2px solid var(--line); }
 figure.chart { margin: 1rem 0; padding: 1rem; border: 1px solid var(--line); border-radius: 8px; }
-figure.chart svg { width: 100%; max-width: 760px; height: auto; display: block; }
-/* Right-to-left only so that a narrow screen starts at the newest bars (the right end); the chart itself is left-to-right. */
-figure.chart .chart-scroll { overflow-x: auto; direction: rtl; }
-figure.chart .chart-scroll svg { direction: ltr; }
-figure.chart svg { min-width: 32rem; height: auto; display: block; }
+/* The scale keeps its width; the plot takes the rest of the card, whatever the screen (no sideways scroll). */
+figure.chart .chart-body { display: flex; align-items: flex-start; }
+figure.chart .chart-axis { flex: none; display: block; }
+/* Visible overflow: the first day's label may reach a little past the plot's left edge, over the scale's empty corner. */
+figure.chart .chart-plot { flex: 1 1 0; min-width: 0; display: block; overflow: visible; }
 figure.chart .grid { stroke: var(--line); stroke-dasharray: 3 3; }
 figure.chart figcaption { font-weight: 600; margin-bottom: 0.5rem; }
 .chart .bar { fill: var(--bar); }
@@ -122,6 +123,19 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
   dl.facts { grid-template-columns: 1fr; }
   dl.facts dd { margin-bottom: 0.5rem; }
   .sign-out { margin-left: 0; }
+  /*
+   * Tables of records stack on a phone: each row becomes a small card, each cell a line led by its
+   * column's name (data-label), so every column and every action shows without a sideways scroll.
+   */
+  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  table.stack, table.stack caption, table.stack tbody, table.stack tfoot, table.stack tr, table.stack th, table.stack td { display: block; }
+  table.stack tr { border-top: 1px solid var(--line); padding: 0.4rem 0; }
+  table.stack tbody tr:first-child { border-top: none; }
+  table.stack tfoot tr.total { border-top: 2px solid var(--line); }
+  table.stack tr > th, table.stack tr > td { border: none; padding: 0.2rem 0.75rem; text-align: left; white-space: normal; }
+  table.stack tr > [data-label] { position: relative; padding-left: 9.25rem; }
+  table.stack tr > [data-label]::before { content: attr(data-label); position: absolute; left: 0.75rem; width: 8.25rem; font-size: 0.9rem; font-weight: 600; color: var(--muted); }
+  table.stack td .actions { flex-wrap: wrap; }
 }
 `;
 

@@ -53,7 +53,7 @@ export function ModelsPage(props: { meta: PageMeta; rows: ModelRow[]; total: num
       </p>
       {rows.length > 0 && (
         <div class="table-wrap" role="region" aria-label="Models" tabindex={0}>
-          <table>
+          <table class="stack">
             <caption>Models, sorted by {SORTS[sort][0].toLowerCase()}. Prices in USD per 1M tokens.</caption>
             <thead>
               <tr>
@@ -73,17 +73,19 @@ export function ModelsPage(props: { meta: PageMeta; rows: ModelRow[]; total: num
                     <br />
                     <code class="muted">{r.id}</code>
                   </th>
-                  <td class="num" title={`${count(r.contextLength)} tokens`}>
+                  <td class="num" data-label="Context" title={`${count(r.contextLength)} tokens`}>
                     {contextSize(r.contextLength)}
                   </td>
-                  <td class="num">
+                  <td class="num" data-label="Input / 1M">
                     <Price nano={r.inputNano} />
                   </td>
-                  <td class="num">
+                  <td class="num" data-label="Output / 1M">
                     <Price nano={r.outputNano} />
                   </td>
-                  <td>{modalities(r.inputModalities, r.outputModalities)}</td>
-                  <td class="num">{new Date(r.created * 1000).toISOString().slice(0, 10)}</td>
+                  <td data-label="Modalities">{modalities(r.inputModalities, r.outputModalities)}</td>
+                  <td class="num" data-label="Released">
+                    {new Date(r.created * 1000).toISOString().slice(0, 10)}
+                  </td>
                 </tr>
               ))}
             </tbody>
