@@ -1,4 +1,5 @@
 // `npm start`: the whole service on http://127.0.0.1:8787, offline, with a demo account and key.
+import "./start-preflight.ts";
 import { startLocalService, DEV_ADMIN_TOKEN } from "./local-service.ts";
 import { AdminClient } from "./admin-client.ts";
 import { ensureDemoAccount, DEMO_KEY_FILE } from "./demo-account.ts";
