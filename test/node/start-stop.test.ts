@@ -66,6 +66,7 @@ describe("stopping npm start by its pid", () => {
         detached: true,
       });
       const exited = once(npm, "exit");
+      let started: number[] = [];
       try {
         let out = "";
         npm.stderr.on("data", (d: Buffer) => (out += d.toString()));
@@ -77,7 +78,7 @@ describe("stopping npm start by its pid", () => {
           });
           npm.on("exit", (code) => (clearTimeout(timer), reject(new Error(`npm start exited with ${code}:\n${out}`))));
         });
-        const started = descendants(npm.pid!);
+        started = descendants(npm.pid!);
         const commands = started.map(commandOf).join("\n");
         expect(commands).toMatch(/tsx/);
         expect(commands).toMatch(/wrangler/);
@@ -90,11 +91,13 @@ describe("stopping npm start by its pid", () => {
         const left = started.filter((pid) => ![null, "Z"].includes(processState(pid))).map((pid) => `${pid} ${commandOf(pid)}`);
         expect(left).toEqual([]);
       } finally {
-        try {
-          process.kill(-npm.pid!, "SIGKILL");
-        } catch {
-          // nothing left in the group
-        }
+        // What a failed stop left: npm's group, and each process it started (wrangler has a group of its own).
+        for (const target of [-npm.pid!, ...started])
+          try {
+            process.kill(target, "SIGKILL");
+          } catch {
+            // gone already
+          }
         if (npm.exitCode === null && npm.signalCode === null) await exited;
         rmSync(state, { recursive: true, force: true });
       }
