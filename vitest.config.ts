@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { carrierSecretBindings } from "./scripts/carrier-secrets.ts";
-import { TEST_STRIPE_WEBHOOK_SECRET } from "./test/global-simulator.ts";
+import { TEST_STRIPE_WEBHOOK_SECRET } from "./test/stripe-webhook-secret.ts";
 
 /**
  * The stripe package ships source maps naming sources it does not ship, and Vite warns once per file

@@ -11,6 +11,7 @@ import { carrierSecretBindings } from "./carrier-secrets.ts";
 import { applyMigrations, buildWorker, workerOptions } from "./worker-bundle.ts";
 import { readWranglerConfig } from "./wrangler-config.ts";
 import { devVarNames } from "./dev-vars.ts";
+import { workerdErrorLines } from "./workerd-error-lines.ts";
 
 /** Local development only: the admin token of `npm start` (a deploy sets its own secret). */
 export const DEV_ADMIN_TOKEN = "dev-admin-token";
@@ -61,6 +62,8 @@ export type LocalServiceOptions = {
    * proxy answers 503 "Your worker restarted mid-request" to requests in flight that the Worker never saw.
    */
   runtime?: "wrangler-dev" | "bundle";
+  /** Where wrangler's shown lines go (default: stdout); a test reads them. */
+  output?: (line: string) => void;
 };
 
 /** The schedule of wrangler.toml's `[triggers] crons`. */
@@ -96,9 +99,12 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
     "--test-scheduled",
   ];
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-  const child = spawn(wrangler, args, { env: offline, stdio: opts.quiet ? "ignore" : ["ignore", "pipe", "pipe"] });
+  // A process group of its own: stopping it stops workerd and esbuild under it too (stopChild).
+  const child = spawn(wrangler, args, { env: offline, stdio: opts.quiet ? "ignore" : ["ignore", "pipe", "pipe"], detached: true });
   const log = { requests: false };
-  if (!opts.quiet) for (const out of [child.stdout!, child.stderr!]) forwardLines(out, (line) => shownLine(line, log.requests));
+  const workerdErrors = workerdErrorLines();
+  const shown = (line: string) => (shownLine(line, log.requests) ? workerdErrors(line) : null);
+  if (!opts.quiet) for (const out of [child.stdout!, child.stderr!]) forwardLines(out, shown, opts.output ?? ((line) => console.log(line)));
   const url = `http://127.0.0.1:${port}`;
   let cron: ReturnType<typeof setInterval> | undefined;
   const stop = async () => {
@@ -149,16 +155,20 @@ function shownLine(line: string, requests: boolean): boolean {
   return !NOISE.some((re) => re.test(line));
 }
 
-function forwardLines(stream: Readable, keep: (line: string) => boolean): void {
+function forwardLines(stream: Readable, shown: (line: string) => string | null, write: (line: string) => void): void {
   let rest = "";
+  const forward = (line: string) => {
+    const out = shown(line);
+    if (out !== null) write(out);
+  };
   stream.setEncoding("utf8");
   stream.on("data", (chunk: string) => {
     const lines = (rest + chunk).split("\n");
     rest = lines.pop()!;
-    for (const line of lines) if (keep(line)) console.log(line);
+    for (const line of lines) forward(line);
   });
   stream.on("end", () => {
-    if (rest && keep(rest)) console.log(rest);
+    if (rest) forward(rest);
   });
 }
 
@@ -264,12 +274,26 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number):
   throw new Error(`the service did not answer at ${url} within ${timeoutMs} ms`);
 }
 
-/** Stops only the process we started, by its pid, and waits for it (bounded). */
+/**
+ * Stops the process we started and the processes under it (workerd, esbuild), by its process group's id
+ * (its pid: it was started detached), and waits for it (bounded); whatever of its group outlives it is killed.
+ */
 async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return;
-  const exited = once(child, "exit");
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-  await exited;
-  clearTimeout(timer);
+  if (child.pid === undefined) return;
+  const group = -child.pid;
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(group, signal);
+    } catch {
+      // the group is empty already
+    }
+  };
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = once(child, "exit");
+    signalGroup("SIGTERM");
+    const timer = setTimeout(() => signalGroup("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+  signalGroup("SIGKILL");
 }

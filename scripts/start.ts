@@ -1,4 +1,8 @@
 // `npm start`: the whole service on http://127.0.0.1:8787, offline, with a demo account and key.
+// package.json runs it as `exec node --import tsx scripts/start.ts`: `exec`, so the SIGINT or SIGTERM npm forwards
+// reaches this process (npm's `sh -c` would die of it or ignore it, leaving everything running), and tsx as a
+// loader, not a parent process (tsx's parent SIGKILLs its child when the child is slow to confirm a signal).
+import "./start-preflight.ts";
 import { startLocalService, DEV_ADMIN_TOKEN } from "./local-service.ts";
 import { AdminClient } from "./admin-client.ts";
 import { ensureDemoAccount, demoSignInLink, DEMO_EMAIL, DEMO_KEY_FILE } from "./demo-account.ts";

@@ -1,5 +1,5 @@
 import type { Env } from "./env";
-import { logError, logEvent } from "./log-error";
+import { logError, logInfo } from "./log-error";
 import { reconcileAllFromEnv } from "./payments/reconcile";
 import { pageStripeCallsLastMinute } from "./console/credits/stripe-allowance";
 import { refreshHealth } from "./health/health-snapshot";
@@ -11,7 +11,7 @@ const TASKS: Record<string, (env: Env) => Promise<unknown>> = {
   "payment reconciliation": async (env) => {
     // Once a minute, the Stripe calls of the minute: this run's (at most two per payment of its batch) and the credits pages'.
     const [report, pageCalls] = await Promise.all([reconcileAllFromEnv(env), pageStripeCallsLastMinute(env)]);
-    if (report.lookedAt > 0 || pageCalls > 0) logEvent("payments reconciled", { ...report, pageStripeCallsLastMinute: pageCalls });
+    if (report.lookedAt > 0 || pageCalls > 0) logInfo("payments reconciled", { ...report, pageStripeCallsLastMinute: pageCalls });
   },
   "endpoint health fold": (env) => refreshHealth(env),
   "records archive": (env) => archiveFromEnv(env),

@@ -1,4 +1,4 @@
-import { logEvent } from "./log-error";
+import { logWarning } from "./log-error";
 import { isolate } from "./isolate";
 
 /**
@@ -347,7 +347,7 @@ export function settings(env: SettingsSource): Settings {
     const raw: unknown = Reflect.get(env, name);
     const value = spec.parse(typeof raw === "string" ? raw : undefined);
     if (value === invalid)
-      logEvent("invalid setting: the default applies", { setting: name, expected: spec.expected ?? "a whole number ≥ 1", default: String(spec.fallback) });
+      logWarning("invalid setting: the default applies", { setting: name, expected: spec.expected ?? "a whole number ≥ 1", default: String(spec.fallback) });
     out[name] = value === invalid ? spec.fallback : value;
   }
   const result = out as Settings;

@@ -1,6 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { startSimulator } from "../simulator/server";
 import { startStripeSimulator } from "../simulator/stripe/server";
+import { TEST_STRIPE_WEBHOOK_SECRET } from "./stripe-webhook-secret";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -8,9 +9,6 @@ declare module "vitest" {
     stripeUrl: string;
   }
 }
-
-/** The signing secret the worker tests' Stripe simulator and Worker share (vitest.config.ts). */
-export const TEST_STRIPE_WEBHOOK_SECRET = "whsec_worker_tests";
 
 /**
  * One carrier simulator and one Stripe simulator for the whole worker test run, on ephemeral 127.0.0.1

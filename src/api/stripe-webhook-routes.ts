@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { readBodyLimited } from "../http/read-limited";
-import { logError, logEvent } from "../log-error";
+import { logError, logInfo } from "../log-error";
 import { settings } from "../settings";
 import { paymentDeps } from "../payments/grant-payment";
 import { recordStripeEvent } from "../payments/payments-store";
@@ -33,7 +33,7 @@ stripeWebhookRoutes.post("/webhooks/stripe", async (c) => {
   try {
     const applied = await applyStripeEvent({ ...(await paymentDeps(c.env)), stripe: access.stripe }, event);
     await recordStripeEvent(c.env.DB, { id: event.id, type: event.type, paymentId: applied.paymentId, outcome: applied.outcome, now: Date.now() });
-    if (applied.done !== "ignored" || applied.paymentId) logEvent("stripe event", { event: event.id, type: event.type, outcome: applied.outcome });
+    if (applied.done !== "ignored" || applied.paymentId) logInfo("stripe event", { event: event.id, type: event.type, outcome: applied.outcome });
     return c.json({ received: true, outcome: applied.outcome });
   } catch (err) {
     logError("stripe webhook failed: Stripe will deliver it again", err, { event: event.id, type: event.type });

@@ -1,7 +1,7 @@
 import { DAY_MS } from "../db/record-filter";
 import { commitPart, d1SizeBytes, markWriting, nextPart, oldestBefore, recordsBetween, type PartDraft } from "../db/archive-index";
 import type { Env } from "../env";
-import { logEvent } from "../log-error";
+import { logWarning } from "../log-error";
 import { settings } from "../settings";
 import { packPart, partKey, sha256Bytes, unpackRecords, utcDay } from "./archive-format";
 
@@ -107,7 +107,7 @@ async function archivePart(d1: D1Database, bucket: R2Bucket, { accountId, day }:
   await o.afterStep?.("verified", draft);
   const committed = await commitPart(d1, draft, records, o.now);
   if (!committed)
-    logEvent("archive part not committed", {
+    logWarning("archive part not committed", {
       key: draft.key,
       reason: "a record changed since it was copied, or another run owns the part; written again next run",
     });
@@ -130,7 +130,7 @@ async function verify(bucket: R2Bucket, draft: PartDraft, records: readonly { id
 export async function warnOnD1Size(d1: D1Database, limitBytes: number, warnPercent: number): Promise<number | null> {
   const size = await d1SizeBytes(d1);
   if (size !== null && size >= (limitBytes * warnPercent) / 100)
-    logEvent("d1 size warning", { size_bytes: size, limit_bytes: limitBytes, percent: Math.round((size / limitBytes) * 1000) / 10 });
+    logWarning("d1 size warning", { size_bytes: size, limit_bytes: limitBytes, percent: Math.round((size / limitBytes) * 1000) / 10 });
   return size;
 }
 

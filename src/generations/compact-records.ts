@@ -2,7 +2,7 @@ import type { Env } from "../env";
 import type { Generation } from "../db/schema";
 import { claimParts, type BatchPart } from "../db/record-parts";
 import { commitCompaction, daysToCompact, deletesDone, dropStaleMerge, dueDeletes, smallParts, staleMerges } from "../db/record-compaction";
-import { logEvent } from "../log-error";
+import { logInfo } from "../log-error";
 import { settings } from "../settings";
 import { toHex } from "../keys/api-key";
 import { batchPartKey, packPart } from "./archive-format";
@@ -101,6 +101,6 @@ export async function compactFromEnv(env: Env, now = Date.now()): Promise<Compac
     daysPerRun: s.RECORDS_COMPACT_DAYS_PER_RUN,
     deleteAfterMs: s.RECORDS_COMPACT_DELETE_AFTER_MS,
   });
-  if (run.merged > 0 || run.deleted > 0) logEvent("records compacted", run);
+  if (run.merged > 0 || run.deleted > 0) logInfo("records compacted", run);
   return run;
 }

@@ -5,7 +5,7 @@ import { realClock, type LedgerApi } from "./ledger-api";
 import { ledgerTimings } from "./ledger-config";
 import { ledgerFor } from "./ledger";
 import { queueSender } from "./settle-queue";
-import { logEvent } from "../log-error";
+import { logWarning } from "../log-error";
 import { isolate } from "../isolate";
 
 /** Accounts kept per isolate; idle ones are dropped first when there are more. */
@@ -27,7 +27,7 @@ class IsolateLedgers {
         clock: realClock,
         timings: ledgerTimings(env),
         newLeaseId: () => randomId("lease-", 12),
-        log: (message, detail) => logEvent(message, { detail }),
+        log: (message, detail) => logWarning(message, { detail }),
       });
       this.accounts.set(accountId, a);
     }

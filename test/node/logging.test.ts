@@ -3,8 +3,8 @@ import { root, sourceFiles } from "./source-files";
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
-// Errors are logged through src/log-error.ts only (place and kind, never the message: a driver error's
-// message carries the query's parameters). Any other console call in src/ is a place that could leak.
+// Logging goes through src/log-error.ts only (errors by place and kind, never the message: a driver error's
+// message carries the query's parameters; each line at its level). Any other console call in src/ is a place that could leak.
 
 /** console calls in code, skipping those inside template literals (the console's copy-paste examples). */
 function consoleCalls(file: string): string[] {
@@ -19,7 +19,7 @@ function consoleCalls(file: string): string[] {
 }
 
 describe("logging in src/", () => {
-  it("goes through logError only", () => {
+  it("goes through src/log-error.ts only", () => {
     const calls = sourceFiles(join(root, "src")).flatMap(consoleCalls);
     expect(calls.filter((c) => !c.startsWith("src/log-error.ts:"))).toEqual([]);
     expect(calls.some((c) => c.startsWith("src/log-error.ts:"))).toBe(true);

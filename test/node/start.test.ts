@@ -12,7 +12,7 @@ describe("npm start", () => {
     const state = mkdtempSync(join(tmpdir(), "switchyard-start-"));
     const port = await freePort();
     const stripePort = await freePort();
-    const child = spawn("node_modules/.bin/tsx", ["scripts/start.ts"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
       env: {
         ...process.env,
         PORT: String(port),

@@ -151,7 +151,7 @@ describe("size and cost visible", () => {
   });
 
   it("each archive run logs `d1 size warning` while D1 is past D1_SIZE_WARN_PERCENT of D1_SIZE_LIMIT_BYTES, and not below it", async () => {
-    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+    const spy = vi.spyOn(console, "warn").mockImplementation(() => {});
     const now = year(2000); // a clock before every test's records: the run archives nothing
     const warnings = () => spy.mock.calls.filter((c) => c[0] === "d1 size warning");
 

@@ -1,5 +1,5 @@
 import type { Env } from "../../env";
-import { logEvent } from "../../log-error";
+import { logWarning } from "../../log-error";
 import { settings } from "../../settings";
 
 /**
@@ -18,7 +18,7 @@ const counter = (env: Env, name: string) => env.RATE_LIMITER.get(env.RATE_LIMITE
 export async function takeAccountStripeCalls(env: Env, accountId: string, wanted: number): Promise<number> {
   const granted =
     wanted > 0 ? await counter(env, `stripe-calls:account:${accountId}`).takeUpTo(wanted, settings(env).STRIPE_CALLS_PER_ACCOUNT_MINUTE, MINUTE_MS) : 0;
-  if (granted < wanted) logEvent("stripe calls held back: the account's allowance is spent", { account: accountId, wanted, granted });
+  if (granted < wanted) logWarning("stripe calls held back: the account's allowance is spent", { account: accountId, wanted, granted });
   return granted;
 }
 
@@ -27,7 +27,7 @@ export async function takePageStripeCalls(env: Env, accountId: string, wanted: n
   const mine = await takeAccountStripeCalls(env, accountId, wanted);
   if (mine === 0) return 0;
   const granted = await counter(env, PAGE_COUNTER).takeUpTo(mine, settings(env).STRIPE_PAGE_CALLS_PER_MINUTE, MINUTE_MS);
-  if (granted < mine) logEvent("stripe calls held back: credits pages' allowance is spent", { account: accountId, wanted: mine, granted });
+  if (granted < mine) logWarning("stripe calls held back: credits pages' allowance is spent", { account: accountId, wanted: mine, granted });
   return granted;
 }
 
