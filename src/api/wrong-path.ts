@@ -8,7 +8,7 @@ export type ApiRoute = { readonly method: string; readonly path: string };
 /** Which caller protocol a wrong path answers in: Anthropic's, the Responses API's or OpenAI/OpenRouter's. */
 export type WrongPathStyle = keyof typeof CALLER_PROTOCOLS;
 
-/** How a request no route takes is answered: the refusal (a 405's `Allow` among its headers) and the caller's error shape. */
+/** How a request no route takes is answered: the refusal (with `Allow` among its headers for a real route's other method) and the caller's error shape. */
 export type WrongPath = { error: ApiError; style: WrongPathStyle };
 
 type Pattern = { methods: string[]; segments: string[] };
@@ -29,8 +29,8 @@ const fits = (pattern: string[], segments: string[]) => pattern.length === segme
 
 /**
  * Explains a request no route takes: `method` on `path` (the URL's path, as sent), `prefix` being where
- * the API is mounted (`/api/v1`). A real route asked with another method is a 405 naming the methods it
- * takes. Otherwise the route the path ends with, if any, is the one meant — the slips of a base URL:
+ * the API is mounted (`/api/v1`). A real route asked with another method is a 404 naming the methods it
+ * takes (with `Allow`): the specification's error table answers a route not found with 404, and has no 405. Otherwise the route the path ends with, if any, is the one meant — the slips of a base URL:
  * `/v1/chat/completions` (no `/api`), `/api/chat/completions` (no `/v1`), `/api/v1/v1/messages`
  * (Claude Code given `…/api/v1`: it adds `/v1/messages` itself), `/chat/completions` (the bare origin),
  * a whole route pasted as the base URL — and the answer names it and the base URL that reaches it.
@@ -60,7 +60,7 @@ export function explainWrongPath(
   if (exact) {
     const allow = exact.methods;
     return {
-      error: new ApiError(405, `${method} ${path} is not offered: this route takes ${allow.join(" or ")}.`, undefined, { allow: allow.join(", ") }),
+      error: new ApiError(404, `${method} ${path} is not offered: this route takes ${allow.join(" or ")}.`, undefined, { allow: allow.join(", ") }),
       style: styleOf(segments),
     };
   }

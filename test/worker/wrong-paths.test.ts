@@ -104,31 +104,31 @@ describe("a route asked at the wrong path names the one meant, in the caller's s
   });
 });
 
-describe("a real route asked with a method it does not have: 405 with Allow", () => {
+describe("a real route asked with a method it does not have: 404 (the spec's error table has no 405) with Allow", () => {
   it.each([
     ["GET", "/api/v1/chat/completions", "POST"],
     ["PUT", "/api/v1/embeddings", "POST"],
     ["DELETE", "/api/v1/models", "GET"],
-  ])("%s %s: OpenAI's 405 naming %s", async (method, path, allowed) => {
+  ])("%s %s: OpenAI's 404 naming %s", async (method, path, allowed) => {
     const res = await call(path, { method });
-    expect(res.status).toBe(405);
+    expect(res.status).toBe(404);
     expect(res.headers.get("allow")).toBe(allowed);
-    expect(await res.json()).toEqual({ error: { code: 405, message: `${method} ${path} is not offered: this route takes ${allowed}.` } });
+    expect(await res.json()).toEqual({ error: { code: 404, message: `${method} ${path} is not offered: this route takes ${allowed}.` } });
   });
 
   it("GET /api/v1/messages: Anthropic's shape", async () => {
     const res = await call("/api/v1/messages");
-    expect(res.status).toBe(405);
+    expect(res.status).toBe(404);
     expect(res.headers.get("allow")).toBe("POST");
     expect(await res.json()).toEqual({
       type: "error",
-      error: { type: "invalid_request_error", message: "GET /api/v1/messages is not offered: this route takes POST." },
+      error: { type: "not_found_error", message: "GET /api/v1/messages is not offered: this route takes POST." },
     });
   });
 
   it("PUT /api/v1/keys/<hash>: every method the route takes", async () => {
     const res = await call(`/api/v1/keys/${"a".repeat(64)}`, { method: "PUT" });
-    expect(res.status).toBe(405);
+    expect(res.status).toBe(404);
     expect(res.headers.get("allow")).toBe("GET, PATCH, DELETE");
   });
 });
