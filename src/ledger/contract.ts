@@ -5,8 +5,8 @@ import type { FreeLimitHit, FreeLimits } from "./free-limits";
 
 // The account ledger's contract: every request and result that crosses the Durable Object's RPC boundary,
 // and the RPC interface itself. Callers (the Worker's routes, the isolate's AccountLedger, payments, the
-// records queue) depend on this file; only the wrangler export and the binding need the class
-// (src/ledger/ledger-object.ts, which implements it).
+// records queue, the console) depend on this file; only the wrangler export, the binding and tests that reach
+// inside the object need the class (src/ledger/ledger-object.ts, which implements it).
 
 export type { KeyUsage };
 
@@ -189,10 +189,10 @@ export interface LedgerRpc {
 }
 
 /**
- * What a caller of an account's ledger sees: every RPC method, answered as a promise. The Durable
- * Object's stub in production (`ledgerFor`), a fake in unit tests.
+ * What a caller of an account's ledger sees: every RPC method, answered as a promise (the Durable
+ * Object's stub, as `ledgerFor` returns it).
  */
 export type LedgerApi = { [M in keyof LedgerRpc]: (...args: Parameters<LedgerRpc[M]>) => Promise<ReturnType<LedgerRpc[M]>> };
 
-/** The part of the ledger an isolate's AccountLedger and its settle batcher call. */
+/** The part of the ledger an isolate's AccountLedger and its settle batcher call: the stub in production, a fake in unit tests. */
 export type IsolateLedgerApi = Pick<LedgerApi, "admit" | "lease" | "renew" | "settleBatch">;
