@@ -19,7 +19,7 @@ import {
 import { asc, eq, sql } from "drizzle-orm";
 import { createKey, findAccount, setKeyDisabled, setKeyLimit } from "../keys/key-store";
 import { ledgerFor } from "../ledger/ledger";
-import type { Totals } from "../ledger/ledger-object";
+import type { Totals } from "../ledger/contract";
 import { nanoToUsd, usdToNano } from "../catalog/money";
 import { randomId } from "../keys/api-key";
 import { archiveTotals, d1SizeBytes, recordTotals } from "../db/archive-index";

@@ -1,5 +1,5 @@
 import type { NewGeneration } from "../db/schema";
-import type { AdmitRequest, AdmitResult, AdmitRoute, SettleRequest, SliceReport } from "./ledger-object";
+import type { AdmitRequest, AdmitResult, AdmitRoute, SettleRequest, SliceReport } from "./contract";
 import type { LedgerTimings } from "./ledger-config";
 import { sleep, type WaitUntil } from "./ledger-api";
 import { SettleBatcher, type BatchEnd, type BatcherDeps, type Carried } from "./settle-batcher";

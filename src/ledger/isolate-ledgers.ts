@@ -1,7 +1,8 @@
 import type { Env } from "../env";
 import { randomId } from "../keys/api-key";
 import { AccountLedger } from "./account-ledger";
-import { realClock, type LedgerApi } from "./ledger-api";
+import type { IsolateLedgerApi } from "./contract";
+import { realClock } from "./ledger-api";
 import { ledgerTimings } from "./ledger-config";
 import { ledgerFor } from "./ledger";
 import { queueSender } from "./settle-queue";
@@ -22,7 +23,7 @@ class IsolateLedgers {
       a = new AccountLedger({
         accountId,
         // A stub per call: Durable Object stubs belong to the request that made them.
-        ledger: (): LedgerApi => ledgerFor(env, accountId),
+        ledger: (): IsolateLedgerApi => ledgerFor(env, accountId),
         queue: queueSender(env.SETTLE_QUEUE),
         clock: realClock,
         timings: ledgerTimings(env),

@@ -1,13 +1,3 @@
-import type { AdmitRequest, AdmitResult, LeaseRequest, LeaseResult, RenewRequest, RenewResult, SettleRequest, SliceReport } from "./ledger-object";
-
-/** What an isolate asks of an account's ledger: the Durable Object's stub in production, a fake in unit tests. */
-export interface LedgerApi {
-  admit(req: AdmitRequest): Promise<AdmitResult>;
-  lease(req: LeaseRequest): Promise<LeaseResult>;
-  renew(req: RenewRequest): Promise<RenewResult>;
-  settleBatch(items: SettleRequest[], slices: SliceReport[]): Promise<number>;
-}
-
 /** Time and timers, injected so unit tests can play minutes in microseconds. */
 export interface Clock {
   now(): number;

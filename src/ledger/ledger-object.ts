@@ -1,16 +1,36 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import type { NewGeneration } from "../db/schema";
-import type { KeyUsage } from "../keys/key-usage";
-
-export type { KeyUsage };
+import type {
+  AdmitRequest,
+  AdmitResult,
+  AdmitRoute,
+  EndedSlice,
+  GrantRecord,
+  GrantRequest,
+  GrantResult,
+  GrantsSummary,
+  KeyUsage,
+  LeaseRequest,
+  LeaseResult,
+  LedgerRpc,
+  OpenHold,
+  RenewRequest,
+  RenewResult,
+  ReverseRequest,
+  ReverseResult,
+  SettleRequest,
+  SliceAudit,
+  SliceReport,
+  Totals,
+} from "./contract";
 import { RecordsOutbox } from "./records-outbox";
 import { sendGroups } from "./send-groups";
 import type { RecordBatch } from "../generations/record-batch";
 import { logError } from "../log-error";
 import { migrateLedger } from "./ledger-sql";
 import { ledgerTimings, type LedgerTimings } from "./ledger-config";
-import { utcDay, windowEnd, windowStart, windowStarts, type LimitReset } from "../keys/usage-windows";
+import { utcDay, windowEnd, windowStart, windowStarts } from "../keys/usage-windows";
 import type { FreeLimitHit, FreeLimits } from "./free-limits";
 
 /** Bound parameters per SQL statement (SQLite in Durable Objects allows 100). */
@@ -22,152 +42,12 @@ const PRUNE_EVERY_MS = 3600_000;
 /** Audit rows listed by `audit()`. */
 const AUDIT_ROWS = 50;
 
-export type AdmitRequest = {
-  genId: string;
-  keyHash: string;
-  /** Key credit limit in nano-USD, null when the key has none. */
-  limitNano: number | null;
-  /** The limit's reset period: it applies to the usage of the current UTC day, week or month; null/absent = to all usage. */
-  limitReset?: LimitReset | null;
-  /** Worst-case cost held until settle, as the request stands; 0 for free models. */
-  holdNano: number;
-  /**
-   * The least hold that still serves the request (its caller's completion cap, else one completion token
-   * at its cheapest endpoint): when `holdNano` cannot be paid but this can, the hold granted is what the
-   * key and the balance can pay, and the router lowers the request's completion cap to fit it. Absent:
-   * `holdNano` (nothing to lower).
-   */
-  minHoldNano?: number;
-  /** Whether the model costs anything: only paid models need a positive balance. */
-  paid: boolean;
-  /** The record written (cost 0) should the request die without settling and its hold expire. */
-  abandoned: NewGeneration;
-  /**
-   * What the asking isolate has of this key that the ledger cannot see yet: holds of its requests
-   * admitted from a slice (before the key had a limit) and costs of settles not yet stored. Counted
-   * against the key's limit.
-   */
-  unseenNano?: number;
-  /**
-   * Set when the request's plan has a free endpoint: it is counted against the account's free-model
-   * rate limits (a plan mixing free and priced endpoints too; docs/api.md, Rate limits on free models).
-   */
-  free?: FreeLimits;
-  /** The asking isolate's settles still gathering, applied first (`settleBatch`): the admission sees the requests that ended. */
-  settle?: CarriedSettles;
-};
-
-/** A settle batch riding on an admission or a lease. */
-export type CarriedSettles = { items: SettleRequest[]; slices: SliceReport[] };
-/**
- * Which of the plan's endpoints the request may use (absent = all): `free_only` when the priced ones
- * cannot be paid for (the balance is spent) but a free slot was counted; `paid_only` when the free-model
- * limit is reached but the balance pays for the priced ones.
- */
-export type AdmitRoute = "free_only" | "paid_only";
-export type AdmitResult =
-  | {
-      ok: true;
-      route?: AdmitRoute;
-      /** The hold granted: `holdNano`, or less (not below `minHoldNano`) when that is what can be paid; 0 for free. */ holdNano: number;
-    }
-  | {
-      ok: false;
-      reason: "balance" | "key_limit";
-      /** What the key's remaining limit and the balance could pay (≤ 0: nothing). */ availableNano: number;
-      /** A balance refusal: what holds and slices of requests in flight reserve of the balance (the 402 says when they, not the balance, ran out). */
-      heldNano?: number;
-    }
-  | ({ ok: false; reason: "rate_limit" } & FreeLimitHit);
-
-export type SettleRequest = {
-  genId: string;
-  keyHash: string;
-  /** What to debit, nano-USD; 0 for a failed request. */
-  costNano: number;
-  /** The generation record, stored with the debit in one transaction and copied to D1 later. */
-  record: NewGeneration;
-  /** The slice (lease) the request was admitted from (its cost leaves the slice), or none (its own hold, if any). */
-  leaseId?: string;
-  /** Its admission counted a free-model slot, but a priced endpoint served it: the slot is given back. */
-  releaseFreeSlot?: boolean;
-};
-
-/** What an isolate tells the ledger about one of its slices. */
-export type SliceReport = {
-  leaseId: string;
-  /** Requests the isolate admitted from the slice so far (it only grows). */
-  admitted: number;
-  /** The isolate admits no more from it: once every admitted request settled, its rest returns to the balance. */
-  release?: boolean;
-  /**
-   * What the isolate gave back of it so far (cumulative): the part no request of it holds, returned to the
-   * balance when the isolate retired it with requests still in flight, so money waiting for them is not
-   * locked away from the account's next admissions.
-   */
-  returnedNano?: number;
-};
-
-export type LeaseRequest = {
-  leaseId: string;
-  /** The hold of the request asking: granted even when it exceeds the available balance (docs/money.md, Overdraft bound). 0 = a free model's request. */
-  holdNano: number;
-  /** How much the isolate would like to spend locally. */
-  wantNano: number;
-  /** The isolate's settles still gathering, and the release of the slice this one replaces: applied first. */
-  settle?: CarriedSettles;
-};
-export type LeaseResult = { ok: true; grantNano: number } | { ok: false; reason: "balance"; availableNano: number };
-
-export type RenewRequest = { slices: SliceReport[]; holds: string[] };
-/** Slices and holds that were no longer there (expired): the isolate stops admitting from such a slice. */
-export type RenewResult = { gone: string[] };
-
-export type GrantRequest = {
-  /** Idempotency id: a grant with an id seen before changes nothing (`admin:<key>`, `payment:<pay_id>`, …). */
-  grantId: string;
-  amountNano: number;
-  /** Who granted it: `admin`, `console-payment`, `account-created`. */
-  source: string;
-};
-export type GrantResult = { applied: boolean; totals: Totals };
-export type GrantsSummary = { count: number; totalNano: number; reversals: number; reversedNano: number };
-
-export type ReverseRequest = {
-  /** The grant it takes credits back from; it must exist. One reversal per grant, set to a total (`payment:<id>`). */
-  grantId: string;
-  /** What is taken back of the grant in all, now (Stripe's refunds and withheld disputes): raised or lowered to it, at most the grant. */
-  amountNano: number;
-  /** When the state this figure comes from was read (Unix ms): a reading older than the one stored changes nothing. */
-  observedAt: number;
-  source: string;
-};
-/** changeNano: credits taken back by this call (negative: given back); stale: an older reading than the stored one, nothing changed. */
-export type ReverseResult = { changeNano: number; reversedNano: number; stale: boolean; totals: Totals };
-export type GrantRecord = { grantId: string; amountNano: number; source: string; createdAt: number };
-
-export type Totals = { creditsNano: number; usageNano: number; heldNano: number; granted: boolean };
-
-export type OpenHold = {
-  id: string;
-  kind: "request" | "slice";
-  amountNano: number;
-  createdAt: number;
-  renewedAt: number;
-  admitted: number | null;
-  settled: number | null;
-  released: boolean;
-};
-/** A slice that ended with admitted requests it never saw settle (`expired`: its isolate died; `released`: settles never came). */
-export type EndedSlice = { leaseId: string; admitted: number; settled: number; endedAt: number; ended: "expired" | "released" };
-export type SliceAudit = { unsettledAdmissions: number; expiredSlices: number; recent: EndedSlice[] };
-
 /**
  * The balance ledger of one account. Every admission and debit of the account runs here, one at a
  * time, so parallel requests never lose or double-count a debit. Each method body is synchronous
  * SQL, hence atomic; `settleBatch` is idempotent on the generation id.
  */
-export class LedgerObject extends DurableObject<Env> {
+export class LedgerObject extends DurableObject<Env> implements LedgerRpc {
   private readonly sql: SqlStorage;
   private readonly timings: LedgerTimings;
   /** When the stored alarm fires (ms epoch), null when none is set; mirrors storage to skip redundant writes. */

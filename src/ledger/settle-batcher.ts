@@ -1,5 +1,5 @@
-import type { SettleRequest, SliceReport } from "./ledger-object";
-import { sleep, type Clock, type LedgerApi, type WaitUntil } from "./ledger-api";
+import type { IsolateLedgerApi, SettleRequest, SliceReport } from "./contract";
+import { sleep, type Clock, type WaitUntil } from "./ledger-api";
 import { settleSummary, type SettleQueueSender } from "./settle-queue";
 
 /** Sent at once when this full; also keeps one RPC's transaction short. */
@@ -22,7 +22,7 @@ export type Carried = {
 
 export type BatcherDeps = {
   accountId: string;
-  ledger: () => LedgerApi;
+  ledger: () => IsolateLedgerApi;
   queue: SettleQueueSender;
   clock: Clock;
   /** A batch is sent this long after the settle that opened it. */

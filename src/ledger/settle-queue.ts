@@ -1,7 +1,7 @@
 import * as z from "zod";
 import type { Env } from "../env";
 import type { NewGeneration } from "../db/schema";
-import type { SettleRequest, SliceReport } from "./ledger-object";
+import type { SettleRequest, SliceReport } from "./contract";
 import { ledgerFor } from "./ledger";
 import { sendGroups } from "./send-groups";
 import { logError, logEvent } from "../log-error";

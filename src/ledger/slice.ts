@@ -1,4 +1,4 @@
-import type { SliceReport } from "./ledger-object";
+import type { SliceReport } from "./contract";
 
 /**
  * An isolate's slice of an account's balance (one lease in the ledger): requests are admitted against

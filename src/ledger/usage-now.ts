@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import type { KeyUsage, Totals } from "./ledger-object";
+import type { KeyUsage, Totals } from "./contract";
 import { ledgerFor } from "./ledger";
 import { accountLedger } from "./isolate-ledgers";
 

@@ -2,7 +2,7 @@ import type Stripe from "stripe";
 import type { Env } from "../env";
 import type { Payment } from "../db/schema";
 import { ledgerFor } from "../ledger/ledger";
-import type { GrantRequest, GrantResult, ReverseRequest, ReverseResult } from "../ledger/ledger-object";
+import type { GrantRequest, GrantResult, ReverseRequest, ReverseResult } from "../ledger/contract";
 import { recordSucceeded } from "./payments-store";
 import { stripeAccess } from "./stripe-client";
 

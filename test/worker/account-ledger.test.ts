@@ -1,9 +1,9 @@
 import { describe, it, expect } from "vitest";
 import { env, runInDurableObject } from "cloudflare:test";
 import { AccountLedger, type AdmitInput, type Ticket } from "../../src/ledger/account-ledger";
-import type { LedgerApi } from "../../src/ledger/ledger-api";
 import { ledgerTimings } from "../../src/ledger/ledger-config";
-import type { AdmitRequest, LeaseRequest, LedgerObject, RenewRequest, SettleRequest, SliceReport } from "../../src/ledger/ledger-object";
+import type { AdmitRequest, IsolateLedgerApi, LeaseRequest, RenewRequest, SettleRequest, SliceReport } from "../../src/ledger/contract";
+import type { LedgerObject } from "../../src/ledger/ledger-object";
 import type { NewGeneration } from "../../src/db/schema";
 import { FakeClock, never } from "./fake-clock";
 
@@ -38,7 +38,7 @@ const paid = (genId: string, holdNano = 100, limitNano: number | null = null): A
   abandoned: () => record(genId),
 });
 
-class FakeLedger implements LedgerApi {
+class FakeLedger implements IsolateLedgerApi {
   batches: Array<{ at: number; items: string[]; slices: SliceReport[] }> = [];
   attempts: number[] = [];
   leases: LeaseRequest[] = [];
@@ -395,7 +395,7 @@ describe("overdraft bound, against the real ledger object", () => {
     let leases = 0;
     const account = new AccountLedger({
       accountId: "overdraft",
-      ledger: () => clock.ledger<LedgerApi>(stub),
+      ledger: () => clock.ledger<IsolateLedgerApi>(stub),
       queue: async () => {
         throw new Error("no queue in this test");
       },

@@ -3,7 +3,8 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { admin, chat, newAccount, recorded, settled, storedRecords, user } from "./helpers";
 import { generationIdTime, newGenerationId } from "../../src/generations/generation-id";
 import { findArchived } from "../../src/generations/archive-read";
-import type { LedgerObject, SettleRequest } from "../../src/ledger/ledger-object";
+import type { SettleRequest } from "../../src/ledger/contract";
+import type { LedgerObject } from "../../src/ledger/ledger-object";
 import type { NewGeneration } from "../../src/db/schema";
 
 const LLAMA = "meta-llama/llama-3.1-8b-instruct";

@@ -2,7 +2,7 @@ import { Layout, type PageMeta } from "../layout/layout";
 import { ErrorSummary, Field, PostForm } from "../layout/forms";
 import { usd, utcDateTime } from "../layout/format";
 import type { Payment } from "../../db/schema";
-import type { Totals } from "../../ledger/ledger-object";
+import type { Totals } from "../../ledger/contract";
 import { feeRule, type PaymentTerms, type Quote } from "../../payments/payment-terms";
 
 /** A payment's status as the person reads it; "charged" means paid, credits on their way (reconciliation adds them). */

@@ -1,7 +1,7 @@
 import { PostForm } from "../layout/forms";
 import { usd, utcDate, utcDateTime } from "../layout/format";
 import type { ApiKey } from "../../db/schema";
-import type { KeyUsage } from "../../ledger/ledger-object";
+import type { KeyUsage } from "../../ledger/contract";
 import { limitRemainingNano } from "../../keys/key-budget";
 
 /** Table cells of the keys page, shared by its API key and management key tables. */
