@@ -4,13 +4,15 @@
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
 // simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
 // bundle, both Workers in Miniflare directly (one workerd process each), everything on 127.0.0.1 and
-// stopped by this process — also on SIGINT/SIGTERM and on errors. Prints markdown tables and appends to
-// bench/results.json (--quick: bench/out/results-quick.json, shorter runs for a smoke test).
+// stopped by this process — also on SIGINT/SIGTERM and on errors. Prints markdown tables, appends the raw runs
+// to the git-ignored bench/out/results.json and writes the set's summary to bench/sets/ (bench/set-summary.ts;
+// --quick: bench/out/results-quick.json only, shorter runs for a smoke test).
 //
 // --repeat N (default 3 in full mode, 1 with --quick or --only) runs the scenarios N times, each run with
 // fresh Workers, and reports for each target its median and range over the runs: a target is met only when
 // its median is. The results file keeps every run: `{format, sets: [{…, summary, runs: [run, …]}]}`, one
-// set per invocation, appended (a file of the old one-run shape becomes the first set). Diagnostics that
+// set per invocation, appended (a file of the old one-run shape becomes the first set); bench/sets/ keeps
+// each set of the default results file as medians and ranges, the summary committed in git. Diagnostics that
 // are not targets (probe, profile, floor relay variants) run in the first run of a set only.
 //
 // Scenario `peers` runs a peer gateway (Portkey's open-source gateway on Node, from the bench-only package
@@ -25,7 +27,7 @@
 // rollups a day of each rate in --fold-rates (default 10,10000 requests/s) leaves, bench/fold.ts; --repeat
 // folds per rate (default 7 here), alternating. Its sets are appended to bench/out/results-fold.json, its table printed.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -79,6 +81,7 @@ import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 import { ceilingScenario } from "./ceiling.ts";
 import { DEFAULT_BATCHES, DEFAULT_CONSUMERS, DEFAULT_RATES, ceilingMarkdown, parseList, type CeilingSet } from "./ceiling-model.ts";
 import { foldMarkdown, foldScenario, type FoldSet } from "./fold.ts";
+import { setFileName, setJson, summarizeSet } from "./set-summary.ts";
 
 const { values } = parseArgs({
   options: {
@@ -90,7 +93,7 @@ const { values } = parseArgs({
     /** What to call that checkout in the results, e.g. "before (abc1234)". */
     label: { type: "string" },
     out: { type: "string" },
-    /** Print the tables of an existing results file (default bench/results.json) without measuring. */
+    /** Print the tables of an existing results file (default bench/out/results.json) without measuring. */
     render: { type: "boolean", default: false },
     /** How many times to run the scenarios (default 3 in full mode, 1 with --quick or --only). */
     repeat: { type: "string" },
@@ -765,6 +768,15 @@ function readHistory(file: string): History {
   };
 }
 
+/** The set's medians and ranges, committed in git (the raw runs are not): bench/sets/<started_at>.json. */
+function writeSetSummary(dir: string, set: RunSet): void {
+  mkdirSync(dir, { recursive: true });
+  const name = setFileName(set);
+  // Numbered across bench/sets/ (the raw file is not in git, so its count restarts on a fresh checkout).
+  const earlier = readdirSync(dir).filter((f) => f.endsWith(".json") && f < name).length;
+  writeFileSync(join(dir, name), setJson(summarizeSet(set, earlier + 1)));
+}
+
 function setMarkdown(set: RunSet): string {
   const last = set.runs[set.runs.length - 1]!;
   const head =
@@ -776,7 +788,7 @@ function setMarkdown(set: RunSet): string {
 
 let exitCode = 0;
 if (values.render) {
-  const history = readHistory(values.out ? resolve(values.out) : join(root, "bench", "results.json"));
+  const history = readHistory(values.out ? resolve(values.out) : join(outDir, "results.json"));
   const set = history.sets[history.sets.length - 1];
   if (!set) throw new Error("the results file has no runs");
   const table = setMarkdown(set);
@@ -875,7 +887,9 @@ try {
       ? join(outDir, "results-other.json")
       : quick
         ? join(outDir, "results-quick.json")
-        : join(root, "bench", "results.json");
+        : join(outDir, "results.json");
+  /** The raw runs stay out of git; the default results file's sets are also summarized into bench/sets/. */
+  const summaryDir = file === join(outDir, "results.json") ? join(root, "bench", "sets") : undefined;
   const history = readHistory(file);
   const set: RunSet = {
     started_at: new Date().toISOString(),
@@ -894,6 +908,7 @@ try {
     set.summary = summarizeTargets(set.runs);
     // Written after every run: an interrupted set keeps the runs it finished.
     writeFileSync(file, JSON.stringify(history, null, 2) + "\n");
+    if (summaryDir) writeSetSummary(summaryDir, set);
     if (results.failures.length > 0) exitCode = 1;
   }
   const table = setMarkdown(set);
