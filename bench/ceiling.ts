@@ -8,7 +8,7 @@
 // (one POST /store: one `storeBatch` call, the ledger's acknowledgement a no-op), then the next. The rate
 // steps up until a step achieves less than 90 % of what it offered; each layout gets a fresh D1 and R2.
 // (Until issue 36 this scenario measured one D1's write ceiling for records, `flushGenerations`: its
-// method and figures stay in bench/RESULTS.md, "Issue 27".)
+// method and figures stay in bench/history/2026-11-25-to-26.md, "Issue 27".)
 //
 // Everything is on 127.0.0.1 and bounded in time: each step's warm-up and window, each store (60 s), each
 // layout (the ladder's length), and Miniflare is stopped by the bench's Cleanup also on errors and signals.

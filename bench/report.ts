@@ -1,4 +1,4 @@
-// results.json's shape, the targets, and the markdown tables printed on stdout (and kept in bench/RESULTS.md).
+// The shape of a run (bench/out/results.json), the targets, and the markdown tables printed on stdout (and kept in bench/RESULTS.md).
 import { layoutsMarkdown, type LayoutRun } from "./split-router.ts";
 import type { Bundle } from "./router.ts";
 import type { LedgerRun, Measured, OpenStreams, Startup } from "./scenarios.ts";

@@ -4,13 +4,15 @@
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
 // simulator (its own Node process), a bare pass-through Worker and Switchyard's `wrangler deploy --dry-run`
 // bundle, both Workers in Miniflare directly (one workerd process each), everything on 127.0.0.1 and
-// stopped by this process — also on SIGINT/SIGTERM and on errors. Prints markdown tables and appends to
-// bench/results.json (--quick: bench/out/results-quick.json, shorter runs for a smoke test).
+// stopped by this process — also on SIGINT/SIGTERM and on errors. Prints markdown tables, appends the raw runs
+// to the git-ignored bench/out/results.json and writes the set's summary to bench/sets/ (bench/set-summary.ts;
+// --quick: bench/out/results-quick.json only, shorter runs for a smoke test).
 //
 // --repeat N (default 3 in full mode, 1 with --quick or --only) runs the scenarios N times, each run with
 // fresh Workers, and reports for each target its median and range over the runs: a target is met only when
 // its median is. The results file keeps every run: `{format, sets: [{…, summary, runs: [run, …]}]}`, one
-// set per invocation, appended (a file of the old one-run shape becomes the first set). Diagnostics that
+// set per invocation, appended (a file of the old one-run shape becomes the first set); bench/sets/ keeps
+// each set of the default results file as medians and ranges, the summary committed in git. Diagnostics that
 // are not targets (probe, profile, floor relay variants) run in the first run of a set only.
 //
 // Scenario `peers` runs a peer gateway (Portkey's open-source gateway on Node, from the bench-only package
@@ -25,7 +27,7 @@
 // rollups a day of each rate in --fold-rates (default 10,10000 requests/s) leaves, bench/fold.ts; --repeat
 // folds per rate (default 7 here), alternating. Its sets are appended to bench/out/results-fold.json, its table printed.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -79,6 +81,7 @@ import { readWranglerConfig } from "../scripts/wrangler-config.ts";
 import { ceilingScenario } from "./ceiling.ts";
 import { DEFAULT_BATCHES, DEFAULT_CONSUMERS, DEFAULT_RATES, ceilingMarkdown, parseList, type CeilingSet } from "./ceiling-model.ts";
 import { foldMarkdown, foldScenario, type FoldSet } from "./fold.ts";
+import { setFileName, setJson, summarizeSet } from "./set-summary.ts";
 
 const { values } = parseArgs({
   options: {
@@ -90,7 +93,7 @@ const { values } = parseArgs({
     /** What to call that checkout in the results, e.g. "before (abc1234)". */
     label: { type: "string" },
     out: { type: "string" },
-    /** Print the tables of an existing results file (default bench/results.json) without measuring. */
+    /** Print the tables of an existing results file (default bench/out/results.json) without measuring. */
     render: { type: "boolean", default: false },
     /** How many times to run the scenarios (default 3 in full mode, 1 with --quick or --only). */
     repeat: { type: "string" },
@@ -245,6 +248,24 @@ function carrierPath(model: string): string {
   return `/${provider}/v1/chat/completions`;
 }
 
+type OwnKind = Exclude<TargetKind, "portkey">; // the peer gateway runs in scenario peers only
+
+/** What every scenario of a run shares: its results, the bundle, the router's settings and the simulator. */
+type RunContext = {
+  results: Results;
+  bundle: Bundle;
+  cfg: ReturnType<typeof readWranglerConfig>;
+  catalogPath: string;
+  /** The carrier path of MODEL on the simulator. */
+  path: string;
+  sim: Awaited<ReturnType<typeof startSimulatorProcess>>;
+  adminToken: string;
+  passOptions: () => MiniflareOptions;
+  floorOptions: () => MiniflareOptions;
+};
+/** Scenarios 1, 2, 4, 7 and floor also share the Workers started for them and the main account. */
+type LoadContext = RunContext & { targetsByKind: Record<OwnKind, Target>; kinds: OwnKind[]; main: { id: string; key: string }; admin: Admin };
+
 async function main(bundle: Bundle, run: { index: number; of: number }): Promise<Results> {
   const only = new Set([...runOnly].filter((s) => run.index === 1 || !FIRST_RUN_ONLY.has(s)));
   const started = performance.now();
@@ -316,26 +337,10 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
     scriptPath: join(root, "bench", "floor-relay-worker.js"),
     bindings: { UPSTREAM: sim.url, CARRIER_PATH: path, MODEL, PROVIDER: path.split("/")[1]! },
   });
+  const c: RunContext = { results, bundle, cfg, catalogPath, path, sim, adminToken, passOptions, floorOptions };
 
   if (only.has("5")) {
-    await attempt("scenario 5 (start-up)", async () => {
-      log(`scenario 5: start-up, ${D.startupReps}× each`);
-      const routerStart = routerOptions(bundle, { cfg, catalogPath, simulatorUrl: sim.url, adminToken });
-      await startOnce("warm-up", passOptions(), "/health", cleanup); // the first workerd start of a run pays for cold caches: not counted
-      const passRuns = [];
-      const routerRuns = [];
-      for (let i = 0; i < D.startupReps; i++) {
-        passRuns.push(await startOnce("pass-through", passOptions(), "/health", cleanup));
-        routerRuns.push(await startOnce("router", routerStart, "/api/v1/providers", cleanup));
-      }
-      const evalReps = quick ? 3 : 7;
-      const pass = startupSummary(
-        passRuns,
-        moduleEvalMs(readFileSync(join(root, "bench", "passthrough-worker.js"), "utf8"), join(outDir, "eval-passthrough.mjs"), evalReps),
-      );
-      const router = startupSummary(routerRuns, moduleEvalMs(readFileSync(bundle.main, "utf8"), join(outDir, "eval-router.mjs"), evalReps));
-      results.startup = { passthrough: pass, router, router_minus_passthrough_ms: router.total_ms - pass.total_ms };
-    });
+    await attempt("scenario 5 (start-up)", () => startupScenario(c));
   }
 
   const needRuntimes = ["1", "2", "3", "4", "7", "floor", "ttfb"].some((s) => only.has(s));
@@ -352,7 +357,6 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
     const admin = new Admin(router.url.origin, adminToken);
     const main = await admin.accountWithKey("bench-main@bench.invalid", CREDITS_USD);
 
-    type OwnKind = Exclude<TargetKind, "portkey">; // the peer gateway runs in scenario peers only
     const targetsByKind: Record<OwnKind, Target> = {
       simulator: { kind: "simulator", origin: new URL(sim.url), path },
       passthrough: { kind: "passthrough", origin: passthrough.url, path: "/api/v1/chat/completions", workerdPid: passthrough.workerdPid },
@@ -360,86 +364,19 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
       router: { kind: "router", origin: router.url, path: "/api/v1/chat/completions", workerdPid: router.workerdPid },
     };
     const kinds: OwnKind[] = ["simulator", "passthrough", "router"];
+    const lc: LoadContext = { ...c, targetsByKind, kinds, main, admin };
     const idleAtStart = Object.fromEntries(runtimes.map((r) => [r.name, r.workerdPid ? (memoryOf(r.workerdPid)?.rssKb ?? NaN) : NaN]));
 
     if (only.has("1")) {
-      await attempt("scenario 1 (non-stream)", async () => {
-        const body = chatBody({ model: MODEL, stream: false, tokens: NON_STREAM_TOKENS });
-        for (const concurrency of CONCURRENCY) {
-          const row: Results["non_stream"][number] = { concurrency };
-          for (const kind of kinds) {
-            log(`scenario 1: non-stream, concurrency ${concurrency}, ${kind}`);
-            row[kind] = await quietly(`${kind} c${concurrency}`, () =>
-              closedLoop(targetsByKind[kind], {
-                concurrency,
-                warmupMs: D.warmupMs,
-                durationMs: D.nonStreamMs,
-                stream: false,
-                key: main.key,
-                body,
-                simulatorPid: sim.pid,
-              }),
-            );
-            reportErrors(kind, row[kind]);
-          }
-          row.router_vs_passthrough = compare(row.passthrough, row.router);
-          results.non_stream.push(row);
-        }
-      });
+      await attempt("scenario 1 (non-stream)", () => nonStreamScenario(lc));
     }
 
     if (only.has("2")) {
-      await attempt("scenario 2 (streams)", async () => {
-        for (const chunks of STREAM_CHUNKS) {
-          const body = chatBody({ model: MODEL, stream: true, tokens: chunks });
-          for (const concurrency of STREAM_CONCURRENCY) {
-            const row: Results["stream"][number] = { chunks, concurrency };
-            for (const kind of ["simulator", "passthrough", "floor", "router"] as const) {
-              log(`scenario 2: ${chunks}-chunk streams, concurrency ${concurrency}, ${kind}`);
-              row[kind] = await quietly(`${kind} ${chunks} chunks c${concurrency}`, () =>
-                closedLoop(targetsByKind[kind], {
-                  concurrency,
-                  warmupMs: Math.min(D.warmupMs, 1000),
-                  durationMs: D.streamMs,
-                  stream: true,
-                  key: main.key,
-                  body,
-                  simulatorPid: sim.pid,
-                }),
-              );
-              reportErrors(kind, row[kind]);
-            }
-            row.router_vs_passthrough = compare(row.passthrough, row.router);
-            row.router_vs_floor = compare(row.floor, row.router);
-            results.stream.push(row);
-          }
-        }
-      });
+      await attempt("scenario 2 (streams)", () => streamScenario(lc));
     }
 
     if (only.has("7")) {
-      await attempt("scenario 7 (carrier protocols)", async () => {
-        // The same 200-chunk stream through each carrier protocol's adapter, interleaved rounds: the router's CPU per chunk.
-        const rows: NonNullable<Results["protocols"]>["rows"] = [];
-        for (let round = 0; round < PROTOCOL_ROUNDS; round++)
-          for (const [protocol, model] of PROTOCOL_MODELS) {
-            log(`scenario 7: ${PROTOCOL_CHUNKS}-chunk streams through ${protocol} (${model}), concurrency ${PROTOCOL_CONCURRENCY}, round ${round + 1}`);
-            const measured = await quietly(`${protocol} ${PROTOCOL_CHUNKS} chunks`, () =>
-              closedLoop(targetsByKind.router, {
-                concurrency: PROTOCOL_CONCURRENCY,
-                warmupMs: Math.min(D.warmupMs, 1000),
-                durationMs: D.streamMs,
-                stream: true,
-                key: main.key,
-                body: protocolBody(model),
-                simulatorPid: sim.pid,
-              }),
-            );
-            reportErrors("router", measured);
-            rows.push({ protocol, model, round: round + 1, measured });
-          }
-        results.protocols = { chunks: PROTOCOL_CHUNKS, concurrency: PROTOCOL_CONCURRENCY, rows };
-      });
+      await attempt("scenario 7 (carrier protocols)", () => protocolsScenario(lc));
     }
 
     if (only.has("3")) {
@@ -456,61 +393,11 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
     }
 
     if (only.has("4")) {
-      await attempt("scenario 4 (ledger)", async () => {
-        log("scenario 4: creating the hot account and 64 accounts");
-        const hot = await admin.accountWithKey("bench-hot@bench.invalid", CREDITS_USD);
-        const spread: Array<{ id: string; key: string }> = [];
-        for (let i = 0; i < LEDGER_CONCURRENCY; i += 16)
-          spread.push(...(await Promise.all(Array.from({ length: 16 }, (_, j) => admin.accountWithKey(`bench-${i + j}@bench.invalid`, CREDITS_USD)))));
-        results.ledger = {};
-        log("scenario 4: one hot account, concurrency 64");
-        results.ledger.hot = await quietly("hot account", () =>
-          ledgerThroughput(targetsByKind.router, admin, [hot], { concurrency: LEDGER_CONCURRENCY, warmupMs: D.warmupMs, durationMs: D.ledgerMs, model: MODEL }),
-        );
-        log("scenario 4: 64 accounts, concurrency 64");
-        results.ledger.spread = await quietly("64 accounts", () =>
-          ledgerThroughput(targetsByKind.router, admin, spread, {
-            concurrency: LEDGER_CONCURRENCY,
-            warmupMs: D.warmupMs,
-            durationMs: D.ledgerMs,
-            model: MODEL,
-          }),
-        );
-      });
+      await attempt("scenario 4 (ledger)", () => ledgerScenario(lc));
     }
 
     if (only.has("floor")) {
-      await attempt("floor relay variants", async () => {
-        const chunks = 2000;
-        const body = chatBody({ model: MODEL, stream: true, tokens: chunks });
-        results.floor_variants = [];
-        const measure = (label: string, target: Target) =>
-          quietly(`floor ${label}`, () =>
-            closedLoop(target, {
-              concurrency: 1,
-              warmupMs: Math.min(D.warmupMs, 1000),
-              durationMs: D.streamMs,
-              stream: true,
-              key: main.key,
-              body,
-              simulatorPid: sim.pid,
-            }),
-          );
-        for (const kind of ["passthrough", "router"] as const) {
-          log(`floor relay variants: reference, ${kind}`);
-          results.floor_variants.push({
-            variant: `(${kind === "passthrough" ? "pass-through" : "router"})`,
-            chunks,
-            measured: await measure(kind, targetsByKind[kind]),
-          });
-        }
-        for (const variant of FLOOR_VARIANTS) {
-          log(`floor relay variants: ${variant}`);
-          const m = await measure(variant, { ...targetsByKind.floor, headers: { "x-floor-variant": variant } });
-          reportErrors(variant, m);
-          results.floor_variants.push({ variant, chunks, measured: m });
-        }
-      });
+      await attempt("floor relay variants", () => floorVariantsScenario(lc));
     }
 
     if (only.has("ttfb")) {
@@ -534,110 +421,11 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
   }
 
   if (only.has("peers")) {
-    await attempt("scenario peers (Portkey beside the router)", async () => {
-      const pins = ensurePeers(root, log);
-      log(`scenario peers: starting Portkey's gateway ${pins["@portkey-ai/gateway"]} (Node) and Switchyard (Miniflare)`);
-      const portkey = await startPortkeyProcess(root, cleanup);
-      const state = mkdtempSync(join(os.tmpdir(), "switchyard-bench-peers-"));
-      const removeState = () => rmSync(state, { recursive: true, force: true });
-      const forgetState = cleanup.add("router state (peers)", async () => removeState(), removeState);
-      let router: Runtime | undefined;
-      try {
-        const routerSettings = { cfg, catalogPath, simulatorUrl: sim.url, adminToken, persistDir: state };
-        // Split, each workerd keeps its storage in memory: one persist directory under both would put two processes on one SQLite file.
-        const split = !values["all-in-one"];
-        router = split
-          ? await startSplitRouter("router (peers)", bundle, { ...routerSettings, persistDir: undefined }, cleanup, {
-              root: workerRoot,
-              d1Binding: cfg.d1Databases[0] ?? "DB",
-            })
-          : await startRuntime("router (peers)", routerOptions(bundle, routerSettings), cleanup);
-        await applyMigrations(router, workerRoot, cfg.d1Databases[0] ?? "DB");
-        const account = await new Admin(router.url.origin, adminToken).accountWithKey("bench-peers@bench.invalid", CREDITS_USD);
-        // Portkey: provider openai, the simulator's carrier as a custom host (127.0.0.1 is a trusted custom host by
-        // default); it sends the request's bearer key on to the carrier, whose simulator records that a key came, not which.
-        const carrier = path.slice(0, -"/chat/completions".length);
-        results.peers = await peersScenario({
-          targets: {
-            simulator: { kind: "simulator", origin: new URL(sim.url), path },
-            portkey: {
-              kind: "portkey",
-              origin: new URL(portkey.url),
-              path: "/v1/chat/completions",
-              workerdPid: portkey.pid,
-              headers: { "x-portkey-provider": "openai", "x-portkey-custom-host": `${sim.url}${carrier}` },
-            },
-            router: { kind: "router", origin: router.url, path: "/api/v1/chat/completions", workerdPid: router.workerdPid },
-          },
-          pids: { portkey: portkey.pid, router: router.workerdPid, simulator: sim.pid },
-          pins,
-          rounds: PEER_ROUNDS,
-          durations: PEER_DURATIONS,
-          model: MODEL,
-          nonStreamTokens: NON_STREAM_TOKENS,
-          key: account.key,
-          measure: quietly,
-          log,
-          reportErrors,
-        });
-        results.peers.router_layout = split ? "split" : "all in one";
-        results.runtime_logs["router (peers)"] = { lines: router.log.lines, recent: router.log.recent };
-        results.runtime_logs["portkey"] = { lines: portkey.log.lines, recent: portkey.log.recent };
-      } finally {
-        await router?.stop();
-        await portkey.stop();
-        forgetState();
-        removeState();
-      }
-    });
+    await attempt("scenario peers (Portkey beside the router)", () => peersRun(c));
   }
 
   if (only.has("6")) {
-    await attempt("scenario 6 (paced streams)", async () => {
-      // Both Workers' carrier is the pacer (bench/paced.ts), which replays one simulator stream to both sides of a pair in the same tick.
-      const templateBody = chatBody({ model: MODEL, stream: true, tokens: PACED.tokens });
-      const pacer = await startPacer(await streamTemplate(sim.url, path, templateBody));
-      const forgetPacer = cleanup.add("pacer", () => pacer.close());
-      log(`scenario 6: ${PACED.pairs} paced streams (${PACED.tokens} tokens at ${PACED.tps}/s) through the router and the pass-through at once`);
-      const pass = await startRuntime("passthrough (paced)", { ...passOptions(), bindings: { UPSTREAM: pacer.url, CARRIER_PATH: path } }, cleanup);
-      const router = await startRuntime("router (paced)", routerOptions(bundle, { cfg, catalogPath, simulatorUrl: pacer.url, adminToken }), cleanup);
-      const floor = await startRuntime(
-        "floor (paced)",
-        { ...floorOptions(), bindings: { UPSTREAM: pacer.url, CARRIER_PATH: path, MODEL, PROVIDER: path.split("/")[1]! } },
-        cleanup,
-      );
-      try {
-        await applyMigrations(router, workerRoot, cfg.d1Databases[0] ?? "DB");
-        const account = await new Admin(router.url.origin, adminToken).accountWithKey("bench-paced@bench.invalid", CREDITS_USD);
-        const targets = {
-          relay: "router",
-          router: { origin: router.url, path: "/api/v1/chat/completions", key: account.key, workerdPid: router.workerdPid },
-          passthrough: { origin: pass.url, path: "/api/v1/chat/completions", workerdPid: pass.workerdPid },
-        };
-        const body = (pair: number, side: "r" | "p", intervalMs: number) =>
-          chatBody({ model: MODEL, stream: true, tokens: PACED.tokens, words: "Paced stream", extra: `[pace pair=${pair} side=${side} ms=${intervalMs}]` });
-        // Warm-up (not counted): 8 pairs replayed at one chunk a millisecond.
-        await pacedStreams(pacer, targets, { pairs: 8, firstPair: 1_000_000, tokens: PACED.tokens, tps: 1000, spreadMs: 50, body });
-        results.paced = await quietly("paced streams", () => pacedStreams(pacer, targets, { ...PACED, firstPair: 0, body }));
-        results.runtime_logs["router (paced)"] = { lines: router.log.lines, recent: router.log.recent };
-        // The same with the floor relay in the router's place, after it (not at the same time: the router's
-        // pairs are measured without a third Worker on the cores): what any JS relay adds per chunk here.
-        log("scenario 6: the same with the floor relay in the router's place");
-        const floorTargets = {
-          relay: "floor relay",
-          router: { origin: floor.url, path: "/api/v1/chat/completions", key: "none", workerdPid: floor.workerdPid },
-          passthrough: targets.passthrough,
-        };
-        await pacedStreams(pacer, floorTargets, { pairs: 8, firstPair: 2_000_000, tokens: PACED.tokens, tps: 1000, spreadMs: 50, body });
-        results.paced_floor = await quietly("paced streams, floor relay", () => pacedStreams(pacer, floorTargets, { ...PACED, firstPair: 10_000, body }));
-      } finally {
-        await router.stop();
-        await floor.stop();
-        await pass.stop();
-        forgetPacer();
-        await pacer.close();
-      }
-    });
+    await attempt("scenario 6 (paced streams)", () => pacedScenario(c));
   }
 
   if (only.has("probe")) {
@@ -686,6 +474,272 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
   results.conditions.repeated_runs = quiet.retried;
   results.targets = targets(results);
   return results;
+}
+
+/** Scenario 5: start-up of the pass-through and the router, and their modules' evaluation. */
+async function startupScenario(c: RunContext): Promise<void> {
+  const { results, bundle, cfg, catalogPath, sim, adminToken, passOptions } = c;
+  log(`scenario 5: start-up, ${D.startupReps}× each`);
+  const routerStart = routerOptions(bundle, { cfg, catalogPath, simulatorUrl: sim.url, adminToken });
+  await startOnce("warm-up", passOptions(), "/health", cleanup); // the first workerd start of a run pays for cold caches: not counted
+  const passRuns = [];
+  const routerRuns = [];
+  for (let i = 0; i < D.startupReps; i++) {
+    passRuns.push(await startOnce("pass-through", passOptions(), "/health", cleanup));
+    routerRuns.push(await startOnce("router", routerStart, "/api/v1/providers", cleanup));
+  }
+  const evalReps = quick ? 3 : 7;
+  const pass = startupSummary(
+    passRuns,
+    moduleEvalMs(readFileSync(join(root, "bench", "passthrough-worker.js"), "utf8"), join(outDir, "eval-passthrough.mjs"), evalReps),
+  );
+  const router = startupSummary(routerRuns, moduleEvalMs(readFileSync(bundle.main, "utf8"), join(outDir, "eval-router.mjs"), evalReps));
+  results.startup = { passthrough: pass, router, router_minus_passthrough_ms: router.total_ms - pass.total_ms };
+}
+
+/** Scenario 1: non-stream closed loops at each concurrency against the simulator, the pass-through and the router. */
+async function nonStreamScenario(c: LoadContext): Promise<void> {
+  const { results, sim, targetsByKind, kinds, main } = c;
+  const body = chatBody({ model: MODEL, stream: false, tokens: NON_STREAM_TOKENS });
+  for (const concurrency of CONCURRENCY) {
+    const row: Results["non_stream"][number] = { concurrency };
+    for (const kind of kinds) {
+      log(`scenario 1: non-stream, concurrency ${concurrency}, ${kind}`);
+      row[kind] = await quietly(`${kind} c${concurrency}`, () =>
+        closedLoop(targetsByKind[kind], {
+          concurrency,
+          warmupMs: D.warmupMs,
+          durationMs: D.nonStreamMs,
+          stream: false,
+          key: main.key,
+          body,
+          simulatorPid: sim.pid,
+        }),
+      );
+      reportErrors(kind, row[kind]);
+    }
+    row.router_vs_passthrough = compare(row.passthrough, row.router);
+    results.non_stream.push(row);
+  }
+}
+
+/** Scenario 2: streams of each length and concurrency against the simulator, the pass-through, the floor relay and the router. */
+async function streamScenario(c: LoadContext): Promise<void> {
+  const { results, sim, targetsByKind, main } = c;
+  for (const chunks of STREAM_CHUNKS) {
+    const body = chatBody({ model: MODEL, stream: true, tokens: chunks });
+    for (const concurrency of STREAM_CONCURRENCY) {
+      const row: Results["stream"][number] = { chunks, concurrency };
+      for (const kind of ["simulator", "passthrough", "floor", "router"] as const) {
+        log(`scenario 2: ${chunks}-chunk streams, concurrency ${concurrency}, ${kind}`);
+        row[kind] = await quietly(`${kind} ${chunks} chunks c${concurrency}`, () =>
+          closedLoop(targetsByKind[kind], {
+            concurrency,
+            warmupMs: Math.min(D.warmupMs, 1000),
+            durationMs: D.streamMs,
+            stream: true,
+            key: main.key,
+            body,
+            simulatorPid: sim.pid,
+          }),
+        );
+        reportErrors(kind, row[kind]);
+      }
+      row.router_vs_passthrough = compare(row.passthrough, row.router);
+      row.router_vs_floor = compare(row.floor, row.router);
+      results.stream.push(row);
+    }
+  }
+}
+
+/** Scenario 7: the same stream through each carrier protocol's adapter. */
+async function protocolsScenario(c: LoadContext): Promise<void> {
+  const { results, sim, targetsByKind, main } = c;
+  // The same 200-chunk stream through each carrier protocol's adapter, interleaved rounds: the router's CPU per chunk.
+  const rows: NonNullable<Results["protocols"]>["rows"] = [];
+  for (let round = 0; round < PROTOCOL_ROUNDS; round++)
+    for (const [protocol, model] of PROTOCOL_MODELS) {
+      log(`scenario 7: ${PROTOCOL_CHUNKS}-chunk streams through ${protocol} (${model}), concurrency ${PROTOCOL_CONCURRENCY}, round ${round + 1}`);
+      const measured = await quietly(`${protocol} ${PROTOCOL_CHUNKS} chunks`, () =>
+        closedLoop(targetsByKind.router, {
+          concurrency: PROTOCOL_CONCURRENCY,
+          warmupMs: Math.min(D.warmupMs, 1000),
+          durationMs: D.streamMs,
+          stream: true,
+          key: main.key,
+          body: protocolBody(model),
+          simulatorPid: sim.pid,
+        }),
+      );
+      reportErrors("router", measured);
+      rows.push({ protocol, model, round: round + 1, measured });
+    }
+  results.protocols = { chunks: PROTOCOL_CHUNKS, concurrency: PROTOCOL_CONCURRENCY, rows };
+}
+
+/** Scenario 4: settled debits per second on one hot account, then spread over 64. */
+async function ledgerScenario(c: LoadContext): Promise<void> {
+  const { results, targetsByKind, admin } = c;
+  log("scenario 4: creating the hot account and 64 accounts");
+  const hot = await admin.accountWithKey("bench-hot@bench.invalid", CREDITS_USD);
+  const spread: Array<{ id: string; key: string }> = [];
+  for (let i = 0; i < LEDGER_CONCURRENCY; i += 16)
+    spread.push(...(await Promise.all(Array.from({ length: 16 }, (_, j) => admin.accountWithKey(`bench-${i + j}@bench.invalid`, CREDITS_USD)))));
+  results.ledger = {};
+  log("scenario 4: one hot account, concurrency 64");
+  results.ledger.hot = await quietly("hot account", () =>
+    ledgerThroughput(targetsByKind.router, admin, [hot], { concurrency: LEDGER_CONCURRENCY, warmupMs: D.warmupMs, durationMs: D.ledgerMs, model: MODEL }),
+  );
+  log("scenario 4: 64 accounts, concurrency 64");
+  results.ledger.spread = await quietly("64 accounts", () =>
+    ledgerThroughput(targetsByKind.router, admin, spread, {
+      concurrency: LEDGER_CONCURRENCY,
+      warmupMs: D.warmupMs,
+      durationMs: D.ledgerMs,
+      model: MODEL,
+    }),
+  );
+}
+
+/** `--only floor`: each floor relay variant beside the pass-through and the router. */
+async function floorVariantsScenario(c: LoadContext): Promise<void> {
+  const { results, sim, targetsByKind, main } = c;
+  const chunks = 2000;
+  const body = chatBody({ model: MODEL, stream: true, tokens: chunks });
+  results.floor_variants = [];
+  const measure = (label: string, target: Target) =>
+    quietly(`floor ${label}`, () =>
+      closedLoop(target, {
+        concurrency: 1,
+        warmupMs: Math.min(D.warmupMs, 1000),
+        durationMs: D.streamMs,
+        stream: true,
+        key: main.key,
+        body,
+        simulatorPid: sim.pid,
+      }),
+    );
+  for (const kind of ["passthrough", "router"] as const) {
+    log(`floor relay variants: reference, ${kind}`);
+    results.floor_variants.push({
+      variant: `(${kind === "passthrough" ? "pass-through" : "router"})`,
+      chunks,
+      measured: await measure(kind, targetsByKind[kind]),
+    });
+  }
+  for (const variant of FLOOR_VARIANTS) {
+    log(`floor relay variants: ${variant}`);
+    const m = await measure(variant, { ...targetsByKind.floor, headers: { "x-floor-variant": variant } });
+    reportErrors(variant, m);
+    results.floor_variants.push({ variant, chunks, measured: m });
+  }
+}
+
+/** Scenario peers: Portkey's gateway beside the router, in interleaved rounds (bench/peer-gateways.ts). */
+async function peersRun(c: RunContext): Promise<void> {
+  const { results, bundle, cfg, catalogPath, path, sim, adminToken } = c;
+  const pins = ensurePeers(root, log);
+  log(`scenario peers: starting Portkey's gateway ${pins["@portkey-ai/gateway"]} (Node) and Switchyard (Miniflare)`);
+  const portkey = await startPortkeyProcess(root, cleanup);
+  const state = mkdtempSync(join(os.tmpdir(), "switchyard-bench-peers-"));
+  const removeState = () => rmSync(state, { recursive: true, force: true });
+  const forgetState = cleanup.add("router state (peers)", async () => removeState(), removeState);
+  let router: Runtime | undefined;
+  try {
+    const routerSettings = { cfg, catalogPath, simulatorUrl: sim.url, adminToken, persistDir: state };
+    // Split, each workerd keeps its storage in memory: one persist directory under both would put two processes on one SQLite file.
+    const split = !values["all-in-one"];
+    router = split
+      ? await startSplitRouter("router (peers)", bundle, { ...routerSettings, persistDir: undefined }, cleanup, {
+          root: workerRoot,
+          d1Binding: cfg.d1Databases[0] ?? "DB",
+        })
+      : await startRuntime("router (peers)", routerOptions(bundle, routerSettings), cleanup);
+    await applyMigrations(router, workerRoot, cfg.d1Databases[0] ?? "DB");
+    const account = await new Admin(router.url.origin, adminToken).accountWithKey("bench-peers@bench.invalid", CREDITS_USD);
+    // Portkey: provider openai, the simulator's carrier as a custom host (127.0.0.1 is a trusted custom host by
+    // default); it sends the request's bearer key on to the carrier, whose simulator records that a key came, not which.
+    const carrier = path.slice(0, -"/chat/completions".length);
+    results.peers = await peersScenario({
+      targets: {
+        simulator: { kind: "simulator", origin: new URL(sim.url), path },
+        portkey: {
+          kind: "portkey",
+          origin: new URL(portkey.url),
+          path: "/v1/chat/completions",
+          workerdPid: portkey.pid,
+          headers: { "x-portkey-provider": "openai", "x-portkey-custom-host": `${sim.url}${carrier}` },
+        },
+        router: { kind: "router", origin: router.url, path: "/api/v1/chat/completions", workerdPid: router.workerdPid },
+      },
+      pids: { portkey: portkey.pid, router: router.workerdPid, simulator: sim.pid },
+      pins,
+      rounds: PEER_ROUNDS,
+      durations: PEER_DURATIONS,
+      model: MODEL,
+      nonStreamTokens: NON_STREAM_TOKENS,
+      key: account.key,
+      measure: quietly,
+      log,
+      reportErrors,
+    });
+    results.peers.router_layout = split ? "split" : "all in one";
+    results.runtime_logs["router (peers)"] = { lines: router.log.lines, recent: router.log.recent };
+    results.runtime_logs["portkey"] = { lines: portkey.log.lines, recent: portkey.log.recent };
+  } finally {
+    await router?.stop();
+    await portkey.stop();
+    forgetState();
+    removeState();
+  }
+}
+
+/** Scenario 6: paced streams through the router (then the floor relay) and the pass-through at once. */
+async function pacedScenario(c: RunContext): Promise<void> {
+  const { results, bundle, cfg, catalogPath, path, sim, adminToken, passOptions, floorOptions } = c;
+  // Both Workers' carrier is the pacer (bench/paced.ts), which replays one simulator stream to both sides of a pair in the same tick.
+  const templateBody = chatBody({ model: MODEL, stream: true, tokens: PACED.tokens });
+  const pacer = await startPacer(await streamTemplate(sim.url, path, templateBody));
+  const forgetPacer = cleanup.add("pacer", () => pacer.close());
+  log(`scenario 6: ${PACED.pairs} paced streams (${PACED.tokens} tokens at ${PACED.tps}/s) through the router and the pass-through at once`);
+  const pass = await startRuntime("passthrough (paced)", { ...passOptions(), bindings: { UPSTREAM: pacer.url, CARRIER_PATH: path } }, cleanup);
+  const router = await startRuntime("router (paced)", routerOptions(bundle, { cfg, catalogPath, simulatorUrl: pacer.url, adminToken }), cleanup);
+  const floor = await startRuntime(
+    "floor (paced)",
+    { ...floorOptions(), bindings: { UPSTREAM: pacer.url, CARRIER_PATH: path, MODEL, PROVIDER: path.split("/")[1]! } },
+    cleanup,
+  );
+  try {
+    await applyMigrations(router, workerRoot, cfg.d1Databases[0] ?? "DB");
+    const account = await new Admin(router.url.origin, adminToken).accountWithKey("bench-paced@bench.invalid", CREDITS_USD);
+    const targets = {
+      relay: "router",
+      router: { origin: router.url, path: "/api/v1/chat/completions", key: account.key, workerdPid: router.workerdPid },
+      passthrough: { origin: pass.url, path: "/api/v1/chat/completions", workerdPid: pass.workerdPid },
+    };
+    const body = (pair: number, side: "r" | "p", intervalMs: number) =>
+      chatBody({ model: MODEL, stream: true, tokens: PACED.tokens, words: "Paced stream", extra: `[pace pair=${pair} side=${side} ms=${intervalMs}]` });
+    // Warm-up (not counted): 8 pairs replayed at one chunk a millisecond.
+    await pacedStreams(pacer, targets, { pairs: 8, firstPair: 1_000_000, tokens: PACED.tokens, tps: 1000, spreadMs: 50, body });
+    results.paced = await quietly("paced streams", () => pacedStreams(pacer, targets, { ...PACED, firstPair: 0, body }));
+    results.runtime_logs["router (paced)"] = { lines: router.log.lines, recent: router.log.recent };
+    // The same with the floor relay in the router's place, after it (not at the same time: the router's
+    // pairs are measured without a third Worker on the cores): what any JS relay adds per chunk here.
+    log("scenario 6: the same with the floor relay in the router's place");
+    const floorTargets = {
+      relay: "floor relay",
+      router: { origin: floor.url, path: "/api/v1/chat/completions", key: "none", workerdPid: floor.workerdPid },
+      passthrough: targets.passthrough,
+    };
+    await pacedStreams(pacer, floorTargets, { pairs: 8, firstPair: 2_000_000, tokens: PACED.tokens, tps: 1000, spreadMs: 50, body });
+    results.paced_floor = await quietly("paced streams, floor relay", () => pacedStreams(pacer, floorTargets, { ...PACED, firstPair: 10_000, body }));
+  } finally {
+    await router.stop();
+    await floor.stop();
+    await pass.stop();
+    forgetPacer();
+    await pacer.close();
+  }
 }
 
 /**
@@ -765,6 +819,15 @@ function readHistory(file: string): History {
   };
 }
 
+/** The set's medians and ranges, committed in git (the raw runs are not): bench/sets/<started_at>.json. */
+function writeSetSummary(dir: string, set: RunSet): void {
+  mkdirSync(dir, { recursive: true });
+  const name = setFileName(set);
+  // Numbered across bench/sets/ (the raw file is not in git, so its count restarts on a fresh checkout).
+  const earlier = readdirSync(dir).filter((f) => f.endsWith(".json") && f < name).length;
+  writeFileSync(join(dir, name), setJson(summarizeSet(set, earlier + 1)));
+}
+
 function setMarkdown(set: RunSet): string {
   const last = set.runs[set.runs.length - 1]!;
   const head =
@@ -776,7 +839,7 @@ function setMarkdown(set: RunSet): string {
 
 let exitCode = 0;
 if (values.render) {
-  const history = readHistory(values.out ? resolve(values.out) : join(root, "bench", "results.json"));
+  const history = readHistory(values.out ? resolve(values.out) : join(outDir, "results.json"));
   const set = history.sets[history.sets.length - 1];
   if (!set) throw new Error("the results file has no runs");
   const table = setMarkdown(set);
@@ -875,7 +938,9 @@ try {
       ? join(outDir, "results-other.json")
       : quick
         ? join(outDir, "results-quick.json")
-        : join(root, "bench", "results.json");
+        : join(outDir, "results.json");
+  /** The raw runs stay out of git; the default results file's sets are also summarized into bench/sets/. */
+  const summaryDir = file === join(outDir, "results.json") ? join(root, "bench", "sets") : undefined;
   const history = readHistory(file);
   const set: RunSet = {
     started_at: new Date().toISOString(),
@@ -894,6 +959,7 @@ try {
     set.summary = summarizeTargets(set.runs);
     // Written after every run: an interrupted set keeps the runs it finished.
     writeFileSync(file, JSON.stringify(history, null, 2) + "\n");
+    if (summaryDir) writeSetSummary(summaryDir, set);
     if (results.failures.length > 0) exitCode = 1;
   }
   const table = setMarkdown(set);

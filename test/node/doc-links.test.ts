@@ -12,7 +12,7 @@ function documents(): string[] {
     readdirSync(join(root, dir))
       .filter((name) => name.endsWith(".md"))
       .map((name) => `${dir}/${name}`);
-  return ["README.md", ...inDir("docs"), ...inDir("docs/api"), "bench/RESULTS.md", "simulator/README.md"];
+  return ["README.md", ...inDir("docs"), ...inDir("docs/api"), "bench/RESULTS.md", ...inDir("bench/history"), "simulator/README.md"];
 }
 
 interface Section {
