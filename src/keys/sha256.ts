@@ -2,7 +2,7 @@
  * SHA-256 (FIPS 180-4) of a string's UTF-8 bytes, as lowercase hex, computed synchronously.
  * Every request hashes its API key. Timed alone in workerd it costs about what `crypto.subtle.digest`
  * does (3.2–3.8 against 2.8–2.9 µs a call); it is kept because it takes the promise off the auth path,
- * and concurrency-1 latency leaned its way in an A/B against WebCrypto (bench/RESULTS.md). Checked against
+ * and concurrency-1 latency leaned its way in an A/B against WebCrypto (bench/history/2026-11-23.md). Checked against
  * WebCrypto on the standard vectors and on inputs of every length up to four blocks
  * (test/worker/sha256.test.ts). The rounds have no branches on the data, so timing does not depend on it.
  * It allocates only the digest's string (an input up to KEPT_BYTES is encoded into a buffer kept between
