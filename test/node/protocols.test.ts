@@ -192,7 +192,9 @@ describe("caller protocol: OpenAI chat", () => {
   it("reads a request: 413 over 4 MiB, 400 for what is not a chat request, the body and its size otherwise", async () => {
     const req = (text: string) => new Request("https://x.test/api/v1/chat/completions", { method: "POST", body: text });
     const text = JSON.stringify({ model: "m", messages: [{ role: "user", content: "hé" }] });
-    expect(await openAiChat.read(req(text), null)).toEqual({ body: JSON.parse(text), bytes: new TextEncoder().encode(text).byteLength });
+    expect(await openAiChat.read(req(text), null)).toEqual({ body: JSON.parse(text), bytes: new TextEncoder().encode(text).byteLength, unknown: [] });
+    const typo = JSON.stringify({ model: "m", messages: [{ role: "user", content: "x" }], temprature: 1 });
+    expect((await openAiChat.read(req(typo), null)).unknown).toEqual(["temprature"]);
     await expect(openAiChat.read(req('{"model":"m"}'), null)).rejects.toMatchObject({ status: 400 });
     await expect(openAiChat.read(req("x".repeat(4 * 1024 * 1024 + 1)), null)).rejects.toMatchObject({ status: 413 });
   });
