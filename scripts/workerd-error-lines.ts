@@ -24,24 +24,30 @@ const REQUEST_DONE = /^\[wrangler:info\] [A-Z]+ \//;
 export function workerdErrorLines(): (line: string) => string | null {
   const reported = new Set<string>();
   let inInternalError = false;
+  // workerd's "Uncaught … internal error" is dropped only after a failure explained above in the same
+  // request: any other one is a real uncaught error and stays visible.
+  let explained = false;
   return (line) => {
     const plain = line.replace(ANSI, "");
     if (inInternalError && STACK.test(plain)) return null;
     inInternalError = false;
-    if (REQUEST_DONE.test(plain)) reported.clear();
+    if (REQUEST_DONE.test(plain)) {
+      reported.clear();
+      explained = false;
+    }
     const dns = DNS_FAILED.exec(plain);
     if (dns) {
-      inInternalError = true;
+      inInternalError = explained = true;
       const [, host, reason] = dns;
       if (reported.has(host!)) return null;
       reported.add(host!);
       return `carrier unreachable: ${host} (DNS lookup failed: ${reason!.trim()})`;
     }
     if (CLIENT_GONE.test(plain)) {
-      inInternalError = true;
+      inInternalError = explained = true;
       return null;
     }
-    if (INTERNAL_UNCAUGHT.test(plain)) return null;
+    if (explained && INTERNAL_UNCAUGHT.test(plain)) return null;
     return line;
   };
 }

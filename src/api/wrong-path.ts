@@ -42,15 +42,10 @@ const fits = (pattern: string[], segments: string[]) => pattern.length === segme
  * the selected model … It may not exist"), which sends its user looking for a model, whereas it prints a
  * 400's message as it is. An Anthropic path with no route meant stays a 404.
  */
-export function explainWrongPath(
-  req: { method: string; path: string; origin: string; anthropic: boolean },
-  prefix: string,
-  routes: readonly ApiRoute[],
-): WrongPath {
+function explainWrongPath(req: { method: string; path: string; origin: string; anthropic: boolean }, prefix: string, all: readonly Pattern[]): WrongPath {
   const { method, path, origin } = req;
   const segments = path.split("/").filter(Boolean);
   const prefixSegments = prefix.split("/").filter(Boolean);
-  const all = patterns(routes);
   const styleOf = (s: string[]): WrongPathStyle =>
     req.anthropic || s.includes("messages") ? "anthropic-messages" : s.includes("responses") ? "openai-responses" : "openai-chat";
 
@@ -100,12 +95,14 @@ export function explainWrongPath(
 
 /** Hono's not-found handler for the API: the refusal `explainWrongPath` gives, in the caller's error shape. */
 export function wrongPathAnswer(prefix: string, routes: readonly ApiRoute[]) {
+  // The routes are all registered by the time the app builds its not-found handler: read them once, not per request.
+  const all = patterns(routes);
   return (c: Context) => {
     const url = new URL(c.req.url);
     const { error, style } = explainWrongPath(
       { method: c.req.method, path: url.pathname, origin: url.origin, anthropic: c.req.header("anthropic-version") !== undefined },
       prefix,
-      routes,
+      all,
     );
     return c.json(CALLER_PROTOCOLS[style].errorBody(error), error.status, error.headers);
   };
