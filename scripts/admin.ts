@@ -1,7 +1,7 @@
 // `npm run admin -- <command> [flags]`: operate a running service through its /admin API; prints one JSON object.
 import { parseArgs } from "node:util";
 import { AdminClient, AdminError } from "./admin-client.ts";
-import { DEV_ADMIN_TOKEN } from "./local-service.ts";
+import { DEV_ADMIN_TOKEN } from "./dev-admin-token.ts";
 import { USAGE, UsageError, adminRequest, usageOf, type AdminRequest } from "./admin-commands.ts";
 
 const config = {

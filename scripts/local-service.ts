@@ -12,9 +12,10 @@ import { applyMigrations, buildWorker, workerOptions } from "./worker-bundle.ts"
 import { readWranglerConfig } from "./wrangler-config.ts";
 import { devVarNames } from "./dev-vars.ts";
 import { workerdErrorLines } from "./workerd-error-lines.ts";
+import { DEV_ADMIN_TOKEN } from "./dev-admin-token.ts";
 
 /** Local development only: the admin token of `npm start` (a deploy sets its own secret). */
-export const DEV_ADMIN_TOKEN = "dev-admin-token";
+export { DEV_ADMIN_TOKEN };
 /** Local development only: the key /responses seals reasoning with under `npm start`, unless `.dev.vars` sets one (a deploy sets its own secret: docs/deploy.md). */
 export const DEV_REASONING_SEAL_KEY = "dev-reasoning-seal-key-for-local-use-only";
 

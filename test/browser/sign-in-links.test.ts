@@ -49,8 +49,8 @@ async function signInAndChoosePassword(page: Page, link: string): Promise<void> 
 function cloudflareSetup(email: string): Promise<string> {
   return new Promise((done, fail) => {
     const child = spawn(
-      "node_modules/.bin/tsx",
-      ["scripts/cloudflare-setup.ts", "--out", join(state, "w.toml"), "--dev-vars", join(state, "none"), "--email", email],
+      process.execPath,
+      ["--import", "tsx", "scripts/cloudflare-setup.ts", "--out", join(state, "w.toml"), "--dev-vars", join(state, "none"), "--email", email],
       {
         env: {
           PATH: process.env.PATH ?? "",

@@ -22,7 +22,7 @@ afterAll(async () => {
 /** Runs the admin CLI; resolves with its exit code and the one JSON object it prints. */
 function admin(...args: string[]): Promise<{ code: number; out: Record<string, unknown> }> {
   return new Promise((resolve) => {
-    execFile("node_modules/.bin/tsx", ["scripts/admin.ts", ...args, "--url", service.url], { timeout: 30_000 }, (err, stdout) => {
+    execFile(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args, "--url", service.url], { timeout: 30_000 }, (err, stdout) => {
       const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
       let out: Record<string, unknown> = {};
       try {
@@ -113,7 +113,7 @@ describe("npm run admin", () => {
   it("--help, help and help <command> exit 0 with the usage; an unknown command's help exits 2", async () => {
     const run = (...args: string[]) =>
       new Promise<{ code: number; stdout: string }>((resolve) =>
-        execFile("node_modules/.bin/tsx", ["scripts/admin.ts", ...args], { timeout: 30_000 }, (err, stdout) =>
+        execFile(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args], { timeout: 30_000 }, (err, stdout) =>
           resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout }),
         ),
       );

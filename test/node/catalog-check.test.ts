@@ -100,7 +100,7 @@ describe("catalog check", () => {
       const { text, line } = broken('"provider": "groq"', '"provider": "grok"');
       writeFileSync(bad, text);
       const run = (...args: string[]) =>
-        promisify(execFile)("node_modules/.bin/tsx", ["scripts/catalog.ts", ...args]).then(
+        promisify(execFile)(process.execPath, ["--import", "tsx", "scripts/catalog.ts", ...args]).then(
           (r) => ({ code: 0, ...r }),
           (e: { code: number; stdout: string; stderr: string }) => e,
         );

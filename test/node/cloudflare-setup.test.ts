@@ -28,8 +28,8 @@ function setup(args: string[], env: Record<string, string> = {}): Promise<{ code
   const log = join(dir, `log-${Math.random().toString(36).slice(2)}.jsonl`);
   return new Promise((done) => {
     const child = spawn(
-      "node_modules/.bin/tsx",
-      ["scripts/cloudflare-setup.ts", "--out", join(dir, "wrangler.production.toml"), "--dev-vars", join(dir, "none"), ...args],
+      process.execPath,
+      ["--import", "tsx", "scripts/cloudflare-setup.ts", "--out", join(dir, "wrangler.production.toml"), "--dev-vars", join(dir, "none"), ...args],
       {
         env: {
           PATH: process.env.PATH ?? "",
