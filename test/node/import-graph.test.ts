@@ -59,7 +59,7 @@ const LAYERS: string[][] = [
   ["db", "rate-limits"], // storage: D1's tables, the rate limiter Durable Object
   ["catalog"],
   ["http"],
-  ["settings.ts", "env.ts", "log-error.ts"],
+  ["settings.ts", "settings", "env.ts", "log-error.ts"],
   ["isolate.ts"],
 ];
 /** Imports allowed to run upward (at most two, each with its reason where it is written). */
