@@ -9,6 +9,7 @@ import { ledgerFor } from "../ledger/ledger";
 import { moveRecordsFromD1 } from "../generations/archive-records";
 import { recordStores, recordsPage } from "../generations/record-pages";
 import { recordLine } from "../generations/archive-format";
+import { settings } from "../settings";
 import { accountOr404 } from "./admin-input";
 
 /** The operator's view of the generation records: an account's newest, its batches sent again, records moved out of D1. */
@@ -44,7 +45,7 @@ adminRecordRoutes.post("/accounts/:ref/records/resend", async (c) => {
  * run of the archive over every record in D1, whatever its age; resumable, call again until `done`.
  */
 adminRecordRoutes.post("/records/move-from-d1", async (c) => {
-  const run = await moveRecordsFromD1(c.env);
+  const run = await moveRecordsFromD1(c.env, settings(c.env));
   const [left] = await db(c.env.DB)
     .select({ rows: sql<number>`count(*)` })
     .from(generations);

@@ -2,7 +2,7 @@ import { DAY_MS } from "../db/record-filter";
 import { commitPart, d1SizeBytes, markWriting, nextPart, oldestBefore, recordsBetween, type PartDraft } from "../db/archive-index";
 import type { Env } from "../env";
 import { logWarning } from "../log-error";
-import { settings } from "../settings";
+import type { Settings } from "../settings";
 import { packPart, partKey, sha256Bytes, unpackRecords, utcDay } from "./archive-format";
 
 /** What one archive run may do, and where (settings: RECORDS_RETENTION_DAYS, RECORDS_ARCHIVE_*). */
@@ -138,8 +138,7 @@ export async function warnOnD1Size(d1: D1Database, limitBytes: number, warnPerce
  * Moves every record still in D1 to R2 (records of a release before the records queue: new ones never
  * land in D1), one run of the archive's parts with the Worker's settings; call again until `done`.
  */
-export async function moveRecordsFromD1(env: Env, now = Date.now()): Promise<ArchiveRun> {
-  const s = settings(env);
+export async function moveRecordsFromD1(env: Env, s: Settings, now = Date.now()): Promise<ArchiveRun> {
   return archiveRecords(env.DB, env.ARCHIVE, {
     now,
     before: now,
@@ -152,8 +151,7 @@ export async function moveRecordsFromD1(env: Env, now = Date.now()): Promise<Arc
 }
 
 /** The Cron Trigger's archive run, with the Worker's settings. */
-export async function archiveFromEnv(env: Env, now = Date.now()): Promise<ArchiveRun> {
-  const s = settings(env);
+export async function archiveFromEnv(env: Env, s: Settings, now = Date.now()): Promise<ArchiveRun> {
   try {
     return await archiveRecords(env.DB, env.ARCHIVE, {
       now,

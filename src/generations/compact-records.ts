@@ -3,7 +3,7 @@ import type { Generation } from "../db/schema";
 import { claimParts, type BatchPart } from "../db/record-parts";
 import { commitCompaction, daysToCompact, deletesDone, dropStaleMerge, dueDeletes, smallParts, staleMerges } from "../db/record-compaction";
 import { logInfo } from "../log-error";
-import { settings } from "../settings";
+import type { Settings } from "../settings";
 import { toHex } from "../keys/api-key";
 import { batchPartKey, packPart } from "./archive-format";
 import { readPart } from "./archive-read";
@@ -92,8 +92,7 @@ export async function compactRecords(d1: D1Database, bucket: R2Bucket, o: Compac
 }
 
 /** The Cron Trigger's compaction run, with the Worker's settings. */
-export async function compactFromEnv(env: Env, now = Date.now()): Promise<CompactRun> {
-  const s = settings(env);
+export async function compactFromEnv(env: Env, s: Settings, now = Date.now()): Promise<CompactRun> {
   const run = await compactRecords(env.DB, env.ARCHIVE, {
     now,
     partRecords: s.RECORDS_ARCHIVE_PART_RECORDS,

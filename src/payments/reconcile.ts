@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import type { Payment } from "../db/schema";
 import { logError } from "../log-error";
-import { settings } from "../settings";
+import { settings, type Settings } from "../settings";
 import { applySession } from "./apply-session";
 import { grantCharged, paymentDeps, type MaybeConnectedDeps } from "./grant-payment";
 import { recordFailed, recordLookedAt, unfinishedFairly, unfinishedOf } from "./payments-store";
@@ -85,8 +85,7 @@ async function reconcileOne(deps: MaybeConnectedDeps, payment: Payment, abandonA
  * most `PAYMENTS_RECONCILE_PER_ACCOUNT` of any one, those looked at least recently first — so no
  * account's open checkouts fill a run and every payment gets its turn. At most two Stripe calls each.
  */
-export async function reconcileAllFromEnv(env: Env): Promise<ReconcileReport> {
-  const s = settings(env);
+export async function reconcileAllFromEnv(env: Env, s: Settings): Promise<ReconcileReport> {
   const deps = await paymentDeps(env);
   const rows = await unfinishedFairly(env.DB, { limit: s.PAYMENTS_RECONCILE_BATCH, perAccount: s.PAYMENTS_RECONCILE_PER_ACCOUNT });
   return reconcilePayments(deps, rows, s.PAYMENT_ABANDON_AFTER_MS, BY_BATCH);

@@ -2,9 +2,13 @@ import { describe, it, expect, vi, afterEach } from "vitest";
 import { env, createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { app } from "../../src/app";
 import { archiveFromEnv, archiveRecords, type ArchiveOptions } from "../../src/generations/archive-records";
+import { settings } from "../../src/settings";
 import type { Env } from "../../src/env";
 import { DAY, indexRows, seedDays } from "./archive-helpers";
 import { admin, newAccount, ORIGIN } from "./helpers";
+
+/** The Cron Trigger's archive run under these vars (the scheduled handler reads the settings once and passes them). */
+const archiveWith = (e: Env, now: number) => archiveFromEnv(e, settings(e), now);
 
 // Size and cost visible (issue 27): the audit counts archived records, /admin/storage shows D1 and the archive.
 // Each test seeds its own account in its own year of 2011–2020 (records-archive.test.ts has 2001–2010): the
@@ -155,10 +159,10 @@ describe("size and cost visible", () => {
     const now = year(2000); // a clock before every test's records: the run archives nothing
     const warnings = () => spy.mock.calls.filter((c) => c[0] === "d1 size warning");
 
-    await archiveFromEnv(env as Env, now);
+    await archiveWith(env as Env, now);
     expect(warnings()).toEqual([]); // 10 GB by default
 
-    const run = await archiveFromEnv({ ...env, D1_SIZE_LIMIT_BYTES: "1000", D1_SIZE_WARN_PERCENT: "80" } as Env, now);
+    const run = await archiveWith({ ...env, D1_SIZE_LIMIT_BYTES: "1000", D1_SIZE_WARN_PERCENT: "80" } as Env, now);
     expect(run).toEqual({ parts: 0, records: 0, notCommitted: 0, done: true });
     expect(warnings()).toHaveLength(1);
     const [, detail] = warnings()[0] as [string, { size_bytes: number; limit_bytes: number; percent: number }];
@@ -167,7 +171,7 @@ describe("size and cost visible", () => {
     expect(detail.percent).toBe(Math.round((detail.size_bytes / 1000) * 1000) / 10);
 
     // The same size under the fraction of a larger limit: no line.
-    await archiveFromEnv({ ...env, D1_SIZE_LIMIT_BYTES: String(detail.size_bytes * 10), D1_SIZE_WARN_PERCENT: "80" } as Env, now);
+    await archiveWith({ ...env, D1_SIZE_LIMIT_BYTES: String(detail.size_bytes * 10), D1_SIZE_WARN_PERCENT: "80" } as Env, now);
     expect(warnings()).toHaveLength(1);
 
     // A run that fails (R2 refuses the write) still logs it: a stuck archive is when D1 fills.
@@ -177,8 +181,8 @@ describe("size and cost visible", () => {
       get: (bucket, name) => (name === "put" ? () => Promise.reject(new Error("R2 is down")) : Reflect.get(bucket, name, bucket)),
     });
     const failing = { ...env, ARCHIVE: refusing, D1_SIZE_LIMIT_BYTES: "1000", RECORDS_RETENTION_DAYS: "30" } as Env;
-    await expect(archiveFromEnv(failing, start + 40 * DAY)).rejects.toThrow("R2 is down");
+    await expect(archiveWith(failing, start + 40 * DAY)).rejects.toThrow("R2 is down");
     expect(warnings()).toHaveLength(2);
-    await archiveFromEnv({ ...env, RECORDS_RETENTION_DAYS: "30" } as Env, start + 40 * DAY); // and the records leave once R2 works
+    await archiveWith({ ...env, RECORDS_RETENTION_DAYS: "30" } as Env, start + 40 * DAY); // and the records leave once R2 works
   });
 });
