@@ -1,14 +1,16 @@
 import type { NewGeneration } from "../db/schema";
 import type { AdmitRequest, AdmitResult, AdmitRoute, SettleRequest, SliceReport } from "./contract";
 import type { LedgerTimings } from "./ledger-config";
-import { sleep, type WaitUntil } from "./ledger-api";
+import type { WaitUntil } from "./ledger-api";
 import { SettleBatcher, type BatchEnd, type BatcherDeps, type Carried } from "./settle-batcher";
+import { IsolateSlices } from "./isolate-slices";
 import { Slice } from "./slice";
+import { Ticket } from "./ticket";
+
+export { Ticket };
 
 /** A slice admits for this long, then is retired (a fresh lease follows). */
 const SLICE_USE_MS = 2_000;
-/** A slice nobody uses for this long is retired and released, so idle isolates lock no money. */
-const IDLE_RELEASE_MS = 1_000;
 /** A lease asks for this many of the asking request's holds. */
 const SLICE_HOLDS = 64;
 /** A request still running this long after admission makes sure the ledger has counted it. */
@@ -16,25 +18,6 @@ const REPORT_AFTER_MS = 1_000;
 
 /** What admission needs to know of a request: the ledger's `AdmitRequest`, its abandoned record built only when the ledger is asked. */
 export type AdmitInput = Omit<AdmitRequest, "abandoned" | "unseenNano"> & { abandoned: () => NewGeneration };
-
-/** One admitted request: what backs it, until it settles. */
-export class Ticket {
-  done = false;
-  renewedAt: number;
-  stopHeartbeat: (() => void) | undefined;
-  constructor(
-    readonly genId: string,
-    readonly keyHash: string,
-    readonly holdNano: number,
-    /** The slice it was admitted from; null when the ledger admitted it on a hold of its own. */
-    readonly slice: Slice | null,
-    now: number,
-    /** Its admission counted a free-model slot (given back should a priced endpoint serve it). */
-    readonly freeSlot = false,
-  ) {
-    this.renewedAt = now;
-  }
-}
 
 export type Admission = { ok: true; ticket: Ticket; route?: AdmitRoute } | Exclude<AdmitResult, { ok: true }>;
 export type SettleInput = Omit<SettleRequest, "leaseId" | "releaseFreeSlot"> & {
@@ -49,7 +32,7 @@ export type AccountLedgerDeps = Pick<BatcherDeps, "accountId" | "ledger" | "queu
 
 /**
  * The isolate's side of one account's ledger, in one object: admission (from an isolate slice of the
- * balance, or by asking the ledger), the slices themselves, renewing what running requests hold,
+ * balance, or by asking the ledger), leasing the slices (isolate-slices.ts keeps them), renewing what running requests hold,
  * and batching settles (with retries and the queue behind them).
  *
  * - Paid models on keys without a limit are admitted from a slice (no round trip); keys with a limit,
@@ -62,9 +45,8 @@ export type AccountLedgerDeps = Pick<BatcherDeps, "accountId" | "ledger" | "queu
  *   all of those have settled.
  */
 export class AccountLedger {
-  private current: Slice | undefined;
-  /** Slices not yet released, by lease id. */
-  private readonly slices = new Map<string, Slice>();
+  /** This isolate's slices of the account's balance. */
+  private readonly slices: IsolateSlices;
   /** Admitted requests still running (from a slice, or on a hold of their own when `slice` is null). */
   private readonly running = new Set<Ticket>();
   private leasing = false;
@@ -83,6 +65,7 @@ export class AccountLedger {
       onEnd: (slices, end) => this.batchEnded(slices, end),
       log: d.log,
     });
+    this.slices = new IsolateSlices(d.clock, (report) => this.batcher.add(null, [report]));
   }
 
   /**
@@ -145,11 +128,7 @@ export class AccountLedger {
       const slice = ticket.slice;
       if (slice) {
         settle = { ...settle, leaseId: slice.leaseId };
-        slice.finish(ticket.holdNano, item.costNano, this.d.clock.now());
-        const release = slice.inflight === 0 && slice.retired;
-        reports.push(slice.report(release));
-        if (release) this.forget(slice);
-        else if (slice.inflight === 0 && !slice.idleCheck) this.watchIdle(slice, IDLE_RELEASE_MS, waitUntil);
+        reports.push(this.slices.finish(slice, ticket.holdNano, item.costNano, waitUntil));
       }
     }
     return this.batcher.add(settle, reports);
@@ -179,7 +158,7 @@ export class AccountLedger {
     try {
       const result = await call({ items: carried.items, slices: carried.slices });
       carried.stored();
-      this.acknowledge(carried.slices);
+      this.slices.acknowledge(carried.slices);
       return result;
     } catch (err) {
       carried.failed(waitUntil);
@@ -211,18 +190,13 @@ export class AccountLedger {
    * parallel would split the balance into many half-used slices.
    */
   private async admitFromSlice(holdNano: number, waitUntil: WaitUntil): Promise<Slice | null> {
-    const now = this.d.clock.now();
-    const slice = this.current;
-    if (slice && now >= slice.retireAt) this.retire(slice, waitUntil);
-    else if (slice?.canTake(holdNano)) {
-      slice.take(holdNano);
-      return slice;
-    }
+    const taken = this.slices.take(holdNano, waitUntil);
+    if (taken) return taken;
     if (this.leasing) return null;
     // Too little left for this hold: retired, so its rest returns to the balance with its release, which
     // rides on the lease below with the settles still gathering here. Otherwise an idle slice would keep
     // money the ledger needs for this very lease.
-    if (this.current) this.retire(this.current, waitUntil);
+    if (this.slices.current) this.slices.retire(this.slices.current, waitUntil);
     this.leasing = true;
     try {
       const leaseId = this.d.newLeaseId();
@@ -232,10 +206,7 @@ export class AccountLedger {
       );
       if (!granted.ok) return null;
       const fresh = new Slice(leaseId, granted.grantNano, this.d.clock.now(), this.d.clock.now() + SLICE_USE_MS);
-      this.slices.set(leaseId, fresh);
-      const previous = this.current;
-      this.current = fresh;
-      if (previous) this.retire(previous, waitUntil);
+      this.slices.add(fresh, waitUntil);
       fresh.take(holdNano);
       return fresh;
     } finally {
@@ -266,7 +237,7 @@ export class AccountLedger {
     if (this.renewing) return;
     const now = this.d.clock.now();
     const every = this.d.timings.renewEveryMs;
-    const slices = [...this.slices.values()].filter((s) => s.inflight > 0 && !s.released && (s.admitted > s.reported || now - s.renewedAt >= every));
+    const slices = this.slices.due(now, every);
     const holds = [...this.running].filter((t) => !t.slice && now - t.renewedAt >= every);
     if (slices.length === 0 && holds.length === 0) return;
     const reports = slices.map((s) => s.report());
@@ -275,12 +246,8 @@ export class AccountLedger {
       const { gone } = await this.d.ledger().renew({ slices: reports, holds: holds.map((t) => t.genId) });
       for (const s of slices) s.renewedAt = now;
       for (const t of holds) t.renewedAt = now;
-      this.acknowledge(reports);
-      for (const id of gone) {
-        const s = this.slices.get(id);
-        if (s && this.current === s) this.current = undefined;
-        if (s) s.retired = true; // the ledger expired it: admit nothing more from it
-      }
+      this.slices.acknowledge(reports);
+      this.slices.gone(gone); // the ledger expired them: admit nothing more from them
     } catch {
       // The next heartbeat tries again; three may fail before the lease TTL passes.
     } finally {
@@ -288,51 +255,7 @@ export class AccountLedger {
     }
   }
 
-  /** One idle check per slice, not one per request: it re-arms itself while the slice keeps being used. */
-  private watchIdle(slice: Slice, ms: number, waitUntil: WaitUntil): void {
-    slice.idleCheck = true;
-    waitUntil(
-      sleep(this.d.clock, ms).then(() => {
-        slice.idleCheck = false;
-        if (slice.inflight > 0 || slice.released) return; // busy (its last settle re-arms) or gone
-        const idle = this.d.clock.now() - slice.idleSince;
-        if (idle >= IDLE_RELEASE_MS) this.retire(slice, waitUntil);
-        else this.watchIdle(slice, IDLE_RELEASE_MS - idle, waitUntil);
-      }),
-    );
-  }
-
-  /**
-   * Admits no more from the slice. Idle, it is released (its rest returns to the balance); with requests
-   * in flight, what none of them holds is given back now (riding on the next ledger call: the lease that
-   * usually follows), so an admission right after sees it — only their holds wait for their settles.
-   */
-  private retire(slice: Slice, waitUntil: WaitUntil): void {
-    if (this.current === slice) this.current = undefined;
-    slice.retired = true;
-    if (slice.released) return;
-    if (slice.inflight === 0) {
-      this.forget(slice);
-      waitUntil(this.batcher.add(null, [slice.report(true)]));
-    } else if (slice.remainingNano > 0) {
-      slice.giveBackRest();
-      waitUntil(this.batcher.add(null, [slice.report()]));
-    }
-  }
-
-  private forget(slice: Slice): void {
-    slice.released = true;
-    this.slices.delete(slice.leaseId);
-  }
-
   private batchEnded(reports: SliceReport[], end: BatchEnd): void {
-    if (end !== "lost") this.acknowledge(reports);
-  }
-
-  private acknowledge(reports: SliceReport[]): void {
-    for (const r of reports) {
-      const s = this.slices.get(r.leaseId);
-      if (s) s.reported = Math.max(s.reported, r.admitted);
-    }
+    if (end !== "lost") this.slices.acknowledge(reports);
   }
 }

@@ -6,7 +6,7 @@ import type { FreeLimitHit, FreeLimits } from "./free-limits";
 // The account ledger's contract: every request and result that crosses the Durable Object's RPC boundary,
 // and the RPC interface itself. Callers (the Worker's routes, the isolate's AccountLedger, payments, the
 // records queue, the console) depend on this file; only the wrangler export, the binding and tests that reach
-// inside the object need the class (src/ledger/ledger-object.ts, which implements it).
+// inside the object need the class (src/ledger/ledger-object.ts, which implements it over the modules of src/ledger/object/).
 
 export type { KeyUsage };
 
@@ -152,7 +152,7 @@ export type SliceAudit = { unsettledAdmissions: number; expiredSlices: number; r
 
 /**
  * The ledger's RPC methods as the Durable Object implements them: each body is synchronous SQL, hence
- * atomic per account (src/ledger/ledger-object.ts says what each does).
+ * atomic per account (the modules of src/ledger/object/ say what each does).
  */
 export interface LedgerRpc {
   /** Admits a request when its key's remaining limit and the balance can pay at least its least hold. */

@@ -1,0 +1,89 @@
+import type { RecordBatch } from "../../generations/record-batch";
+import { logError } from "../../log-error";
+import { sendGroups } from "../send-groups";
+import { expire, nextExpiry } from "./expiry";
+import { RETENTION_MS, type LedgerDb } from "./ledger-db";
+
+/** How often old debit ids are pruned: a scan of the whole table, so not on every flush. */
+const PRUNE_EVERY_MS = 3600_000;
+
+/**
+ * The ledger object's alarm: when it is due, and what it does when it fires. One per object; it remembers
+ * the alarm it set (to skip redundant storage writes) and when it last pruned.
+ */
+export class LedgerAlarm {
+  /** When the stored alarm fires (ms epoch), null when none is set; mirrors storage (the object loads it on start). */
+  at: number | null = null;
+  /** When this instance last pruned old debit ids (ms epoch); 0 = not yet. */
+  private prunedAt = 0;
+
+  constructor(private readonly setAlarm: (at: number) => unknown) {}
+
+  /** Makes the alarm fire no later than `inMs` from now (an earlier one already set stands). */
+  schedule(inMs: number): void {
+    const at = Date.now() + inMs;
+    if (this.at !== null && this.at <= at) return;
+    this.at = at;
+    void this.setAlarm(at);
+  }
+
+  /**
+   * Sends the outbox's records to the records queue in batches (given their ids first, so a batch sent
+   * again is the same batch), sends again a batch not acknowledged within RECORDS_ACK_TIMEOUT_MS, expires
+   * what dead isolates left, prunes old ids; reschedules while work remains.
+   */
+  async fire(db: LedgerDb, queue: Queue<RecordBatch>): Promise<void> {
+    const { sql, outbox, timings } = db;
+    this.at = null;
+    const now = db.now();
+    expire(db, now);
+    if (now - this.prunedAt >= PRUNE_EVERY_MS) {
+      sql.exec("DELETE FROM debits WHERE settled_at < ?", now - RETENTION_MS);
+      sql.exec("DELETE FROM slice_audit WHERE ended_at < ?", now - RETENTION_MS);
+      outbox.prune(now);
+      this.prunedAt = now;
+    }
+    outbox.assign(timings.flushMaxRecords);
+    const due = outbox.due(now - timings.recordsAckTimeoutMs);
+    const { sent, failed } = await sendBatches(queue, due);
+    outbox.markSent(sent, now);
+    if (failed > 0) {
+      // Nothing is lost: those batches stay here, assigned, and go again. Not at once: a batch the queue
+      // refuses whatever happens (one too large) would otherwise be sent every second; it stays pending, seen in the audit.
+      this.schedule(timings.recordsAckTimeoutMs);
+      return;
+    }
+    const next = outbox.next(timings.recordsAckTimeoutMs);
+    if (next.unassigned) this.schedule(0);
+    else {
+      const at = [nextExpiry(db), next.resendAt].filter((t) => t > 0);
+      if (at.length) this.schedule(Math.max(0, Math.min(...at) - now));
+    }
+  }
+}
+
+/**
+ * The batches to the records queue, as few `sendBatch` calls as its limits allow; a call that fails is
+ * tried again batch by batch, so one batch the queue refuses holds back no other. Returns the batches sent
+ * and how many were not (each logged).
+ */
+async function sendBatches(queue: Queue<RecordBatch>, batches: RecordBatch[]): Promise<{ sent: string[]; failed: number }> {
+  const sent: string[] = [];
+  let failed = 0;
+  for (const g of sendGroups(batches)) {
+    try {
+      await queue.sendBatch(g.map((body) => ({ body })));
+      sent.push(...g.map((b) => b.batch));
+    } catch {
+      for (const b of g)
+        try {
+          await queue.send(b);
+          sent.push(b.batch);
+        } catch (err) {
+          failed++;
+          logError("records queue: a batch could not be sent; it goes again", err, { batch: b.batch, records: b.items.length });
+        }
+    }
+  }
+  return { sent, failed };
+}

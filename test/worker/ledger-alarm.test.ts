@@ -1,0 +1,102 @@
+import { describe, it, expect } from "vitest";
+import type { RecordBatch } from "../../src/generations/record-batch";
+import { LedgerAlarm } from "../../src/ledger/object/alarm";
+import { expire, nextExpiry } from "../../src/ledger/object/expiry";
+import { admit } from "../../src/ledger/object/holds";
+import { fund, genRecord, withLedgerDb, type TestLedgerDb } from "./ledger-db";
+
+// src/ledger/object/alarm.ts and expiry.ts on their own: what dies is expired, records leave for the queue.
+
+const slice = (db: TestLedgerDb, leaseId: string, renewedAt: number, admitted: number, settled: number, releasedAt: number | null) =>
+  db.sql.exec(
+    "INSERT INTO slices (lease_id, amount_nano, created_at, renewed_at, admitted, settled, released_at) VALUES (?, 100, ?, ?, ?, ?, ?)",
+    leaseId,
+    renewedAt,
+    renewedAt,
+    admitted,
+    settled,
+    releasedAt,
+  );
+const audit = (db: TestLedgerDb) => db.sql.exec("SELECT lease_id, admitted, settled, ended FROM slice_audit ORDER BY lease_id").toArray();
+
+function fakeQueue(refuse = false) {
+  const sent: RecordBatch[] = [];
+  const queue = {
+    sendBatch: async (messages: Array<{ body: RecordBatch }>) => {
+      if (refuse) throw new Error("queue down");
+      sent.push(...messages.map((m) => m.body));
+    },
+    send: async (body: RecordBatch) => {
+      if (refuse) throw new Error("queue down");
+      sent.push(body);
+    },
+  };
+  return { sent, queue: queue as unknown as Queue<RecordBatch> };
+}
+
+describe("ledger alarm", () => {
+  it("keeps the earliest alarm: a later one asked for changes nothing, an earlier one replaces it", () => {
+    const set: number[] = [];
+    const alarm = new LedgerAlarm((at) => set.push(at));
+    alarm.schedule(60_000);
+    alarm.schedule(120_000);
+    expect(set).toHaveLength(1);
+    alarm.schedule(0);
+    expect(set).toHaveLength(2);
+    expect(set[1]).toBeLessThan(set[0]!);
+    expect(alarm.at).toBe(set[1]);
+  });
+
+  it("expire ends dead holds (their abandoned record goes to the outbox) and dead or unsettled slices (kept in the audit)", () =>
+    withLedgerDb((db) => {
+      const { holdTtlMs, leaseTtlMs } = db.timings;
+      const t0 = db.clock.now;
+      fund(db, 1_000);
+      admit(db, { genId: "dead", keyHash: "k", limitNano: null, holdNano: 10, paid: true, abandoned: genRecord("dead", 0) });
+      slice(db, "isolate-died", t0, 4, 1, null);
+      slice(db, "released-unsettled", t0, 3, 2, t0);
+      const now = t0 + holdTtlMs + 1;
+      slice(db, "alive", now, 2, 0, null);
+      expect(nextExpiry(db)).toBe(Math.min(t0 + holdTtlMs, t0 + leaseTtlMs));
+      expire(db, now);
+      expect(db.sql.exec("SELECT gen_id FROM holds").toArray()).toEqual([]);
+      expect(db.outbox.pending("dead")).toMatchObject({ id: "dead", costNano: 0 });
+      expect(db.sql.exec("SELECT lease_id FROM slices").toArray()).toEqual([{ lease_id: "alive" }]);
+      expect(audit(db)).toEqual([
+        { lease_id: "isolate-died", admitted: 4, settled: 1, ended: "expired" },
+        { lease_id: "released-unsettled", admitted: 3, settled: 2, ended: "released" },
+      ]);
+      expect(nextExpiry(db)).toBe(now + leaseTtlMs);
+    }));
+
+  it("fire sends the outbox's records to the queue as batches and marks them sent", () =>
+    withLedgerDb(async (db) => {
+      db.outbox.addSettled([
+        { genId: "a", record: genRecord("a", 5) },
+        { genId: "b", record: genRecord("b", 7) },
+      ]);
+      const set: number[] = [];
+      const { sent, queue } = fakeQueue();
+      await new LedgerAlarm((at) => set.push(at)).fire(db, queue);
+      expect(sent.flatMap((b) => b.items.map((i) => JSON.parse(i.record).id)).sort()).toEqual(["a", "b"]);
+      expect(db.sql.exec("SELECT sent_at FROM record_batches").toArray()).toEqual(sent.map(() => ({ sent_at: db.clock.now })));
+      // Still in the outbox (readable by /generation) until the store acknowledges; the alarm comes back to send again if it does not.
+      expect(db.outbox.size()).toBe(2);
+      expect(set).toHaveLength(1);
+    }));
+
+  it("a queue that refuses loses nothing: the batches stay, and go again at the ack timeout, not at once", () =>
+    withLedgerDb(async (db) => {
+      db.outbox.addSettled([{ genId: "a", record: genRecord("a", 5) }]);
+      const set: number[] = [];
+      const before = Date.now();
+      await new LedgerAlarm((at) => set.push(at)).fire(db, fakeQueue(true).queue);
+      expect(db.sql.exec("SELECT sent_at FROM record_batches").toArray()).toEqual([{ sent_at: null }]);
+      expect(set).toHaveLength(1);
+      expect(set[0]).toBeGreaterThanOrEqual(before + db.timings.recordsAckTimeoutMs);
+      const { sent, queue } = fakeQueue();
+      db.clock.now += db.timings.recordsAckTimeoutMs;
+      await new LedgerAlarm(() => {}).fire(db, queue);
+      expect(sent.flatMap((b) => b.items.map((i) => JSON.parse(i.record).id))).toEqual(["a"]);
+    }));
+});
