@@ -5,29 +5,12 @@ import { ledgerTimings } from "../../src/ledger/ledger-config";
 import type { AdmitRequest, IsolateLedgerApi, LeaseRequest, RenewRequest, SettleRequest, SliceReport } from "../../src/ledger/contract";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
 import type { NewGeneration } from "../../src/db/schema";
+import { ledgerRecord } from "./synthetic-record";
 import { FakeClock, never } from "./fake-clock";
 
 // The isolate's side of an account's ledger, alone: a fake clock, a fake ledger and a fake queue.
 
-const record = (id: string): NewGeneration => ({
-  id,
-  accountId: "acct",
-  keyHash: "k",
-  model: "m",
-  providerName: "p",
-  app: null,
-  streamed: false,
-  createdAt: 0,
-  latencyMs: 1,
-  generationTimeMs: 1,
-  tokensPrompt: 1,
-  tokensCompletion: 1,
-  tokensReasoning: 0,
-  costNano: 0,
-  finishReason: "stop",
-  status: 200,
-  errorMessage: null,
-});
+const record = (id: string): NewGeneration => ledgerRecord(id);
 const item = (genId: string, costNano = 10) => ({ genId, keyHash: "k", costNano, record: record(genId) });
 const paid = (genId: string, holdNano = 100, limitNano: number | null = null): AdmitInput => ({
   genId,

@@ -3,6 +3,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
 import type { FreeLimits } from "../../src/ledger/free-limits";
 import type { NewGeneration } from "../../src/db/schema";
+import { ledgerRecord } from "./synthetic-record";
 import { admin, chat, generation, newAccount, settled, user } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
 import { chatWithVars } from "./with-vars";
@@ -12,25 +13,19 @@ import { Catalog } from "../../src/catalog/catalog";
 const catalog = Catalog.parse(catalogJson);
 const FREE = "openai/gpt-oss-20b:free";
 const PAID = "meta-llama/llama-3.1-8b-instruct";
-const record = (id: string): NewGeneration => ({
-  id,
-  accountId: "x",
-  keyHash: "k",
-  model: FREE,
-  providerName: null,
-  app: null,
-  streamed: false,
-  createdAt: 0,
-  latencyMs: null,
-  generationTimeMs: null,
-  tokensPrompt: 0,
-  tokensCompletion: 0,
-  tokensReasoning: 0,
-  costNano: 0,
-  finishReason: null,
-  status: 500,
-  errorMessage: null,
-});
+// A request that failed (500) before any carrier served it: what a free request leaves when it is refused.
+const record = (id: string): NewGeneration =>
+  ledgerRecord(id, {
+    accountId: "x",
+    model: FREE,
+    providerName: null,
+    latencyMs: null,
+    generationTimeMs: null,
+    tokensPrompt: 0,
+    tokensCompletion: 0,
+    finishReason: null,
+    status: 500,
+  });
 
 /** Runs `fn` against a fresh ledger whose clock the test moves, with `grantedUsd` of credits. */
 async function withLedger(grantedUsd: number, fn: (ledger: LedgerObject, clock: { set(iso: string): void; add(ms: number): void }) => void) {

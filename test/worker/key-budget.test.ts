@@ -3,28 +3,11 @@ import { env, runInDurableObject } from "cloudflare:test";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
 import type { LimitReset } from "../../src/keys/usage-windows";
 import type { NewGeneration } from "../../src/db/schema";
+import { ledgerRecord } from "./synthetic-record";
 import { admin, chat, get, newAccount, settled, user } from "./helpers";
 
 const MODEL = "meta-llama/llama-3.1-8b-instruct";
-const record = (id: string, costNano: number): NewGeneration => ({
-  id,
-  accountId: "x",
-  keyHash: "k",
-  model: MODEL,
-  providerName: "p",
-  app: null,
-  streamed: false,
-  createdAt: 0,
-  latencyMs: 1,
-  generationTimeMs: 1,
-  tokensPrompt: 1,
-  tokensCompletion: 1,
-  tokensReasoning: 0,
-  costNano,
-  finishReason: "stop",
-  status: 200,
-  errorMessage: null,
-});
+const record = (id: string, costNano: number): NewGeneration => ledgerRecord(id, { accountId: "x", model: MODEL, costNano });
 
 /** Runs `fn` against a fresh ledger whose clock the test sets. */
 async function withLedger(fn: (ledger: LedgerObject, setNow: (iso: string) => void) => void) {

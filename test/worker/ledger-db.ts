@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import type { NewGeneration } from "../../src/db/schema";
+import { ledgerRecord } from "./synthetic-record";
 import { ledgerTimings } from "../../src/ledger/ledger-config";
 import type { LedgerDb } from "../../src/ledger/object/ledger-db";
 import { RecordsOutbox } from "../../src/ledger/records-outbox";
@@ -33,25 +34,7 @@ export function withLedgerDb<R>(fn: (db: TestLedgerDb) => R | Promise<R>): Promi
 
 /** A generation record as the router makes one (what the outbox carries). */
 export function genRecord(id: string, costNano: number, keyHash = "k"): NewGeneration {
-  return {
-    id,
-    accountId: "acct",
-    keyHash,
-    model: "meta-llama/llama-3.1-8b-instruct",
-    providerName: "p",
-    app: null,
-    streamed: false,
-    createdAt: Date.UTC(2026, 5, 10, 12),
-    latencyMs: 1,
-    generationTimeMs: 1,
-    tokensPrompt: 1,
-    tokensCompletion: 1,
-    tokensReasoning: 0,
-    costNano,
-    finishReason: "stop",
-    status: 200,
-    errorMessage: null,
-  };
+  return ledgerRecord(id, { keyHash, model: "meta-llama/llama-3.1-8b-instruct", createdAt: Date.UTC(2026, 5, 10, 12), costNano });
 }
 
 /** Credits for the account, straight into its tables (as grants.ts keeps them: credits = Σ grants). */

@@ -6,27 +6,12 @@ import { findArchived } from "../../src/generations/archive-read";
 import type { SettleRequest } from "../../src/ledger/contract";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
 import type { NewGeneration } from "../../src/db/schema";
+import { ledgerRecord } from "./synthetic-record";
 
 const LLAMA = "meta-llama/llama-3.1-8b-instruct";
-const record = (id: string, accountId: string, costNano: number): NewGeneration => ({
-  id,
-  accountId,
-  keyHash: "k",
-  model: LLAMA,
-  providerName: "p",
-  app: null,
-  streamed: false,
-  createdAt: generationIdTime(id) ?? Date.now(), // as the router makes them: the id carries the request's time
-  latencyMs: 1,
-  generationTimeMs: 1,
-  tokensPrompt: 1,
-  tokensCompletion: 1,
-  tokensReasoning: 0,
-  costNano,
-  finishReason: "stop",
-  status: 200,
-  errorMessage: null,
-});
+const record = (id: string, accountId: string, costNano: number): NewGeneration =>
+  // As the router makes them: the id carries the request's time.
+  ledgerRecord(id, { accountId, model: LLAMA, createdAt: generationIdTime(id) ?? Date.now(), costNano });
 
 /** Settles one request through the batch entry point; true when it was applied. */
 const settleOne = (ledger: LedgerObject, item: SettleRequest) => ledger.settleBatch([item], []) === 1;

@@ -4,26 +4,10 @@ import worker from "../../src/index";
 import { settleMessages, type SettleMessage } from "../../src/ledger/settle-queue";
 import { ledgerFor } from "../../src/ledger/ledger";
 import type { NewGeneration } from "../../src/db/schema";
+import { ledgerRecord } from "./synthetic-record";
 
-const record = (id: string, accountId: string, costNano: number): NewGeneration => ({
-  id,
-  accountId,
-  keyHash: "k",
-  model: "m",
-  providerName: "p",
-  app: null,
-  streamed: true,
-  createdAt: Date.now(),
-  latencyMs: 1,
-  generationTimeMs: 1,
-  tokensPrompt: 1,
-  tokensCompletion: 1,
-  tokensReasoning: 0,
-  costNano,
-  finishReason: "stop",
-  status: 200,
-  errorMessage: null,
-});
+const record = (id: string, accountId: string, costNano: number): NewGeneration =>
+  ledgerRecord(id, { accountId, streamed: true, createdAt: Date.now(), costNano });
 const settle = (genId: string, accountId: string, costNano: number) => ({ genId, keyHash: "k", costNano, record: record(genId, accountId, costNano) });
 
 async function deliver(messages: SettleMessage[]) {

@@ -44,3 +44,30 @@ export function syntheticRecord(accountId: string, createdAt: number, i: number,
     ...over,
   };
 }
+
+/**
+ * A small settled record — one prompt and one completion token, status 200, cost 0 — as the ledger's and
+ * the settle path's tests store it; `over` sets what a test asserts on (account, model, cost, time…).
+ */
+export function ledgerRecord(id: string, over: Partial<NewGeneration> = {}): NewGeneration {
+  return {
+    id,
+    accountId: "acct",
+    keyHash: "k",
+    model: "m",
+    providerName: "p",
+    app: null,
+    streamed: false,
+    createdAt: 0,
+    latencyMs: 1,
+    generationTimeMs: 1,
+    tokensPrompt: 1,
+    tokensCompletion: 1,
+    tokensReasoning: 0,
+    costNano: 0,
+    finishReason: "stop",
+    status: 200,
+    errorMessage: null,
+    ...over,
+  };
+}
