@@ -7,13 +7,12 @@ import { dispatch } from "../carriers/dispatch";
 import type { CarrierCall, WireRequest } from "../carriers/carrier-call";
 import type { AttemptFailure } from "../carriers/attempts";
 import type { RequestFacts } from "./request-facts";
-import type { RequestTrail } from "./settle";
-import { abandonedRecord } from "./settle";
+import { abandonedRecord, type RequestTrail } from "./settle";
 import { planRequest, type Planned } from "./plan";
 import { admit } from "./admit";
 import type { Admission, Served, Stages } from "./stages";
 
-/** The stages every API shares between reading its request and answering: plan, admit, dispatch. */
+// The stages every API shares between reading its request and answering: plan, admit, dispatch.
 
 /** Catalog → routing of the API's route query (src/serve/plan.ts): the plan, or its refusal. */
 export async function planFor(facts: RequestFacts, query: RouteQuery): Promise<Planned> {

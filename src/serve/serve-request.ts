@@ -49,8 +49,7 @@ async function complete(facts: RequestFacts, trail: RequestTrail, stages: Stages
 
 async function serveAnswer(facts: RequestFacts, trail: RequestTrail, stages: Stages, chat: ChatStages, protocol: CallerProtocol): Promise<Answered> {
   const { body } = chat.read;
-  const { served, value } = await carrierFor(facts, trail, chat, false, (call, e) => readAnswer(call, carrierProtocol(e), body));
-  stages.served = served;
+  const { served, value } = await carrierFor(facts, trail, stages, chat, false, (call, e) => readAnswer(call, carrierProtocol(e), body));
   const account = accountAnswer(body, served.endpoint, value, Date.now());
   const json = await protocol.answer(
     value,
@@ -63,11 +62,10 @@ async function serveAnswer(facts: RequestFacts, trail: RequestTrail, stages: Sta
 
 async function serveStream(facts: RequestFacts, trail: RequestTrail, stages: Stages, chat: ChatStages, protocol: CallerProtocol): Promise<Answered> {
   const { body } = chat.read;
-  const { served, call } = await carrierFor(facts, trail, chat, true, async (call, e) => {
+  const { served, call } = await carrierFor(facts, trail, stages, chat, true, async (call, e) => {
     if (!call.response.body || !carrierProtocol(e).isEventStream(call.response.headers.get("content-type") ?? ""))
       throw new UnusableAnswer("the carrier did not answer with an event stream");
   });
-  stages.served = served;
   const { endpoint } = served;
   const renderer = protocol.stream(answerFacts(facts, trail, chat, served), endpoint);
   const { readable, outcome } = relayStream(
@@ -105,10 +103,12 @@ function answerHeaders(facts: RequestFacts, { read }: ChatStages): Record<string
 /**
  * The admitted endpoints in order until one answers usably (`accept`), each asked with the completion cap
  * the router set on it, if any, and the caller's `user` hashed once per request (WebCrypto is async), before any attempt is built.
+ * What served is kept in `stages` for settle.
  */
 async function carrierFor<T>(
   facts: RequestFacts,
   trail: RequestTrail,
+  stages: Stages,
   { read: { body }, names, plan, admission, notTried }: ChatStages,
   stream: boolean,
   accept: (call: CarrierCall, endpoint: PricedEndpoint) => Promise<T>,
@@ -116,11 +116,13 @@ async function carrierFor<T>(
   const userHash = body.user === undefined ? null : await hashedUser(facts.caller.accountId, body.user);
   // What the caller asked for, as dispatch's errors name it.
   const label = plan.candidates.length > 1 ? plan.candidates.map((x) => x.answerAs).join(", ") : names.model;
-  return dispatchFor(facts, trail, plan.candidateOf, admission, {
+  const dispatched = await dispatchFor(facts, trail, plan.candidateOf, admission, {
     bodyFor: carrierBodies(body, stream, userHash, admission.caps),
     stream,
     accept,
     label,
     skipped: notTried,
   });
+  stages.served = dispatched.served;
+  return dispatched;
 }
