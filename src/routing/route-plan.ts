@@ -1,6 +1,6 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import type { Candidate } from "./candidate-models";
-import { orderEndpoints, type RequestFacts } from "./order-endpoints";
+import { orderEndpoints, type OrderFacts } from "./order-endpoints";
 import { withShortcutSort } from "./model-shortcuts";
 import { demoteUnhealthy, healthThresholds, type HealthSettings, type HealthThresholds } from "./health-order";
 import { balancing, routingRandom } from "./routing-random";
@@ -56,7 +56,7 @@ export function planRoute(
   candidates: Candidate[],
   endpointsOf: (modelId: string) => PricedEndpoint[],
   query: Pick<RouteQuery, "provider" | "need">,
-  facts: RequestFacts,
+  facts: OrderFacts,
   policy: RoutePolicy,
 ): RoutePlan {
   const plan: RoutePlan = { endpoints: [], unsupported: [], candidateOf: new Map(), emptied: [], tooLong: [], unproducible: [], capTooHigh: [], capped: [] };
