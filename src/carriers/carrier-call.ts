@@ -1,24 +1,26 @@
 import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { carrierSecret } from "../catalog/carrier-secret";
-import { settings } from "../settings";
+import type { Settings } from "../settings";
 import type { ChatRequest } from "../request/chat-request";
 import { carrierProtocol } from "../protocols/outbound";
 import { carrierHeaders } from "./carrier-headers";
 
-export function carrierTimeoutMs(env: Env): number {
-  return settings(env).CARRIER_TIMEOUT_MS;
-}
+/**
+ * How this deployment reaches carriers: its env (the carriers' secrets) and the settings a call reads,
+ * read once per request where it opens.
+ */
+export type CarrierAccess = { env: Env; settings: Pick<Settings, "CARRIER_TIMEOUT_MS" | "CARRIER_BASE_URL_OVERRIDE"> };
 
 /** The carrier's base URL; locally every carrier is played by the simulator. */
-export function carrierBase(env: Env, endpoint: PricedEndpoint): string {
-  const override = settings(env).CARRIER_BASE_URL_OVERRIDE;
+function carrierBase({ settings }: CarrierAccess, endpoint: PricedEndpoint): string {
+  const override = settings.CARRIER_BASE_URL_OVERRIDE;
   return override ? `${override.replace(/\/$/, "")}/${endpoint.provider}${carrierProtocol(endpoint).basePath}` : endpoint.providerEntry.base_url;
 }
 
 /** The carrier's completion URL in its protocol. */
-export function carrierUrl(env: Env, endpoint: PricedEndpoint, stream: boolean): string {
-  return carrierProtocol(endpoint).url(carrierBase(env, endpoint), endpoint, stream);
+function carrierUrl(access: CarrierAccess, endpoint: PricedEndpoint, stream: boolean): string {
+  return carrierProtocol(endpoint).url(carrierBase(access, endpoint), endpoint, stream);
 }
 
 /** One attempt as it goes on the wire: the body, headers this request needs beyond the protocol's own, and its URL when not the completion URL (embeddings). */
@@ -65,21 +67,21 @@ export type CarrierCall = {
  * timer bounds the headers and the body read. The caller owns the body and must abort on give-up.
  */
 export async function callCarrier(
-  env: Env,
+  access: CarrierAccess,
   endpoint: PricedEndpoint,
   wire: WireRequest,
   stream: boolean,
   clientSignal?: AbortSignal,
 ): Promise<CarrierCall | "not_configured"> {
-  const key = carrierSecret(env, endpoint.provider);
+  const key = carrierSecret(access.env, endpoint.provider);
   if (!key) return "not_configured";
   const controller = new AbortController();
   // The caller going away ends the upstream request too: no orphaned carrier work.
   const callerGone = () => controller.abort(clientSignal?.reason);
   clientSignal?.addEventListener("abort", callerGone, { once: true });
-  const timer = setTimeout(() => controller.abort(new CarrierTimeout()), carrierTimeoutMs(env));
+  const timer = setTimeout(() => controller.abort(new CarrierTimeout()), access.settings.CARRIER_TIMEOUT_MS);
   try {
-    const response = await fetch(wire.url ? wire.url(carrierBase(env, endpoint)) : carrierUrl(env, endpoint, stream), {
+    const response = await fetch(wire.url ? wire.url(carrierBase(access, endpoint)) : carrierUrl(access, endpoint, stream), {
       method: "POST",
       headers: wire.headers ? { ...carrierHeaders(endpoint, key), ...wire.headers } : carrierHeaders(endpoint, key),
       body: wire.body,

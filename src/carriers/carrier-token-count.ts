@@ -1,10 +1,9 @@
-import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import type { ChatRequest } from "../request/chat-request";
 import { Untranslatable } from "../request/errors";
 import { REJECTIONS } from "../db/carrier-attempt";
 import { carrierProtocol } from "../protocols/outbound";
-import { callCarrier, CarrierTimeout } from "./carrier-call";
+import { callCarrier, CarrierTimeout, type CarrierAccess } from "./carrier-call";
 import { carrierReason, readTextLimited } from "./attempts";
 
 /** Largest token-count answer read (Anthropic's is `{"input_tokens": N}`). */
@@ -21,7 +20,7 @@ export type CarrierTokenCount = { tokens: number } | { rejected: { status: 400 |
  * One token count at the endpoint's carrier (its protocol's `tokenCount`), within CARRIER_TIMEOUT_MS.
  * Not a completion: no attempt is logged and endpoint health does not see it.
  */
-export async function carrierTokenCount(env: Env, endpoint: PricedEndpoint, body: ChatRequest, signal: AbortSignal): Promise<CarrierTokenCount> {
+export async function carrierTokenCount(access: CarrierAccess, endpoint: PricedEndpoint, body: ChatRequest, signal: AbortSignal): Promise<CarrierTokenCount> {
   const protocol = carrierProtocol(endpoint);
   const counter = protocol.tokenCount;
   if (!counter) return { failed: `${endpoint.providerEntry.name} has no token count` };
@@ -34,7 +33,13 @@ export async function carrierTokenCount(env: Env, endpoint: PricedEndpoint, body
   }
   let call;
   try {
-    call = await callCarrier(env, endpoint, { body: wire, headers: protocol.requestHeaders(body, endpoint), url: (base) => counter.url(base) }, false, signal);
+    call = await callCarrier(
+      access,
+      endpoint,
+      { body: wire, headers: protocol.requestHeaders(body, endpoint), url: (base) => counter.url(base) },
+      false,
+      signal,
+    );
   } catch (err) {
     return { failed: err instanceof CarrierTimeout ? err.message : "the carrier could not be reached" };
   }

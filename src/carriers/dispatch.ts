@@ -1,6 +1,5 @@
-import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
-import { callCarrier, CarrierTimeout, type CarrierCall, type WireRequest } from "./carrier-call";
+import { callCarrier, CarrierTimeout, type CarrierAccess, type CarrierCall, type WireRequest } from "./carrier-call";
 import { carrierReason, classifyStatus, exhaustedError, type AttemptFailure } from "./attempts";
 import type { AttemptLog } from "./attempt-log";
 import { TIMEOUT_STATUS, UNREACHABLE_STATUS } from "../db/carrier-attempt";
@@ -21,7 +20,7 @@ export type Dispatched<T> = { endpoint: PricedEndpoint; call: CarrierCall; value
  * (named first in that error).
  */
 export async function dispatch<T>(
-  env: Env,
+  access: CarrierAccess,
   label: string,
   endpoints: PricedEndpoint[],
   bodyFor: (endpoint: PricedEndpoint) => WireRequest,
@@ -46,7 +45,7 @@ export async function dispatch<T>(
     const at = Date.now();
     let call: CarrierCall | "not_configured";
     try {
-      call = await callCarrier(env, endpoint, wire, stream, clientSignal);
+      call = await callCarrier(access, endpoint, wire, stream, clientSignal);
     } catch (err) {
       if (clientSignal?.aborted) throw err;
       log.fail(endpoint, noAnswerStatus(err), at);

@@ -15,27 +15,28 @@ const healthMemo = isolate.slot<{ served?: { snapshot: HealthSnapshot; readAt: n
  * The endpoint health snapshot, stale-while-revalidate. Only the first read in a fresh isolate waits,
  * for one KV read (the catalog is read from KV then too); from then on a request never waits on KV:
  * a snapshot older than HEALTH_MEMO_MS (30 s) is served as it is while one re-read runs under `waitUntil`. No snapshot
- * in KV, or KV failing, gives the empty snapshot (health unknown), never an error.
+ * in KV, or KV failing, gives the empty snapshot (health unknown), never an error. The request path passes
+ * HEALTH_MEMO_MS (`memoMs`) from the settings it read where the request opened.
  */
-export async function readHealth(env: Env, waitUntil: WaitUntil): Promise<HealthSnapshot> {
+export async function readHealth(env: Env, waitUntil: WaitUntil, memoMs: number = settings(env).HEALTH_MEMO_MS): Promise<HealthSnapshot> {
   const now = Date.now();
   const memo = healthMemo.get().served;
-  if (!memo) return reread(env, now, undefined);
-  if (now - memo.readAt >= settings(env).HEALTH_MEMO_MS) {
+  if (!memo) return reread(env, now, undefined, memoMs);
+  if (now - memo.readAt >= memoMs) {
     memo.readAt = now; // claims the re-read: concurrent requests of this isolate do not start another
-    waitUntil(reread(env, now, memo.snapshot));
+    waitUntil(reread(env, now, memo.snapshot, memoMs));
   }
   return memo.snapshot;
 }
 
-async function reread(env: Env, now: number, had: HealthSnapshot | undefined): Promise<HealthSnapshot> {
+async function reread(env: Env, now: number, had: HealthSnapshot | undefined, memoMs: number): Promise<HealthSnapshot> {
   try {
     const raw = await env.CATALOG.get(HEALTH_KV_KEY);
     // Absent: nothing measured. Invalid: keep what we had.
     const snapshot = raw === null ? EMPTY_SNAPSHOT : (parseSnapshot(raw) ?? had ?? EMPTY_SNAPSHOT);
     return (healthMemo.get().served = { snapshot, readAt: now }).snapshot;
   } catch {
-    return (healthMemo.get().served = { snapshot: had ?? EMPTY_SNAPSHOT, readAt: now - settings(env).HEALTH_MEMO_MS + KV_RETRY_MS }).snapshot;
+    return (healthMemo.get().served = { snapshot: had ?? EMPTY_SNAPSHOT, readAt: now - memoMs + KV_RETRY_MS }).snapshot;
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import type { PricedEndpoint } from "../catalog/catalog";
 import type { EndpointHealth, Percentiles } from "../routing/order-endpoints";
-import { settings } from "../settings";
+import type { Settings } from "../settings";
 import { readHealth } from "./health-memo";
 import { isolateHealth } from "./isolate-health";
 import { uptimePercent, type PercentileTuple } from "./health-snapshot";
@@ -13,9 +13,9 @@ export type RoutingHealth = (endpoint: PricedEndpoint) => EndpointHealth;
  * isolate's first read waits on KV) joined with this isolate's failure streaks, by (model id, carrier slug).
  * Latency comes out in seconds (`preferred_max_latency`'s unit), throughput in tokens/s.
  */
-export async function routingHealth(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<RoutingHealth> {
+export async function routingHealth(env: Env, waitUntil: (p: Promise<unknown>) => void, s: Pick<Settings, "HEALTH_FAILURE_MEMORY_S">): Promise<RoutingHealth> {
   const snapshot = await readHealth(env, waitUntil);
-  const memoryMs = settings(env).HEALTH_FAILURE_MEMORY_S * 1000;
+  const memoryMs = s.HEALTH_FAILURE_MEMORY_S * 1000;
   const now = Date.now();
   return (endpoint) => {
     const modelId = endpoint.modelId;

@@ -1,4 +1,4 @@
-import { settings, type SettingsSource } from "../settings";
+import type { Settings } from "../settings";
 import type { EndpointHealth } from "./order-endpoints";
 
 /** When an endpoint counts as down (docs/routing.md, Endpoint health). */
@@ -11,8 +11,10 @@ export type HealthThresholds = {
   minAttempts: number;
 };
 
-export function healthThresholds(env: SettingsSource): HealthThresholds {
-  const s = settings(env);
+/** The settings health thresholds are read from. */
+export type HealthSettings = Pick<Settings, "HEALTH_CONSECUTIVE_FAILURES" | "HEALTH_OUTAGE_UPTIME_PERCENT" | "HEALTH_MIN_ATTEMPTS">;
+
+export function healthThresholds(s: HealthSettings): HealthThresholds {
   return { consecutiveFailures: s.HEALTH_CONSECUTIVE_FAILURES, outageUptimePercent: s.HEALTH_OUTAGE_UPTIME_PERCENT, minAttempts: s.HEALTH_MIN_ATTEMPTS };
 }
 

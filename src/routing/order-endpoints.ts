@@ -12,7 +12,7 @@ export type Percentiles = { p50?: number; p75?: number; p90?: number; p99?: numb
 export type EndpointHealth = { throughput?: Percentiles; latency?: Percentiles; uptime5m?: number | null; counted5m?: number; consecutiveFailures?: number };
 
 /** What the routing decision needs to know about the request besides its preferences. */
-export interface RequestFacts {
+export interface OrderFacts {
   /** The parameter names the request uses (`requestParameters`), for `require_parameters`. */
   parameters: string[];
   /**
@@ -36,7 +36,7 @@ type Filter = { name: string; keep: (e: PricedEndpoint) => boolean; why: string 
  * `endpoints` come in the default order (balanced by price, or cheapest first), which stays unless a preference changes it. Hard filters run in
  * the contract's field order; the first that leaves nothing is named.
  */
-export function orderEndpoints(endpoints: PricedEndpoint[], prefs: ProviderPreferences | null | undefined, facts: RequestFacts): Routed {
+export function orderEndpoints(endpoints: PricedEndpoint[], prefs: ProviderPreferences | null | undefined, facts: OrderFacts): Routed {
   if (!prefs) return { endpoints };
   let list = endpoints;
   for (const f of filters(prefs, facts)) {
@@ -69,7 +69,7 @@ function names(e: PricedEndpoint, list: string[]): boolean {
   return list.some((n) => n.toLowerCase() === slug || n.toLowerCase() === name);
 }
 
-function filters(p: ProviderPreferences, facts: RequestFacts): Filter[] {
+function filters(p: ProviderPreferences, facts: OrderFacts): Filter[] {
   const out: Filter[] = [];
   if (p.only) out.push({ name: "only", keep: (e) => names(e, p.only!), why: "no carrier in `only` serves this model" });
   if (p.ignore) out.push({ name: "ignore", keep: (e) => !names(e, p.ignore!), why: "every carrier of this model is in `ignore`" });
@@ -115,7 +115,7 @@ function sortKind(p: ProviderPreferences) {
 }
 
 /** `price`: input + output USD per token, cheapest first (ties keep catalog order). */
-function sortBy(list: PricedEndpoint[], p: ProviderPreferences, facts: RequestFacts): PricedEndpoint[] {
+function sortBy(list: PricedEndpoint[], p: ProviderPreferences, facts: OrderFacts): PricedEndpoint[] {
   const kind = sortKind(p);
   if (kind === "price") return [...list].sort((a, b) => a.inputNano + a.outputNano - (b.inputNano + b.outputNano));
   if ((kind === "throughput" || kind === "latency") && facts.health) {
@@ -134,7 +134,7 @@ function sortBy(list: PricedEndpoint[], p: ProviderPreferences, facts: RequestFa
 }
 
 /** Endpoints that miss a preferred cutoff move to the back (stable), never out; unmeasured ones stay. */
-function softPreferences(list: PricedEndpoint[], p: ProviderPreferences, facts: RequestFacts): PricedEndpoint[] {
+function softPreferences(list: PricedEndpoint[], p: ProviderPreferences, facts: OrderFacts): PricedEndpoint[] {
   const health = facts.health;
   if (!health || (p.preferred_min_throughput == null && p.preferred_max_latency == null)) return list;
   const misses = (e: PricedEndpoint) => {

@@ -1,17 +1,27 @@
 import type { PricedEndpoint } from "../catalog/catalog";
-import type { ChatRequest } from "../request/chat-request";
 import type { Candidate } from "./candidate-models";
-import { orderEndpoints, type RequestFacts } from "./order-endpoints";
+import { orderEndpoints, type OrderFacts } from "./order-endpoints";
 import { withShortcutSort } from "./model-shortcuts";
-import { demoteUnhealthy, type HealthThresholds } from "./health-order";
-import { fitRequest, requestNeed, type CapTooHigh, type Capped, type TooLong, type Unproducible, type Unsupported } from "./request-fit";
+import { demoteUnhealthy, healthThresholds, type HealthSettings, type HealthThresholds } from "./health-order";
+import { balancing, routingRandom } from "./routing-random";
+import type { Settings } from "../settings";
+import { fitRequest, type CapTooHigh, type Capped, type TooLong, type Unproducible, type Unsupported } from "./request-fit";
 import { balanceByPrice } from "./price-balance";
+import type { RouteQuery } from "./route-query";
 
 /** A model whose endpoints the request's filters all removed, and why. */
 export type Emptied = { modelId: string; emptiedBy: string; message: string };
 
-/** How routing is set up for this deployment (env), the same for every request. */
+/** How routing is set up for this deployment (its settings), the same for every request but for a session's seed. */
 export type RoutePolicy = { thresholds: HealthThresholds; random: (() => number) | null };
+
+/** The settings routing reads. */
+export type RoutingSettings = HealthSettings & Pick<Settings, "ROUTING_SEED" | "ROUTING_BALANCE">;
+
+/** The deployment's routing policy for one request; its session (`sticky`) seeds the balancing. */
+export function routePolicy(s: RoutingSettings, sticky?: { accountId: string; id: string }): RoutePolicy {
+  return { thresholds: healthThresholds(s), random: balancing(s) ? routingRandom(s, sticky) : null };
+}
 
 export type RoutePlan = {
   endpoints: PricedEndpoint[];
@@ -45,16 +55,16 @@ export type RoutePlan = {
 export function planRoute(
   candidates: Candidate[],
   endpointsOf: (modelId: string) => PricedEndpoint[],
-  body: ChatRequest,
-  facts: RequestFacts,
+  query: Pick<RouteQuery, "provider" | "need">,
+  facts: OrderFacts,
   policy: RoutePolicy,
 ): RoutePlan {
   const plan: RoutePlan = { endpoints: [], unsupported: [], candidateOf: new Map(), emptied: [], tooLong: [], unproducible: [], capTooHigh: [], capped: [] };
-  const ordered = !!body.provider?.order?.length;
+  const ordered = !!query.provider?.order?.length;
   for (const c of candidates) {
     const all = endpointsOf(c.modelId);
     if (all.length === 0) continue;
-    const fit = fitRequest(all, requestNeed(body, all[0]!.partTokens));
+    const fit = fitRequest(all, query.need(all[0]!.partTokens));
     if ("unsupported" in fit) {
       plan.unsupported.push(fit.unsupported);
       continue;
@@ -72,7 +82,7 @@ export function planRoute(
       continue;
     }
     plan.capped.push(...fit.capped);
-    const prefs = withShortcutSort(body.provider, c.sort);
+    const prefs = withShortcutSort(query.provider, c.sort);
     const sorted = prefs?.sort !== undefined && prefs.sort !== null;
     const start = policy.random && !ordered && !sorted ? balanceByPrice(fit.endpoints, policy.random) : fit.endpoints;
     const routed = orderEndpoints(start, prefs, facts);

@@ -1,5 +1,5 @@
 import { mulberry32 } from "./mulberry32";
-import { settings, type SettingsSource } from "../settings";
+import type { Settings } from "../settings";
 
 /**
  * The random source of one request's load balancing. With ROUTING_SEED set, a seeded generator
@@ -8,8 +8,7 @@ import { settings, type SettingsSource } from "../settings";
  * account and session: every request of the session draws the same order, so it stays with one carrier
  * (its prompt cache) while the carriers and their health stay as they are. Otherwise Math.random.
  */
-export function routingRandom(env: SettingsSource, session?: { accountId: string; id: string }): () => number {
-  const seed = settings(env).ROUTING_SEED;
+export function routingRandom({ ROUTING_SEED: seed }: Pick<Settings, "ROUTING_SEED">, session?: { accountId: string; id: string }): () => number {
   if (seed !== null) return mulberry32(seed);
   if (session) return mulberry32(fnv1a(`${session.accountId}\n${session.id}`));
   return Math.random;
@@ -23,6 +22,6 @@ function fnv1a(text: string): number {
 }
 
 /** Whether the default order balances load by price (ROUTING_BALANCE "price", the default) or is strictly cheapest first ("off"). */
-export function balancing(env: SettingsSource): boolean {
-  return settings(env).ROUTING_BALANCE;
+export function balancing(s: Pick<Settings, "ROUTING_BALANCE">): boolean {
+  return s.ROUTING_BALANCE;
 }

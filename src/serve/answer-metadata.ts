@@ -1,34 +1,44 @@
-import type { PricedEndpoint } from "../catalog/catalog";
 import type { AnswerFacts } from "../protocols/inbound/caller-protocol";
 import { routingMetadata } from "../routing/routing-metadata";
 import { carrierProtocol } from "../protocols/outbound";
-import type { ChatRequest } from "../request/chat-request";
-import type { RequestContext } from "./request-context";
-import { reasoningSealer } from "./reasoning-sealer";
+import type { RequestFacts } from "./request-facts";
+import type { RequestTrail } from "./settle";
+import type { ChatRead } from "./chat-read";
+import type { Plan } from "./plan";
+import type { Admission, RouteNames, Served } from "./stages";
+import type { NotTried } from "./not-tried";
 
-/** What the caller's answer names beyond the carrier's: the generation, the model as asked, the carrier, the routing metadata when asked for; and the account's sealer. */
-export function answerFacts(rc: RequestContext, selected: PricedEndpoint, body: ChatRequest): AnswerFacts {
+/** What a chat-family request decided before its carrier answered, which its answer names. */
+export type ChatStages = { read: ChatRead; names: RouteNames; plan: Plan; admission: Admission; notTried: NotTried[] };
+
+/**
+ * What the caller's answer names beyond the carrier's: the generation, the model as asked, the carrier,
+ * the routing metadata when asked for (the endpoints admitted, in order, those never tried and why, and
+ * every attempt: read when the answer is rendered); and the account's sealer.
+ */
+export function answerFacts(facts: RequestFacts, trail: RequestTrail, s: ChatStages, served: Served): AnswerFacts {
+  const { endpoint: selected } = served;
   return {
-    genId: rc.genId,
-    model: rc.model,
+    genId: facts.genId,
+    model: served.model,
     provider: selected.providerEntry.name,
-    created: Math.floor(rc.startedAt / 1000),
-    echo: rc.echo,
+    created: Math.floor(facts.startedAt / 1000),
+    echo: s.read.echo,
     metadata: () =>
-      rc.metadata
+      s.plan.metadata
         ? routingMetadata({
-            requested: rc.requestedModel,
-            strategy: rc.strategy ?? "direct",
-            available: rc.metadata.available,
-            notTried: rc.metadata.notTried,
+            requested: s.names.requestedModel,
+            strategy: s.names.strategy ?? "direct",
+            available: s.admission.endpoints,
+            notTried: s.notTried.map(({ provider, model, reason }) => ({ provider, model, reason })),
             selected,
-            attempts: rc.attempts.attemptsSoFar(),
-            dropped: carrierProtocol(selected).leftOut(body, selected),
-            droppedTools: rc.droppedTools,
-            unknown: rc.unknownFields,
-            adjusted: rc.adjustedMaxTokens === null ? undefined : { max_tokens: rc.adjustedMaxTokens },
+            attempts: trail.attempts.attemptsSoFar(),
+            dropped: carrierProtocol(selected).leftOut(s.read.body, selected),
+            droppedTools: s.read.droppedTools,
+            unknown: s.read.unknownFields,
+            adjusted: served.adjustedMaxTokens === null ? undefined : { max_tokens: served.adjustedMaxTokens },
           })
         : null,
-    sealer: reasoningSealer(rc.env, rc.caller.accountId),
+    sealer: facts.sealer,
   };
 }

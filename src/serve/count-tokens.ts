@@ -9,6 +9,7 @@ import { estimatePromptTokens } from "../request/token-estimate";
 import type { CallerProtocol } from "../protocols/inbound";
 import { carrierProtocol } from "../protocols/outbound";
 import { carrierTokenCount } from "../carriers/carrier-token-count";
+import type { CarrierAccess } from "../carriers/carrier-call";
 import { carrierSecret } from "../catalog/carrier-secret";
 import { keyUsageNow, totalsNow } from "../ledger/usage-now";
 import { limitRemainingNano } from "../keys/key-budget";
@@ -33,18 +34,20 @@ type Counted = { tokens: number; source: "exact" | "estimate"; fallback?: string
  */
 export async function countTokens(c: Context<AppEnv>, protocol: CallerProtocol): Promise<Response> {
   const caller = c.get("caller");
+  // Read once here; the steps below take their numbers.
+  const s = settings(c.env);
   try {
     if (!protocol.readPrompt) throw new ApiError(404, "This API has no token count.");
     if (caller.key.isManagement)
       throw new ApiError(403, "This is a management key: it manages API keys through /api/v1/keys and cannot count tokens. Use an API key.");
-    await takeCount(c.env, caller.key.hash);
+    await takeCount(c.env, s.COUNT_TOKENS_PER_MINUTE, caller.key.hash);
     const body = await readPrompt(protocol, c.req.raw);
     const catalog = await loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p));
     const model = catalog.resolve(body.model);
     if (!model) throw new ApiError(400, `Model ${body.model ?? ""} is not in the catalog. GET /api/v1/models lists the available models.`);
     const endpoints = catalog.endpoints(model.id);
     if (!endpoints.some(isFree)) await mayPay(c.env, caller, model.id, new URL(c.req.url).origin);
-    const counted = await count(c.env, body, endpoints, catalog.partTokens(model.id), c.req.raw.signal);
+    const counted = await count({ env: c.env, settings: s }, body, endpoints, catalog.partTokens(model.id), c.req.raw.signal);
     const headers: Record<string, string> = { "X-Token-Count": counted.source };
     if (counted.fallback) headers["X-Token-Count-Fallback"] = headerText(counted.fallback);
     return c.json({ input_tokens: counted.tokens }, 200, headers);
@@ -56,8 +59,7 @@ export async function countTokens(c: Context<AppEnv>, protocol: CallerProtocol):
 }
 
 /** One count from the key's counter (a RateLimiterObject named by the key's hash: per key, nothing global); 429 over it. */
-async function takeCount(env: Env, keyHash: string): Promise<void> {
-  const limit = settings(env).COUNT_TOKENS_PER_MINUTE;
+async function takeCount(env: Env, limit: number, keyHash: string): Promise<void> {
   const decision = await env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`count-tokens:${keyHash}`)).take(limit, 60_000);
   if (!decision.ok) throw tokenCountRateLimited(limit, decision.retryAfterMs, Date.now());
 }
@@ -79,12 +81,12 @@ async function mayPay(env: Env, caller: Caller, modelId: string, origin: string)
 }
 
 /** The carrier's own count when the model has a configured carrier that counts (the first such endpoint); else, or when it fails, our estimate. */
-async function count(env: Env, body: ChatRequest, endpoints: PricedEndpoint[], partTokens: PartTokens, signal: AbortSignal): Promise<Counted> {
+async function count(access: CarrierAccess, body: ChatRequest, endpoints: PricedEndpoint[], partTokens: PartTokens, signal: AbortSignal): Promise<Counted> {
   const estimate = (): number => estimatePromptTokens(body, partTokens);
   // The catalog lists only configured carriers; the key is looked at here too, as a carrier call would.
-  const counter = endpoints.find((e) => carrierProtocol(e).tokenCount !== null && carrierSecret(env, e.provider) !== undefined);
+  const counter = endpoints.find((e) => carrierProtocol(e).tokenCount !== null && carrierSecret(access.env, e.provider) !== undefined);
   if (!counter) return { tokens: estimate(), source: "estimate" };
-  const counted = await carrierTokenCount(env, counter, body, signal);
+  const counted = await carrierTokenCount(access, counter, body, signal);
   const name = counter.providerEntry.name;
   if ("tokens" in counted) return { tokens: counted.tokens, source: "exact" };
   if ("rejected" in counted) throw new ApiError(counted.rejected.status, `Carrier ${name} rejected the request: ${counted.rejected.reason}`);

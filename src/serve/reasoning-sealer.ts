@@ -1,5 +1,5 @@
 import type { Sealer } from "../protocols/inbound/caller-protocol";
-import { settings, type SettingsSource } from "../settings";
+import type { Settings } from "../settings";
 import { isolate } from "../isolate";
 
 const encoder = new TextEncoder();
@@ -20,8 +20,7 @@ const derivedKeys = isolate.slot("reasoning seal keys", () => new Map<string, Pr
  * random nonce per seal. Opening also tries REASONING_SEAL_KEYS_PREVIOUS (rotation). Null when no key
  * is set: the protocol then refuses what needs one (it never seals in the clear).
  */
-export function reasoningSealer(env: SettingsSource, accountId: string): Sealer | null {
-  const s = settings(env);
+export function reasoningSealer(s: Pick<Settings, "REASONING_SEAL_KEY" | "REASONING_SEAL_KEYS_PREVIOUS">, accountId: string): Sealer | null {
   if (s.REASONING_SEAL_KEY === undefined) return null;
   const secrets = [s.REASONING_SEAL_KEY, ...s.REASONING_SEAL_KEYS_PREVIOUS];
   const aad = encoder.encode(`account ${accountId}`);

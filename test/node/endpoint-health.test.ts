@@ -1,17 +1,18 @@
 import { describe, it, expect } from "vitest";
 import { demoteUnhealthy, healthThresholds, isDown } from "../../src/routing/health-order.ts";
+import { settings } from "../../src/settings.ts";
 import type { EndpointHealth } from "../../src/routing/order-endpoints.ts";
 import { IsolateHealth } from "../../src/health/isolate-health.ts";
 import type { CarrierAttempt } from "../../src/db/carrier-attempt.ts";
 
 // Pure: outage ordering and the isolate's failure streaks, without a runtime.
 
-const T = healthThresholds({}); // defaults: 3 failures in a row, or < 80 % over ≥ 10 attempts in 5 min
+const T = healthThresholds(settings({})); // defaults: 3 failures in a row, or < 80 % over ≥ 10 attempts in 5 min
 
 describe("healthThresholds", () => {
   it("reads the vars, falling back to the defaults on unset or invalid values", () => {
     expect(T).toEqual({ consecutiveFailures: 3, outageUptimePercent: 80, minAttempts: 10 });
-    expect(healthThresholds({ HEALTH_CONSECUTIVE_FAILURES: "5", HEALTH_OUTAGE_UPTIME_PERCENT: "50", HEALTH_MIN_ATTEMPTS: "x" })).toEqual({
+    expect(healthThresholds(settings({ HEALTH_CONSECUTIVE_FAILURES: "5", HEALTH_OUTAGE_UPTIME_PERCENT: "50", HEALTH_MIN_ATTEMPTS: "x" }))).toEqual({
       consecutiveFailures: 5,
       outageUptimePercent: 50,
       minAttempts: 10,

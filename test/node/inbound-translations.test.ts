@@ -9,6 +9,7 @@ import { ResponsesStream } from "../../src/protocols/inbound/openai-responses/st
 import { openAiResponses } from "../../src/protocols/inbound/openai-responses";
 import { openEnvelopes, reasoningDetails } from "../../src/protocols/inbound/openai-responses/reasoning-envelope";
 import { reasoningSealer } from "../../src/serve/reasoning-sealer";
+import { settings } from "../../src/settings";
 import type { AnswerFacts } from "../../src/protocols/inbound/caller-protocol";
 import { plainUsage, type CarrierUsage } from "../../src/request/usage";
 import type { SseEvent } from "../../src/http/sse-parser";
@@ -20,7 +21,7 @@ type Json = Record<string, any>;
 const catalog = Catalog.parse(catalogJson);
 const endpoint = catalog.endpoints("anthropic/claude-sonnet-4.5")[0]!;
 /** The deployment's sealer for one account, under a test key (src/serve/reasoning-sealer.ts: WebCrypto, as in workerd). */
-const sealer = reasoningSealer({ REASONING_SEAL_KEY: "test-reasoning-seal-key-0123456789abcdef" } as never, "acct-1")!;
+const sealer = reasoningSealer(settings({ REASONING_SEAL_KEY: "test-reasoning-seal-key-0123456789abcdef" }), "acct-1")!;
 const facts = (echo: Json = {}): AnswerFacts => ({ genId: "gen-abc", model: "m/x", provider: "P", created: 1700000000, echo, metadata: () => null, sealer });
 /** The details an envelope of ours carries, opened as the next request's read opens it. */
 async function opened(envelope: string): Promise<Json[] | undefined> {

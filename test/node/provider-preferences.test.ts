@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { Catalog, type PricedEndpoint } from "../../src/catalog/catalog";
-import { orderEndpoints, type EndpointHealth, type RequestFacts } from "../../src/routing/order-endpoints";
+import { orderEndpoints, type EndpointHealth, type OrderFacts } from "../../src/routing/order-endpoints";
 import { providerPreferences } from "../../src/request/provider-preferences";
 import { requestParameters } from "../../src/routing/request-parameters";
 
@@ -58,10 +58,10 @@ const catalog = Catalog.parse({
 });
 const all = catalog.endpoints("a/m");
 const slugs = (r: ReturnType<typeof orderEndpoints>) => ("endpoints" in r ? r.endpoints.map((e) => e.provider) : r.emptiedBy);
-const facts: RequestFacts = { parameters: [] };
+const facts: OrderFacts = { parameters: [] };
 
 describe("orderEndpoints", () => {
-  const cases: [string, unknown, string[] | string, Partial<RequestFacts>?][] = [
+  const cases: [string, unknown, string[] | string, Partial<OrderFacts>?][] = [
     ["no preferences: cheapest first", undefined, ["cheap", "mid", "dear"]],
     ["null provider", null, ["cheap", "mid", "dear"]],
     ["empty object", {}, ["cheap", "mid", "dear"]],

@@ -16,6 +16,7 @@ import { balancing, routingRandom } from "../../src/routing/routing-random";
 import { planRoute, type RoutePolicy } from "../../src/routing/route-plan";
 import { candidateModels } from "../../src/routing/candidate-models";
 import { healthThresholds } from "../../src/routing/health-order";
+import { settings } from "../../src/settings";
 
 // Routing that knows the request (pure): context fit, tool/format support, price-weighted balancing.
 const carrier = (slug: string) => ({
@@ -279,7 +280,7 @@ describe("fitRequest: output modalities", () => {
 
 describe("balanceByPrice", () => {
   it("draws the first endpoint in proportion to the inverse square of its price (seeded, 10,000 draws)", () => {
-    const random = routingRandom({ ROUTING_SEED: "12345" });
+    const random = routingRandom(settings({ ROUTING_SEED: "12345" }));
     const firsts: Record<string, number> = {};
     const N = 10_000;
     for (let i = 0; i < N; i++) {
@@ -295,12 +296,12 @@ describe("balanceByPrice", () => {
   });
 
   it("keeps every endpoint exactly once", () => {
-    const random = routingRandom({ ROUTING_SEED: "7" });
+    const random = routingRandom(settings({ ROUTING_SEED: "7" }));
     for (let i = 0; i < 100; i++) expect(names(balanceByPrice(catalog.endpoints("a/m"), random)).sort()).toEqual(["p1", "p2", "p3"]);
   });
 
   it("free endpoints lead, in random order among themselves", () => {
-    const random = routingRandom({ ROUTING_SEED: "99" });
+    const random = routingRandom(settings({ ROUTING_SEED: "99" }));
     const leads = new Set<string>();
     for (let i = 0; i < 200; i++) {
       const order = names(balanceByPrice(catalog.endpoints("c/free"), random));
@@ -322,29 +323,29 @@ describe("balanceByPrice", () => {
 
 describe("routingRandom and balancing", () => {
   it("a seed gives the same sequence to every request; values in [0, 1)", () => {
-    const a = routingRandom({ ROUTING_SEED: "42" });
-    const b = routingRandom({ ROUTING_SEED: "42" });
+    const a = routingRandom(settings({ ROUTING_SEED: "42" }));
+    const b = routingRandom(settings({ ROUTING_SEED: "42" }));
     const seqA = Array.from({ length: 50 }, a);
     expect(Array.from({ length: 50 }, b)).toEqual(seqA);
     expect(seqA.every((x) => x >= 0 && x < 1)).toBe(true);
     expect(new Set(seqA).size).toBe(50);
-    expect(routingRandom({})).toBe(Math.random);
+    expect(routingRandom(settings({}))).toBe(Math.random);
   });
 
   it("a session seeds the draw: the same account and session always draw alike, other sessions differ", () => {
-    const first = (accountId: string, id: string) => balanceByPrice(catalog.endpoints("a/m"), routingRandom({}, { accountId, id }))[0]!.provider;
+    const first = (accountId: string, id: string) => balanceByPrice(catalog.endpoints("a/m"), routingRandom(settings({}), { accountId, id }))[0]!.provider;
     expect(Array.from({ length: 20 }, () => first("acct_1", "conv-7"))).toEqual(Array(20).fill(first("acct_1", "conv-7")));
     const sessions = Array.from({ length: 40 }, (_, i) => first("acct_1", `conv-${i}`));
     expect(new Set(sessions).size).toBeGreaterThan(1);
     // ROUTING_SEED wins over the session.
-    expect(routingRandom({ ROUTING_SEED: "5" }, { accountId: "acct_1", id: "conv-7" })()).toBe(routingRandom({ ROUTING_SEED: "5" })());
+    expect(routingRandom(settings({ ROUTING_SEED: "5" }), { accountId: "acct_1", id: "conv-7" })()).toBe(routingRandom(settings({ ROUTING_SEED: "5" }))());
   });
 
   it.each([
     { v: undefined, on: true },
     { v: "price", on: true },
     { v: "off", on: false },
-  ])("ROUTING_BALANCE=$v → balancing $on", ({ v, on }) => expect(balancing({ ROUTING_BALANCE: v })).toBe(on));
+  ])("ROUTING_BALANCE=$v → balancing $on", ({ v, on }) => expect(balancing(settings({ ROUTING_BALANCE: v }))).toBe(on));
 });
 
 describe("planRoute", () => {
@@ -353,8 +354,14 @@ describe("planRoute", () => {
     const parsed = chatRequestSchema.parse({ messages: [{ role: "user", content: "hi" }], ...body });
     const chosen = candidateModels(parsed.model, parsed.models, lookup, "router/auto");
     if ("unknown" in chosen) throw new Error(chosen.unknown);
-    const policy: RoutePolicy = { thresholds: healthThresholds({}), random };
-    return planRoute(chosen.candidates, (id) => catalog.endpoints(id), parsed, { parameters: [] }, policy);
+    const policy: RoutePolicy = { thresholds: healthThresholds(settings({})), random };
+    return planRoute(
+      chosen.candidates,
+      (id) => catalog.endpoints(id),
+      { provider: parsed.provider, need: (pt) => requestNeed(parsed, pt) },
+      { parameters: [] },
+      policy,
+    );
   };
 
   it.each([

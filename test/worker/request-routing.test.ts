@@ -6,6 +6,7 @@ import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 import { balanceByPrice } from "../../src/routing/price-balance";
 import { routingRandom } from "../../src/routing/routing-random";
+import { settings } from "../../src/settings";
 
 // Routing that knows the request, end to end: which carriers the simulator saw, what was answered and recorded.
 const catalog = Catalog.parse(catalogJson);
@@ -91,7 +92,7 @@ describe("price-weighted balancing (ROUTING_BALANCE=price)", () => {
       expect(res.status).toBe(200);
       await res.arrayBuffer();
       const first = (await simRequests(tag))[0]!.carrier;
-      expect(first).toBe(balanceByPrice(catalog.endpoints(LLAMA), routingRandom(vars))[0]!.provider);
+      expect(first).toBe(balanceByPrice(catalog.endpoints(LLAMA), routingRandom(settings(vars)))[0]!.provider);
       leads.add(first);
     }
     expect(leads.size).toBeGreaterThan(1);
@@ -100,7 +101,8 @@ describe("price-weighted balancing (ROUTING_BALANCE=price)", () => {
   it("a session sticks to one carrier (its prompt cache stays warm): every request of it is drawn the same (session_id, x-session-id, Claude Code's x-claude-code-session-id or Codex's session-id); the record keeps it", async () => {
     const a = await newAccount(10);
     const vars = { ROUTING_BALANCE: "price" };
-    const expected = (session: string) => balanceByPrice(catalog.endpoints(LLAMA), routingRandom(vars, { accountId: a.accountId, id: session }))[0]!.provider;
+    const expected = (session: string) =>
+      balanceByPrice(catalog.endpoints(LLAMA), routingRandom(settings(vars), { accountId: a.accountId, id: session }))[0]!.provider;
     for (const session of ["conv-1", "conv-2", "conv-3"]) {
       for (let i = 0; i < 8; i++) {
         const tag = uniqueTag();
