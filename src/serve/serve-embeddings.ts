@@ -12,7 +12,7 @@ import { fixedDemand } from "../request/hold";
 import { plainUsage } from "../request/usage";
 import { servedOutcome, type Outcome } from "../request/outcome";
 import { carrierProtocol } from "../protocols/outbound";
-import { CALLER_PROTOCOLS } from "../protocols/inbound";
+import { OWN_PATH_APIS } from "../protocols/inbound";
 import { hashedUser } from "../routing/user-hash";
 import { dispatch, UnusableAnswer } from "../carriers/dispatch";
 import type { CarrierCall } from "../carriers/carrier-call";
@@ -25,7 +25,7 @@ import { settle } from "./settle";
 import { failure, openRequest, refuseManagementKey } from "./serve-request";
 
 /** Errors are OpenAI's shape, as on /chat/completions. */
-const errorBody = CALLER_PROTOCOLS["openai-chat"].errorBody;
+const errorBody = OWN_PATH_APIS.embeddings.errorBody;
 
 /**
  * An embeddings request, top to bottom as a completion is: auth (the route's middleware) → body →
