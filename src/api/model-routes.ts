@@ -2,17 +2,17 @@ import { Hono, type Context, type Handler, type MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../env";
 import { requireKey, requireKeyOrApiKey } from "./auth";
-import { CALLER_PROTOCOLS, OWN_PATH_APIS, type CallerProtocol, type InboundApi, type InboundApiName, type InboundRoute } from "../protocols/inbound";
+import { CALLER_PROTOCOLS, OWN_PATH_APIS, type CallerProtocol, type InboundApiEntry, type InboundApiName, type InboundRoute } from "../protocols/inbound";
 import { serveRequest } from "../serve/serve-request";
 import { countTokens } from "../serve/count-tokens";
 import { serveEmbeddings } from "../serve/serve-embeddings";
 import { ApiError } from "../request/errors";
 
 /** A refusal outside the request path (the key, what a stateless router does not offer), in the API's error shape. */
-const refusedIn = (api: InboundApi) => (c: Context<AppEnv>, err: ApiError) => c.json(api.errorBody(err), err.status, err.headers);
+const refusedIn = (api: InboundApiEntry) => (c: Context<AppEnv>, err: ApiError) => c.json(api.errorBody(err), err.status, err.headers);
 
 /** The key check of an API's routes, its 401 in the API's error shape. */
-function keyCheck(api: InboundApi): MiddlewareHandler<AppEnv> {
+function keyCheck(api: InboundApiEntry): MiddlewareHandler<AppEnv> {
   const refused = refusedIn(api);
   if (api.keyHeaders === "authorization or x-api-key") return requireKeyOrApiKey(refused);
   return createMiddleware<AppEnv>(async (c, next) => {
@@ -35,7 +35,7 @@ function callerHandler(protocol: CallerProtocol, route: InboundRoute<"request" |
 }
 
 /** What answers one route of an API with its own request path. */
-function ownPathHandler(api: InboundApi<InboundApiName, "embeddings">, route: InboundRoute<"embeddings">): Handler<AppEnv> {
+function ownPathHandler(api: InboundApiEntry<InboundApiName, "embeddings">, route: InboundRoute<"embeddings">): Handler<AppEnv> {
   if (route.serves === "refusal") {
     const refused = refusedIn(api);
     return (c) => refused(c, route.refusal(c.req.method, new URL(c.req.url).pathname.replace(/^\/api\/v1/, "")));
@@ -43,7 +43,7 @@ function ownPathHandler(api: InboundApi<InboundApiName, "embeddings">, route: In
   return (c) => serveEmbeddings(c);
 }
 
-function mount<A extends InboundApi>(routes: Hono<AppEnv>, api: A, handler: (route: A["routes"][number]) => Handler<AppEnv>) {
+function mount<A extends InboundApiEntry>(routes: Hono<AppEnv>, api: A, handler: (route: A["routes"][number]) => Handler<AppEnv>) {
   const key = keyCheck(api);
   for (const route of api.routes) routes.on(route.method, route.path, key, handler(route));
 }

@@ -1,12 +1,12 @@
 import type { Context } from "hono";
-import { HOUSE_API, INBOUND_APIS, type InboundApi } from "../protocols/inbound";
+import { HOUSE_API, INBOUND_APIS, type InboundApiEntry } from "../protocols/inbound";
 import { ApiError } from "../request/errors";
 
 /** A route of the API as Hono lists it (`app.routes`): its method and its path under the API's prefix. */
 export type ApiRoute = { readonly method: string; readonly path: string };
 
 /** Which inbound API a wrong path answers in (src/protocols/inbound/index.ts): Anthropic's, the Responses API's or OpenAI/OpenRouter's. */
-export type WrongPathStyle = InboundApi;
+export type WrongPathStyle = InboundApiEntry;
 
 /** How a request no route takes is answered: the refusal (with `Allow` among its headers for a real route's other method) and the caller's error shape. */
 export type WrongPath = { error: ApiError; style: WrongPathStyle };

@@ -28,7 +28,7 @@ export type WrongPathHints = {
  * An API a caller speaks to us, as the route table mounts it (src/api/model-routes.ts): its routes, how its
  * clients present their key, its error shape and its wrong-path hints. Registered in ./index.ts.
  */
-export interface InboundApi<Api extends string = InboundApiName, Serves extends RouteServes = RouteServes> {
+export interface InboundApiEntry<Api extends string = InboundApiName, Serves extends RouteServes = RouteServes> {
   /** Its name in the registry (./index.ts). */
   readonly name: string;
   /** The API it is, as the generation record names it (`inbound_api`). */

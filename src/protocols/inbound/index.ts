@@ -1,12 +1,12 @@
 import type { CallerProtocol } from "./caller-protocol";
-import type { InboundApi } from "./inbound-api";
+import type { InboundApiEntry } from "./inbound-api";
 import { openAiChat } from "./openai-chat";
 import { anthropicMessagesCaller } from "./anthropic-messages";
 import { openAiResponses } from "./openai-responses";
 import { embeddings } from "./embeddings";
 
 export type { CallerProtocol } from "./caller-protocol";
-export type { InboundApi, InboundRoute } from "./inbound-api";
+export type { InboundApiEntry, InboundRoute } from "./inbound-api";
 
 /**
  * Every caller protocol, by name: a new one is a folder beside openai-chat/ and one line here. Its routes,
@@ -22,13 +22,13 @@ export const CALLER_PROTOCOLS = {
 /** The inbound APIs with a request path of their own (not a caller protocol's: src/serve/serve-embeddings.ts), by name; mounted as the caller protocols are. */
 export const OWN_PATH_APIS = {
   embeddings,
-} satisfies Record<string, InboundApi<string>>;
+} satisfies Record<string, InboundApiEntry<string>>;
 
 /** Every inbound API, caller protocols first, in the order their routes are mounted. */
-export const INBOUND_APIS: readonly InboundApi[] = [...Object.values(CALLER_PROTOCOLS), ...Object.values(OWN_PATH_APIS)];
+export const INBOUND_APIS: readonly InboundApiEntry[] = [...Object.values(CALLER_PROTOCOLS), ...Object.values(OWN_PATH_APIS)];
 
 /** The API the router answers in where the caller spoke none of the others (the catalog and key routes, /admin, a wrong path no API claims): OpenRouter's. */
-export const HOUSE_API: InboundApi = CALLER_PROTOCOLS["openai-chat"];
+export const HOUSE_API: InboundApiEntry = CALLER_PROTOCOLS["openai-chat"];
 
 type Registered = (typeof CALLER_PROTOCOLS)[keyof typeof CALLER_PROTOCOLS] | (typeof OWN_PATH_APIS)[keyof typeof OWN_PATH_APIS];
 

@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { call, debited, generation, newAccount, settled } from "../helpers";
 import { simRequests, uniqueTag } from "../sim";
-import { INBOUND_APIS, type InboundApi } from "../../../src/protocols/inbound";
+import { INBOUND_APIS, type InboundApiEntry } from "../../../src/protocols/inbound";
 import { DIALECTS, type StreamEvent } from "./inbound-dialects";
 
 // The inbound conformance suite: every inbound API registered in src/protocols/inbound/index.ts runs the
@@ -38,7 +38,7 @@ async function events(res: Response): Promise<StreamEvent[]> {
 const recordOf = (key: string, res: Response) => generation(key, res.headers.get("x-generation-id")!);
 
 /** A refusal or failure: its status, its body in the API's shape (the dialect checks it), its message; recorded under the API at cost 0, nothing debited. */
-async function refusedAndRecorded(api: InboundApi, a: { key: string; accountId: string }, res: Response, status: number, message: RegExp) {
+async function refusedAndRecorded(api: InboundApiEntry, a: { key: string; accountId: string }, res: Response, status: number, message: RegExp) {
   expect(res.status).toBe(status);
   expect(DIALECTS[api.name]!.error((await res.json()) as Json, status)).toMatch(message);
   expect(await recordOf(a.key, res)).toMatchObject({ inbound_api: api.api, status, total_cost: 0 });

@@ -1,4 +1,4 @@
-import type { InboundApi } from "../inbound-api";
+import type { InboundApiEntry } from "../inbound-api";
 import { openAiErrorBody } from "../openai-error";
 
 /**
@@ -7,7 +7,7 @@ import { openAiErrorBody } from "../openai-error";
  * src/request/embeddings-request.ts); it is registered beside the caller protocols for its route, its
  * record's `inbound_api` and its error shape (OpenAI's).
  */
-export const embeddings: InboundApi<"embeddings", "embeddings"> = {
+export const embeddings: InboundApiEntry<"embeddings", "embeddings"> = {
   name: "embeddings",
   api: "embeddings",
   routes: [{ method: "POST", path: "/embeddings", serves: "embeddings" }],
