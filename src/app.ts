@@ -6,9 +6,7 @@ import { errorBody } from "./api/error-body";
 import { apiCors } from "./api/cors";
 import { accountRoutes } from "./api/account-routes";
 import { catalogRoutes } from "./api/catalog-routes";
-import { chatRoutes } from "./api/chat-routes";
-import { messagesRoutes } from "./api/messages-routes";
-import { responsesRoutes } from "./api/responses-routes";
+import { modelRoutes } from "./api/model-routes";
 import { keyManagementRoutes } from "./api/key-management-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { stripeWebhookRoutes } from "./api/stripe-webhook-routes";
@@ -24,9 +22,7 @@ const API_PREFIX = "/api/v1";
 const api = new Hono<AppEnv>();
 api.use("*", apiCors);
 api.route("/", catalogRoutes);
-api.route("/", chatRoutes);
-api.route("/", messagesRoutes);
-api.route("/", responsesRoutes);
+api.route("/", modelRoutes); // every inbound API registered in src/protocols/inbound/index.ts
 api.route("/", accountRoutes);
 api.route("/", keyManagementRoutes);
 

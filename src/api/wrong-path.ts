@@ -1,12 +1,12 @@
 import type { Context } from "hono";
-import { CALLER_PROTOCOLS } from "../protocols/inbound";
+import { HOUSE_API, INBOUND_APIS, type InboundApiEntry } from "../protocols/inbound";
 import { ApiError } from "../request/errors";
 
 /** A route of the API as Hono lists it (`app.routes`): its method and its path under the API's prefix. */
 export type ApiRoute = { readonly method: string; readonly path: string };
 
-/** Which caller protocol a wrong path answers in: Anthropic's, the Responses API's or OpenAI/OpenRouter's. */
-export type WrongPathStyle = keyof typeof CALLER_PROTOCOLS;
+/** Which inbound API a wrong path answers in (src/protocols/inbound/index.ts): Anthropic's, the Responses API's or OpenAI/OpenRouter's. */
+export type WrongPathStyle = InboundApiEntry;
 
 /** How a request no route takes is answered: the refusal (with `Allow` among its headers for a real route's other method) and the caller's error shape. */
 export type WrongPath = { error: ApiError; style: WrongPathStyle };
@@ -25,6 +25,12 @@ function patterns(routes: readonly ApiRoute[]): Pattern[] {
   return [...byPath.values()];
 }
 
+/**
+ * The API a path's segments point to: the first (in registry order) whose own segment (its main route's
+ * first) the path holds — the house's API last, whatever its segment, as the default it is.
+ */
+const OWN_SEGMENT = INBOUND_APIS.filter((a) => a !== HOUSE_API).map((api) => ({ api, segment: api.routes[0]!.path.split("/").filter(Boolean)[0]! }));
+
 const fits = (pattern: string[], segments: string[]) => pattern.length === segments.length && pattern.every((p, i) => p.startsWith(":") || p === segments[i]);
 
 /**
@@ -35,19 +41,24 @@ const fits = (pattern: string[], segments: string[]) => pattern.length === segme
  * (Claude Code given `…/api/v1`: it adds `/v1/messages` itself), `/chat/completions` (the bare origin),
  * a whole route pasted as the base URL — and the answer names it and the base URL that reaches it.
  *
- * The answer is in the caller's style: Anthropic's for a `/messages` path or a caller sending
- * `anthropic-version` (every Anthropic client does), the Responses API's for a `/responses` path,
- * OpenAI/OpenRouter's otherwise. Its status is 404, except a misplaced route in Anthropic's style: that
- * is a 400, because Claude Code replaces the message of every 404 with its own ("There's an issue with
- * the selected model … It may not exist"), which sends its user looking for a model, whereas it prints a
- * 400's message as it is. An Anthropic path with no route meant stays a 404.
+ * The answer is in the caller's style (each inbound API's `wrongPath` hints): the style of an API whose
+ * clients all send a header it names (Anthropic's `anthropic-version`), else of the API whose own segment
+ * the path holds (`/messages`: Anthropic's, `/responses`: the Responses API's), else OpenAI/OpenRouter's.
+ * Its status is 404, except a misplaced route of an API that says otherwise (Anthropic's: a 400, because
+ * Claude Code replaces the message of every 404 with its own). A path with no route meant stays a 404.
  */
-function explainWrongPath(req: { method: string; path: string; origin: string; anthropic: boolean }, prefix: string, all: readonly Pattern[]): WrongPath {
+function explainWrongPath(
+  req: { method: string; path: string; origin: string; headers: (name: string) => boolean },
+  prefix: string,
+  all: readonly Pattern[],
+): WrongPath {
   const { method, path, origin } = req;
   const segments = path.split("/").filter(Boolean);
   const prefixSegments = prefix.split("/").filter(Boolean);
   const styleOf = (s: string[]): WrongPathStyle =>
-    req.anthropic || s.includes("messages") ? "anthropic-messages" : s.includes("responses") ? "openai-responses" : "openai-chat";
+    INBOUND_APIS.find((a) => a.wrongPath?.callerHeader !== undefined && req.headers(a.wrongPath.callerHeader)) ??
+    OWN_SEGMENT.find((a) => s.includes(a.segment))?.api ??
+    HOUSE_API;
 
   // A real route, another method.
   const underPrefix = prefixSegments.every((p, i) => segments[i] === p) ? segments.slice(prefixSegments.length) : undefined;
@@ -85,11 +96,8 @@ function explainWrongPath(req: { method: string; path: string; origin: string; a
   const style = styleOf(meant.pattern.segments);
   const methods = meant.pattern.methods.includes(method) ? [method] : meant.pattern.methods;
   const route = `${methods.join(" or ")} ${prefix}/${meant.tail.join("/")}`;
-  const base =
-    style === "anthropic-messages"
-      ? `Anthropic's clients add /v1/messages to their base URL themselves, so it is ${anthropicBase} (Claude Code: ANTHROPIC_BASE_URL=${anthropicBase}).`
-      : `The base URL for OpenAI and OpenRouter SDKs and Codex is ${apiBase}.`;
-  const status = style === "anthropic-messages" ? 400 : 404;
+  const base = style.wrongPath ? style.wrongPath.misplacedBase(origin, prefix) : `The base URL for OpenAI and OpenRouter SDKs and Codex is ${apiBase}.`;
+  const status = style.wrongPath?.misplacedStatus ?? 404;
   return { error: new ApiError(status, `No route at ${method} ${path}: did you mean ${route}? ${base}`), style };
 }
 
@@ -100,10 +108,10 @@ export function wrongPathAnswer(prefix: string, routes: readonly ApiRoute[]) {
   return (c: Context) => {
     const url = new URL(c.req.url);
     const { error, style } = explainWrongPath(
-      { method: c.req.method, path: url.pathname, origin: url.origin, anthropic: c.req.header("anthropic-version") !== undefined },
+      { method: c.req.method, path: url.pathname, origin: url.origin, headers: (name) => c.req.header(name) !== undefined },
       prefix,
       all,
     );
-    return c.json(CALLER_PROTOCOLS[style].errorBody(error), error.status, error.headers);
+    return c.json(style.errorBody(error), error.status, error.headers);
   };
 }

@@ -1,6 +1,7 @@
 import type { Catalog, PricedEndpoint } from "./catalog";
 import type { ModelEntry, ProviderEntry } from "./schema";
 import { nanoToUsdString } from "./money";
+import { EXPLICIT_CACHE_PROTOCOLS } from "./carrier-protocol-names";
 
 /**
  * Pure mappings from the catalog to OpenRouter's public shapes (`Model`, `ListEndpointsResponse`,
@@ -39,7 +40,7 @@ export function presentPricing(
  * writes too (GPT-6.1 Sol), so the write price says nothing about it.
  */
 export function cachesImplicitly(e: Pick<PricedEndpoint, "input_cache_read_per_1m" | "providerEntry">): boolean {
-  return e.input_cache_read_per_1m !== undefined && e.providerEntry.protocol !== "anthropic-messages";
+  return e.input_cache_read_per_1m !== undefined && !EXPLICIT_CACHE_PROTOCOLS.includes(e.providerEntry.protocol);
 }
 
 export function presentArchitecture(m: ModelEntry) {

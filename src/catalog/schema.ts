@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { perMillionToNanoPerToken } from "./money";
+import { CARRIER_PROTOCOL_NAMES, DEFAULT_CARRIER_PROTOCOL } from "./carrier-protocol-names";
 
 /** A price in USD per 1M tokens, exact to the nano-USD per token (at most 3 decimals). */
 const pricePerMillion = z
@@ -12,11 +13,10 @@ const slug = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/);
 /** The id that asks the router to choose (the catalog's default model); no alias may take it. */
 export const AUTO_MODEL = "router/auto";
 
-/** The wire protocols carriers speak (each one adapter in src/protocols/outbound/). */
-export const CARRIER_PROTOCOL_NAMES = ["openai-chat", "anthropic-messages", "gemini", "openai-responses"] as const;
+/** The wire protocols carriers speak (each one adapter in src/protocols/outbound/): their names (./carrier-protocol-names.ts). */
+export { CARRIER_PROTOCOL_NAMES, type CarrierProtocolName } from "./carrier-protocol-names";
 /** How a carrier takes its API key: `Authorization: Bearer`, Anthropic's `x-api-key`, Google's `x-goog-api-key`. */
 export const CARRIER_AUTH_NAMES = ["bearer", "x-api-key", "x-goog-api-key"] as const;
-export type CarrierProtocolName = (typeof CARRIER_PROTOCOL_NAMES)[number];
 export type CarrierAuthName = (typeof CARRIER_AUTH_NAMES)[number];
 
 /** A carrier: an upstream provider, the protocol it speaks and how it takes its key. */
@@ -24,7 +24,7 @@ export const providerSchema = z.object({
   slug,
   name: z.string().min(1),
   /** The carrier's wire protocol (default OpenAI Chat Completions). */
-  protocol: z.enum(CARRIER_PROTOCOL_NAMES).default("openai-chat"),
+  protocol: z.enum(CARRIER_PROTOCOL_NAMES).default(DEFAULT_CARRIER_PROTOCOL),
   /** How the key is sent; default: the protocol's own (bearer, x-api-key for anthropic-messages, x-goog-api-key for gemini). */
   auth: z.enum(CARRIER_AUTH_NAMES).optional(),
   /** Anthropic Messages carriers: the `anthropic-beta` flags a caller may have forwarded to it (others are dropped, never a failure). */

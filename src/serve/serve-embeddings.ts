@@ -10,7 +10,7 @@ import { fixedDemand } from "../request/hold";
 import { plainUsage } from "../request/usage";
 import { servedOutcome } from "../request/outcome";
 import { carrierProtocol } from "../protocols/outbound";
-import { CALLER_PROTOCOLS } from "../protocols/inbound";
+import { OWN_PATH_APIS } from "../protocols/inbound";
 import { hashedUser } from "../routing/user-hash";
 import { routeHeaders, type RouteQuery } from "../routing/route-query";
 import { UnusableAnswer } from "../carriers/dispatch";
@@ -23,7 +23,7 @@ import { serveApi, type Answered } from "./serve-api";
 import { admitFor, dispatchFor, planFor } from "./common-stages";
 
 /** Errors are OpenAI's shape, as on /chat/completions. */
-const errorBody = CALLER_PROTOCOLS["openai-chat"].errorBody;
+const errorBody = OWN_PATH_APIS.embeddings.errorBody;
 
 /** Nothing an embeddings request carries is fitted to an endpoint when routing: each input's length is checked on its own, after. */
 const NO_NEED = { parts: { image: 0, file: 0, audio: 0, video: 0 }, promptTokens: 0, completionTokens: 0, features: [], outputs: [] };

@@ -1,7 +1,8 @@
 import type { PricedEndpoint } from "../../catalog/catalog";
 import type { ChatRequest } from "../../request/chat-request";
 import type { CanonicalAnswer } from "../../request/answer";
-import type { ApiError } from "../../request/errors";
+import type { InboundApiEntry } from "./inbound-api";
+import type { InboundApiName } from "./index";
 import type { CarrierUsage } from "../../request/usage";
 import type { Charge } from "../../request/charge";
 import type { OutputMeter } from "../../request/token-estimate";
@@ -73,14 +74,11 @@ export interface StreamRenderer {
 
 /**
  * One caller protocol (what a client speaks to us): how its request becomes the canonical request
- * (src/request/chat-request.ts) and how the canonical answer, stream and errors are rendered back in it.
- * Pure functions, table-tested; registered in ./index.ts; the request path (src/serve/serve-request.ts)
- * calls each at one place.
+ * (src/request/chat-request.ts) and how the canonical answer, stream and errors are rendered back in it,
+ * with the routes that take it (./inbound-api.ts). Pure functions, table-tested; registered in ./index.ts;
+ * the request path (src/serve/serve-request.ts) calls each at one place.
  */
-export interface CallerProtocol {
-  readonly name: string;
-  /** The API it is, as the generation record names it (`inbound_api`). */
-  readonly api: "chat" | "messages" | "responses";
+export interface CallerProtocol<Api extends string = InboundApiName> extends InboundApiEntry<Api, "request" | "count-tokens"> {
   /**
    * The caller's request as the canonical request, and its size in bytes (what the hold bounds the prompt
    * by): 413 over the limit, 400 when it is not one; with what its answer repeats of the request, if anything.
@@ -107,6 +105,4 @@ export interface CallerProtocol {
   stream(facts: AnswerFacts, endpoint: PricedEndpoint): StreamRenderer;
   /** The content type of the caller's stream. */
   readonly streamContentType: string;
-  /** The caller's error body for a refused or failed request. */
-  errorBody(err: Pick<ApiError, "status" | "message" | "metadata">): unknown;
 }

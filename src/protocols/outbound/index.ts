@@ -8,7 +8,10 @@ import { openAiResponses } from "./openai-responses";
 
 export type { CarrierProtocol } from "./carrier-protocol";
 
-/** Every carrier protocol, by the name the catalog gives it: a new one is a file beside these and one line here. */
+/**
+ * Every carrier protocol, by the name the catalog gives it: a new one is a folder beside these, one line here
+ * and its name in the catalog's list (src/catalog/carrier-protocol-names.ts), which types this table.
+ */
 export const CARRIER_PROTOCOLS: Record<CarrierProtocolName, CarrierProtocol> = {
   "openai-chat": openAiChat,
   "anthropic-messages": anthropicMessages,

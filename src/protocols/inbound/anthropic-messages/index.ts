@@ -23,9 +23,28 @@ const ERROR_TYPES: Record<number, string> = {
  * `<origin>/api`): the request translated into the canonical request (./request.ts), answers as
  * `message` objects and streams as Anthropic's events (./answer.ts, ./stream.ts), errors in its shape.
  */
-export const anthropicMessagesCaller: CallerProtocol = {
+export const anthropicMessagesCaller: CallerProtocol<"messages"> = {
   name: "anthropic-messages",
   api: "messages",
+  routes: [
+    { method: "POST", path: "/messages", serves: "request" },
+    // Anthropic's token count: the carrier's own count for an Anthropic model, else our estimate (src/serve/count-tokens.ts).
+    { method: "POST", path: "/messages/count_tokens", serves: "count-tokens" },
+  ],
+  // The Anthropic SDK sends `x-api-key`; Claude Code with ANTHROPIC_AUTH_TOKEN a Bearer token. Any `anthropic-version` is accepted.
+  keyHeaders: "authorization or x-api-key",
+  wrongPath: {
+    // Every Anthropic client sends it.
+    callerHeader: "anthropic-version",
+    // Not 404: Claude Code replaces the message of every 404 with its own ("There's an issue with the selected
+    // model … It may not exist"), which sends its user looking for a model; it prints a 400's message as it is.
+    misplacedStatus: 400,
+    misplacedBase(origin, prefix) {
+      // Anthropic's clients add `/v1/messages` to their base URL, so theirs is the prefix without its `/v1`.
+      const base = `${origin}${prefix.replace(/\/v1$/, "")}`;
+      return `Anthropic's clients add /v1/messages to their base URL themselves, so it is ${base} (Claude Code: ANTHROPIC_BASE_URL=${base}).`;
+    },
+  },
   streamContentType: "text/event-stream; charset=utf-8",
 
   async read(req) {

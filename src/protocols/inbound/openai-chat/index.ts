@@ -5,6 +5,7 @@ import { completionCapField } from "../../../request/billed-fields";
 import { unknownFields } from "../../../request/unknown-fields";
 import { presentUsage } from "./usage";
 import { ChunkRewriter } from "./chunk-rewriter";
+import { openAiErrorBody } from "../openai-error";
 
 /**
  * OpenAI's Chat Completions, as OpenRouter serves it (`POST /api/v1/chat/completions`): the canonical
@@ -12,9 +13,11 @@ import { ChunkRewriter } from "./chunk-rewriter";
  * generation id, the model as the caller named it, the carrier's name, `usage` with `cost`, and the
  * routing metadata when asked for.
  */
-export const openAiChat: CallerProtocol = {
+export const openAiChat: CallerProtocol<"chat"> = {
   name: "openai-chat",
   api: "chat",
+  routes: [{ method: "POST", path: "/chat/completions", serves: "request" }],
+  keyHeaders: "authorization",
   streamContentType: "text/event-stream; charset=utf-8",
 
   async read(req) {
@@ -44,7 +47,5 @@ export const openAiChat: CallerProtocol = {
     return new ChunkRewriter(facts.genId, facts.model, facts.provider, endpoint, facts);
   },
 
-  errorBody(err) {
-    return { error: err.metadata ? { code: err.status, message: err.message, metadata: err.metadata } : { code: err.status, message: err.message } };
-  },
+  errorBody: openAiErrorBody,
 };

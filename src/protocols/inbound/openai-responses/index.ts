@@ -7,6 +7,7 @@ import { noSealKey, openEnvelopes, PendingSeals, requireSealer } from "./reasoni
 import { ResponsesStream } from "./stream";
 import { responsesErrorBody } from "./errors";
 import { callerCallItems, echoedToolNames } from "./tools";
+import { ApiError } from "../../../request/errors";
 
 /**
  * OpenAI's Responses API, stateless as OpenRouter's (`POST /api/v1/responses`: the openai SDK's
@@ -15,9 +16,39 @@ import { callerCallItems, echoedToolNames } from "./tools";
  * in OpenAI's shape. Reasoning goes back and forth sealed (./reasoning-envelope.ts): opened in an async
  * step before the pure read, sealed in one after the pure render.
  */
-export const openAiResponses: CallerProtocol = {
+export const openAiResponses: CallerProtocol<"responses"> = {
   name: "openai-responses",
   api: "responses",
+  routes: [
+    { method: "POST", path: "/responses", serves: "request" },
+    /**
+     * `POST /responses/compact` is refused (docs/api/responses.md, What is stateless): OpenAI's compaction
+     * returns an opaque item that only the server that made it can expand on the next turn, which would
+     * need a model call of its own; a client of this router keeps its history and trims it itself.
+     */
+    {
+      method: "POST",
+      path: "/responses/compact",
+      serves: "refusal",
+      refusal: () =>
+        new ApiError(
+          400,
+          "POST /responses/compact is not offered: this router is stateless (as OpenRouter's /responses is) and compacts no conversations. Send the conversation in `input` as you keep it (shortened on your side when it grows too long); docs/api/responses.md.",
+        ),
+    },
+    /** Stored responses (retrieve, delete, cancel, input items): none are kept, so none is found. */
+    {
+      method: "ALL",
+      path: "/responses/*",
+      serves: "refusal",
+      refusal: (method, path) =>
+        new ApiError(
+          404,
+          `${method} ${path}: this router keeps no responses (it is stateless: store is always false), so none can be retrieved, cancelled or listed.`,
+        ),
+    },
+  ],
+  keyHeaders: "authorization",
   streamContentType: "text/event-stream; charset=utf-8",
 
   async read(req, sealer) {

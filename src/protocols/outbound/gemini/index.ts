@@ -5,7 +5,7 @@ import { geminiBody, NOT_TAKEN } from "./request";
 import { presentFields } from "../../../request/present-fields";
 import { geminiAnswer } from "./answer";
 import { GeminiStreamDecoder } from "./stream";
-import { geminiEmbeddings } from "../embeddings/gemini-embeddings";
+import { geminiEmbeddings } from "./embeddings";
 import { thinkingLeftOut } from "../thinking-rules";
 
 /**

@@ -1,7 +1,7 @@
 import type { CarrierProtocol } from "../carrier-protocol";
 import { presentFields } from "../../../request/present-fields";
 import { excludesReasoning } from "../../../request/reasoning";
-import { openAiEmbeddings } from "../embeddings/openai-embeddings";
+import { openAiEmbeddings } from "../openai-embeddings";
 import { NOT_TAKEN, responsesBody } from "./request";
 import { responsesAnswer } from "./answer";
 import { ResponsesStreamDecoder } from "./stream";

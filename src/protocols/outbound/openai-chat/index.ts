@@ -1,10 +1,10 @@
-import type { CarrierProtocol } from "./carrier-protocol";
-import { carrierView } from "../../request/router-fields";
-import type { ChatRequest } from "../../request/chat-request";
-import { reasoningAsk, type Effort } from "../../request/reasoning";
-import { openAiEmbeddings } from "./embeddings/openai-embeddings";
-import { reasoningOffRefused, relaxesToolChoice, thinkingLeftOut } from "./thinking-rules";
-import type { PricedEndpoint } from "../../catalog/catalog";
+import type { CarrierProtocol } from "../carrier-protocol";
+import { carrierView } from "../../../request/router-fields";
+import type { ChatRequest } from "../../../request/chat-request";
+import { reasoningAsk, type Effort } from "../../../request/reasoning";
+import { openAiEmbeddings } from "../openai-embeddings";
+import { reasoningOffRefused, relaxesToolChoice, thinkingLeftOut } from "../thinking-rules";
+import type { PricedEndpoint } from "../../../catalog/catalog";
 
 /**
  * The OpenAI Chat Completions protocol (`POST {base}/chat/completions`, a Bearer key), which most carriers

@@ -1,5 +1,5 @@
-import type { EmbeddingsCarrier } from "../carrier-protocol";
-import { Untranslatable } from "../../../request/errors";
+import type { EmbeddingsCarrier } from "./carrier-protocol";
+import { Untranslatable } from "../../request/errors";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
