@@ -57,8 +57,8 @@ export const anthropicMessagesCaller: CallerProtocol = {
     };
   },
 
-  stream(facts, endpoint) {
-    return new MessagesStream(facts, endpoint);
+  stream(facts) {
+    return new MessagesStream(facts);
   },
 
   errorBody(err) {
