@@ -6,6 +6,8 @@ import type { SseEvent } from "../http/sse-parser";
 import type { ChunkFailure, ChunkJson, ReadChunk, StreamRenderer, StreamSummary } from "../protocols/inbound/caller-protocol";
 
 const FINISH = /"finish_reason":"([^"\\]*)"/g;
+/** What an unparsed chunk gives its renderer: nothing but its text (one object for all, no allocation per chunk). */
+const UNPARSED: ReadChunk = Object.freeze({ json: null, usage: undefined, shown: undefined });
 
 /**
  * The accounting of one relayed stream, whatever the caller's protocol: the carrier's id and usage, the
@@ -33,15 +35,19 @@ export class StreamAccount implements StreamSummary {
     private readonly choices: "all" | "first",
   ) {}
 
-  /** One canonical chunk read and counted: what the renderer needs of it, or why the stream must end. */
-  read({ data, bytes }: SseEvent, plain: boolean): ReadChunk | ChunkFailure {
-    if (plain) {
+  /**
+   * One canonical chunk read and counted: what the renderer needs of it, or why the stream must end.
+   * `plain`: the chunk's text after the carrier's head, when its renderer rewrites it unparsed (an ordinary
+   * chunk with no usage or error: its id is known from the first); only that text is scanned then.
+   */
+  read({ data, bytes }: SseEvent, plain: string | null): ReadChunk | ChunkFailure {
+    if (plain !== null) {
       const before = this.output.delivered();
-      this.output.addJson(data, bytes - data.length);
+      this.output.addJson(plain, bytes - data.length);
       this.markFirstToken(before);
       FINISH.lastIndex = 0;
-      for (let m = FINISH.exec(data); m !== null; m = FINISH.exec(data)) this.finish(m[1]!);
-      return { json: null, usage: undefined, shown: undefined };
+      for (let m = FINISH.exec(plain); m !== null; m = FINISH.exec(plain)) this.finish(m[1]!);
+      return UNPARSED;
     }
     let json: ChunkJson;
     try {
@@ -87,7 +93,7 @@ export class StreamAccount implements StreamSummary {
 
 /** One canonical chunk through the account, then the renderer: the caller's stream text, or why the stream must end. */
 export function renderChunk(account: StreamAccount, renderer: StreamRenderer, event: SseEvent): string | ChunkFailure {
-  const read = account.read(event, renderer.plain !== undefined && renderer.plain(event.data));
+  const read = account.read(event, renderer.plain === undefined ? null : renderer.plain(event.data));
   return "status" in read ? read : renderer.rewrite(event, read);
 }
 

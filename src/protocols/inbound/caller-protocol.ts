@@ -51,7 +51,7 @@ export type ChunkJson = Record<string, unknown>;
  * JSON when the account parsed it, and the carrier's usage it carried with the cost that usage shows the caller.
  */
 export type ReadChunk = {
-  /** The chunk's JSON; null when it was read unparsed (the renderer said it rewrites the text as it is: `plain`). */
+  /** The chunk's JSON; null when it was read unparsed (the renderer swaps its head: `plain`). */
   json: ChunkJson | null;
   /** The carrier's usage in this chunk; undefined when it carries none. */
   usage: CarrierUsage | undefined;
@@ -76,10 +76,10 @@ export interface StreamRenderer {
   /** The choices this protocol's stream answers: every one (chat), or the first (protocols that answer one choice). */
   readonly choices: "all" | "first";
   /**
-   * Whether the chunk's text can be rewritten as it is, unparsed (chat's head swap): the account then reads
-   * it unparsed too. Absent: every chunk is parsed.
+   * The chunk's text after the carrier's head, when the renderer rewrites the chunk by swapping that head,
+   * unparsed (chat): the account then scans that text unparsed too. Null (or absent): the chunk is parsed.
    */
-  plain?(data: string): boolean;
+  plain?(data: string): string | null;
   /** One canonical chunk, as the account read it, as the caller's stream text. */
   rewrite(event: SseEvent, chunk: ReadChunk): string;
   /** What is sent while the carrier is silent (every STREAM_PING_MS), for protocols with a keep-alive event (Anthropic's `ping`). */

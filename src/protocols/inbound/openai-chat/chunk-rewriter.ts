@@ -44,19 +44,19 @@ export class ChunkRewriter implements StreamRenderer {
     return out + DONE;
   }
 
-  /** Whether the chunk starts with the carrier's known head and needs nothing else rewritten: its head is swapped, unparsed. */
-  plain(data: string): boolean {
+  /** The chunk's text after the carrier's known head, when it needs nothing else rewritten (its head is swapped, unparsed); null otherwise. */
+  plain(data: string): string | null {
     const head = this.upstreamHead;
-    if (head === null || !data.startsWith(head) || !data.endsWith("}")) return false;
+    if (head === null || !data.startsWith(head) || !data.endsWith("}")) return null;
     const rest = data.slice(head.length);
     // Chunks the contract would reject as sent (no finish_reason, a null system_fingerprint) are parsed and mended.
-    return (
-      !rest.includes('"usage"') &&
+    return !rest.includes('"usage"') &&
       !rest.includes('"error"') &&
       !rest.includes('"provider"') &&
       rest.includes('"finish_reason"') &&
       !rest.includes('"system_fingerprint":null')
-    );
+      ? rest
+      : null;
   }
 
   /** The rewritten `data:` event for one carrier payload, as the account read it. */
