@@ -13,6 +13,7 @@ import { settings } from "../../src/settings";
 import type { AnswerFacts } from "../../src/protocols/inbound/caller-protocol";
 import { plainUsage, type CarrierUsage } from "../../src/request/usage";
 import type { SseEvent } from "../../src/http/sse-parser";
+import { accounted } from "./accounted-stream";
 
 // The inbound translations as tables, both directions: each protocol's request into the canonical (chat)
 // request, and canonical answers and chunk streams back into the protocol's answers and events — with the
@@ -199,7 +200,7 @@ describe("canonical → Anthropic Messages", () => {
   });
 
   it("a stream: every event kind, each block opened and closed at its index, in order", () => {
-    const s = new MessagesStream(facts(), endpoint);
+    const s = accounted(new MessagesStream(facts()), endpoint);
     let text = "";
     for (const c of [
       chunk({ reasoning: "hm", reasoning_details: [{ type: "reasoning.text", text: "hm", index: 0 }] }),
@@ -239,7 +240,7 @@ describe("canonical → Anthropic Messages", () => {
   });
 
   it("a failed stream closes its open block and ends with an error event", () => {
-    const s = new MessagesStream(facts(), endpoint);
+    const s = accounted(new MessagesStream(facts()), endpoint);
     const text = (s.rewrite(chunk({ content: "x" })) as string) + s.end({ status: 502, message: "lost" });
     expect(
       events(text)
@@ -435,7 +436,7 @@ describe("canonical → OpenAI Responses", () => {
   });
 
   it("a stream: only documented events, rising sequence numbers, every item added then done in order", async () => {
-    const s = new ResponsesStream(facts({ include_encrypted_reasoning: true }), endpoint);
+    const s = accounted(new ResponsesStream(facts({ include_encrypted_reasoning: true })), endpoint);
     let text = "";
     for (const c of [
       chunk({ reasoning: "hm", reasoning_details: [{ type: "reasoning.text", text: "hm", index: 0 }] }),
@@ -486,7 +487,7 @@ describe("canonical → OpenAI Responses", () => {
 
   it("a sealed stream: its render holds placeholders, not the details; the async step seals each once, even split across writes", async () => {
     const details = [{ type: "reasoning.text", text: "secret plan", signature: "SIG-42", index: 0 }];
-    const s = new ResponsesStream(facts({ include_encrypted_reasoning: true }), endpoint);
+    const s = accounted(new ResponsesStream(facts({ include_encrypted_reasoning: true })), endpoint);
     const text =
       (s.rewrite(chunk({ reasoning: "secret plan", reasoning_details: details })) as string) +
       (s.rewrite(chunk({ content: "d’accord — ✓ é" }, "stop", USAGE)) as string) +
@@ -512,7 +513,7 @@ describe("canonical → OpenAI Responses", () => {
   });
 
   it("a failed stream ends with response.failed carrying the error", () => {
-    const s = new ResponsesStream(facts(), endpoint);
+    const s = accounted(new ResponsesStream(facts()), endpoint);
     const ev = events((s.rewrite(chunk({ content: "x" })) as string) + s.end({ status: 502, message: "lost" }));
     expect(ev.at(-1)![0]).toBe("response.failed");
     expect(ev.at(-1)![1].response).toMatchObject({ status: "failed", error: { code: "server_error", message: "lost" } });

@@ -8,6 +8,7 @@ import { carrierHeaders } from "../../src/carriers/carrier-headers";
 import { openAiChat } from "../../src/protocols/inbound/openai-chat";
 import { CALLER_PROTOCOLS } from "../../src/protocols/inbound";
 import { plainUsage } from "../../src/request/usage";
+import { accounted } from "./accounted-stream";
 
 // The protocol seams, as tables: a carrier protocol turns the canonical request into its wire request and
 // its answer back into the canonical one; a caller protocol reads its request and renders the canonical answer.
@@ -179,8 +180,8 @@ describe("caller protocol: OpenAI chat", () => {
         .split("\n\n")
         .filter(Boolean)
         .map((e) => (e === "data: [DONE]" ? e : JSON.parse(e.slice(6))));
-    expect(parse(openAiChat.stream(facts(), endpoint).end(null))).toEqual(["data: [DONE]"]);
-    const ended = parse(openAiChat.stream(facts({ requested: "m" }), endpoint).end({ status: 502, message: "lost" }));
+    expect(parse(accounted(openAiChat.stream(facts(), endpoint), endpoint).end(null))).toEqual(["data: [DONE]"]);
+    const ended = parse(accounted(openAiChat.stream(facts({ requested: "m" }), endpoint), endpoint).end({ status: 502, message: "lost" }));
     const head = { id: "gen-1", object: "chat.completion.chunk", created: 1700000000, model: "m:floor", provider: "Groq" };
     expect(ended).toEqual([
       { ...head, choices: [], openrouter_metadata: { requested: "m" } },

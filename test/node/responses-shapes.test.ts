@@ -9,6 +9,7 @@ import { ApiError } from "../../src/request/errors";
 import type { AnswerFacts } from "../../src/protocols/inbound/caller-protocol";
 import { plainUsage } from "../../src/request/usage";
 import type { SseEvent } from "../../src/http/sse-parser";
+import { accounted } from "./accounted-stream";
 
 // The Responses API as OpenAI's clients read it, table by table on the adapter's pure functions: the
 // response object's echoed fields in the schema's types (OpenAI's defaults where the request gave none),
@@ -193,7 +194,7 @@ describe("raw reasoning as the reasoning item's content (reasoning_text)", () =>
   });
 
   it("a stream of bare reasoning: content_part.added, reasoning_text.delta/.done, content_part.done, the item with its content", () => {
-    const s = new ResponsesStream(facts(), endpoint);
+    const s = accounted(new ResponsesStream(facts()), endpoint);
     let text = "";
     for (const c of [chunk({ reasoning: "2+2" }), chunk({ reasoning: " is 4" }), chunk({ content: "4" }), chunk({}, "stop")]) text += s.rewrite(c) as string;
     text += s.end(null);
@@ -245,7 +246,7 @@ describe("errors carry OpenAI's type and param", () => {
   });
 
   it("a stream that fails: response.failed's error has OpenAI's code, type and param", () => {
-    const s = new ResponsesStream(facts(), endpoint);
+    const s = accounted(new ResponsesStream(facts()), endpoint);
     s.rewrite(chunk({ content: "a" }));
     const failed = events(s.end({ status: 502, message: "the carrier failed" })).at(-1)!;
     expect(failed[0]).toBe("response.failed");

@@ -12,6 +12,7 @@ import type { SseEvent } from "../../src/http/sse-parser";
 import codexDefault from "../fixtures/codex/default-model.json";
 import codexModelFlag from "../fixtures/codex/model-flag.json";
 import codexToolResults from "../fixtures/codex/tool-results.json";
+import { accounted } from "./accounted-stream";
 
 // The Responses API's tools carriers do not have (namespace, custom, hosted, tools declared in the
 // conversation), as tables of the adapter's pure functions, from what the pinned Codex sends
@@ -265,7 +266,7 @@ describe("canonical → Responses: the carrier's calls as the caller's tools", (
   });
 
   it("a stream: the namespaced call's events name its namespace, the custom call's input comes in custom_tool_call_input events", () => {
-    const s = new ResponsesStream(factsOf(NAMESPACED), endpoint);
+    const s = accounted(new ResponsesStream(factsOf(NAMESPACED)), endpoint);
     let text = "";
     for (const c of [
       chunk({ role: "assistant", content: "" }),
@@ -330,7 +331,7 @@ describe("canonical → Responses: the carrier's calls as the caller's tools", (
   });
 
   it("a request without namespaced or custom tools streams its calls as before", () => {
-    const s = new ResponsesStream(factsOf({ tools: [fn("f")] }), endpoint);
+    const s = accounted(new ResponsesStream(factsOf({ tools: [fn("f")] })), endpoint);
     const ev = events(
       (s.rewrite(chunk({ tool_calls: [{ index: 0, id: "c", type: "function", function: { name: "f", arguments: "{}" } }] })) as string) + s.end(null),
     );

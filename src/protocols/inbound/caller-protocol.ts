@@ -44,27 +44,49 @@ export type Billed = { tokens: CarrierUsage; charged: Charge; endpoint: PricedEn
 /** Why a stream must end early: the status and message its error event carries. */
 export type ChunkFailure = { status: number; message: string };
 
+/** A JSON object as a stream chunk holds it. */
+export type ChunkJson = Record<string, unknown>;
+
 /**
- * One caller's stream, rendered from canonical chunk events, with the stream's accounting: what it
- * delivered, the carrier's usage and the cost shown to the caller. The relay feeds it and reads the
- * accounting when the stream ends.
+ * One canonical chunk as the stream's account read it (src/relay/stream-account.ts), for the renderer: its
+ * JSON when the account parsed it, and the carrier's usage it carried with the cost that usage shows the caller.
+ */
+export type ReadChunk = {
+  /** The chunk's JSON; null when it was read unparsed (the renderer swaps its head: `plain`). */
+  json: ChunkJson | null;
+  /** The carrier's usage in this chunk; undefined when it carries none. */
+  usage: CarrierUsage | undefined;
+  /** What this chunk's usage shows the caller it costs (insurance applied): the charge, whatever happens next. */
+  shown: Charge | undefined;
+};
+
+/** What a stream's account knows when the renderer writes the stream's end. */
+export interface StreamSummary {
+  readonly usage: CarrierUsage | undefined;
+  readonly finishReason: string | null;
+  /** What was delivered, for the estimate when the carrier reported no usage. */
+  readonly output: OutputMeter;
+}
+
+/**
+ * One caller's stream, rendered from canonical chunk events: no accounting (the relay's StreamAccount
+ * reads every chunk first and hands over what it read). Its own state is only what its protocol's
+ * events need (open blocks, sequence numbers).
  */
 export interface StreamRenderer {
-  /** One canonical chunk as the caller's stream text, or why the stream must end. */
-  rewrite(event: SseEvent): string | ChunkFailure;
+  /** The choices this protocol's stream answers: every one (chat), or the first (protocols that answer one choice). */
+  readonly choices: "all" | "first";
+  /**
+   * The chunk's text after the carrier's head, when the renderer rewrites the chunk by swapping that head,
+   * unparsed (chat): the account then scans that text unparsed too. Null (or absent): the chunk is parsed.
+   */
+  plain?(data: string): string | null;
+  /** One canonical chunk, as the account read it, as the caller's stream text. */
+  rewrite(event: SseEvent, chunk: ReadChunk): string;
   /** What is sent while the carrier is silent (every STREAM_PING_MS), for protocols with a keep-alive event (Anthropic's `ping`). */
   keepalive?(): string;
-  /** The stream's last text: the routing metadata when asked, the error event when it failed, the end marker. */
-  end(failure: ChunkFailure | null): string;
-  readonly upstreamId: string | null;
-  readonly usage: CarrierUsage | undefined;
-  /** What a usage event showed the caller it costs (insurance applied): the charge, whatever happens next. */
-  readonly shown: Charge | undefined;
-  readonly finishReason: string | null;
-  /** Choices that sent a finish reason: the answer is whole once every choice has. */
-  readonly finished: number;
-  readonly output: OutputMeter;
-  readonly firstTokenAt: number | null;
+  /** The stream's last text, from what its account knows: the routing metadata when asked, the error event when it failed, the end marker. */
+  end(failure: ChunkFailure | null, summary: StreamSummary): string;
   /**
    * An async last step over the rendered stream's bytes before they reach the caller (the Responses stream
    * seals its reasoning there: WebCrypto is async, the renderer is not); absent when there is none.

@@ -1,83 +1,39 @@
-import type { PricedEndpoint } from "../../catalog/catalog";
-import { readUsage, type CarrierUsage } from "../../request/usage";
-import { OutputMeter } from "../../request/token-estimate";
-import { charge, type Charge } from "../../request/charge";
 import type { SseEvent } from "../../http/sse-parser";
-import type { AnswerFacts, ChunkFailure, StreamRenderer } from "./caller-protocol";
+import type { AnswerFacts, ChunkFailure, ReadChunk, StreamRenderer, StreamSummary } from "./caller-protocol";
 
 export type { Obj } from "./request-checks";
 import type { Obj } from "./request-checks";
 
 /**
- * A caller stream in a protocol other than chat, rendered from canonical chat chunks: this keeps the
- * stream's accounting (what was delivered, the carrier's usage and the cost it shows, the finish) and
- * hands each delta of the first choice to the protocol's renderer — those protocols answer one choice.
+ * A caller stream in a protocol other than chat, rendered from canonical chat chunks: each delta of the
+ * first choice goes to the protocol's renderer — those protocols answer one choice. The stream's
+ * accounting is the relay's (src/relay/stream-account.ts): `end` is given what it knows.
  */
 export abstract class ChunkStream implements StreamRenderer {
-  upstreamId: string | null = null;
-  usage: CarrierUsage | undefined;
-  shown: Charge | undefined;
-  finishReason: string | null = null;
-  finished = 0;
-  readonly output = new OutputMeter();
-  firstTokenAt: number | null = null;
+  readonly choices = "first";
 
-  constructor(
-    protected readonly facts: AnswerFacts,
-    private readonly endpoint: PricedEndpoint,
-  ) {}
+  constructor(protected readonly facts: AnswerFacts) {}
 
   /** The stream's opening events (once; "" after). */
   protected abstract start(): string;
   /** The events of one delta of the first choice. */
   protected abstract deltaEvents(delta: Obj): string;
-  abstract end(failure: ChunkFailure | null): string;
+  abstract end(failure: ChunkFailure | null, summary: StreamSummary): string;
 
-  rewrite({ data }: SseEvent): string | ChunkFailure {
-    let chunk: Obj;
-    try {
-      chunk = JSON.parse(data) as Obj;
-    } catch {
-      return this.malformed();
-    }
-    if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk)) return this.malformed();
-    if (chunk.error !== undefined) return { status: 502, message: `Carrier ${this.facts.provider} failed mid-stream: ${errorText(chunk.error)}` };
-    if (typeof chunk.id === "string") this.upstreamId ??= chunk.id;
+  rewrite(_event: SseEvent, { json }: ReadChunk): string {
     let out = this.start();
-    for (const choice of Array.isArray(chunk.choices) ? (chunk.choices as Obj[]) : []) {
-      if ((choice.index ?? 0) !== 0) continue;
-      const delta = (choice.delta ?? {}) as Obj;
-      const before = this.output.delivered();
-      this.output.addParsed(delta);
-      if (this.firstTokenAt === null && this.output.delivered() > before) this.firstTokenAt = Date.now();
-      out += this.deltaEvents(delta);
-      if (typeof choice.finish_reason === "string") {
-        this.finishReason = choice.finish_reason;
-        this.finished++;
-      }
-    }
-    const reported = readUsage(chunk.usage);
-    if (reported) {
-      this.usage = reported;
-      this.shown = charge(reported, this.endpoint, this.finishReason, false);
+    const choices = json?.choices;
+    for (const choice of Array.isArray(choices) ? (choices as unknown[]) : []) {
+      if (typeof choice !== "object" || choice === null || ((choice as Obj).index ?? 0) !== 0) continue;
+      out += this.deltaEvents(((choice as Obj).delta ?? {}) as Obj);
     }
     return out;
-  }
-
-  private malformed(): ChunkFailure {
-    return { status: 502, message: `Carrier ${this.facts.provider} sent a malformed stream chunk.` };
   }
 }
 
 /** A delta's reasoning text, whichever field the carrier used. */
 export function reasoningText(delta: Obj): string {
   return typeof delta.reasoning === "string" ? delta.reasoning : typeof delta.reasoning_content === "string" ? delta.reasoning_content : "";
-}
-
-function errorText(error: unknown): string {
-  if (typeof error === "string") return error;
-  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") return error.message;
-  return "unknown error";
 }
 
 /**

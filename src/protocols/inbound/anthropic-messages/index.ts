@@ -76,8 +76,8 @@ export const anthropicMessagesCaller: CallerProtocol<"messages"> = {
     };
   },
 
-  stream(facts, endpoint) {
-    return new MessagesStream(facts, endpoint);
+  stream(facts) {
+    return new MessagesStream(facts);
   },
 
   errorBody(err) {

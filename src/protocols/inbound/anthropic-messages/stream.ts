@@ -1,5 +1,5 @@
 import { ChunkStream, reasoningText, type Obj } from "../chunk-stream";
-import type { ChunkFailure } from "../caller-protocol";
+import type { ChunkFailure, StreamSummary } from "../caller-protocol";
 import { withOrigin } from "./signature-origin";
 import { anthropicUsage, messageId, stopReason } from "./answer";
 
@@ -12,7 +12,7 @@ const event = (type: string, data: Obj): string => `event: ${type}\ndata: ${JSON
  * `ping` first; each text, thinking (with its `signature_delta`) and tool call a block of its own, opened
  * with `content_block_start` and closed with `content_block_stop` at its index before the next opens;
  * `message_delta` with the stop reason and the usage (input excluding the cache), then `message_stop` —
- * or an `error` event when the stream failed. Keeps the stream's accounting as every renderer does.
+ * or an `error` event when the stream failed.
  */
 export class MessagesStream extends ChunkStream {
   private started = false;
@@ -25,14 +25,14 @@ export class MessagesStream extends ChunkStream {
     return this.started ? event("ping", { type: "ping" }) : this.start();
   }
 
-  end(failure: ChunkFailure | null): string {
+  end(failure: ChunkFailure | null, { usage: reported, finishReason, output }: StreamSummary): string {
     let out = this.start() + this.close();
     if (failure)
       return out + event("error", { type: "error", error: { type: failure.status === 529 ? "overloaded_error" : "api_error", message: failure.message } });
-    const usage = this.usage
-      ? anthropicUsage(this.usage)
-      : { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: this.output.completionTokens(0) };
-    out += event("message_delta", { type: "message_delta", delta: { stop_reason: stopReason(this.finishReason), stop_sequence: null }, usage });
+    const usage = reported
+      ? anthropicUsage(reported)
+      : { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: output.completionTokens(0) };
+    out += event("message_delta", { type: "message_delta", delta: { stop_reason: stopReason(finishReason), stop_sequence: null }, usage });
     const metadata = this.facts.metadata();
     return out + event("message_stop", metadata ? { type: "message_stop", openrouter_metadata: metadata } : { type: "message_stop" });
   }

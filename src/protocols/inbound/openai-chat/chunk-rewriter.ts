@@ -1,37 +1,22 @@
 import type { PricedEndpoint } from "../../../catalog/catalog";
 import { presentUsage } from "./usage";
-import { readUsage, type CarrierUsage } from "../../../request/usage";
-import { OutputMeter } from "../../../request/token-estimate";
-import { charge, type Charge } from "../../../request/charge";
 import type { SseEvent } from "../../../http/sse-parser";
-import type { AnswerFacts, ChunkFailure, StreamRenderer } from "../caller-protocol";
+import type { AnswerFacts, ChunkFailure, ReadChunk, StreamRenderer } from "../caller-protocol";
 
 const DONE = "data: [DONE]\n\n";
 
-type Chunk = Record<string, unknown> & { choices?: unknown; usage?: unknown; error?: unknown };
-export type { ChunkFailure };
-
-const FINISH = /"finish_reason":"([^"\\]*)"/g;
+type Chunk = Record<string, unknown> & { choices?: unknown; usage?: unknown };
 
 /**
  * Rewrites one carrier stream's chunks for the caller (generation id, requested model, carrier name;
- * `cost` added to usage) and keeps the stream's accounting (usage, finish reason, delivered output).
- * Carriers repeat the same `{"id":…,"object":…,"created":…,"model":…` head (some add their own
- * `"provider":…`) on every chunk: once it is known, ordinary chunks are rewritten by swapping that head
- * for ours, not by re-serializing them — unless the rest of the chunk also names `provider`, which our
- * head sets: then the chunk is parsed, so no key is ever sent twice.
+ * `cost` added to usage); the stream's accounting is the relay's (src/relay/stream-account.ts), which
+ * reads each chunk first. Carriers repeat the same `{"id":…,"object":…,"created":…,"model":…` head
+ * (some add their own `"provider":…`) on every chunk: once it is known, ordinary chunks are rewritten by
+ * swapping that head for ours, not by re-serializing them (`plain`) — unless the rest of the chunk also
+ * names `provider`, which our head sets: then the chunk is parsed, so no key is ever sent twice.
  */
 export class ChunkRewriter implements StreamRenderer {
-  upstreamId: string | null = null;
-  usage: CarrierUsage | undefined;
-  /** What the last usage chunk told the caller it costs (insurance applied): the charge, whatever happens next. */
-  shown: Charge | undefined;
-  finishReason: string | null = null;
-  /** Choices that sent a finish reason: the answer is whole once every choice has. */
-  finished = 0;
-  /** What was delivered, for the estimate when the carrier reports no usage. */
-  readonly output = new OutputMeter();
-  firstTokenAt: number | null = null;
+  readonly choices = "all";
   private upstreamHead: string | null = null;
   private ourHead = "";
 
@@ -59,72 +44,35 @@ export class ChunkRewriter implements StreamRenderer {
     return out + DONE;
   }
 
-  /** The rewritten `data:` event for one carrier payload, or why the stream must end. */
-  rewrite({ data, bytes }: SseEvent): string | ChunkFailure {
+  /** The chunk's text after the carrier's known head, when it needs nothing else rewritten (its head is swapped, unparsed); null otherwise. */
+  plain(data: string): string | null {
     const head = this.upstreamHead;
-    if (head !== null && data.startsWith(head) && data.endsWith("}")) {
-      const rest = data.slice(head.length);
-      // Chunks the contract would reject as sent (no finish_reason, a null system_fingerprint) are parsed and mended.
-      if (
-        !rest.includes('"usage"') &&
-        !rest.includes('"error"') &&
-        !rest.includes('"provider"') &&
-        rest.includes('"finish_reason"') &&
-        !rest.includes('"system_fingerprint":null')
-      ) {
-        const before = this.output.delivered();
-        this.output.addJson(rest, bytes - data.length);
-        this.markFirstToken(before);
-        FINISH.lastIndex = 0;
-        for (let m = FINISH.exec(rest); m !== null; m = FINISH.exec(rest)) {
-          this.finishReason = m[1]!;
-          this.finished++;
-        }
-        return `data: ${this.ourHead}${rest}\n\n`;
-      }
-    }
-    return this.rewriteParsed(data);
+    if (head === null || !data.startsWith(head) || !data.endsWith("}")) return null;
+    const rest = data.slice(head.length);
+    // Chunks the contract would reject as sent (no finish_reason, a null system_fingerprint) are parsed and mended.
+    return !rest.includes('"usage"') &&
+      !rest.includes('"error"') &&
+      !rest.includes('"provider"') &&
+      rest.includes('"finish_reason"') &&
+      !rest.includes('"system_fingerprint":null')
+      ? rest
+      : null;
   }
 
-  private rewriteParsed(data: string): string | ChunkFailure {
-    let chunk: Chunk;
-    try {
-      chunk = JSON.parse(data) as Chunk;
-    } catch {
-      return { status: 502, message: `Carrier ${this.provider} sent a malformed stream chunk.` };
-    }
-    if (typeof chunk !== "object" || chunk === null || Array.isArray(chunk))
-      return { status: 502, message: `Carrier ${this.provider} sent a malformed stream chunk.` };
-    if (chunk.error !== undefined) return { status: 502, message: `Carrier ${this.provider} failed mid-stream: ${errorText(chunk.error)}` };
+  /** The rewritten `data:` event for one carrier payload, as the account read it. */
+  rewrite({ data }: SseEvent, { json, usage, shown }: ReadChunk): string {
+    if (json === null) return `data: ${this.ourHead}${data.slice(this.upstreamHead!.length)}\n\n`;
+    const chunk = json as Chunk;
     if (this.upstreamHead === null) this.learnHead(data, chunk);
-    if (typeof chunk.id === "string") this.upstreamId ??= chunk.id;
     chunk.id = this.genId;
     chunk.model = this.model;
     chunk.provider = this.provider;
     if (chunk.system_fingerprint === null) delete chunk.system_fingerprint; // the contract types it as a string
-    if (Array.isArray(chunk.choices)) {
-      for (const choice of chunk.choices as unknown[]) {
-        if (typeof choice !== "object" || choice === null) continue;
-        const { delta, finish_reason } = choice as Record<string, unknown>;
-        if (finish_reason === undefined) (choice as Record<string, unknown>).finish_reason = null; // required (nullable) by the contract
-        if (typeof delta === "object" && delta !== null && !Array.isArray(delta)) {
-          const before = this.output.delivered();
-          this.output.addParsed(delta as Record<string, unknown>);
-          this.markFirstToken(before);
-        }
-        if (typeof finish_reason === "string") {
-          this.finishReason = finish_reason;
-          this.finished++;
-        }
-      }
-    }
-    const reported = readUsage(chunk.usage);
-    if (reported) {
-      this.usage = reported;
-      // The finish chunk comes before usage: the cost shown is the one charged, insurance included.
-      this.shown = charge(reported, this.endpoint, this.finishReason, false);
-      chunk.usage = presentUsage(chunk.usage, reported, this.shown, this.endpoint.outputNano);
-    }
+    if (Array.isArray(chunk.choices))
+      for (const choice of chunk.choices as unknown[])
+        if (typeof choice === "object" && choice !== null && (choice as Record<string, unknown>).finish_reason === undefined)
+          (choice as Record<string, unknown>).finish_reason = null; // required (nullable) by the contract
+    if (usage && shown) chunk.usage = presentUsage(chunk.usage, usage, shown, this.endpoint.outputNano);
     return `data: ${JSON.stringify(chunk)}\n\n`;
   }
 
@@ -141,15 +89,4 @@ export class ChunkRewriter implements StreamRenderer {
     this.upstreamHead = head;
     this.ourHead = `{"id":${JSON.stringify(this.genId)},"object":${JSON.stringify(object)},"created":${created},"model":${JSON.stringify(this.model)},"provider":${JSON.stringify(this.provider)}`;
   }
-
-  /** The first chunk that carried output marks the time of the first token. */
-  private markFirstToken(deliveredBefore: number): void {
-    if (this.firstTokenAt === null && this.output.delivered() > deliveredBefore) this.firstTokenAt = Date.now();
-  }
-}
-
-function errorText(error: unknown): string {
-  if (typeof error === "string") return error;
-  if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string") return error.message;
-  return "unknown error";
 }

@@ -74,8 +74,8 @@ export const openAiResponses: CallerProtocol<"responses"> = {
     return responseObject(facts, { status, incomplete_details, output, usage: responsesUsage(billed.tokens), completedAt: Math.floor(Date.now() / 1000) });
   },
 
-  stream(facts, endpoint) {
-    return new ResponsesStream(facts, endpoint);
+  stream(facts) {
+    return new ResponsesStream(facts);
   },
 
   errorBody(err) {

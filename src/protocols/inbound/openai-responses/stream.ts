@@ -1,10 +1,9 @@
 import { ChunkStream, joinDetails, reasoningText, type Obj } from "../chunk-stream";
-import type { AnswerFacts, ChunkFailure } from "../caller-protocol";
+import type { AnswerFacts, ChunkFailure, StreamSummary } from "../caller-protocol";
 import { describesText, functionCallItem, itemId, messageItem, outputText, reasoningItem, responseObject, responsesUsage, statusOf } from "./answer";
 import { PendingSeals, requireSealer, sealingStep } from "./reasoning-envelope";
 import { streamError } from "./errors";
 import { callerCallItem, customInput, echoedToolNames, type ToolOrigin } from "./tools";
-import type { PricedEndpoint } from "../../../catalog/catalog";
 
 /** The item being streamed: its kind, position, id and what it has gathered. */
 type Open =
@@ -40,8 +39,8 @@ export class ResponsesStream extends ChunkStream {
   private readonly seals: PendingSeals | null;
   readonly asyncStep?: TransformStream<Uint8Array, Uint8Array>;
 
-  constructor(facts: AnswerFacts, endpoint: PricedEndpoint) {
-    super(facts, endpoint);
+  constructor(facts: AnswerFacts) {
+    super(facts);
     this.seals = facts.echo.include_encrypted_reasoning === true ? new PendingSeals() : null;
     if (this.seals) this.asyncStep = sealingStep(this.seals, requireSealer(facts.sealer));
   }
@@ -116,11 +115,11 @@ export class ResponsesStream extends ChunkStream {
     return out;
   }
 
-  end(failure: ChunkFailure | null): string {
+  end(failure: ChunkFailure | null, summary: StreamSummary): string {
     let out = this.start();
     if (failure) {
       const error = streamError(failure);
-      const response = responseObject(this.facts, { status: "failed", error, output: this.items, usage: this.usageObject(), completedAt: null });
+      const response = responseObject(this.facts, { status: "failed", error, output: this.items, usage: usageObject(summary), completedAt: null });
       return out + this.event("response.failed", { response });
     }
     out += this.close();
@@ -131,28 +130,15 @@ export class ResponsesStream extends ChunkStream {
       out += this.event("response.output_item.added", { output_index: index, item: reasoningItem(item.id as string, "", [], null, "in_progress") });
       out += this.event("response.output_item.done", { output_index: index, item });
     }
-    const { status, incomplete_details } = statusOf(this.finishReason);
+    const { status, incomplete_details } = statusOf(summary.finishReason);
     const response = responseObject(this.facts, {
       status,
       incomplete_details,
       output: this.items,
-      usage: this.usageObject(),
+      usage: usageObject(summary),
       completedAt: Math.floor(Date.now() / 1000),
     });
     return out + this.event(status === "completed" ? "response.completed" : "response.incomplete", { response });
-  }
-
-  private usageObject(): Obj {
-    return responsesUsage(
-      this.usage ?? {
-        promptTokens: 0,
-        completionTokens: this.output.completionTokens(0),
-        reasoningTokens: 0,
-        cachedTokens: 0,
-        cacheWriteTokens: 0,
-        cacheWrite1hTokens: 0,
-      },
-    );
   }
 
   private toolOrigin(carrierName: string): ToolOrigin {
@@ -227,4 +213,18 @@ export class ResponsesStream extends ChunkStream {
     this.items[open.index] = item;
     return out + this.event("response.output_item.done", { output_index: open.index, item });
   }
+}
+
+/** The Responses usage: the carrier's, else the estimate of what was delivered. */
+function usageObject({ usage, output }: StreamSummary): Obj {
+  return responsesUsage(
+    usage ?? {
+      promptTokens: 0,
+      completionTokens: output.completionTokens(0),
+      reasoningTokens: 0,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+    },
+  );
 }
