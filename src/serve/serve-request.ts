@@ -75,7 +75,7 @@ async function serveStream(facts: RequestFacts, trail: RequestTrail, stages: Sta
       endpoint,
       renderer,
       decoder: carrierProtocol(endpoint).streamDecoder(body),
-      limits: relayLimits(facts.env),
+      limits: relayLimits(facts.settings),
       idleMs: facts.settings.CARRIER_TIMEOUT_MS,
       startedAt: facts.startedAt,
     },
