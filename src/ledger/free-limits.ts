@@ -1,5 +1,4 @@
-import type { Env } from "../env";
-import { settings } from "../settings";
+import type { Settings } from "../settings";
 import { NANO_PER_USD } from "../catalog/money";
 
 /**
@@ -18,8 +17,10 @@ export type FreeLimits = {
 /** Refused by a free-model rate limit: which window, its limit, when a request may be admitted again (ms epoch) and in how many seconds (≥ 1). */
 export type FreeLimitHit = { window: "minute" | "day"; limit: number; resetAt: number; retryAfterS: number };
 
-export function freeLimits(env: Env): FreeLimits {
-  const s = settings(env);
+/** The free-model limits from the settings the request read when it opened. */
+export function freeLimits(
+  s: Pick<Settings, "FREE_REQUESTS_PER_MINUTE" | "FREE_REQUESTS_PER_DAY" | "FREE_REQUESTS_PER_DAY_BOUGHT" | "FREE_BOUGHT_THRESHOLD_USD">,
+): FreeLimits {
   return {
     perMinute: s.FREE_REQUESTS_PER_MINUTE,
     perDay: s.FREE_REQUESTS_PER_DAY,

@@ -35,7 +35,7 @@ export async function admit(
       holdNano: paid ? demand.wantNano : 0,
       ...(paid && demand.minNano < demand.wantNano ? { minHoldNano: demand.minNano } : {}),
       paid,
-      ...(free ? { free: freeLimits(facts.env) } : {}),
+      ...(free ? { free: freeLimits(facts.settings) } : {}),
       abandoned,
     },
     facts.waitUntil,
