@@ -106,3 +106,15 @@ export async function storedRecords(accountId: string, count: number): Promise<G
   await recorded(accountId, count);
   return (await recordsPage(recordStores(env), accountId, {}, "older", null, 10_000)).rows;
 }
+
+/** One function tool (a city's weather), as the carrier tests declare it in OpenAI's chat shape. */
+export const WEATHER_TOOLS = [
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      description: "Current weather",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  },
+];

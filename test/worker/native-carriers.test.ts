@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { chat, debited, get, newAccount, generation, uncachedCost, user } from "./helpers";
+import { chat, debited, get, newAccount, generation, uncachedCost, user, WEATHER_TOOLS } from "./helpers";
 import { readSse } from "./sse";
 import { simRequests, uniqueTag } from "./sim";
 import catalogJson from "../../catalog.json";
@@ -16,16 +16,6 @@ const GPT5 = "openai/gpt-5-mini";
 type Json = Record<string, any>;
 const nano = (usd: number) => Math.round(usd * 1e9);
 const endpointOf = (model: string) => catalog.endpoints(model)[0]!;
-const TOOLS = [
-  {
-    type: "function",
-    function: {
-      name: "get_weather",
-      description: "Current weather",
-      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-    },
-  },
-];
 
 /** The cost the catalog's prices give the record's tokens (the record's own split of cached and written tokens). */
 function recordCost(g: Json, model: string): number {
@@ -86,7 +76,7 @@ describe.each([
   it("multi-turn tool use: a text beside the tool result is kept, after it; the answer's tool calls come back as tool_calls", async () => {
     const tag = uniqueTag();
     const { res, json } = await answered(model, {
-      tools: TOOLS,
+      tools: WEATHER_TOOLS,
       messages: [
         { role: "user", content: "Weather in Paris?" },
         {
@@ -118,7 +108,7 @@ describe.each([
     const tag = uniqueTag();
     const call = (id: string, city: string) => ({ id, type: "function", function: { name: "get_weather", arguments: JSON.stringify({ city }) } });
     const { res } = await answered(model, {
-      tools: TOOLS,
+      tools: WEATHER_TOOLS,
       messages: [
         { role: "user", content: "Paris and Rome?" },
         { role: "assistant", content: null, tool_calls: [call("call_p", "Paris"), call("call_r", "Rome")] },

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { chat, debited, generation, newAccount, settled } from "../helpers";
+import { chat, debited, generation, newAccount, settled, WEATHER_TOOLS } from "../helpers";
 import { readSse } from "../sse";
 import { simRequests, uniqueTag } from "../sim";
 import catalogJson from "../../../catalog.json";
@@ -18,16 +18,6 @@ import { CARRIER_PROTOCOLS } from "../../../src/protocols/outbound";
 type Json = Record<string, any>;
 const catalog = Catalog.parse(catalogJson);
 const nano = (usd: number) => Math.round(usd * 1e9);
-const TOOLS = [
-  {
-    type: "function",
-    function: {
-      name: "get_weather",
-      description: "Current weather",
-      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-    },
-  },
-];
 
 /** The first endpoint of a chat model with tools that the protocol serves (no `:free` or `:batch` variant, which have limits of their own). */
 function endpointSpeaking(protocol: string): { model: string; endpoint: PricedEndpoint } | undefined {
@@ -99,7 +89,7 @@ describe.each(Object.keys(CARRIER_PROTOCOLS))("carrier protocol %s", (protocol) 
 
   it("tools: the request's tools reach the carrier in its protocol, and its call comes back as the caller's tool call", async () => {
     const a = await newAccount(10);
-    const res = await ask(a.key, { tools: TOOLS, messages: [{ role: "user", content: `${uniqueTag()} Weather in Paris? [sim tool_call]` }] });
+    const res = await ask(a.key, { tools: WEATHER_TOOLS, messages: [{ role: "user", content: `${uniqueTag()} Weather in Paris? [sim tool_call]` }] });
     expect(res.status).toBe(200);
     const choice = ((await res.json()) as Json).choices[0];
     expect(choice.finish_reason).toBe("tool_calls");
@@ -109,7 +99,11 @@ describe.each(Object.keys(CARRIER_PROTOCOLS))("carrier protocol %s", (protocol) 
 
   it("tools, streamed: the call's name and arguments decoded from its stream", async () => {
     const a = await newAccount(10);
-    const res = await ask(a.key, { stream: true, tools: TOOLS, messages: [{ role: "user", content: `${uniqueTag()} Weather in Paris? [sim tool_call]` }] });
+    const res = await ask(a.key, {
+      stream: true,
+      tools: WEATHER_TOOLS,
+      messages: [{ role: "user", content: `${uniqueTag()} Weather in Paris? [sim tool_call]` }],
+    });
     expect(res.status).toBe(200);
     const chunks = (await readSse(res)).filter((e): e is Json => e !== "[DONE]");
     const calls = chunks.flatMap((c) => c.choices?.[0]?.delta?.tool_calls ?? []);
