@@ -1,5 +1,4 @@
 import type { Env } from "../env";
-import { settings } from "../settings";
 import { isolate } from "../isolate";
 import { EMPTY_SNAPSHOT, HEALTH_KV_KEY, parseSnapshot, type HealthSnapshot } from "./health-snapshot";
 
@@ -15,10 +14,10 @@ const healthMemo = isolate.slot<{ served?: { snapshot: HealthSnapshot; readAt: n
  * The endpoint health snapshot, stale-while-revalidate. Only the first read in a fresh isolate waits,
  * for one KV read (the catalog is read from KV then too); from then on a request never waits on KV:
  * a snapshot older than HEALTH_MEMO_MS (30 s) is served as it is while one re-read runs under `waitUntil`. No snapshot
- * in KV, or KV failing, gives the empty snapshot (health unknown), never an error. The request path passes
- * HEALTH_MEMO_MS (`memoMs`) from the settings it read where the request opened.
+ * in KV, or KV failing, gives the empty snapshot (health unknown), never an error. Its callers pass
+ * HEALTH_MEMO_MS (`memoMs`) from the settings they read where the request opened.
  */
-export async function readHealth(env: Env, waitUntil: WaitUntil, memoMs: number = settings(env).HEALTH_MEMO_MS): Promise<HealthSnapshot> {
+export async function readHealth(env: Env, waitUntil: WaitUntil, memoMs: number): Promise<HealthSnapshot> {
   const now = Date.now();
   const memo = healthMemo.get().served;
   if (!memo) return reread(env, now, undefined, memoMs);

@@ -13,8 +13,12 @@ export type RoutingHealth = (endpoint: PricedEndpoint) => EndpointHealth;
  * isolate's first read waits on KV) joined with this isolate's failure streaks, by (model id, carrier slug).
  * Latency comes out in seconds (`preferred_max_latency`'s unit), throughput in tokens/s.
  */
-export async function routingHealth(env: Env, waitUntil: (p: Promise<unknown>) => void, s: Pick<Settings, "HEALTH_FAILURE_MEMORY_S">): Promise<RoutingHealth> {
-  const snapshot = await readHealth(env, waitUntil);
+export async function routingHealth(
+  env: Env,
+  waitUntil: (p: Promise<unknown>) => void,
+  s: Pick<Settings, "HEALTH_FAILURE_MEMORY_S" | "HEALTH_MEMO_MS">,
+): Promise<RoutingHealth> {
+  const snapshot = await readHealth(env, waitUntil, s.HEALTH_MEMO_MS);
   const memoryMs = s.HEALTH_FAILURE_MEMORY_S * 1000;
   const now = Date.now();
   return (endpoint) => {

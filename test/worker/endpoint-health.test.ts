@@ -10,6 +10,7 @@ import { forgetHealthMemo, readHealth } from "../../src/health/health-memo";
 import { newAccount } from "./helpers";
 import { rollUpAttempts, type SeedAttempt } from "./health-seed";
 import { BUCKET_COLUMNS, bucketBounds, type Metric } from "../../src/db/health-buckets";
+import { settings } from "../../src/settings";
 
 // Endpoint health comes from every carrier attempt the records carry: counted into per-minute rollups as
 // they are flushed, folded by the Cron Trigger into KV, read through an isolate memo. The request path
@@ -283,13 +284,13 @@ describe("endpoint health on /models/…/endpoints and the console", () => {
     expect(reads.n).toBe(1);
 
     // 31 s later, with KV hanging: the stale snapshot is served at once, one re-read goes to waitUntil.
-    const first = await readHealth({ ...env, CATALOG: kv }, () => {});
+    const first = await readHealth({ ...env, CATALOG: kv }, () => {}, settings(env).HEALTH_MEMO_MS);
     const later = Date.now() + 31_000;
     vi.spyOn(Date, "now").mockReturnValue(later);
     hang = true;
     const background: Promise<unknown>[] = [];
-    expect(await readHealth({ ...env, CATALOG: kv }, (p) => background.push(p))).toBe(first);
-    expect(await readHealth({ ...env, CATALOG: kv }, (p) => background.push(p))).toBe(first);
+    expect(await readHealth({ ...env, CATALOG: kv }, (p) => background.push(p), settings(env).HEALTH_MEMO_MS)).toBe(first);
+    expect(await readHealth({ ...env, CATALOG: kv }, (p) => background.push(p), settings(env).HEALTH_MEMO_MS)).toBe(first);
     expect(background).toHaveLength(1);
     expect(reads.n).toBe(2);
   });
