@@ -12,6 +12,7 @@ import { adminRoutes } from "./admin/admin-routes";
 import { stripeWebhookRoutes } from "./api/stripe-webhook-routes";
 import { consoleApp } from "./console/console-app";
 import { drainUnreadBody } from "./http/drain-body";
+import { readSettingsOnce } from "./http/read-settings";
 import { logError } from "./log-error";
 import { wrongPathAnswer } from "./api/wrong-path";
 
@@ -27,7 +28,8 @@ api.route("/", accountRoutes);
 api.route("/", keyManagementRoutes);
 
 export const app = new Hono<AppEnv>();
-app.use("*", drainUnreadBody); // first: every answer waits until the request body is read (bounded)
+app.use("*", readSettingsOnce); // first: every handler after it reads `c.var.settings`, parsed once
+app.use("*", drainUnreadBody); // every answer waits until the request body is read (bounded)
 app.route(API_PREFIX, api);
 app.route("/admin", adminRoutes);
 app.route("/", stripeWebhookRoutes); // Stripe's signed events (src/payments/stripe-events.ts)

@@ -1,5 +1,5 @@
 import type { ApiKey } from "./db/schema";
-import type { SettingName, WranglerTomlVar } from "./settings";
+import type { SettingName, Settings, WranglerTomlVar } from "./settings";
 
 /**
  * The Worker's environment. Bindings (D1, KV, Durable Objects, the settle queue) and wrangler.toml's
@@ -16,4 +16,5 @@ export type SettingVars = Partial<Record<Exclude<SettingName, WranglerTomlVar>, 
 /** The authenticated caller, set by the auth middleware. */
 export type Caller = { key: ApiKey; accountId: string };
 
-export type AppEnv = { Bindings: Env; Variables: { caller: Caller } };
+/** Hono environment of the API: the caller (its auth middleware) and the settings read once per request (src/http/read-settings.ts). */
+export type AppEnv = { Bindings: Env; Variables: { caller: Caller; settings: Settings } };

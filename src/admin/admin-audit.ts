@@ -5,7 +5,6 @@ import { archiveParts, deadRecordBatches, endpointAttempts, endpointMinuteHistog
 import { eq, sql } from "drizzle-orm";
 import { ledgerFor } from "../ledger/ledger";
 import { archiveTotals, d1SizeBytes, recordTotals } from "../db/archive-index";
-import { settings } from "../settings";
 import { accountOr404 } from "./admin-input";
 
 /** The operator's audits: an account's money invariants, and the service's storage. */
@@ -71,7 +70,7 @@ adminAuditRoutes.get("/accounts/:ref/audit", async (c) => {
  * not a request path's.
  */
 adminAuditRoutes.get("/storage", async (c) => {
-  const s = settings(c.env);
+  const s = c.var.settings;
   const q = db(c.env.DB);
   const [size, [d1Rows, attempts, writing, dead, rollups, minutes, histograms], archive] = await Promise.all([
     d1SizeBytes(c.env.DB),

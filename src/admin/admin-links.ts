@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { ApiError } from "../request/errors";
 import { findAccount } from "../keys/key-store";
-import { settings } from "../settings";
 import { createLink, LINK_PATH, type LinkKind } from "../console/auth/one-time-links";
 import { credentialOf } from "../console/auth/accounts-store";
 
@@ -20,7 +19,7 @@ adminLinkRoutes.post("/accounts/:ref/sign-in-link", async (c) => {
   const ref = c.req.param("ref");
   const account = await findAccount(c.env.DB, ref);
   if (!account) throw new ApiError(404, `No account ${ref}.`);
-  const { token, expiresAt } = await createLink(c.env.DB, "sign-in", account.id, settings(c.env).SIGN_IN_LINK_TTL_MINUTES * 60_000);
+  const { token, expiresAt } = await createLink(c.env.DB, "sign-in", account.id, c.var.settings.SIGN_IN_LINK_TTL_MINUTES * 60_000);
   return c.json(
     {
       id: account.id,
@@ -34,9 +33,9 @@ adminLinkRoutes.post("/accounts/:ref/sign-in-link", async (c) => {
 });
 
 adminLinkRoutes.post("/invitations", async (c) => {
-  const policy = settings(c.env).SIGN_UP;
+  const policy = c.var.settings.SIGN_UP;
   if (policy === "closed")
     throw new ApiError(409, "Sign-up is closed (SIGN_UP=closed): an invitation could not be used. Make the account (create-account), then a sign-in link.");
-  const { token, expiresAt } = await createLink(c.env.DB, "invite", null, settings(c.env).INVITE_TTL_HOURS * 3_600_000);
+  const { token, expiresAt } = await createLink(c.env.DB, "invite", null, c.var.settings.INVITE_TTL_HOURS * 3_600_000);
   return c.json({ url: linkUrl(c.req.url, "invite", token), expires_at: new Date(expiresAt).toISOString(), sign_up: policy }, 201);
 });

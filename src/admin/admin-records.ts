@@ -9,7 +9,6 @@ import { ledgerFor } from "../ledger/ledger";
 import { moveRecordsFromD1 } from "../generations/archive-records";
 import { recordStores, recordsPage } from "../generations/record-pages";
 import { recordLine } from "../generations/archive-format";
-import { settings } from "../settings";
 import { accountOr404 } from "./admin-input";
 
 /** The operator's view of the generation records: an account's newest, its batches sent again, records moved out of D1. */
@@ -27,7 +26,7 @@ adminRecordRoutes.get("/accounts/:ref/records", async (c) => {
   if (!query.success) throw new ApiError(400, "The only query parameter is `limit`, a whole number from 1 to 500 (default 50).");
   const { limit } = query.data;
   const account = await accountOr404(c.env.DB, c.req.param("ref"));
-  const { rows, more } = await recordsPage(recordStores(c.env), account.id, {}, "older", null, limit);
+  const { rows, more } = await recordsPage(recordStores(c.env, c.var.settings), account.id, {}, "older", null, limit);
   return c.json({ id: account.id, data: rows.map((g) => JSON.parse(recordLine(g)) as Record<string, unknown>), more });
 });
 
@@ -45,7 +44,7 @@ adminRecordRoutes.post("/accounts/:ref/records/resend", async (c) => {
  * run of the archive over every record in D1, whatever its age; resumable, call again until `done`.
  */
 adminRecordRoutes.post("/records/move-from-d1", async (c) => {
-  const run = await moveRecordsFromD1(c.env, settings(c.env));
+  const run = await moveRecordsFromD1(c.env, c.var.settings);
   const [left] = await db(c.env.DB)
     .select({ rows: sql<number>`count(*)` })
     .from(generations);

@@ -9,7 +9,6 @@ import { presentEndpoints, presentModel, presentModelList, presentProviders, typ
 import { readHealth } from "../health/health-memo";
 import { endpointStats } from "../health/health-snapshot";
 import { hasValidKey } from "./auth";
-import { settings } from "../settings";
 
 /** Public catalog: GET /models, /models/count, /models/:author/:slug/endpoints, /providers. No key needed. */
 export const catalogRoutes = new Hono<AppEnv>();
@@ -181,7 +180,7 @@ catalogRoutes.get("/models/:author/:slug/endpoints", async (c) => {
   // Figures come from the Cron Trigger's snapshot in KV (this route never queries D1 for them);
   // latency and throughput only for callers with a valid key, as the contract has it.
   const [snapshot, withPercentiles] = await Promise.all([
-    readHealth(c.env, (p) => c.executionCtx.waitUntil(p), settings(c.env).HEALTH_MEMO_MS),
+    readHealth(c.env, (p) => c.executionCtx.waitUntil(p), c.var.settings.HEALTH_MEMO_MS),
     hasValidKey(c.env, c.req.header("authorization")),
   ]);
   const body = presentEndpoints(catalog, model, endpointStats(snapshot, id, withPercentiles));

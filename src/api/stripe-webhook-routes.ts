@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import type { AppEnv } from "../env";
 import { readBodyLimited } from "../http/read-limited";
 import { logError, logInfo } from "../log-error";
-import { settings } from "../settings";
 import { paymentDeps } from "../payments/grant-payment";
 import { recordStripeEvent } from "../payments/payments-store";
 import { stripeAccess, verifiedEvent } from "../payments/stripe-client";
@@ -20,9 +19,9 @@ stripeWebhookRoutes.post("/webhooks/stripe", async (c) => {
   if (!access) return c.json({ error: { message: "Payments are not enabled on this deployment." } }, 404);
   const signature = c.req.header("stripe-signature");
   if (!signature) return c.json({ error: { message: "Missing Stripe-Signature header." } }, 400);
-  const body = await readBodyLimited(c.req.raw, settings(c.env).STRIPE_WEBHOOK_MAX_BYTES);
+  const body = await readBodyLimited(c.req.raw, c.var.settings.STRIPE_WEBHOOK_MAX_BYTES);
   if (body === "too_large")
-    return c.json({ error: { message: `Webhook body over ${settings(c.env).STRIPE_WEBHOOK_MAX_BYTES} bytes (STRIPE_WEBHOOK_MAX_BYTES).` } }, 413);
+    return c.json({ error: { message: `Webhook body over ${c.var.settings.STRIPE_WEBHOOK_MAX_BYTES} bytes (STRIPE_WEBHOOK_MAX_BYTES).` } }, 413);
   let event;
   try {
     event = await verifiedEvent(access, body.text, signature);

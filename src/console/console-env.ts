@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import type { Settings } from "../settings";
 
 /** The signed-in account of a console request. `token` is the session cookie's value (never stored). */
 export type SignedIn = { accountId: string; email: string; token: string };
@@ -7,4 +8,4 @@ export type SignedIn = { accountId: string; email: string; token: string };
  * Hono environment of the console: the Worker bindings, the CSP nonce, the session (null = signed out),
  * and the origins other than ours a page's forms may lead to (Stripe's checkout, after the pay form's redirect).
  */
-export type ConsoleEnv = { Bindings: Env; Variables: { nonce: string; session: SignedIn | null; formTargets?: readonly string[] } };
+export type ConsoleEnv = { Bindings: Env; Variables: { nonce: string; session: SignedIn | null; formTargets?: readonly string[]; settings: Settings } };

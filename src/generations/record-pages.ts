@@ -1,5 +1,5 @@
 import type { Env } from "../env";
-import { settings } from "../settings";
+import type { Settings } from "../settings";
 import { archivedParts, d1Records, type Cursor, type Direction } from "../db/record-queries";
 import { matchesFilter, type RecordFilter } from "../db/record-filter";
 import type { Generation } from "../db/schema";
@@ -65,6 +65,6 @@ export async function recordsPage(
 }
 
 /** The Worker's record stores, with its settings. */
-export function recordStores(env: Env): RecordStores {
-  return { d1: env.DB, bucket: env.ARCHIVE, readsPerPage: settings(env).RECORDS_ARCHIVE_READS_PER_PAGE };
+export function recordStores(env: Env, s: Pick<Settings, "RECORDS_ARCHIVE_READS_PER_PAGE">): RecordStores {
+  return { d1: env.DB, bucket: env.ARCHIVE, readsPerPage: s.RECORDS_ARCHIVE_READS_PER_PAGE };
 }

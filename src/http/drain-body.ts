@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { Env } from "../env";
-import { settings } from "../settings";
+import type { Settings } from "../settings";
 
 /**
  * Reads and discards what is left of a body, at most `maxBytes` for at most `maxMs`, then cancels the
@@ -44,11 +44,11 @@ export async function drainBody(body: ReadableStream<Uint8Array>, maxBytes: numb
  * a 413 for an oversized body, a 401 for a body sent with a bad key. So whatever a handler left unread
  * is drained here, bounded in bytes and time; a body declared larger than the bound is not read at all.
  */
-export const drainUnreadBody = createMiddleware<{ Bindings: Env }>(async (c, next) => {
+export const drainUnreadBody = createMiddleware<{ Bindings: Env; Variables: { settings: Settings } }>(async (c, next) => {
   const body = c.req.raw.body; // before next(): a middleware may replace c.req.raw
   await next();
   if (!body) return;
-  const { BODY_DRAIN_MAX_BYTES: maxBytes, BODY_DRAIN_MAX_MS: maxMs } = settings(c.env);
+  const { BODY_DRAIN_MAX_BYTES: maxBytes, BODY_DRAIN_MAX_MS: maxMs } = c.var.settings;
   const declared = Number(c.req.header("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) {
     await body.cancel().catch(() => {});

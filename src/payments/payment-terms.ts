@@ -1,4 +1,4 @@
-import { settings, type SettingsSource } from "../settings";
+import type { Settings } from "../settings";
 
 /** Nano-USD in one cent: Stripe counts cents, the ledger nano-USD. */
 export const NANO_PER_CENT = 10_000_000;
@@ -15,8 +15,7 @@ export type PaymentTerms = {
 
 export type Quote = { creditsCents: number; feeCents: number; totalCents: number; creditsNano: number; feeNano: number };
 
-export function paymentTerms(env: SettingsSource): PaymentTerms {
-  const s = settings(env);
+export function paymentTerms(s: Pick<Settings, "PAYMENT_MIN_USD" | "PAYMENT_MAX_USD" | "PLATFORM_FEE_PERCENT" | "PLATFORM_FEE_MIN_USD">): PaymentTerms {
   return {
     minCents: s.PAYMENT_MIN_USD * 100,
     maxCents: Math.max(s.PAYMENT_MIN_USD, s.PAYMENT_MAX_USD) * 100,

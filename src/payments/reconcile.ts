@@ -1,7 +1,7 @@
 import type { Env } from "../env";
 import type { Payment } from "../db/schema";
 import { logError } from "../log-error";
-import { settings, type Settings } from "../settings";
+import type { Settings } from "../settings";
 import { applySession } from "./apply-session";
 import { grantCharged, paymentDeps, type MaybeConnectedDeps } from "./grant-payment";
 import { recordFailed, recordLookedAt, unfinishedFairly, unfinishedOf } from "./payments-store";
@@ -96,8 +96,12 @@ export async function reconcileAllFromEnv(env: Env, s: Settings): Promise<Reconc
  * payments, the one it came back from (`first`) first, none looked at in the last
  * `PAYMENTS_PAGE_RECHECK_S` (but that one), each Stripe call within `allowance`.
  */
-export async function reconcileAccountFromEnv(env: Env, accountId: string, opts: { first?: string; allowance: StripeAllowance }): Promise<ReconcileReport> {
-  const s = settings(env);
+export async function reconcileAccountFromEnv(
+  env: Env,
+  s: Settings,
+  accountId: string,
+  opts: { first?: string; allowance: StripeAllowance },
+): Promise<ReconcileReport> {
   const deps = await paymentDeps(env);
   const lookedSince = deps.now() - s.PAYMENTS_PAGE_RECHECK_S * 1000;
   const rows = await unfinishedOf(env.DB, accountId, { limit: s.PAYMENTS_PAGE_RECONCILE, first: opts.first, lookedSince });

@@ -1,6 +1,6 @@
 import type Stripe from "stripe";
 import { isolate } from "../isolate";
-import { settings, type SettingsSource } from "../settings";
+import { settings, type Settings, type SettingsSource } from "../settings";
 
 /** Stripe as this deployment reaches it: the SDK client and the webhook signing secret. */
 export type StripeAccess = { stripe: Stripe; webhookSecret: string; subtleCrypto: ReturnType<typeof Stripe.createSubtleCryptoProvider> };
@@ -8,14 +8,13 @@ export type StripeAccess = { stripe: Stripe; webhookSecret: string; subtleCrypto
 const clients = isolate.slot("stripe clients", () => new WeakMap<object, Promise<StripeAccess>>());
 
 /** Both of Stripe's secrets set = payments on; either missing = off (the credits page says so, the webhook answers 404). */
-export function paymentsEnabled(env: SettingsSource): boolean {
-  const s = settings(env);
+export function paymentsEnabled(s: Pick<Settings, "STRIPE_SECRET_KEY" | "STRIPE_WEBHOOK_SECRET">): boolean {
   return s.STRIPE_SECRET_KEY !== undefined && s.STRIPE_WEBHOOK_SECRET !== undefined;
 }
 
 /** The origin of Stripe's hosted checkout pages (the simulator's, locally): the pay form's redirect goes there. */
-export function checkoutOrigin(env: SettingsSource): string {
-  const api = settings(env).STRIPE_API_URL;
+export function checkoutOrigin(s: Pick<Settings, "STRIPE_API_URL">): string {
+  const api = s.STRIPE_API_URL;
   return api ? new URL(api).origin : "https://checkout.stripe.com";
 }
 
@@ -26,7 +25,7 @@ export function checkoutOrigin(env: SettingsSource): string {
  * points it at the Stripe simulator by host and port.
  */
 export async function stripeAccess(env: SettingsSource): Promise<StripeAccess | null> {
-  if (!paymentsEnabled(env)) return null;
+  if (!paymentsEnabled(settings(env))) return null;
   const known = clients.get();
   let access = known.get(env);
   if (!access) {

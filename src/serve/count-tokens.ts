@@ -13,7 +13,6 @@ import type { CarrierAccess } from "../carriers/carrier-call";
 import { carrierSecret } from "../catalog/carrier-secret";
 import { keyUsageNow, totalsNow } from "../ledger/usage-now";
 import { limitRemainingNano } from "../keys/key-budget";
-import { settings } from "../settings";
 import { paymentRequired } from "./payment-required";
 import { tokenCountRateLimited } from "./rate-limited";
 import { logError } from "../log-error";
@@ -35,7 +34,7 @@ type Counted = { tokens: number; source: "exact" | "estimate"; fallback?: string
 export async function countTokens(c: Context<AppEnv>, protocol: CallerProtocol): Promise<Response> {
   const caller = c.get("caller");
   // Read once here; the steps below take their numbers.
-  const s = settings(c.env);
+  const s = c.var.settings;
   try {
     if (!protocol.readPrompt) throw new ApiError(404, "This API has no token count.");
     if (caller.key.isManagement)

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv, Caller, Env } from "../env";
-import { settings as readSettings, type Settings } from "../settings";
+import type { Settings } from "../settings";
 import { newGenerationId } from "../generations/generation-id";
 import type { InboundApi } from "../generations/record";
 import type { Sealer } from "../protocols/inbound/caller-protocol";
@@ -35,9 +35,15 @@ export type RequestFacts = Readonly<{
 }>;
 
 /** A request's facts from its request, as it opens. */
-export function requestFacts(env: Env, waitUntil: (p: Promise<unknown>) => void, caller: Caller, req: Request, inboundApi: InboundApi): RequestFacts {
+export function requestFacts(
+  env: Env,
+  settings: Settings,
+  waitUntil: (p: Promise<unknown>) => void,
+  caller: Caller,
+  req: Request,
+  inboundApi: InboundApi,
+): RequestFacts {
   const startedAt = Date.now();
-  const settings = readSettings(env);
   const headers = req.headers;
   return {
     env,
@@ -60,7 +66,7 @@ export function requestFacts(env: Env, waitUntil: (p: Promise<unknown>) => void,
 
 /** The facts of the request a route serves, in the API it came in; its generation id is on every answer. */
 export function openFacts(c: Context<AppEnv>, api: InboundApi): RequestFacts {
-  const facts = requestFacts(c.env, (p) => c.executionCtx.waitUntil(p), c.get("caller"), c.req.raw, api);
+  const facts = requestFacts(c.env, c.var.settings, (p) => c.executionCtx.waitUntil(p), c.get("caller"), c.req.raw, api);
   c.header("x-generation-id", facts.genId);
   return facts;
 }

@@ -4,6 +4,7 @@ import { exports } from "cloudflare:workers";
 import { env } from "cloudflare:test";
 import { recordStores, recordsPage } from "../../src/generations/record-pages";
 import type { Generation } from "../../src/db/schema";
+import { settings } from "../../src/settings";
 
 export const ORIGIN = "https://switchyard.test";
 const ADMIN = { authorization: "Bearer test-admin-token", "content-type": "application/json" };
@@ -104,7 +105,7 @@ export function uncachedCost(prompt: number, completion: number, price: TokenPri
 /** Waits (bounded) until `count` records of the account are stored, and returns them all as a reader finds them (newest first). */
 export async function storedRecords(accountId: string, count: number): Promise<Generation[]> {
   await recorded(accountId, count);
-  return (await recordsPage(recordStores(env), accountId, {}, "older", null, 10_000)).rows;
+  return (await recordsPage(recordStores(env, settings(env)), accountId, {}, "older", null, 10_000)).rows;
 }
 
 /** One function tool (a city's weather), as the carrier tests declare it in OpenAI's chat shape. */

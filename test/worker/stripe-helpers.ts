@@ -4,6 +4,7 @@ import { csrfOf, type ConsoleClient } from "./console-helpers";
 import { admin, ORIGIN } from "./helpers";
 import { STRIPE_EVENT_TYPES } from "../../src/payments/stripe-events";
 import { paymentTerms, quote } from "../../src/payments/payment-terms";
+import { settings } from "../../src/settings";
 
 /**
  * The Stripe side of payment tests: the Stripe simulator (test/global-simulator.ts starts it, without a
@@ -136,7 +137,7 @@ export async function payerAccount(): Promise<string> {
  * many times on one account, and an account can have more checkouts than the console lets it start.
  */
 export async function openCheckout(creditsCents: number, accountId: string, createdAt = Date.now()): Promise<{ paymentId: string; sessionId: string }> {
-  const q = quote(paymentTerms(env), creditsCents);
+  const q = quote(paymentTerms(settings(env)), creditsCents);
   const paymentId = `pay_${"x".repeat(11)}${crypto.randomUUID().replace(/-/g, "")}`;
   await env.DB.prepare("INSERT INTO payments (id, account_id, provider, amount_nano, fee_nano, status, created_at) VALUES (?, ?, 'stripe', ?, ?, 'pending', ?)")
     .bind(paymentId, accountId, q.creditsNano, q.feeNano, createdAt)

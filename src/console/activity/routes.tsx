@@ -21,7 +21,7 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
   const view: View = c.req.query("view") === "hour" ? "hour" : "day";
   const metric = readMetric(c.req.query("metric"));
   const [page, days, sums, keys, catalog] = await Promise.all([
-    activityPage(recordStores(c.env), accountId, { before, after }, filter),
+    activityPage(recordStores(c.env, c.var.settings), accountId, { before, after }, filter),
     spendSeries(c.env.DB, accountId, view, Date.now(), filter),
     breakdowns(c.env.DB, accountId, filter),
     accountKeys(c.env.DB, accountId),
@@ -51,7 +51,7 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
 activityRoutes.get("/activity.csv", ...accountPage, (c) => {
   const { accountId } = c.var.session!;
   const filter = readFilter((name) => c.req.query(name));
-  return new Response(activityCsv(recordStores(c.env), accountId, filter), {
+  return new Response(activityCsv(recordStores(c.env, c.var.settings), accountId, filter), {
     headers: {
       "content-type": "text/csv; charset=utf-8",
       "content-disposition": `attachment; filename="switchyard-activity${filter.from ? `-${filter.from}` : ""}${filter.to ? `-to-${filter.to}` : ""}.csv"`,

@@ -13,7 +13,6 @@ import { clearSignInAttempts, clientAddress, takeSignInAttempt, takeSignUpAttemp
 import { endSession, safeNext, startSession } from "./session";
 import { ChangePasswordPage, SignInPage, SignUpPage, type AuthFormState, type PasswordFormState } from "./pages";
 import { sha256Hex } from "../http/encoding";
-import { settings } from "../../settings";
 import { SignUpClosedPage } from "./link-pages";
 import { redeemLink, restoreInvite } from "./one-time-links";
 import { linkRoutes } from "./link-routes";
@@ -35,7 +34,7 @@ async function signInPage(c: Context<ConsoleEnv>, status: 200 | 400 | 401 | 429,
 }
 
 async function signUpPage(c: Context<ConsoleEnv>, status: 200 | 400 | 403 | 429, state?: AuthFormState, invite?: string) {
-  const policy = settings(c.env).SIGN_UP;
+  const policy = c.var.settings.SIGN_UP;
   if (policy === "closed") return render(c, <SignUpClosedPage meta={await pageMeta(c, "Sign-up is closed")} />, status === 200 ? 200 : 403);
   const csrf = await csrfToken(ensurePreSessionToken(c));
   return render(
@@ -79,7 +78,7 @@ authRoutes.get("/sign-up", ...publicPage, async (c) => {
 
 /** Sign-up as `SIGN_UP` allows it: open to anyone, with an invitation (used up by the account it makes), or not at all. */
 authRoutes.post("/sign-up", ...publicForm, async (c) => {
-  const policy = settings(c.env).SIGN_UP;
+  const policy = c.var.settings.SIGN_UP;
   if (policy === "closed") return signUpPage(c, 403);
   const form = await readForm(c);
   const invite = policy === "invite-only" ? (form.invite ?? "") : undefined;

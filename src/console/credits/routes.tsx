@@ -10,7 +10,7 @@ import { usd, utcDateTime } from "../layout/format";
 import { csrfToken } from "../auth/csrf-token";
 import { totalsNow } from "../../ledger/usage-now";
 import { logError } from "../../log-error";
-import { settings } from "../../settings";
+import type { Settings } from "../../settings";
 import { cancelCheckout, startCheckout, type CheckoutOutcome } from "../../payments/checkout";
 import { NANO_PER_CENT, paymentTerms, quote, type Quote } from "../../payments/payment-terms";
 import { findPayment, recentPayments } from "../../payments/payments-store";
@@ -31,16 +31,15 @@ const NOTICES = {
 
 const PAYMENT_ID = /^pay_[A-Za-z0-9_-]{43}$/;
 
-function paymentsMode(env: ConsoleEnv["Bindings"]): PaymentsMode | null {
-  const s = settings(env);
-  if (!paymentsEnabled(env)) return null;
+function paymentsMode(s: Settings): PaymentsMode | null {
+  if (!paymentsEnabled(s)) return null;
   const mode = s.STRIPE_API_URL ? "simulator" : s.STRIPE_SECRET_KEY!.startsWith("sk_live_") ? "live" : "test";
-  return { terms: paymentTerms(env), mode };
+  return { terms: paymentTerms(s), mode };
 }
 
 /** The amount typed → its priced quote, or the message saying what amounts are allowed. */
-function priced(env: ConsoleEnv["Bindings"], amount: string | undefined): { quote: Quote } | { error: string } {
-  const terms = paymentTerms(env);
+function priced(s: Settings, amount: string | undefined): { quote: Quote } | { error: string } {
+  const terms = paymentTerms(s);
   const nano = parseUsdInput(amount ?? "", 2);
   const cents = nano === undefined ? undefined : nano / NANO_PER_CENT;
   if (cents === undefined || cents < terms.minCents || cents > terms.maxCents)
@@ -50,7 +49,7 @@ function priced(env: ConsoleEnv["Bindings"], amount: string | undefined): { quot
 
 async function creditsPage(c: Context<ConsoleEnv>, status: ContentfulStatusCode, extra: { form?: AddCreditsState; notice?: string }) {
   const s = c.var.session!;
-  if (paymentsEnabled(c.env)) c.set("formTargets", [checkoutOrigin(c.env)]);
+  if (paymentsEnabled(c.var.settings)) c.set("formTargets", [checkoutOrigin(c.var.settings)]);
   const [totals, recent] = await Promise.all([totalsNow(c.env, s.accountId), recentPayments(c.env.DB, s.accountId)]);
   return render(
     c,
@@ -58,7 +57,7 @@ async function creditsPage(c: Context<ConsoleEnv>, status: ContentfulStatusCode,
       meta={await pageMeta(c, "Credits")}
       csrf={await csrfToken(s.token)}
       totals={totals}
-      payments={paymentsMode(c.env)}
+      payments={paymentsMode(c.var.settings)}
       paymentId={`pay_${randomToken()}`}
       recent={recent}
       {...extra}
@@ -81,14 +80,16 @@ creditRoutes.get("/settings/credits", ...accountPage, async (c) => {
   const cancelled = c.req.query("cancelled");
   if (cancelled && PAYMENT_ID.test(cancelled)) {
     const deps = await connectedPaymentDeps(c.env);
-    const allowance = (n: number) => takeAccountStripeCalls(c.env, accountId, n);
+    const allowance = (n: number) => takeAccountStripeCalls(c.env, c.var.settings, accountId, n);
     if (deps) await cancelCheckout(deps, accountId, cancelled, allowance).catch((err: unknown) => logError("checkout cancel failed", err));
   }
   const returned = c.req.query("checkout") ?? cancelled;
   // A payment of this account that a lost webhook, a crash or a lost reply left unfinished is finished before the balance is read:
   // a few of them (the one it came back from first), within the Stripe calls pages may make (the Cron Trigger finishes the rest).
-  const allowance = (n: number) => takePageStripeCalls(c.env, accountId, n);
-  await reconcileAccountFromEnv(c.env, accountId, { first: returned, allowance }).catch((err: unknown) => logError("credits page reconciliation failed", err));
+  const allowance = (n: number) => takePageStripeCalls(c.env, c.var.settings, accountId, n);
+  await reconcileAccountFromEnv(c.env, c.var.settings, accountId, { first: returned, allowance }).catch((err: unknown) =>
+    logError("credits page reconciliation failed", err),
+  );
   const done = c.req.query("done");
   const notice = returned
     ? await returnNotice(c, returned, returned === cancelled)
@@ -96,14 +97,13 @@ creditRoutes.get("/settings/credits", ...accountPage, async (c) => {
       ? NOTICES[done as keyof typeof NOTICES]
       : undefined;
   const amount = c.req.query("amount");
-  if (amount === undefined || !paymentsMode(c.env)) return creditsPage(c, 200, { notice });
-  const p = priced(c.env, amount);
+  if (amount === undefined || !paymentsMode(c.var.settings)) return creditsPage(c, 200, { notice });
+  const p = priced(c.var.settings, amount);
   return "error" in p ? creditsPage(c, 400, { notice, form: { amount, error: p.error } }) : creditsPage(c, 200, { notice, form: { amount, review: p.quote } });
 });
 
 /** Why a checkout was not started, in words for the page (a limit of this account: 429), or null. */
-function refusal(env: ConsoleEnv["Bindings"], outcome: CheckoutOutcome): string | null {
-  const s = settings(env);
+function refusal(s: Settings, outcome: CheckoutOutcome): string | null {
   const nothing = "Nothing was charged.";
   if (outcome.kind === "too-many-open")
     return (
@@ -125,13 +125,13 @@ creditRoutes.post("/settings/credits", ...accountForm, async (c) => {
   const deps = await connectedPaymentDeps(c.env);
   if (!deps) return renderError(c, 404, "Adding credits is not available", "No payment processor is connected to this deployment.");
   const form = await readForm(c);
-  const p = priced(c.env, form.amount);
+  const p = priced(c.var.settings, form.amount);
   if ("error" in p) return creditsPage(c, 400, { form: { amount: form.amount, error: p.error } });
   const paymentId = form.payment_id ?? "";
   if (!PAYMENT_ID.test(paymentId)) return renderError(c, 400, "This form has expired", "Reload the credits page and try again.");
   const s = c.var.session!;
   try {
-    const set = settings(c.env);
+    const set = c.var.settings;
     const outcome = await startCheckout(deps, {
       paymentId,
       accountId: s.accountId,
@@ -140,10 +140,10 @@ creditRoutes.post("/settings/credits", ...accountForm, async (c) => {
       origin: new URL(c.req.url).origin,
       expiryS: set.PAYMENT_CHECKOUT_EXPIRY_S,
       limits: { maxOpen: set.PAYMENT_MAX_OPEN_CHECKOUTS, maxPerHour: set.PAYMENT_MAX_CHECKOUTS_PER_HOUR },
-      allowance: (n) => takeAccountStripeCalls(c.env, s.accountId, n),
+      allowance: (n) => takeAccountStripeCalls(c.env, c.var.settings, s.accountId, n),
     });
     if (outcome.kind === "redirect") return c.redirect(outcome.url, 303);
-    const refused = refusal(c.env, outcome);
+    const refused = refusal(c.var.settings, outcome);
     if (refused) return creditsPage(c, 429, { form: { amount: form.amount, review: p.quote, problem: refused } });
     return c.redirect(`/settings/credits?done=${outcome.kind === "expired" ? "expired" : "duplicate"}`, 303);
   } catch (err) {

@@ -8,7 +8,6 @@ import { endpointStats } from "../../health/health-snapshot";
 import { modelRows, parseSort, selectRows } from "./listing";
 import { ModelsPage } from "./list-page";
 import { ModelPage } from "./model-page";
-import { settings } from "../../settings";
 
 /** The public catalog: /models (search, sort) and /models/<author>/<slug>. */
 export const modelRoutes = new Hono<ConsoleEnv>();
@@ -30,7 +29,7 @@ modelRoutes.get("/models/:author/:slug", ...publicPage, async (c) => {
   if (!model || catalog.endpoints(id).length === 0) return renderError(c, 404, "Model not found", `There is no model ${id} in the catalog.`);
   // Figures come from the Cron Trigger's snapshot in KV: this public page never queries D1 for them.
   // The page shows latency and throughput to everyone, as OpenRouter's own pages do; only the API withholds them.
-  const stats = endpointStats(await readHealth(c.env, (p) => c.executionCtx.waitUntil(p), settings(c.env).HEALTH_MEMO_MS), id, true);
+  const stats = endpointStats(await readHealth(c.env, (p) => c.executionCtx.waitUntil(p), c.var.settings.HEALTH_MEMO_MS), id, true);
   const carriers = catalog.endpoints(id).map((endpoint) => ({ endpoint, stats: stats(endpoint.providerEntry.slug) }));
   return render(c, <ModelPage meta={await pageMeta(c, model.name)} model={model} carriers={carriers} baseUrl={`${new URL(c.req.url).origin}/api/v1`} />);
 });
