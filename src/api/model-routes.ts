@@ -26,7 +26,7 @@ function keyCheck(api: InboundApiEntry): MiddlewareHandler<AppEnv> {
 }
 
 /** What answers one route of a caller protocol. */
-function callerHandler(protocol: CallerProtocol, route: InboundRoute<"request" | "count-tokens">): Handler<AppEnv> {
+function callerHandler(protocol: CallerProtocol<InboundApiName>, route: InboundRoute<"request" | "count-tokens">): Handler<AppEnv> {
   if (route.serves === "refusal") {
     const refused = refusedIn(protocol);
     return (c) => refused(c, route.refusal(c.req.method, new URL(c.req.url).pathname.replace(/^\/api\/v1/, "")));

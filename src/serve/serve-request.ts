@@ -5,6 +5,7 @@ import { completionCap } from "../request/billed-fields";
 import { measurePromptMedia } from "../request/prompt-media";
 import { servedOutcome } from "../request/outcome";
 import type { CallerProtocol } from "../protocols/inbound";
+import type { InboundApi } from "../generations/record";
 import { carrierProtocol } from "../protocols/outbound";
 import { hashedUser } from "../routing/user-hash";
 import { UnusableAnswer } from "../carriers/dispatch";
@@ -27,7 +28,7 @@ import { answerFacts, type ChatStages } from "./answer-metadata";
  * read → plan (catalog, routing) → admit (ledger) → dispatch (carriers) → answer or relay → settle once
  * (src/serve/serve-api.ts). Each stage returns what it decided; what settle needs is kept in `stages`.
  */
-export function serveRequest(c: Context<AppEnv>, protocol: CallerProtocol): Promise<Response> {
+export function serveRequest(c: Context<AppEnv>, protocol: CallerProtocol<InboundApi>): Promise<Response> {
   return serveApi(c, protocol.api, protocol.errorBody, (facts, trail, stages) => complete(facts, trail, stages, protocol, c.req.raw));
 }
 

@@ -2,7 +2,6 @@ import type { PricedEndpoint } from "../../catalog/catalog";
 import type { ChatRequest } from "../../request/chat-request";
 import type { CanonicalAnswer } from "../../request/answer";
 import type { InboundApiEntry } from "./inbound-api";
-import type { InboundApiName } from "./index";
 import type { CarrierUsage } from "../../request/usage";
 import type { Charge } from "../../request/charge";
 import type { OutputMeter } from "../../request/token-estimate";
@@ -100,7 +99,7 @@ export interface StreamRenderer {
  * with the routes that take it (./inbound-api.ts). Pure functions, table-tested; registered in ./index.ts;
  * the request path (src/serve/serve-request.ts) calls each at one place.
  */
-export interface CallerProtocol<Api extends string = InboundApiName> extends InboundApiEntry<Api, "request" | "count-tokens"> {
+export interface CallerProtocol<Api extends string = string> extends InboundApiEntry<Api, "request" | "count-tokens"> {
   /**
    * The caller's request as the canonical request, and its size in bytes (what the hold bounds the prompt
    * by): 413 over the limit, 400 when it is not one; with what its answer repeats of the request, if anything.

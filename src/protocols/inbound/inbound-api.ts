@@ -1,5 +1,4 @@
 import type { ApiError } from "../../request/errors";
-import type { InboundApiName } from "./index";
 
 /**
  * What answers a route (src/api/model-routes.ts maps each to its handler): `request` the request path in
@@ -28,7 +27,7 @@ export type WrongPathHints = {
  * An API a caller speaks to us, as the route table mounts it (src/api/model-routes.ts): its routes, how its
  * clients present their key, its error shape and its wrong-path hints. Registered in ./index.ts.
  */
-export interface InboundApiEntry<Api extends string = InboundApiName, Serves extends RouteServes = RouteServes> {
+export interface InboundApiEntry<Api extends string = string, Serves extends RouteServes = RouteServes> {
   /** Its name in the registry (./index.ts). */
   readonly name: string;
   /** The API it is, as the generation record names it (`inbound_api`). */
