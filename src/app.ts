@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "./keys/caller";
 import { ApiError } from "./request/errors";
 import { errorBody } from "./api/error-body";
 import { apiCors } from "./api/cors";

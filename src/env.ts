@@ -1,4 +1,3 @@
-import type { ApiKey } from "./db/schema";
 import type { SettingName, Settings, WranglerTomlVar } from "./settings";
 
 /**
@@ -12,9 +11,3 @@ export interface Env extends Cloudflare.Env, SettingVars {}
 
 /** The settings that wrangler.toml's [vars] do not type: each an optional string. */
 export type SettingVars = Partial<Record<Exclude<SettingName, WranglerTomlVar>, string>>;
-
-/** The authenticated caller, set by the auth middleware. */
-export type Caller = { key: ApiKey; accountId: string };
-
-/** Hono environment of the API: the caller (its auth middleware) and the settings read once per request (src/http/read-settings.ts). */
-export type AppEnv = { Bindings: Env; Variables: { caller: Caller; settings: Settings } };

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import { ApiError } from "../request/errors";
 import { db } from "../db/client";
 import { accounts, apiKeys } from "../db/schema";

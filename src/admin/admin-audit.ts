@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import { db } from "../db/client";
 import { archiveParts, deadRecordBatches, endpointAttempts, endpointMinuteHistograms, endpointMinutes, generations, recordRollups } from "../db/schema";
 import { eq, sql } from "drizzle-orm";

@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import { ApiError } from "../request/errors";
 import { constantTimeEqual } from "../keys/constant-time";
 

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import { ApiError } from "../request/errors";
 import { findAccount } from "../keys/key-store";
 import { createLink, LINK_PATH, type LinkKind } from "../console/auth/one-time-links";

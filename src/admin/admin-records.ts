@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import * as z from "zod";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import { ApiError } from "../request/errors";
 import { db } from "../db/client";
 import { generations } from "../db/schema";

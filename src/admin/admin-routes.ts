@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import { requireAdmin } from "./admin-auth";
 import { adminLinkRoutes } from "./admin-links";
 import { adminAccountRoutes } from "./admin-accounts";

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import * as z from "zod";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import { requireKey } from "./auth";
 import { ledgerFor } from "../ledger/ledger";
 import { keyUsageNow, totalsNow } from "../ledger/usage-now";

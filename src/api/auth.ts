@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv, Env } from "../env";
+import type { Env } from "../env";
+import type { AppEnv } from "../keys/caller";
 import type { ApiKey } from "../db/schema";
 import { findKeyByHash } from "../keys/key-store";
 import { hashApiKey, looksLikeApiKey } from "../keys/api-key";

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import * as z from "zod";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import { isolate } from "../isolate";
 import { ApiError } from "../request/errors";
 import { loadCatalog } from "../catalog/load";

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { requireKey, requireManagementKey } from "./auth";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import type { ApiKey } from "../db/schema";
 import type { KeyUsage } from "../ledger/contract";
 import { MAX_KEYS_PER_ACCOUNT, countAccountKeys, createKey, deleteApiKey, findApiKey, listApiKeys, updateApiKey, type KeyChanges } from "../keys/key-store";

@@ -1,6 +1,6 @@
 import { Hono, type Context, type Handler, type MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import { requireKey, requireKeyOrApiKey } from "./auth";
 import { CALLER_PROTOCOLS, OWN_PATH_APIS, type CallerProtocol, type InboundApiEntry, type InboundApiName, type InboundRoute } from "../protocols/inbound";
 import { serveRequest } from "../serve/serve-request";

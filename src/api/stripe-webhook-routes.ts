@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import { readBodyLimited } from "../http/read-limited";
 import { logError, logInfo } from "../log-error";
 import { paymentDeps } from "../payments/grant-payment";

@@ -1,8 +1,13 @@
 import bundled from "../../catalog.json";
 import { Catalog } from "./catalog";
-import type { Env } from "../env";
 import { isolate } from "../isolate";
 import { carrierSecret } from "./carrier-secret";
+
+/**
+ * What the catalog reads of the Worker's environment: its KV namespace, and the carriers' secrets (any other
+ * binding is not looked at; `Env` is this and more).
+ */
+export type CatalogEnv = { CATALOG: KVNamespace };
 
 /** KV key holding the live catalog JSON (same shape as catalog.json). */
 export const CATALOG_KV_KEY = "catalog:v1";
@@ -19,11 +24,11 @@ type Memo = {
 const catalogMemo = isolate.slot<Memo>("catalog memo", () => ({}));
 
 /** Whether a carrier's key is set in this Worker: only those carriers serve (and their models are listed). */
-function configuredIn(env: Env): (slug: string) => boolean {
+function configuredIn(env: CatalogEnv): (slug: string) => boolean {
   return (slug) => carrierSecret(env, slug) !== undefined;
 }
 
-function fallback(env: Env): Catalog {
+function fallback(env: CatalogEnv): Catalog {
   const m = catalogMemo.get();
   return (m.bundled ??= Catalog.parse(bundled, configuredIn(env)));
 }
@@ -34,7 +39,7 @@ function fallback(env: Env): Catalog {
  * serving the last good catalog (the bundled one if there is none yet) and writes nothing, so a fault
  * can never put the bundled prices over the live ones.
  */
-export async function loadCatalog(env: Env, waitUntil?: (p: Promise<unknown>) => void): Promise<Catalog> {
+export async function loadCatalog(env: CatalogEnv, waitUntil?: (p: Promise<unknown>) => void): Promise<Catalog> {
   const state = catalogMemo.get();
   let memo = state.served;
   const now = Date.now();

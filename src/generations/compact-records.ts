@@ -7,7 +7,7 @@ import type { Settings } from "../settings";
 import { toHex } from "../keys/api-key";
 import { batchPartKey, packPart } from "./archive-format";
 import { readPart } from "./archive-read";
-import { batchSeq } from "./record-batch";
+import { batchSeq } from "./batch-seq";
 
 /** What one compaction run may do (settings: RECORDS_COMPACT_*, RECORDS_ARCHIVE_PART_RECORDS). */
 export type CompactOptions = {

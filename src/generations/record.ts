@@ -2,9 +2,10 @@ import type { NewGeneration } from "../db/schema";
 import type { CarrierAttempt } from "../db/carrier-attempt";
 import type { Outcome } from "../request/outcome";
 import type { Strategy } from "../routing/candidate-models";
+import type { InboundApiName } from "../protocols/inbound";
 
 /** The API a caller spoke (recorded as `inbound_api`). */
-export type InboundApi = NewGeneration["inboundApi"] & string;
+export type InboundApi = InboundApiName;
 
 /** What a request's record says of it beyond its outcome: who asked, for what, from where. */
 export type RecordFacts = {

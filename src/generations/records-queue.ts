@@ -4,7 +4,7 @@ import { ledgerFor } from "../ledger/ledger";
 import { countDeadBatch } from "../db/record-parts";
 import { logError, logEvent } from "../log-error";
 import { storeBatch, type StoreDeps } from "./store-batches";
-import type { RecordBatch } from "./record-batch";
+import type { RecordBatch } from "../ledger/record-batch";
 
 /**
  * The records queue's consumers (wrangler.toml): `switchyard-records` stores the ledgers' record batches

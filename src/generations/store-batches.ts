@@ -1,7 +1,8 @@
 import type { NewGeneration } from "../db/schema";
 import { claimParts, commitParts, type BatchPart, type RollupDelta } from "../db/record-parts";
 import { batchPartKey, packPart, storedRecord, utcDay } from "./archive-format";
-import { batchSeq, type RecordBatch } from "./record-batch";
+import { batchSeq } from "./batch-seq";
+import type { RecordBatch } from "../ledger/record-batch";
 
 const HOUR_MS = 3_600_000;
 

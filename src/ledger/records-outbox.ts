@@ -1,5 +1,5 @@
 import type { NewGeneration } from "../db/schema";
-import type { RecordBatch, RecordItem } from "../generations/record-batch";
+import type { RecordBatch, RecordItem } from "./record-batch";
 
 /** Most bytes of records one queue message carries (a message may hold 128 KB; the rest is the envelope). */
 export const MESSAGE_RECORD_BYTES = 100 * 1024;

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
-import type { AppEnv, Caller, Env } from "../env";
+import type { Env } from "../env";
+import type { AppEnv, Caller } from "../keys/caller";
 import { loadCatalog } from "../catalog/load";
 import { isFree, type PricedEndpoint } from "../catalog/catalog";
 import type { PartTokens } from "../catalog/modalities";

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
-import type { AppEnv, Caller, Env } from "../env";
+import type { Env } from "../env";
+import type { AppEnv, Caller } from "../keys/caller";
 import type { Settings } from "../settings";
 import { newGenerationId } from "../generations/generation-id";
 import type { InboundApi } from "../generations/record";

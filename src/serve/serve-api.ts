@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import { ApiError } from "../request/errors";
 import { failedOutcome, type Outcome } from "../request/outcome";
 import type { InboundApi } from "../generations/record";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { costNano, nanoToUsd } from "../catalog/money";
 import { ApiError, Untranslatable } from "../request/errors";

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../keys/caller";
 import { completionDemand } from "../request/hold";
 import { completionCap } from "../request/billed-fields";
 import { measurePromptMedia } from "../request/prompt-media";

@@ -6,12 +6,16 @@ import { dirname, join, relative, resolve } from "node:path";
 // Imports run one way (entry → api → serve → services → protocols → request → storage): no module of src/
 // imports itself back, even indirectly, and none imports from a layer above its own.
 
-/** The src files a module imports at run time (type-only imports are erased, so they cannot form a cycle). */
-function runtimeImports(file: string): string[] {
+/**
+ * The src files a module imports: at run time only, or with its type-only imports too. Type-only imports
+ * are erased at build time, so they cannot make a cycle run; but a type borrowed from a layer above ties a
+ * lower layer to it all the same (a change there breaks the build here), so the layering counts them too.
+ */
+function imports(file: string, withTypes = false): string[] {
   const text = readFileSync(file, "utf8");
   const out: string[] = [];
   for (const m of text.matchAll(/^\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?["'](\.{1,2}\/[^"']+)["']/gm)) {
-    if (m[1]) continue;
+    if (m[1] && !withTypes) continue;
     const base = resolve(dirname(file), m[2]!);
     const found = [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")].find((p) => existsSync(p) && statSync(p).isFile());
     if (found) out.push(found);
@@ -20,7 +24,7 @@ function runtimeImports(file: string): string[] {
 }
 
 function cycles(files: string[]): string[][] {
-  const graph = new Map(files.map((f) => [f, runtimeImports(f)]));
+  const graph = new Map(files.map((f) => [f, imports(f)]));
   const state = new Map<string, "open" | "done">();
   const stack: string[] = [];
   const found: string[][] = [];
@@ -39,8 +43,8 @@ function cycles(files: string[]): string[][] {
 }
 
 /**
- * The layers of src/, top to bottom: a file may import (at run time) only from its own place or from a
- * lower layer. Type-only imports are erased at build time and may name shapes across layers.
+ * The layers of src/, top to bottom: a file may import (its types too) only from its own place or from a
+ * lower layer.
  */
 const LAYERS: string[][] = [
   ["index.ts"],
@@ -82,10 +86,10 @@ function upward(edges: Array<[string, string]>): string[] {
   return edges.filter(([from, to]) => rankOf(placeOf(from)) > rankOf(placeOf(to))).map(([from, to]) => `${from} → ${to}`);
 }
 
-function runtimeEdges(files: string[]): Array<[string, string]> {
+function edges(files: string[]): Array<[string, string]> {
   const src = join(root, "src");
   return files.flatMap((f) =>
-    runtimeImports(f)
+    imports(f, true)
       .filter((to) => to.startsWith(src))
       .map((to): [string, string] => [relative(root, f), relative(root, to)]),
   );
@@ -98,8 +102,8 @@ describe("src import graph", () => {
     expect(cycles(files).map((c) => c.join(" → "))).toEqual([]);
   });
 
-  it("runs one way: no import from a lower layer to a higher one (routing, relay, ledger, carriers and generations never reach api/)", () => {
-    expect(upward(runtimeEdges(sourceFiles(join(root, "src"))))).toEqual(ALLOWED_UPWARD);
+  it("runs one way: no import, not even of a type, from a lower layer to a higher one (routing, relay, ledger, carriers and generations never reach api/)", () => {
+    expect(upward(edges(sourceFiles(join(root, "src"))))).toEqual(ALLOWED_UPWARD);
   });
 
   it("every file of src/ has a layer", () => {

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import type { RecordBatch } from "../../src/generations/record-batch";
+import type { RecordBatch } from "../../src/ledger/record-batch";
 import { LedgerAlarm } from "../../src/ledger/object/alarm";
 import { expire, nextExpiry } from "../../src/ledger/object/expiry";
 import { admit } from "../../src/ledger/object/holds";

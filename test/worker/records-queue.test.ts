@@ -8,7 +8,7 @@ import { consumeDeadRecordBatches, storeDeps } from "../../src/generations/recor
 import { findArchived } from "../../src/generations/archive-read";
 import { sumsBy } from "../../src/db/record-queries";
 import { compactRecords, type CompactOptions, type CompactStep } from "../../src/generations/compact-records";
-import type { RecordBatch } from "../../src/generations/record-batch";
+import type { RecordBatch } from "../../src/ledger/record-batch";
 import type { NewGeneration } from "../../src/db/schema";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
 import { RecordsOutbox } from "../../src/ledger/records-outbox";

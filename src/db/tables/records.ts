@@ -1,4 +1,3 @@
-import type { InboundApiName } from "../../protocols/inbound";
 import { sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlite-core";
 
 // The generation records a release before the records queue kept in D1, and the records queue's bookkeeping.
@@ -43,9 +42,9 @@ export const generations = sqliteTable(
     // The routing strategy (RoutingStrategy): "direct", "fallback" (a `models` list) or "auto" (router/auto); null before routing.
     strategy: text("strategy", { enum: ["direct", "fallback", "auto"] }),
     sessionId: text("session_id"), // the request's session_id (or x-session-id header); null when none
-    // The API the caller spoke: one per inbound API registered in src/protocols/inbound/index.ts ("chat", "messages", …);
-    // "chat" for rows recorded before the column was.
-    inboundApi: text("inbound_api").$type<InboundApiName>().notNull().default("chat"),
+    // The API the caller spoke: one per inbound API registered in src/protocols/inbound/index.ts ("chat", "messages", …;
+    // typed as such where a record is made, src/generations/record.ts); "chat" for rows recorded before the column was.
+    inboundApi: text("inbound_api").notNull().default("chat"),
     // The completion cap (max_tokens) the router set on the carrier that served, because the key's limit or the
     // balance could not pay the endpoint's maximum (the caller set none); null when the router set none.
     adjustedMaxTokens: integer("adjusted_max_tokens"),

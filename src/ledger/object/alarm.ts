@@ -1,4 +1,4 @@
-import type { RecordBatch } from "../../generations/record-batch";
+import type { RecordBatch } from "../record-batch";
 import { logError } from "../../log-error";
 import { sendGroups } from "../send-groups";
 import { expire, nextExpiry } from "./expiry";
