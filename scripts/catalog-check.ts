@@ -1,5 +1,7 @@
 import { parseDocument } from "yaml";
 import { catalogSchema, type CatalogFile } from "../src/catalog/schema.ts";
+import { unregisteredProtocols } from "../src/catalog/catalog.ts";
+import { CARRIER_PROTOCOL_NAMES } from "../src/protocols/outbound/index.ts";
 
 /** One problem of a catalog file: the line to fix (1-based), where in the document, and what is wrong. */
 export type Problem = { line: number; path: string; message: string };
@@ -84,6 +86,11 @@ export function checkCatalog(text: string): Problem[] {
     }
     return sortByLine(problems);
   }
+  for (const u of unregisteredProtocols(parsed.data, CARRIER_PROTOCOL_NAMES))
+    add(
+      u.path,
+      `"${u.name}" is not a carrier protocol this router speaks (${[...CARRIER_PROTOCOL_NAMES].join(", ")}): a new one is a folder under src/protocols/outbound/ and a line in its index.ts`,
+    );
   plausibility(parsed.data, add);
   promises(parsed.data, add);
   return sortByLine(problems);

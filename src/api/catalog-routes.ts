@@ -4,8 +4,9 @@ import type { AppEnv } from "../keys/caller";
 import { isolate } from "../isolate";
 import { ApiError } from "../request/errors";
 import { loadCatalog } from "../catalog/load";
+import { CARRIER_PROTOCOL_NAMES } from "../protocols/outbound";
 import type { Catalog } from "../catalog/catalog";
-import { presentEndpoints, presentModel, presentModelList, presentProviders, type PresentedModel } from "../catalog/present";
+import { presentEndpoints, presentModel, presentModelList, presentProviders, type PresentedModel } from "./present-catalog";
 import { readHealth } from "../health/health-memo";
 import { endpointStats } from "../health/health-snapshot";
 import { hasValidKey } from "./auth";
@@ -50,7 +51,7 @@ function presented(catalog: Catalog): Presented {
   return p;
 }
 
-const catalogFor = (c: Context<AppEnv>) => loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p));
+const catalogFor = (c: Context<AppEnv>) => loadCatalog(c.env, CARRIER_PROTOCOL_NAMES, (p) => c.executionCtx.waitUntil(p));
 
 const CACHE_CONTROL = "public, max-age=60";
 

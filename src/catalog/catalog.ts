@@ -109,8 +109,18 @@ export class Catalog {
     this.models = file.models.filter((m) => this.endpoints(m.id).length > 0);
   }
 
-  static parse(json: unknown, configured?: (slug: string) => boolean): Catalog {
-    return new Catalog(catalogSchema.parse(json), configured);
+  /**
+   * The catalog from its JSON. `protocols`: the registered carrier protocols' names; a catalog that names
+   * another is refused (loading always passes them: ./load.ts; a test may build a catalog without).
+   */
+  static parse(json: unknown, configured?: (slug: string) => boolean, protocols?: ReadonlySet<string>): Catalog {
+    const file = catalogSchema.parse(json);
+    const unknown = protocols ? unregisteredProtocols(file, protocols) : [];
+    if (unknown.length > 0)
+      throw new Error(
+        `catalog: ${unknown.map((u) => `${u.path.join(".")} names the carrier protocol "${u.name}"`).join("; ")}, which is not registered (registered: ${[...protocols!].join(", ")})`,
+      );
+    return new Catalog(file, configured);
   }
 
   /** The model a request names, by id or alias; an omitted model or `router/auto` is the default model. */
@@ -151,4 +161,18 @@ function longContextPrices(l: NonNullable<EndpointEntry["long_context"]>): NonNu
     cacheWriteNano,
     cacheWrite1hNano: l.input_cache_write_1h_per_1m === undefined ? cacheWriteNano : perMillionToNanoPerToken(l.input_cache_write_1h_per_1m)!,
   };
+}
+
+/** Where a catalog names a carrier protocol that `registered` does not hold (a carrier's or an endpoint's `protocol`), with the name. */
+export function unregisteredProtocols(file: CatalogFile, registered: ReadonlySet<string>): Array<{ path: Array<string | number>; name: string }> {
+  const found: Array<{ path: Array<string | number>; name: string }> = [];
+  file.providers.forEach((p, i) => {
+    if (p.protocol !== undefined && !registered.has(p.protocol)) found.push({ path: ["providers", i, "protocol"], name: p.protocol });
+  });
+  file.models.forEach((m, i) =>
+    m.endpoints.forEach((e, j) => {
+      if (e.protocol !== undefined && !registered.has(e.protocol)) found.push({ path: ["models", i, "endpoints", j, "protocol"], name: e.protocol });
+    }),
+  );
+  return found;
 }

@@ -28,18 +28,20 @@ function configuredIn(env: CatalogEnv): (slug: string) => boolean {
   return (slug) => carrierSecret(env, slug) !== undefined;
 }
 
-function fallback(env: CatalogEnv): Catalog {
+function fallback(env: CatalogEnv, protocols: ReadonlySet<string>): Catalog {
   const m = catalogMemo.get();
-  return (m.bundled ??= Catalog.parse(bundled, configuredIn(env)));
+  return (m.bundled ??= Catalog.parse(bundled, configuredIn(env), protocols));
 }
 
 /**
  * The catalog for this request: the in-isolate memo, else KV. The bundled catalog.json is served when
  * KV has no catalog, and then seeds KV — only then: a KV read error or an invalid KV value keeps
  * serving the last good catalog (the bundled one if there is none yet) and writes nothing, so a fault
- * can never put the bundled prices over the live ones.
+ * can never put the bundled prices over the live ones. `protocols`: the carrier protocols registered
+ * (src/protocols/outbound/index.ts, handed down by the callers above the protocols' layer): a catalog
+ * naming another is invalid.
  */
-export async function loadCatalog(env: CatalogEnv, waitUntil?: (p: Promise<unknown>) => void): Promise<Catalog> {
+export async function loadCatalog(env: CatalogEnv, protocols: ReadonlySet<string>, waitUntil?: (p: Promise<unknown>) => void): Promise<Catalog> {
   const state = catalogMemo.get();
   let memo = state.served;
   const now = Date.now();
@@ -49,13 +51,13 @@ export async function loadCatalog(env: CatalogEnv, waitUntil?: (p: Promise<unkno
     raw = await env.CATALOG.get(CATALOG_KV_KEY);
   } catch {
     // KV unavailable: what we have stays, and KV is asked again in a few seconds.
-    memo = state.served = { catalog: memo?.catalog ?? fallback(env), raw: memo?.raw ?? null, at: now - MEMO_TTL_MS + KV_RETRY_MS };
+    memo = state.served = { catalog: memo?.catalog ?? fallback(env, protocols), raw: memo?.raw ?? null, at: now - MEMO_TTL_MS + KV_RETRY_MS };
     return memo.catalog;
   }
   if (raw === null) {
     // No catalog in KV yet: the bundled one is served and seeds it.
     waitUntil?.(env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(bundled)).catch(() => {}));
-    memo = state.served = { catalog: fallback(env), raw: null, at: now };
+    memo = state.served = { catalog: fallback(env, protocols), raw: null, at: now };
     return memo.catalog;
   }
   if (memo && raw === memo.raw) {
@@ -64,11 +66,11 @@ export async function loadCatalog(env: CatalogEnv, waitUntil?: (p: Promise<unkno
   }
   let catalog: Catalog | undefined;
   try {
-    catalog = Catalog.parse(JSON.parse(raw), configuredIn(env));
+    catalog = Catalog.parse(JSON.parse(raw), configuredIn(env), protocols);
   } catch {
     catalog = undefined; // invalid: never served
   }
-  memo = state.served = catalog ? { catalog, raw, at: now } : { catalog: memo?.catalog ?? fallback(env), raw: memo?.raw ?? null, at: now };
+  memo = state.served = catalog ? { catalog, raw, at: now } : { catalog: memo?.catalog ?? fallback(env, protocols), raw: memo?.raw ?? null, at: now };
   return memo.catalog;
 }
 

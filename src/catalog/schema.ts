@@ -1,6 +1,5 @@
 import * as z from "zod";
 import { perMillionToNanoPerToken } from "./money";
-import { CARRIER_PROTOCOL_NAMES, DEFAULT_CARRIER_PROTOCOL } from "./carrier-protocol-names";
 
 /** A price in USD per 1M tokens, exact to the nano-USD per token (at most 3 decimals). */
 const pricePerMillion = z
@@ -13,8 +12,12 @@ const slug = z.string().regex(/^[a-z0-9][a-z0-9._-]*$/);
 /** The id that asks the router to choose (the catalog's default model); no alias may take it. */
 export const AUTO_MODEL = "router/auto";
 
-/** The wire protocols carriers speak (each one adapter in src/protocols/outbound/): their names (./carrier-protocol-names.ts). */
-export { CARRIER_PROTOCOL_NAMES, type CarrierProtocolName } from "./carrier-protocol-names";
+/**
+ * The name of a carrier protocol (a carrier's or an endpoint's `protocol`): one registered in
+ * src/protocols/outbound/index.ts. The catalog is read below the protocols' layer, so here it is only a
+ * name's shape; loading a catalog refuses a name the registry does not hold (./load.ts, from its callers).
+ */
+export const carrierProtocolName = z.string().regex(/^[a-z][a-z0-9-]{0,62}$/, "a carrier protocol's name: lower-case letters, digits and dashes");
 /** How a carrier takes its API key: `Authorization: Bearer`, Anthropic's `x-api-key`, Google's `x-goog-api-key`. */
 export const CARRIER_AUTH_NAMES = ["bearer", "x-api-key", "x-goog-api-key"] as const;
 export type CarrierAuthName = (typeof CARRIER_AUTH_NAMES)[number];
@@ -23,8 +26,8 @@ export type CarrierAuthName = (typeof CARRIER_AUTH_NAMES)[number];
 export const providerSchema = z.object({
   slug,
   name: z.string().min(1),
-  /** The carrier's wire protocol (default OpenAI Chat Completions). */
-  protocol: z.enum(CARRIER_PROTOCOL_NAMES).default(DEFAULT_CARRIER_PROTOCOL),
+  /** The carrier's wire protocol; absent: the registry's default, OpenAI Chat Completions (src/protocols/outbound/index.ts). */
+  protocol: carrierProtocolName.optional(),
   /** How the key is sent; default: the protocol's own (bearer, x-api-key for anthropic-messages, x-goog-api-key for gemini). */
   auth: z.enum(CARRIER_AUTH_NAMES).optional(),
   /** Anthropic Messages carriers: the `anthropic-beta` flags a caller may have forwarded to it (others are dropped, never a failure). */
@@ -58,7 +61,7 @@ export const endpointSchema = z.object({
    * The protocol this model is called in when it is not its carrier's (same base URL, key and records):
    * OpenAI's GPT-6.1 Sol takes tools with reasoning only on the Responses API (`openai-responses`).
    */
-  protocol: z.enum(CARRIER_PROTOCOL_NAMES).optional(),
+  protocol: carrierProtocolName.optional(),
   input_price_per_1m: pricePerMillion,
   output_price_per_1m: pricePerMillion,
   /** Price of a prompt token read from the carrier's cache (default: the input price, no discount). */

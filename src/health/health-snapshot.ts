@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { foldMinutes } from "../db/endpoint-minutes";
-import type { EndpointStats } from "../catalog/present";
+import type { EndpointStats } from "./endpoint-stats";
 
 /** KV key (in the CATALOG namespace) of the endpoint health snapshot the Cron Trigger writes. */
 export const HEALTH_KV_KEY = "health:v1";

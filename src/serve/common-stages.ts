@@ -1,5 +1,6 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import { loadCatalog } from "../catalog/load";
+import { CARRIER_PROTOCOL_NAMES } from "../protocols/outbound";
 import type { Demand } from "../request/hold";
 import { failedOutcome } from "../request/outcome";
 import type { RouteQuery } from "../routing/route-query";
@@ -16,7 +17,7 @@ import type { Admission, Served, Stages } from "./stages";
 
 /** Catalog → routing of the API's route query (src/serve/plan.ts): the plan, or its refusal. */
 export async function planFor(facts: RequestFacts, query: RouteQuery): Promise<Planned> {
-  return planRequest(facts, query, await loadCatalog(facts.env, facts.waitUntil));
+  return planRequest(facts, query, await loadCatalog(facts.env, CARRIER_PROTOCOL_NAMES, facts.waitUntil));
 }
 
 /** The ledger's admission (src/serve/admit.ts) of `demand` on the planned endpoints; should the request die unsettled, the ledger keeps the record its stages so far make. */

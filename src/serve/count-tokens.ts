@@ -8,7 +8,7 @@ import { ApiError } from "../request/errors";
 import type { ChatRequest } from "../request/chat-request";
 import { estimatePromptTokens } from "../request/token-estimate";
 import type { CallerProtocol } from "../protocols/inbound";
-import { carrierProtocol } from "../protocols/outbound";
+import { carrierProtocol, CARRIER_PROTOCOL_NAMES } from "../protocols/outbound";
 import { carrierTokenCount } from "../carriers/carrier-token-count";
 import type { CarrierAccess } from "../carriers/carrier-call";
 import { carrierSecret } from "../catalog/carrier-secret";
@@ -42,7 +42,7 @@ export async function countTokens(c: Context<AppEnv>, protocol: CallerProtocol):
       throw new ApiError(403, "This is a management key: it manages API keys through /api/v1/keys and cannot count tokens. Use an API key.");
     await takeCount(c.env, s.COUNT_TOKENS_PER_MINUTE, caller.key.hash);
     const body = await readPrompt(protocol, c.req.raw);
-    const catalog = await loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p));
+    const catalog = await loadCatalog(c.env, CARRIER_PROTOCOL_NAMES, (p) => c.executionCtx.waitUntil(p));
     const model = catalog.resolve(body.model);
     if (!model) throw new ApiError(400, `Model ${body.model ?? ""} is not in the catalog. GET /api/v1/models lists the available models.`);
     const endpoints = catalog.endpoints(model.id);

@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 import { costNano } from "../../src/catalog/money";
-import { presentPricing, cachesImplicitly } from "../../src/catalog/present";
+import { presentPricing, cachesImplicitly } from "../../src/api/present-catalog";
 import { charge } from "../../src/request/charge";
 import { holdNano } from "../../src/request/hold";
 import { NO_MEDIA } from "../../src/request/prompt-media";

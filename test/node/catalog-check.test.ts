@@ -58,6 +58,7 @@ describe("catalog check", () => {
     ["an alias in upper case", '"aliases": ["gpt-5"]', '"aliases": ["GPT-5"]', 0, /an alias is lower-case/],
     ["a long-prompt cache write no one charges", '"input_cache_write_1h_per_1m": 1\n', '"input_cache_write_1h_per_1m": 1000.5\n', 0, /above \$1000: a typo\?/],
     ["a source read on no date", '"read_on": "2026-11-27"', '"read_on": "yesterday"', 0, /date/],
+    ["a carrier protocol not registered", '"protocol": "gemini"', '"protocol": "gemini-live"', 0, /"gemini-live" is not a carrier protocol this router speaks/],
   ])("%s: named on its line", (_name, find, replace, nth, message) => {
     const { text, line } = broken(find, replace, nth);
     const problems = checkCatalog(text);

@@ -3,8 +3,10 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { root, sourceFiles } from "./source-files";
 import { CALLER_PROTOCOLS, INBOUND_APIS, OWN_PATH_APIS } from "../../src/protocols/inbound";
-import { CARRIER_PROTOCOLS } from "../../src/protocols/outbound";
-import { CARRIER_PROTOCOL_NAMES } from "../../src/catalog/carrier-protocol-names";
+import { CARRIER_PROTOCOLS, CARRIER_PROTOCOL_NAMES } from "../../src/protocols/outbound";
+import { Catalog, unregisteredProtocols } from "../../src/catalog/catalog";
+import { catalogSchema } from "../../src/catalog/schema";
+import catalogJson from "../../catalog.json";
 
 // A protocol plugs in as its folder plus one registry line (docs/protocols.md, Adding an inbound API and
 // Adding a carrier): every folder under src/protocols/inbound|outbound is a registered protocol, and
@@ -12,8 +14,8 @@ import { CARRIER_PROTOCOL_NAMES } from "../../src/catalog/carrier-protocol-names
 
 const kinds = { inbound: join(root, "src/protocols/inbound"), outbound: join(root, "src/protocols/outbound") };
 
-/** The files allowed to name protocols: the registries, and the carrier names the catalog keeps (it validates below the protocols' layer). */
-const NAMING_FILES = ["src/protocols/inbound/index.ts", "src/protocols/outbound/index.ts", "src/catalog/carrier-protocol-names.ts"];
+/** The files allowed to name protocols: the registries. */
+const NAMING_FILES = ["src/protocols/inbound/index.ts", "src/protocols/outbound/index.ts"];
 
 const folders = (dir: string) => readdirSync(dir).filter((n) => statSync(join(dir, n)).isDirectory());
 
@@ -90,7 +92,14 @@ describe("a protocol is its folder plus one registry line", () => {
     expect(apis.sort()).toEqual(["chat", "embeddings", "messages", "responses"]);
   });
 
-  it("the catalog's carrier protocol names are the registry's", () => {
+  it("the catalog names only registered carrier protocols, and a catalog that names another is refused", () => {
+    expect(unregisteredProtocols(catalogSchema.parse(catalogJson), CARRIER_PROTOCOL_NAMES)).toEqual([]);
+    const json = structuredClone(catalogJson) as { providers: Array<{ protocol?: string }> };
+    json.providers[0]!.protocol = "carrier-pigeon";
+    expect(unregisteredProtocols(catalogSchema.parse(json), CARRIER_PROTOCOL_NAMES)).toEqual([{ path: ["providers", 0, "protocol"], name: "carrier-pigeon" }]);
+    expect(() => Catalog.parse(json, undefined, CARRIER_PROTOCOL_NAMES)).toThrow(
+      /providers\.0\.protocol names the carrier protocol "carrier-pigeon", which is not registered/,
+    );
     expect([...CARRIER_PROTOCOL_NAMES].sort()).toEqual(Object.keys(CARRIER_PROTOCOLS).sort());
   });
 
@@ -110,8 +119,8 @@ describe("a protocol is its folder plus one registry line", () => {
   it("catches a protocol named outside its folder (a route file, a branch, an import)", () => {
     const at = (path: string) => join(root, path);
     expect(namings(at("src/api/chat-routes.ts"), `serveRequest(c, CALLER_PROTOCOLS["openai-chat"])`)).toEqual(["src/api/chat-routes.ts names openai-chat"]);
-    expect(namings(at("src/catalog/present.ts"), `e.providerEntry.protocol !== 'anthropic-messages'`)).toEqual([
-      "src/catalog/present.ts names anthropic-messages",
+    expect(namings(at("src/api/present-catalog.ts"), `e.providerEntry.protocol !== 'anthropic-messages'`)).toEqual([
+      "src/api/present-catalog.ts names anthropic-messages",
     ]);
     expect(namings(at("src/api/error-body.ts"), `import { openAiChat } from "../protocols/inbound/openai-chat";`)).toEqual([
       "src/api/error-body.ts imports src/protocols/inbound/openai-chat",

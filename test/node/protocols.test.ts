@@ -95,7 +95,11 @@ describe("carrier protocol: OpenAI-compatible", () => {
   it("is the protocol of every catalog endpoint whose carrier names openai-chat (the default), unless the endpoint names its own", () => {
     for (const m of catalog.models)
       for (const e of catalog.endpoints(m.id))
-        if (e.providerEntry.protocol === "openai-chat" && e.protocol === undefined) expect(carrierProtocol(e)).toBe(openAiCompatible);
+        if ((e.providerEntry.protocol ?? "openai-chat") === "openai-chat" && e.protocol === undefined) expect(carrierProtocol(e)).toBe(openAiCompatible);
+    // A carrier that names no protocol speaks the default one.
+    const unnamed = catalog.models.flatMap((m) => catalog.endpoints(m.id)).filter((e) => e.providerEntry.protocol === undefined && e.protocol === undefined);
+    expect(unnamed.length).toBeGreaterThan(0);
+    for (const e of unnamed) expect(carrierProtocol(e)).toBe(openAiCompatible);
   });
 });
 

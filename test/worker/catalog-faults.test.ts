@@ -3,6 +3,7 @@ import { env, createExecutionContext, waitOnExecutionContext } from "cloudflare:
 import bundled from "../../catalog.json";
 import { catalogSchema, type CatalogFile } from "../../src/catalog/schema";
 import { CATALOG_KV_KEY, forgetCatalogMemo, loadCatalog } from "../../src/catalog/load";
+import { CARRIER_PROTOCOL_NAMES } from "../../src/protocols/outbound";
 import { app } from "../../src/app";
 
 const file: CatalogFile = catalogSchema.parse(bundled);
@@ -39,13 +40,13 @@ describe("catalog: a KV read error corrupts nothing", () => {
   it("serves the last good catalog (not the bundled one) once the memo is stale, and writes nothing to KV", async () => {
     await env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(live));
     forgetCatalogMemo();
-    expect(inputPrice(await loadCatalog(env))).toBe(123.456);
+    expect(inputPrice(await loadCatalog(env, CARRIER_PROTOCOL_NAMES))).toBe(123.456);
 
     const later = Date.now() + 61_000; // past the 60 s memo
     vi.spyOn(Date, "now").mockReturnValue(later);
     const { kv, writes } = unreadableKv();
     const pending: Promise<unknown>[] = [];
-    const served = await loadCatalog({ ...env, CATALOG: kv }, (p) => pending.push(p));
+    const served = await loadCatalog({ ...env, CATALOG: kv }, CARRIER_PROTOCOL_NAMES, (p) => pending.push(p));
     await Promise.all(pending);
     expect(inputPrice(served)).toBe(123.456);
     expect(writes).toEqual([]);
@@ -63,14 +64,14 @@ describe("catalog: a KV read error corrupts nothing", () => {
     expect(writes).toEqual([]);
     // The live value is intact: once KV answers again, its prices are served.
     vi.spyOn(Date, "now").mockReturnValue(Date.now() + 61_000);
-    expect(inputPrice(await loadCatalog(env))).toBe(123.456);
+    expect(inputPrice(await loadCatalog(env, CARRIER_PROTOCOL_NAMES))).toBe(123.456);
     expect(JSON.parse((await env.CATALOG.get(CATALOG_KV_KEY))!)).toEqual(live);
   });
 
   it("only a missing key is seeded with the bundled catalog", async () => {
     forgetCatalogMemo();
     const pending: Promise<unknown>[] = [];
-    await loadCatalog(env, (p) => pending.push(p));
+    await loadCatalog(env, CARRIER_PROTOCOL_NAMES, (p) => pending.push(p));
     await Promise.all(pending);
     expect(JSON.parse((await env.CATALOG.get(CATALOG_KV_KEY))!)).toEqual(bundled);
   });
@@ -78,13 +79,28 @@ describe("catalog: a KV read error corrupts nothing", () => {
   it("an invalid KV value is never served and never overwritten; the last good catalog stays", async () => {
     await env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(live));
     forgetCatalogMemo();
-    await loadCatalog(env);
+    await loadCatalog(env, CARRIER_PROTOCOL_NAMES);
     await env.CATALOG.put(CATALOG_KV_KEY, "{broken");
     vi.spyOn(Date, "now").mockReturnValue(Date.now() + 61_000);
     const pending: Promise<unknown>[] = [];
-    expect(inputPrice(await loadCatalog(env, (p) => pending.push(p)))).toBe(123.456);
+    expect(inputPrice(await loadCatalog(env, CARRIER_PROTOCOL_NAMES, (p) => pending.push(p)))).toBe(123.456);
     await Promise.all(pending);
     expect(await env.CATALOG.get(CATALOG_KV_KEY)).toBe("{broken");
+  });
+
+  it("a KV catalog naming a carrier protocol that is not registered is never served; the last good catalog stays", async () => {
+    await env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(live));
+    forgetCatalogMemo();
+    await loadCatalog(env, CARRIER_PROTOCOL_NAMES);
+    const unspoken = structuredClone(live);
+    unspoken.providers[0]!.protocol = "carrier-pigeon";
+    unspoken.models[0]!.endpoints[0]!.input_price_per_1m = 7;
+    await env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(unspoken));
+    vi.spyOn(Date, "now").mockReturnValue(Date.now() + 61_000);
+    expect(inputPrice(await loadCatalog(env, CARRIER_PROTOCOL_NAMES))).toBe(123.456);
+    // The same file is served where its protocol is registered.
+    forgetCatalogMemo();
+    expect(inputPrice(await loadCatalog(env, new Set([...CARRIER_PROTOCOL_NAMES, "carrier-pigeon"])))).toBe(7);
   });
 });
 
@@ -105,7 +121,7 @@ describe("catalog: carrier base URLs", () => {
     insecure.providers[0]!.base_url = "http://plain.example.com/v1";
     await env.CATALOG.put(CATALOG_KV_KEY, JSON.stringify(insecure));
     forgetCatalogMemo();
-    const served = await loadCatalog(env);
+    const served = await loadCatalog(env, CARRIER_PROTOCOL_NAMES);
     expect(served.providers[0]!.base_url).toMatch(/^https:\/\//);
     expect(inputPrice(served)).toBe(file.models[0]!.endpoints[0]!.input_price_per_1m);
   });

@@ -7,6 +7,7 @@ import { estimatePromptTokens } from "../../src/request/token-estimate";
 import { parseChatRequest } from "../../src/request/chat-request";
 import { chatFromMessages } from "../../src/protocols/inbound/anthropic-messages/request";
 import { loadCatalog } from "../../src/catalog/load";
+import { CARRIER_PROTOCOL_NAMES } from "../../src/protocols/outbound";
 import { MAX_MODEL_REQUEST_BYTES } from "../../src/request/json-body";
 
 // POST /api/v1/messages/count_tokens: for keys that may spend, rate-limited per key, bounded like the model
@@ -33,7 +34,7 @@ async function countTokensWithVars(vars: Record<string, string>, key: string, bo
 
 /** Our estimate of a count request's prompt: what the answer is when no carrier counts. */
 async function estimateOf(body: Record<string, unknown>): Promise<number> {
-  const catalog = await loadCatalog(env);
+  const catalog = await loadCatalog(env, CARRIER_PROTOCOL_NAMES);
   const model = catalog.resolve(body.model as string)!;
   return estimatePromptTokens(parseChatRequest(chatFromMessages({ max_tokens: 1, ...body })), catalog.partTokens(model.id));
 }

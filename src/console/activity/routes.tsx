@@ -7,6 +7,7 @@ import { readFilter, unreadDays } from "./filter";
 import { activityCsv } from "./csv";
 import { recordStores } from "../../generations/record-pages";
 import { loadCatalog } from "../../catalog/load";
+import { CARRIER_PROTOCOL_NAMES } from "../../protocols/outbound";
 import { ActivityPage } from "./page";
 import { readMetric } from "./spend-chart";
 
@@ -25,7 +26,7 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
     spendSeries(c.env.DB, accountId, view, Date.now(), filter),
     breakdowns(c.env.DB, accountId, filter),
     accountKeys(c.env.DB, accountId),
-    loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p)),
+    loadCatalog(c.env, CARRIER_PROTOCOL_NAMES, (p) => c.executionCtx.waitUntil(p)),
   ]);
   return render(
     c,

@@ -2,7 +2,7 @@ import { Layout, type PageMeta } from "../layout/layout";
 import { contextSize, count, modalities, perMillion } from "../layout/format";
 import type { ModelEntry } from "../../catalog/schema";
 import type { PricedEndpoint } from "../../catalog/catalog";
-import type { EndpointStats } from "../../catalog/present";
+import type { EndpointStats } from "../../health/endpoint-stats";
 import { jsExample } from "../home/page";
 import { CopyButton, CopyScript } from "../layout/copy-button";
 

@@ -3,6 +3,7 @@ import type { ConsoleEnv } from "../console-env";
 import { publicPage } from "../http/stacks";
 import { pageMeta, render, renderError } from "../layout/render";
 import { loadCatalog } from "../../catalog/load";
+import { CARRIER_PROTOCOL_NAMES } from "../../protocols/outbound";
 import { readHealth } from "../../health/health-memo";
 import { endpointStats } from "../../health/health-snapshot";
 import { modelRows, parseSort, selectRows } from "./listing";
@@ -13,7 +14,7 @@ import { ModelPage } from "./model-page";
 export const modelRoutes = new Hono<ConsoleEnv>();
 
 modelRoutes.get("/models", ...publicPage, async (c) => {
-  const catalog = await loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p));
+  const catalog = await loadCatalog(c.env, CARRIER_PROTOCOL_NAMES, (p) => c.executionCtx.waitUntil(p));
   const query = (c.req.query("q") ?? "").trim().slice(0, 100);
   const sort = parseSort(c.req.query("sort"));
   const all = modelRows(catalog);
@@ -22,7 +23,7 @@ modelRoutes.get("/models", ...publicPage, async (c) => {
 });
 
 modelRoutes.get("/models/:author/:slug", ...publicPage, async (c) => {
-  const catalog = await loadCatalog(c.env, (p) => c.executionCtx.waitUntil(p));
+  const catalog = await loadCatalog(c.env, CARRIER_PROTOCOL_NAMES, (p) => c.executionCtx.waitUntil(p));
   const id = `${c.req.param("author")}/${c.req.param("slug")}`;
   const model = catalog.model(id);
   // A model no configured carrier serves is not listed, here as on the API.

@@ -1,5 +1,5 @@
 import type { PricedEndpoint } from "../../catalog/catalog";
-import type { CarrierAuthName, CarrierProtocolName } from "../../catalog/schema";
+import type { CarrierAuthName } from "../../catalog/schema";
 import type { ChatRequest } from "../../request/chat-request";
 import type { AnswerOrUnusable } from "../../request/answer";
 import type { SseEvent } from "../../http/sse-parser";
@@ -35,7 +35,14 @@ export interface TokenCountCarrier {
  * (src/carriers/carrier-call.ts for the request, src/relay/ for the answer and the stream).
  */
 export interface CarrierProtocol {
-  readonly name: CarrierProtocolName;
+  /** Its name in the catalog (a carrier's `protocol`), the key of its registry line. */
+  readonly name: string;
+  /**
+   * Whether a carrier of this protocol caches prompts without being asked ("implicit": a priced cache read
+   * may happen to any request) or only where the caller marks it ("explicit": `cache_control`). Shown on
+   * the endpoints' listing as `supports_implicit_caching`.
+   */
+  readonly caching: "implicit" | "explicit";
   /** What this protocol's base URLs end with ("/v1" for OpenAI-compatible ones): the local CARRIER_BASE_URL_OVERRIDE appends it. */
   readonly basePath: string;
   /** How its carriers take their key unless the catalog says otherwise. */

@@ -5,7 +5,7 @@ import { simRequests, uniqueTag } from "../sim";
 import catalogJson from "../../../catalog.json";
 import { Catalog, type PricedEndpoint } from "../../../src/catalog/catalog";
 import { costNano } from "../../../src/catalog/money";
-import { CARRIER_PROTOCOLS } from "../../../src/protocols/outbound";
+import { CARRIER_PROTOCOLS, carrierProtocol } from "../../../src/protocols/outbound";
 
 // The carrier conformance suite: every carrier protocol registered in src/protocols/outbound/index.ts runs
 // the same table of behaviours end to end — the app's request builder, the carrier's wire as the simulator
@@ -23,7 +23,7 @@ const nano = (usd: number) => Math.round(usd * 1e9);
 function endpointSpeaking(protocol: string): { model: string; endpoint: PricedEndpoint } | undefined {
   for (const m of catalog.models) {
     if (m.id.includes(":") || !m.output_modalities.includes("text") || !m.supported_parameters.includes("tools")) continue;
-    const endpoint = catalog.endpoints(m.id).find((e) => (e.protocol ?? e.providerEntry.protocol) === protocol);
+    const endpoint = catalog.endpoints(m.id).find((e) => carrierProtocol(e).name === protocol);
     if (endpoint) return { model: m.id, endpoint };
   }
   return undefined;

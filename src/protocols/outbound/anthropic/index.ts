@@ -18,6 +18,7 @@ export const ANTHROPIC_VERSION = "2023-06-01";
  */
 export const anthropicMessages: CarrierProtocol = {
   name: "anthropic-messages",
+  caching: "explicit",
   basePath: "",
   defaultAuth: "x-api-key",
   headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "anthropic-version": ANTHROPIC_VERSION },

@@ -15,6 +15,7 @@ import { thinkingLeftOut } from "../thinking-rules";
  */
 export const gemini: CarrierProtocol = {
   name: "gemini",
+  caching: "implicit",
   basePath: "",
   defaultAuth: "x-goog-api-key",
   headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },

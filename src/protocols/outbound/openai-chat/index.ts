@@ -13,6 +13,7 @@ import type { PricedEndpoint } from "../../../catalog/catalog";
  */
 export const openAiChat: CarrierProtocol = {
   name: "openai-chat",
+  caching: "implicit",
   basePath: "/v1",
   defaultAuth: "bearer",
 

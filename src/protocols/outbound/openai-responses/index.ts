@@ -15,6 +15,7 @@ import { thinkingLeftOut } from "../thinking-rules";
  */
 export const openAiResponses: CarrierProtocol = {
   name: "openai-responses",
+  caching: "implicit",
   basePath: "/v1",
   defaultAuth: "bearer",
   headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },

@@ -1,7 +1,8 @@
-import type { Catalog, PricedEndpoint } from "./catalog";
-import type { ModelEntry, ProviderEntry } from "./schema";
-import { nanoToUsdString } from "./money";
-import { EXPLICIT_CACHE_PROTOCOLS } from "./carrier-protocol-names";
+import type { Catalog, PricedEndpoint } from "../catalog/catalog";
+import type { ModelEntry, ProviderEntry } from "../catalog/schema";
+import { nanoToUsdString } from "../catalog/money";
+import { carrierProtocol } from "../protocols/outbound";
+import type { EndpointStats } from "../health/endpoint-stats";
 
 /**
  * Pure mappings from the catalog to OpenRouter's public shapes (`Model`, `ListEndpointsResponse`,
@@ -35,12 +36,12 @@ export function presentPricing(
 }
 
 /**
- * A carrier caches implicitly when it prices cache reads and the caller need not ask for caching: every
- * protocol but Anthropic's, whose caching is explicit (`cache_control`). OpenAI prices its implicit cache
- * writes too (GPT-6.1 Sol), so the write price says nothing about it.
+ * A carrier caches implicitly when it prices cache reads and the caller need not ask for caching: its
+ * protocol's `caching` says which (Anthropic's is explicit, `cache_control`). OpenAI prices its implicit
+ * cache writes too (GPT-6.1 Sol), so the write price says nothing about it.
  */
-export function cachesImplicitly(e: Pick<PricedEndpoint, "input_cache_read_per_1m" | "providerEntry">): boolean {
-  return e.input_cache_read_per_1m !== undefined && !EXPLICIT_CACHE_PROTOCOLS.includes(e.providerEntry.protocol);
+export function cachesImplicitly(e: PricedEndpoint): boolean {
+  return e.input_cache_read_per_1m !== undefined && carrierProtocol(e).caching === "implicit";
 }
 
 export function presentArchitecture(m: ModelEntry) {
@@ -91,20 +92,6 @@ export type PresentedModel = ReturnType<typeof presentModel>;
 /** `ModelsListResponse`; `next` is the path of the following page, or null on the last one. */
 export function presentModelList(data: PresentedModel[], totalCount: number, next: string | null) {
   return { data, total_count: totalCount, links: { next } };
-}
-
-/** Percentiles as the contract's PercentileStats. */
-export type PercentileStats = { p50: number; p75: number; p90: number; p99: number };
-
-/** An endpoint's figures from our own traffic; null where there was none in the window (or, for latency and throughput, for callers without a key). */
-export interface EndpointStats {
-  uptime_last_5m: number | null;
-  uptime_last_30m: number | null;
-  uptime_last_1d: number | null;
-  /** Time to first token, milliseconds, last 30 minutes. */
-  latency_last_30m: PercentileStats | null;
-  /** Completion tokens per second, last 30 minutes. */
-  throughput_last_30m: PercentileStats | null;
 }
 
 /** One `PublicEndpoint`: a carrier serving the model. */
