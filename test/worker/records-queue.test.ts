@@ -11,7 +11,7 @@ import { compactRecords, type CompactOptions, type CompactStep } from "../../src
 import type { RecordBatch } from "../../src/generations/record-batch";
 import type { NewGeneration } from "../../src/db/schema";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
-import { RecordsOutbox } from "../../src/ledger/records-outbox";
+import { settleRecords } from "./ledger-db";
 
 const HOUR = 3_600_000;
 const STEPS: StoreStep[] = ["claimed", "written", "committed", "acknowledged"];
@@ -21,7 +21,7 @@ async function outboxBatch(accountId: string, records: NewGeneration[]): Promise
   const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
   return runInDurableObject(stub, (instance: LedgerObject, state) => {
     const outbox = instance["outbox"];
-    outbox.addSettled(records.map((r) => ({ genId: r.id, record: r })));
+    settleRecords(instance["db"], records);
     outbox.assign(records.length);
     const [batch] = outbox.due(0); // the batch not sent yet: this one
     outbox.markSent([batch!.batch], Date.now());
@@ -283,13 +283,13 @@ describe("the ledger's sends to the records queue", () => {
     await runInDurableObject(stub, async (instance: LedgerObject, state) => {
       // Three batches: one record each (an outbox row given its own batch by the alarm's size rule is the same as this).
       for (const r of records) {
-        instance["outbox"].addSettled([{ genId: r.id, record: r }]);
+        settleRecords(instance["db"], [r]);
         instance["outbox"].assign(1);
       }
       const sentOf = () =>
         state.storage.sql
           .exec<{ gen_id: string; sent: number }>(
-            "SELECT o.gen_id, b.sent_at IS NOT NULL AS sent FROM outbox o JOIN record_batches b ON o.seq BETWEEN b.first_seq AND b.last_seq ORDER BY o.seq",
+            "SELECT d.gen_id, b.sent_at IS NOT NULL AS sent FROM debits d JOIN record_batches b ON d.seq BETWEEN b.first_seq AND b.last_seq ORDER BY d.seq",
           )
           .toArray();
       Object.defineProperty(instance, "env", { value: { ...instance["env"], RECORDS_QUEUE: queue } });
@@ -299,55 +299,6 @@ describe("the ledger's sends to the records queue", () => {
       // The next try is at the ack timeout (60 s), not the flush delay (1 s).
       expect((await state.storage.getAlarm())! - Date.now()).toBeGreaterThan(30_000);
     });
-  });
-});
-
-describe("the ledger outbox's own writes (Durable Object SQL storage bills rows written)", () => {
-  /** SQLite rows the outbox writes for `n` records settled `per` at a time, sent in batches of up to `batch` and acknowledged, per record. */
-  async function rowsPerRecord(n: number, per: number, batch: number): Promise<number> {
-    const { accountId } = await newAccount();
-    return runInDurableObject(env.LEDGER.get(env.LEDGER.idFromName(accountId)), (_instance, state) => {
-      const cursors: Array<{ rowsWritten: number }> = [];
-      const sql = new Proxy(state.storage.sql, {
-        get(target, prop) {
-          if (prop === "exec")
-            return (...args: Parameters<SqlStorage["exec"]>) => {
-              const cursor = target.exec(...args);
-              cursors.push(cursor);
-              return cursor;
-            };
-          const value = Reflect.get(target, prop, target);
-          return typeof value === "function" ? value.bind(target) : value;
-        },
-      });
-      const outbox = new RecordsOutbox(sql);
-      const records = Array.from({ length: n }, (_, i) => syntheticRecord(accountId, Date.now() + i, i));
-      for (let i = 0; i < n; i += per) outbox.addSettled(records.slice(i, i + per).map((r) => ({ genId: r.id, record: r })));
-      for (let guard = 0; guard < 1000 && outbox.size() > 0; guard++) {
-        outbox.assign(batch);
-        const due = outbox.due(0);
-        outbox.markSent(
-          due.map((b) => b.batch),
-          Date.now(),
-        );
-        for (const b of due) outbox.stored(b.batch);
-      }
-      expect(outbox.size()).toBe(0);
-      return cursors.reduce((sum, c) => sum + c.rowsWritten, 0) / n;
-    });
-  }
-
-  it("writes about 4 rows a record (its row and index entry, in and out) and a few a batch, however settles group", async () => {
-    const figures = {
-      oneByOne: await rowsPerRecord(100, 1, 100),
-      tenAtATime: await rowsPerRecord(100, 10, 100),
-      smallBatches: await rowsPerRecord(100, 10, 10),
-    };
-    console.log(`outbox rows written per record: ${JSON.stringify(figures)}`);
-    // Measured 4.05, 3.15 and 3.6; the outbox before this layout (a batch column and index, AUTOINCREMENT) wrote 8.
-    expect(figures.oneByOne).toBeLessThan(4.5);
-    expect(figures.tenAtATime).toBeLessThan(3.5);
-    expect(figures.smallBatches).toBeLessThan(4);
   });
 });
 
