@@ -27,6 +27,8 @@ export type LedgerTimings = {
   flushMaxRecords: number;
   /** A record batch sent and not acknowledged by the records store within this long is sent again. */
   recordsAckTimeoutMs: number;
+  /** Past this size of its database the ledger drops the records of stored debits (they ride in debits, kept 7 days). */
+  recordsKeepBytes: number;
 };
 
 /** The ledger's timings from the settings (src/settings.ts); the hold TTL is never shorter than the lease TTL. */
@@ -45,5 +47,6 @@ export function ledgerTimings(env: SettingsSource): LedgerTimings {
     flushTargetRecords: s.RECORDS_FLUSH_TARGET_RECORDS,
     flushMaxRecords: s.RECORDS_FLUSH_BATCH,
     recordsAckTimeoutMs: s.RECORDS_ACK_TIMEOUT_MS,
+    recordsKeepBytes: s.LEDGER_RECORDS_KEEP_BYTES,
   };
 }

@@ -114,4 +114,15 @@ export class RecordsOutbox extends RecordBatches {
     const below = Math.min(young?.seq ?? Number.MAX_SAFE_INTEGER, this.storedBelow());
     this.sql.exec("DELETE FROM debits WHERE seq < ? AND settled_at < ?", below, debitsBefore);
   }
+
+  /**
+   * Drops the records of debits already stored, keeping the debits (exactly-once): one row written each,
+   * so only when the ledger's database passes `keepBytes` (a busy account: 7 days of records in debits).
+   */
+  dropStoredRecords(keepBytes: number): number {
+    if (this.sql.databaseSize <= keepBytes) return 0;
+    const dropped = this.sql.exec("UPDATE debits SET record = NULL, replaced = NULL WHERE seq < ? AND record IS NOT NULL", this.storedBelow());
+    dropped.toArray(); // run to the end: rowsWritten is final then
+    return dropped.rowsWritten;
+  }
 }

@@ -31,7 +31,15 @@ export const LEDGER_RECORDS_SETTINGS = {
   RECORDS_FLUSH_TARGET_RECORDS: between(
     1,
     10_000,
-    count(50, "records an account's flush aims at (see RECORDS_FLUSH_MAX_DELAY_MS); ≈ 1 KB each, 50 fit one queue message of 100 KB"),
+    count(
+      60,
+      "records an account's flush aims at (see RECORDS_FLUSH_MAX_DELAY_MS): ≈ 1 KB each, 60 make one queue message under 64 KB (3 queue operations; 6 above)",
+    ),
+  ),
+  LEDGER_RECORDS_KEEP_BYTES: count(
+    5_000_000_000,
+    "a settled request's record rides in its debit, kept 7 days for exactly-once settles (≈ 1.1 KB each): past this size of an account's ledger database (Cloudflare's limit: 10 GB an object), its hourly prune drops the records of debits already stored (one SQLite row written each), keeping the debits, bytes",
+    "5000000000 = 5 GB",
   ),
   RECORDS_FLUSH_BATCH: count(
     500,

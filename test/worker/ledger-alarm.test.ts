@@ -157,3 +157,34 @@ describe("the flush delay of a quiet account", () => {
       }
     }));
 });
+
+describe("a busy account's ledger size", () => {
+  it("past LEDGER_RECORDS_KEEP_BYTES the prune drops the records of stored debits only, keeping the debits and every pending record", () =>
+    withLedgerDb(async (base) => {
+      const db: TestLedgerDb = { ...base, timings: { ...base.timings, recordsKeepBytes: 1 } };
+      settleRecords(db, [genRecord("stored", 5)]);
+      db.outbox.assign(10);
+      for (const b of db.outbox.due(0)) db.outbox.stored(b.batch);
+      settleRecords(db, [genRecord("sent", 6)]);
+      db.outbox.assign(10); // in a batch the store has not acknowledged
+      settleRecords(db, [genRecord("waiting", 7)]);
+      await new LedgerAlarm(() => {}).fire(db, fakeQueue().queue);
+      const rows = db.sql.exec<{ gen_id: string; kept: number }>("SELECT gen_id, record IS NOT NULL AS kept FROM debits ORDER BY seq").toArray();
+      expect(rows).toEqual([
+        { gen_id: "stored", kept: 0 },
+        { gen_id: "sent", kept: 1 },
+        { gen_id: "waiting", kept: 1 },
+      ]);
+      expect([db.outbox.size(), db.outbox.pending("sent")?.costNano, db.outbox.pending("waiting")?.costNano]).toEqual([2, 6, 7]);
+      expect(settleRecords(db, [genRecord("stored", 5)])).toBe(0); // still exactly once
+    }));
+
+  it("under it, nothing is dropped", () =>
+    withLedgerDb(async (db) => {
+      settleRecords(db, [genRecord("stored", 5)]);
+      db.outbox.assign(10);
+      for (const b of db.outbox.due(0)) db.outbox.stored(b.batch);
+      expect(db.outbox.dropStoredRecords(db.timings.recordsKeepBytes)).toBe(0);
+      expect(db.sql.exec("SELECT record IS NOT NULL AS kept FROM debits").one().kept).toBe(1);
+    }));
+});

@@ -40,6 +40,7 @@ export class LedgerAlarm {
     expire(db, now);
     if (now - this.prunedAt >= PRUNE_EVERY_MS) {
       outbox.prune(now, now - RETENTION_MS); // debits (their records stored) and abandoned ids
+      outbox.dropStoredRecords(timings.recordsKeepBytes);
       sql.exec("DELETE FROM slice_audit WHERE ended_at < ?", now - RETENTION_MS);
       this.prunedAt = now;
     }
