@@ -92,6 +92,24 @@ export class RecordsOutbox extends RecordBatches {
     return row ? (JSON.parse(row.record) as NewGeneration) : null;
   }
 
+  /** The newest records not yet stored, newest first, one per generation (its newest), at most `limit` (≤ 500). */
+  newestPending(limit: number): NewGeneration[] {
+    const rows = this.sql
+      .exec<{ gen_id: string; record: string }>(
+        `SELECT seq, gen_id, record FROM debits WHERE seq > ?1
+         UNION ALL SELECT d.seq, d.gen_id, d.record FROM record_batches b JOIN debits d ON d.seq BETWEEN b.first_seq AND b.last_seq
+         UNION ALL SELECT seq, gen_id, record FROM outbox ORDER BY seq DESC LIMIT ?2`,
+        this.assignedUpto(),
+        2 * Math.min(Math.max(limit, 0), 500), // a late settle and the abandoned record it replaces are two rows of one generation
+      )
+      .toArray();
+    const seen = new Set<string>();
+    return rows
+      .filter((r) => !seen.has(r.gen_id) && seen.add(r.gen_id))
+      .slice(0, limit)
+      .map((r) => JSON.parse(r.record) as NewGeneration);
+  }
+
   /** Records not yet stored: the outbox's rows, debits in no batch yet, debits in batches not acknowledged. */
   size(): number {
     return this.sql
