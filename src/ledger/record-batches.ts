@@ -42,12 +42,18 @@ export class RecordBatches {
     return Math.min(Math.max(stored ?? t.flushDelayMs, t.flushDelayMs), Math.max(t.flushDelayMs, t.flushMaxDelayMs));
   }
 
-  /** When the records in no batch yet are due to be batched (ms epoch): the oldest settle's time + the flush delay; an abandoned record at once; null when none waits. */
+  /**
+   * When the records in no batch yet are due to be batched (ms epoch): the oldest settle's time + the flush
+   * delay; at once when the target is reached (an account that turns busy does not wait out a quiet
+   * account's delay) or an abandoned record waits; null when none waits.
+   */
   flushAt(t: FlushTimings): number | null {
     const upto = this.assignedUpto();
     if (this.sql.exec("SELECT 1 FROM outbox WHERE seq > ? LIMIT 1", upto).toArray().length > 0) return 0;
     const oldest = this.sql.exec<{ at: number }>("SELECT settled_at AS at FROM debits WHERE seq > ? ORDER BY seq LIMIT 1", upto).toArray()[0];
-    return oldest ? oldest.at + this.flushDelay(t) : null;
+    if (!oldest) return null;
+    const waiting = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM debits WHERE seq > ? LIMIT ?)", upto, t.flushTargetRecords).one().n;
+    return waiting >= t.flushTargetRecords ? oldest.at : oldest.at + this.flushDelay(t);
   }
 
   /**

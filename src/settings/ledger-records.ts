@@ -33,7 +33,7 @@ export const LEDGER_RECORDS_SETTINGS = {
     10_000,
     count(
       60,
-      "records an account's flush aims at (see RECORDS_FLUSH_MAX_DELAY_MS): ≈ 1 KB each, 60 make one queue message under 64 KB (3 queue operations; 6 above)",
+      "records an account's flush aims at (see RECORDS_FLUSH_MAX_DELAY_MS); as many waiting go at once, whatever the delay: ≈ 1 KB each, 60 make one queue message under 64 KB (3 queue operations; 6 above)",
     ),
   ),
   LEDGER_RECORDS_KEEP_BYTES: count(
