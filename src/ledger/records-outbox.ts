@@ -6,8 +6,8 @@ export { MESSAGE_RECORD_BYTES } from "./record-batches";
 
 /** Abandoned records are remembered this long, so a settle arriving later is known to replace one. */
 const ABANDONED_KEPT_MS = 7 * 24 * 3600_000;
-/** Rows a chunked statement binds at once: 7 values a debit row under SQLite's 100 bound parameters. */
-const CHUNK = 14;
+/** Generation ids one lookup binds (SQLite in Durable Objects binds at most 100 parameters a statement). */
+const IDS = 90;
 
 /**
  * The ledger's generation records waiting for the records store (src/generations/store-batches.ts writes
@@ -45,8 +45,8 @@ export class RecordsOutbox extends RecordBatches {
   debitRows(items: SettleRequest[], now: number): unknown[][] {
     const replaced = new Map<string, string>();
     const upto = this.assignedUpto();
-    for (let i = 0; i < items.length; i += CHUNK) {
-      const ids = items.slice(i, i + CHUNK).map((x) => x.genId);
+    for (let i = 0; i < items.length; i += IDS) {
+      const ids = items.slice(i, i + IDS).map((x) => x.genId);
       const rows = this.sql.exec<{ gen_id: string; record: string }>(
         `SELECT gen_id, record FROM abandoned_ids a WHERE gen_id IN (${ids.map(() => "?").join(", ")})
            AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.gen_id = a.gen_id AND o.abandoned = 1 AND o.seq > ?)`,
@@ -63,8 +63,8 @@ export class RecordsOutbox extends RecordBatches {
   settled(genIds: string[]): void {
     if (genIds.length === 0) return;
     const upto = this.assignedUpto();
-    for (let i = 0; i < genIds.length; i += CHUNK * 7) {
-      const ids = genIds.slice(i, i + CHUNK * 7);
+    for (let i = 0; i < genIds.length; i += IDS) {
+      const ids = genIds.slice(i, i + IDS);
       const gone = this.sql.exec<{ gen_id: string }>(`DELETE FROM abandoned_ids WHERE gen_id IN (${ids.map(() => "?").join(", ")}) RETURNING gen_id`, ...ids);
       for (const { gen_id } of gone.toArray()) this.sql.exec("DELETE FROM outbox WHERE gen_id = ? AND abandoned = 1 AND seq > ?", gen_id, upto);
     }
