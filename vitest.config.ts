@@ -55,6 +55,9 @@ export default defineConfig({
                 // The Cron Trigger's archive run (tests call `scheduled`) must not move other tests' records out of D1:
                 // archive tests run the archive themselves, with their own clock and retention.
                 RECORDS_RETENTION_DAYS: "36500",
+                // Records leave each ledger a second after they settle, as before the flush delay grew for quiet accounts:
+                // tests wait for records stored. test/worker/ledger-alarm.test.ts drives the growing delay with its own timings.
+                RECORDS_FLUSH_MAX_DELAY_MS: "1000",
                 // Keep-alives show within a test's slow stream (test/worker/inbound-apis.test.ts); the default is 10 s.
                 RELAY_PING_MS: "100",
                 ...carrierSecretBindings(),

@@ -190,7 +190,17 @@ export type CeilingSet = {
 export type D1Rows = { batch: number; attempts: boolean; rows_per_batch: number; rollups_per_batch: number; parts_per_batch: number };
 
 /** Rows written per record by the ledger's outbox: when a settle adds it, when an alarm sends its batch, when the store's acknowledgement removes it. */
-export type OutboxRows = { n: number; batch: number; batches: number; settle: number; send: number; stored: number };
+export type OutboxRows = {
+  n: number;
+  batch: number;
+  batches: number;
+  settle: number;
+  send: number;
+  stored: number;
+  /** At the settle, apart: the debit's own row and index entry (the record rides in it), and the usage updates (sets before records rode in debits have neither). */
+  debit?: number;
+  usage?: number;
+};
 
 const int = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString("en-US") : "–");
 const fix = (v: number, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : "–");
@@ -302,7 +312,10 @@ export function ceilingMarkdown(set: CeilingSet): string {
         set.outbox
           .map(
             (x) =>
-              `batches of ${x.batch}: ${fix(x.settle, 2)} at the settle + ${fix(x.send, 2)} to send + ${fix(x.stored, 2)} at the acknowledgement = ${fix(x.settle + x.send + x.stored, 2)}`,
+              `batches of ${x.batch}: ${fix(x.settle, 2)} at the settle + ${fix(x.send, 2)} to send + ${fix(x.stored, 2)} at the acknowledgement = ${fix(x.settle + x.send + x.stored, 2)}` +
+              (x.debit !== undefined
+                ? ` (besides the debit's own row and index entry, ${fix(x.debit, 2)}, which the record rides in, and the usage updates, ${fix(x.usage ?? NaN, 2)})`
+                : ""),
           )
           .join("; ") +
         ".",

@@ -80,9 +80,13 @@ export async function buildBundle(root: string, workerRoot: string, dir: string)
 
 export type RouterSettings = Omit<WorkerSettings, "defaults" | "vars">;
 
-/** The router in Miniflare; a generous carrier timeout unless wrangler.toml's [vars] (or --var) set one. */
+/**
+ * The router in Miniflare; a generous carrier timeout, and records leaving each ledger a second after they
+ * settle (the scenarios check, bounded, that every request's record was stored: a deployment's flush delay
+ * grows for quiet accounts up to minutes), unless wrangler.toml's [vars] (or --var) set them.
+ */
 export function routerOptions(bundle: Bundle, s: RouterSettings): MiniflareOptions {
-  return workerOptions(bundle, { ...s, defaults: { CARRIER_TIMEOUT_MS: "30000" } });
+  return workerOptions(bundle, { ...s, defaults: { CARRIER_TIMEOUT_MS: "30000", RECORDS_FLUSH_MAX_DELAY_MS: "1000" } });
 }
 
 /** Applies the checkout's D1 migrations to the router's local database. */

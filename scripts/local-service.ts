@@ -19,10 +19,18 @@ export { DEV_ADMIN_TOKEN };
 /** Local development only: the key /responses seals reasoning with under `npm start`, unless `.dev.vars` sets one (a deploy sets its own secret: docs/deploy.md). */
 export const DEV_REASONING_SEAL_KEY = "dev-reasoning-seal-key-for-local-use-only";
 
-/** Locally anyone may sign up (a deployment's default is invite-only: docs/deploy.md); `.dev.vars` or `vars` may say otherwise. */
+/**
+ * Locally anyone may sign up (a deployment's default is invite-only: docs/deploy.md), and records reach R2 a
+ * second after they settle (a deployment's flush delay grows for quiet accounts, up to 10 minutes, which
+ * would leave a local session's records in the ledger for minutes); `.dev.vars` or `vars` may say otherwise.
+ */
 function localVars(): Record<string, string> {
   const names = devVarNames(".dev.vars");
-  return { ...(names.has("REASONING_SEAL_KEY") ? {} : { REASONING_SEAL_KEY: DEV_REASONING_SEAL_KEY }), ...(names.has("SIGN_UP") ? {} : { SIGN_UP: "open" }) };
+  return {
+    ...(names.has("REASONING_SEAL_KEY") ? {} : { REASONING_SEAL_KEY: DEV_REASONING_SEAL_KEY }),
+    ...(names.has("SIGN_UP") ? {} : { SIGN_UP: "open" }),
+    ...(names.has("RECORDS_FLUSH_MAX_DELAY_MS") ? {} : { RECORDS_FLUSH_MAX_DELAY_MS: "1000" }),
+  };
 }
 
 export type LocalService = {

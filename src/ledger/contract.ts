@@ -176,6 +176,8 @@ export interface LedgerRpc {
   keysUsage(keyHashes: string[]): Record<string, KeyUsage>;
   /** A generation settled here and not yet in the records store. */
   pendingGeneration(genId: string): NewGeneration | null;
+  /** The newest records not yet in the records store (one per generation), at most `limit`: the console's newest activity. */
+  pendingRecords(limit: number): NewGeneration[];
   /** The records store has this batch: its records leave the outbox. Returns how many did. */
   recordsStored(batch: string): number;
   /** Sends every batch still waiting for the store again now. Returns how many. */

@@ -17,12 +17,18 @@ export type LedgerTimings = {
   settleWindowMs: number;
   /** One settle RPC not answered within this long is given up and retried (idempotent): a hung call cannot hold a batch. */
   settleAttemptTimeoutMs: number;
-  /** How soon after a settle the ledger sends its outbox of records to the records queue; `/generation` reads the outbox meanwhile. */
+  /** How soon after a settle the ledger sends its outbox of records to the records queue (at least); `/generation` reads the outbox meanwhile. */
   flushDelayMs: number;
+  /** The longest the flush delay grows to for an account whose flushes are smaller than `flushTargetRecords`. */
+  flushMaxDelayMs: number;
+  /** Records a flush aims at: the delay scales by this ÷ the records the last flush sent. */
+  flushTargetRecords: number;
   /** Records one alarm sends; more go by the next alarm, at once. */
   flushMaxRecords: number;
   /** A record batch sent and not acknowledged by the records store within this long is sent again. */
   recordsAckTimeoutMs: number;
+  /** Past this size of its database the ledger drops the records of stored debits (they ride in debits, kept 7 days). */
+  recordsKeepBytes: number;
 };
 
 /** The ledger's timings from the settings (src/settings.ts); the hold TTL is never shorter than the lease TTL. */
@@ -37,7 +43,10 @@ export function ledgerTimings(env: SettingsSource): LedgerTimings {
     settleWindowMs: s.SETTLE_WINDOW_MS,
     settleAttemptTimeoutMs: s.SETTLE_ATTEMPT_TIMEOUT_MS,
     flushDelayMs: s.RECORDS_FLUSH_DELAY_MS,
+    flushMaxDelayMs: Math.max(s.RECORDS_FLUSH_DELAY_MS, s.RECORDS_FLUSH_MAX_DELAY_MS),
+    flushTargetRecords: s.RECORDS_FLUSH_TARGET_RECORDS,
     flushMaxRecords: s.RECORDS_FLUSH_BATCH,
     recordsAckTimeoutMs: s.RECORDS_ACK_TIMEOUT_MS,
+    recordsKeepBytes: s.LEDGER_RECORDS_KEEP_BYTES,
   };
 }

@@ -90,6 +90,9 @@ export class LedgerObject extends DurableObject<Env> implements C.LedgerRpc {
   pendingGeneration(genId: string): NewGeneration | null {
     return this.outbox.pending(genId);
   }
+  pendingRecords(limit: number): NewGeneration[] {
+    return this.outbox.newestPending(limit);
+  }
   recordsStored(batch: string): number {
     return this.outbox.stored(batch);
   }

@@ -2,7 +2,28 @@
  * The ledger Durable Object's own SQLite schema (one database per account). See docs/storage.md.
  * Steps run in order, once each; `ledger_migrations` remembers how many have run.
  */
-const STEPS = [
+
+/** The step that rebuilds `debits` with a sequence and a record (see its comment in STEPS); it runs again harmlessly. */
+function debitRecords(sql: SqlStorage): void {
+  const has = (table: string, column: string) => sql.exec("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column).toArray().length > 0;
+  if (!has("debits", "seq"))
+    sql.exec(`CREATE TABLE debits_seq (
+      seq INTEGER PRIMARY KEY,
+      gen_id TEXT NOT NULL UNIQUE,
+      key_hash TEXT NOT NULL,
+      cost_nano INTEGER NOT NULL,
+      settled_at INTEGER NOT NULL,
+      record TEXT,
+      replaced TEXT
+    );
+    INSERT INTO debits_seq (seq, gen_id, key_hash, cost_nano, settled_at)
+      SELECT rowid - (SELECT coalesce(max(rowid), 0) FROM debits), gen_id, key_hash, cost_nano, settled_at FROM debits ORDER BY rowid;
+    DROP TABLE debits;
+    ALTER TABLE debits_seq RENAME TO debits;`);
+  if (!has("outbox_state", "flush_delay_ms")) sql.exec("ALTER TABLE outbox_state ADD COLUMN flush_delay_ms INTEGER");
+}
+
+const STEPS: Array<string | ((sql: SqlStorage) => void)> = [
   `CREATE TABLE account (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     credits_nano INTEGER NOT NULL DEFAULT 0,
@@ -135,19 +156,31 @@ const STEPS = [
   CREATE INDEX IF NOT EXISTS outbox_gen ON outbox (gen_id);
   CREATE TABLE IF NOT EXISTS record_batches (batch TEXT PRIMARY KEY, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, sent_at INTEGER);
   CREATE TABLE IF NOT EXISTS outbox_state (id INTEGER PRIMARY KEY CHECK (id = 1), next_seq INTEGER NOT NULL, assigned_upto INTEGER NOT NULL, next_batch INTEGER NOT NULL);
-  INSERT OR IGNORE INTO outbox_state SELECT 1, coalesce(max(seq), 0) + 1, 0, 1 FROM outbox;
+  INSERT OR IGNORE INTO outbox_state (id, next_seq, assigned_upto, next_batch) SELECT 1, coalesce(max(seq), 0) + 1, 0, 1 FROM outbox;
   CREATE TABLE IF NOT EXISTS abandoned_ids (gen_id TEXT PRIMARY KEY, at INTEGER NOT NULL, record TEXT NOT NULL);`,
+  // A settled request's record rides in its debit, the row the settle writes anyway (records-outbox.ts):
+  // debits get the account's sequence number as their rowid (seq: a batch is a range of it, read without
+  // an index) with the record and the abandoned record it replaces. The outbox keeps abandoned records, and
+  // the rows written before this step, which go as they were (in the same sequence). Debits of earlier
+  // deployments carry no record: their seq is ≤ 0, below every batch, in their order (pruning walks it).
+  // flush_delay_ms: the account's flush delay now (record-batches.ts), NULL = RECORDS_FLUSH_DELAY_MS.
+  debitRecords,
 ];
 
 /** The step that folds earlier deployments' reversal rows into one per grant (a test replays from it over old rows). */
-export const REVERSALS_STEP = STEPS.findIndex((s) => s.includes("CREATE TABLE grant_reversals"));
+export const REVERSALS_STEP = STEPS.findIndex((s) => typeof s === "string" && s.includes("CREATE TABLE grant_reversals"));
+/** The step that puts records in their debits (a test upgrades a ledger with outbox rows of the layout before it). */
+export const DEBIT_RECORDS_STEP = STEPS.indexOf(debitRecords);
 
-export function migrateLedger(sql: SqlStorage): void {
+/** Runs the steps not yet run, up to `upto` (all of them unless a test stops earlier). */
+export function migrateLedger(sql: SqlStorage, upto = STEPS.length): void {
   sql.exec("CREATE TABLE IF NOT EXISTS ledger_migrations (id INTEGER PRIMARY KEY CHECK (id = 1), done INTEGER NOT NULL)");
   sql.exec("INSERT OR IGNORE INTO ledger_migrations (id, done) VALUES (1, 0)");
   const done = sql.exec<{ done: number }>("SELECT done FROM ledger_migrations").one().done;
-  for (let i = done; i < STEPS.length; i++) {
-    sql.exec(STEPS[i]!);
+  for (let i = done; i < upto; i++) {
+    const step = STEPS[i]!;
+    if (typeof step === "string") sql.exec(step);
+    else step(sql);
     sql.exec("UPDATE ledger_migrations SET done = ?", i + 1);
   }
 }

@@ -18,7 +18,28 @@ export const LEDGER_RECORDS_SETTINGS = {
   ),
   RECORDS_FLUSH_DELAY_MS: count(
     1_000,
-    "how soon after a settle an account's ledger sends its new generation records to the records queue (batches for all settled meanwhile), ms. A record reaches R2 within this, the queue's batch timeout (wrangler.toml, 1 s) and the consumer's own time",
+    "how soon after a settle an account's ledger sends its new generation records to the records queue (batches for all settled meanwhile) at least: the delay grows for quiet accounts up to RECORDS_FLUSH_MAX_DELAY_MS, ms",
+  ),
+  RECORDS_FLUSH_MAX_DELAY_MS: between(
+    1,
+    3_600_000,
+    count(
+      600_000,
+      "the longest an account's flush delay grows to: each flush scales the delay by RECORDS_FLUSH_TARGET_RECORDS ÷ the records it sent, between RECORDS_FLUSH_DELAY_MS and this, so quiet accounts send larger batches (a batch costs about the same whatever its size). A record reaches R2 within this (plus the queue's batch timeout and the consumer's time); `/generation` reads it from the ledger meanwhile, ms. Equal to RECORDS_FLUSH_DELAY_MS: a fixed delay",
+    ),
+  ),
+  RECORDS_FLUSH_TARGET_RECORDS: between(
+    1,
+    10_000,
+    count(
+      60,
+      "records an account's flush aims at (see RECORDS_FLUSH_MAX_DELAY_MS); as many waiting go at once, whatever the delay: ≈ 1 KB each, 60 make one queue message under 64 KB (3 queue operations; 6 above)",
+    ),
+  ),
+  LEDGER_RECORDS_KEEP_BYTES: count(
+    5_000_000_000,
+    "a settled request's record rides in its debit, kept 7 days for exactly-once settles (≈ 1.1 KB each): past this size of an account's ledger database (Cloudflare's limit: 10 GB an object), its hourly prune drops the records of debits already stored (one SQLite row written each), keeping the debits, bytes",
+    "5000000000 = 5 GB",
   ),
   RECORDS_FLUSH_BATCH: count(
     500,

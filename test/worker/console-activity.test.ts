@@ -1,6 +1,9 @@
 import { describe, it, expect } from "vitest";
-import { env } from "cloudflare:test";
-import { admin, call, chat, newAccount, settled, storedRecords, user } from "./helpers";
+import { env, runInDurableObject } from "cloudflare:test";
+import { syntheticRecord } from "./synthetic-record";
+import { settleRecords } from "./ledger-db";
+import type { LedgerObject } from "../../src/ledger/ledger-object";
+import { admin, call, chat, newAccount, recorded, settled, storedRecords, user } from "./helpers";
 import { createKeyViaConsole, signUp, textOf, type ConsoleClient } from "./console-helpers";
 
 const DAY = 86_400_000;
@@ -68,6 +71,27 @@ function hrefOf(html: string, text: string): string {
 }
 
 describe("/activity", () => {
+  it("the newest page shows records still in the account's ledger (settled, not yet stored), within the filter; older pages do not", async () => {
+    const { client, accountId } = await signUp();
+    const now = Date.now();
+    await insertGenerations(accountId, 60, now - 3_600_000); // stored: more than a page
+    const pending = [0, 1].map((i) => syntheticRecord(accountId, now - 1000 + i, i, { model: "openai/gpt-oss-20b" }));
+    // Settled in the ledger with no alarm asked for: they stay there, as a quiet account's do for minutes.
+    await runInDurableObject(env.LEDGER.get(env.LEDGER.idFromName(accountId)), (instance: LedgerObject) => void settleRecords(instance["db"], pending));
+    const page = await client.page("/activity");
+    const rows = rowsOf(page.html);
+    expect(rows).toHaveLength(50);
+    expect(rows.slice(0, 2).map((r) => r.id)).toEqual([pending[1]!.id, pending[0]!.id]);
+    expect(rows[2]!.id).toBe(`gen-seed${accountId.slice(5)}0059`);
+    // The next page starts after the last one shown: nothing skipped, nothing twice.
+    const older = rowsOf((await client.page(hrefOf(page.html, "Older →"))).html);
+    expect(older[0]!.id).toBe(`gen-seed${accountId.slice(5)}0011`);
+    expect(new Set([...rows, ...older].map((r) => r.id)).size).toBe(62);
+    // A filter the pending records do not match leaves them out.
+    const other = rowsOf((await client.page("/activity?model=meta-llama/llama-3.1-8b-instruct")).html);
+    expect(other).toEqual([]);
+  });
+
   it("lists the account's requests newest first with model, provider, app, tokens, cost, latency and status; failures at cost 0", async () => {
     const { client, accountId } = await signUp();
     await admin(`/accounts/${accountId}/credits`, { usd: 2 });
@@ -79,6 +103,7 @@ describe("/activity", () => {
     const failed = await chat(key, { model: "acme/none", ...user("x") });
     expect(failed.status).toBe(400);
     await settled(accountId);
+    await recorded(accountId, 2); // stored: the list shows records still in the ledger, the chart only stored ones
 
     const html = await activityWhen(client, (h) => rowsOf(h).length === 2);
     const rows = rowsOf(html);

@@ -8,6 +8,7 @@ import { newGenerationId } from "../../src/generations/generation-id";
 import type { NewGeneration } from "../../src/db/schema";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
 import { newAccount } from "./helpers";
+import { settleRecords } from "./ledger-db";
 
 describe("finding a record that moves through stages (isolate batch → ledger outbox → D1)", () => {
   /**
@@ -71,7 +72,7 @@ describe("GET /generation while the records store takes the record", () => {
     const ledger = env.LEDGER.get(env.LEDGER.idFromName(a.accountId));
     // In the outbox, given a batch, with no alarm: the test decides when it is stored.
     const batch = await runInDurableObject(ledger, (instance: LedgerObject, state) => {
-      instance["outbox"].addSettled([{ genId: id, record }]);
+      settleRecords(instance["db"], [record]);
       instance["outbox"].assign(1);
       return instance["outbox"].due(Date.now())[0]!.batch;
     });

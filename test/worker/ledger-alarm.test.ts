@@ -3,7 +3,8 @@ import type { RecordBatch } from "../../src/ledger/record-batch";
 import { LedgerAlarm } from "../../src/ledger/object/alarm";
 import { expire, nextExpiry } from "../../src/ledger/object/expiry";
 import { admit } from "../../src/ledger/object/holds";
-import { fund, genRecord, withLedgerDb, type TestLedgerDb } from "./ledger-db";
+import { settleBatch } from "../../src/ledger/object/settles";
+import { fund, genRecord, settleRecords, withLedgerDb, type TestLedgerDb } from "./ledger-db";
 
 // src/ledger/object/alarm.ts and expiry.ts on their own: what dies is expired, records leave for the queue.
 
@@ -69,25 +70,30 @@ describe("ledger alarm", () => {
       expect(nextExpiry(db)).toBe(now + leaseTtlMs);
     }));
 
-  it("fire sends the outbox's records to the queue as batches and marks them sent", () =>
+  it("fire sends the records when they are due, as batches, and marks them sent; an alarm before then leaves them gathering", () =>
     withLedgerDb(async (db) => {
-      db.outbox.addSettled([
-        { genId: "a", record: genRecord("a", 5) },
-        { genId: "b", record: genRecord("b", 7) },
-      ]);
+      settleRecords(db, [genRecord("a", 5), genRecord("b", 7)]);
       const set: number[] = [];
       const { sent, queue } = fakeQueue();
+      await new LedgerAlarm((at) => set.push(at)).fire(db, queue); // e.g. an expiry's alarm, just after the settle
+      expect(sent).toEqual([]);
+      db.clock.now += db.timings.flushDelayMs;
       await new LedgerAlarm((at) => set.push(at)).fire(db, queue);
       expect(sent.flatMap((b) => b.items.map((i) => JSON.parse(i.record).id)).sort()).toEqual(["a", "b"]);
       expect(db.sql.exec("SELECT sent_at FROM record_batches").toArray()).toEqual(sent.map(() => ({ sent_at: db.clock.now })));
-      // Still in the outbox (readable by /generation) until the store acknowledges; the alarm comes back to send again if it does not.
+      // Still pending (readable by /generation) until the store acknowledges; the alarm comes back to send again if it does not.
       expect(db.outbox.size()).toBe(2);
-      expect(set).toHaveLength(1);
+      expect(db.outbox.pending("a")).toMatchObject({ id: "a", costNano: 5 });
+      expect(set).toHaveLength(2);
+      expect(db.outbox.stored(sent[0]!.batch)).toBe(2);
+      expect(db.outbox.size()).toBe(0);
+      expect(db.outbox.pending("a")).toBeNull();
     }));
 
   it("a queue that refuses loses nothing: the batches stay, and go again at the ack timeout, not at once", () =>
     withLedgerDb(async (db) => {
-      db.outbox.addSettled([{ genId: "a", record: genRecord("a", 5) }]);
+      settleRecords(db, [genRecord("a", 5)]);
+      db.clock.now += db.timings.flushDelayMs;
       const set: number[] = [];
       const before = Date.now();
       await new LedgerAlarm((at) => set.push(at)).fire(db, fakeQueue(true).queue);
@@ -98,5 +104,98 @@ describe("ledger alarm", () => {
       db.clock.now += db.timings.recordsAckTimeoutMs;
       await new LedgerAlarm(() => {}).fire(db, queue);
       expect(sent.flatMap((b) => b.items.map((i) => JSON.parse(i.record).id))).toEqual(["a"]);
+    }));
+});
+
+describe("the flush delay of a quiet account", () => {
+  const growing = (db: TestLedgerDb): TestLedgerDb => ({
+    ...db,
+    timings: { ...db.timings, flushDelayMs: 1_000, flushMaxDelayMs: 600_000, flushTargetRecords: 10 },
+  });
+  /** Settles `n` records now through settleBatch (which asks for the alarm: its delay is the last of db.alarms). */
+  const settleNow = (db: TestLedgerDb, n: number, tag: string) =>
+    settleBatch(
+      db,
+      Array.from({ length: n }, (_, i) => ({ genId: `${tag}-${i}`, keyHash: "k", costNano: 1, record: genRecord(`${tag}-${i}`, 1) })),
+    );
+
+  it("grows by target ÷ records while flushes are small, up to the maximum; flushes at once when the target gathers; every record is sent within the maximum", () =>
+    withLedgerDb(async (base) => {
+      const db = growing(base);
+      const { sent, queue } = fakeQueue();
+      const delays: number[] = [];
+      const sentIds = () => new Set(sent.flatMap((b) => b.items.map((i) => JSON.parse(i.record).id as string)));
+      const flushOnce = async (n: number, tag: string) => {
+        settleNow(db, n, tag);
+        const delay = db.alarms.at(-1)!;
+        delays.push(delay);
+        if (delay > 0) {
+          db.clock.now += delay - 1;
+          await new LedgerAlarm(() => {}).fire(db, queue); // a millisecond early (an expiry's alarm, say): nothing goes
+          expect(sentIds().has(`${tag}-0`)).toBe(false);
+          db.clock.now += 1;
+        }
+        await new LedgerAlarm(() => {}).fire(db, queue); // a new LedgerAlarm each time: the object was evicted meanwhile
+        expect([...sentIds()].filter((id) => id.startsWith(`${tag}-`))).toHaveLength(n);
+        for (const b of sent.splice(0)) db.outbox.stored(b.batch);
+      };
+      for (let i = 0; i < 4; i++) await flushOnce(1, `quiet${i}`);
+      await flushOnce(40, "burst");
+      await flushOnce(1, "after");
+      // 1 s, then ×10 a flush (one record, target 10) up to 600 s; 40 settled together reach the target: at
+      // once, and the delay ÷ 4; one record then waits 150 s.
+      expect(delays).toEqual([1_000, 10_000, 100_000, 600_000, 0, 150_000]);
+      expect(db.outbox.flushDelay(db.timings)).toBe(600_000);
+      // An account that turns busy: the tenth record waiting flushes them at once, not 600 s after the first.
+      settleNow(db, 5, "busy-a");
+      expect(db.alarms.at(-1)).toBe(600_000);
+      db.clock.now += 1_000;
+      settleNow(db, 5, "busy-b");
+      expect(db.alarms.at(-1)).toBe(0);
+      await new LedgerAlarm(() => {}).fire(db, queue);
+      expect(sent.flatMap((b) => b.items)).toHaveLength(10);
+      expect(db.outbox.flushDelay(db.timings)).toBe(600_000);
+    }));
+
+  it("a fixed delay when the maximum is the delay (the tests' default)", () =>
+    withLedgerDb(async (db) => {
+      const { queue } = fakeQueue();
+      for (let i = 0; i < 3; i++) {
+        settleNow(db, 1, `fixed${i}`);
+        expect(db.alarms.at(-1)).toBe(db.timings.flushDelayMs);
+        db.clock.now += db.timings.flushDelayMs;
+        await new LedgerAlarm(() => {}).fire(db, queue);
+      }
+    }));
+});
+
+describe("a busy account's ledger size", () => {
+  it("past LEDGER_RECORDS_KEEP_BYTES the prune drops the records of stored debits only, keeping the debits and every pending record", () =>
+    withLedgerDb(async (base) => {
+      const db: TestLedgerDb = { ...base, timings: { ...base.timings, recordsKeepBytes: 1 } };
+      settleRecords(db, [genRecord("stored", 5)]);
+      db.outbox.assign(10);
+      for (const b of db.outbox.due(0)) db.outbox.stored(b.batch);
+      settleRecords(db, [genRecord("sent", 6)]);
+      db.outbox.assign(10); // in a batch the store has not acknowledged
+      settleRecords(db, [genRecord("waiting", 7)]);
+      await new LedgerAlarm(() => {}).fire(db, fakeQueue().queue);
+      const rows = db.sql.exec<{ gen_id: string; kept: number }>("SELECT gen_id, record IS NOT NULL AS kept FROM debits ORDER BY seq").toArray();
+      expect(rows).toEqual([
+        { gen_id: "stored", kept: 0 },
+        { gen_id: "sent", kept: 1 },
+        { gen_id: "waiting", kept: 1 },
+      ]);
+      expect([db.outbox.size(), db.outbox.pending("sent")?.costNano, db.outbox.pending("waiting")?.costNano]).toEqual([2, 6, 7]);
+      expect(settleRecords(db, [genRecord("stored", 5)])).toBe(0); // still exactly once
+    }));
+
+  it("under it, nothing is dropped", () =>
+    withLedgerDb(async (db) => {
+      settleRecords(db, [genRecord("stored", 5)]);
+      db.outbox.assign(10);
+      for (const b of db.outbox.due(0)) db.outbox.stored(b.batch);
+      expect(db.outbox.dropStoredRecords(db.timings.recordsKeepBytes)).toBe(0);
+      expect(db.sql.exec("SELECT record IS NOT NULL AS kept FROM debits").one().kept).toBe(1);
     }));
 });

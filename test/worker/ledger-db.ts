@@ -4,6 +4,7 @@ import { ledgerRecord } from "./synthetic-record";
 import { ledgerTimings } from "../../src/ledger/ledger-config";
 import type { LedgerDb } from "../../src/ledger/object/ledger-db";
 import { RecordsOutbox } from "../../src/ledger/records-outbox";
+import { settleBatch } from "../../src/ledger/object/settles";
 
 /** A LedgerDb over a fresh account's ledger storage: the test's own time, and the alarms the module asked for (ms from now), in order. */
 export type TestLedgerDb = LedgerDb & { clock: { now: number }; alarms: number[]; state: DurableObjectState };
@@ -41,4 +42,13 @@ export function genRecord(id: string, costNano: number, keyHash = "k"): NewGener
 export function fund(db: LedgerDb, nano: number): void {
   db.sql.exec("INSERT INTO grants (grant_id, amount_nano, source, created_at) VALUES (?, ?, 'test', 0)", `fund-${nano}-${Math.random()}`, nano);
   db.sql.exec("UPDATE account SET credits_nano = credits_nano + ?, granted = 1 WHERE id = 1", nano);
+}
+
+/**
+ * Settles these records (each its request's debit of its cost, its record riding in it) without asking for
+ * the alarm: the test batches and sends them itself. Returns how many were new.
+ */
+export function settleRecords(db: LedgerDb, records: NewGeneration[]): number {
+  const items = records.map((r) => ({ genId: r.id, keyHash: r.keyHash ?? "k", costNano: r.costNano ?? 0, record: r }));
+  return settleBatch({ ...db, scheduleAlarm: () => {} }, items);
 }

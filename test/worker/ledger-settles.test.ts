@@ -1,6 +1,7 @@
 import { describe, it, expect } from "vitest";
 import type { SettleRequest } from "../../src/ledger/contract";
 import { admit, lease } from "../../src/ledger/object/holds";
+import { expire } from "../../src/ledger/object/expiry";
 import { settleBatch } from "../../src/ledger/object/settles";
 import { totals } from "../../src/ledger/object/balance";
 import { fund, genRecord, withLedgerDb, type TestLedgerDb } from "./ledger-db";
@@ -76,4 +77,46 @@ describe("ledger settles", () => {
       expect(db.sql.exec<{ count: number }>("SELECT count FROM free_days").one().count).toBe(0);
       expect(db.sql.exec("SELECT 1 FROM free_minute").toArray()).toEqual([]);
     }));
+
+  it("the record rides in its debit row: nothing else is written for it, and it is pending until its batch is stored", () =>
+    withLedgerDb((db) => {
+      expect(settleBatch(db, [item("a", 5), item("b", 6)])).toBe(2);
+      expect(db.sql.exec("SELECT COUNT(*) AS n FROM outbox").one().n).toBe(0);
+      const rows = db.sql.exec<{ gen_id: string; record: string }>("SELECT gen_id, record FROM debits ORDER BY seq").toArray();
+      expect(rows.map((r) => [r.gen_id, JSON.parse(r.record).costNano])).toEqual([
+        ["a", 5],
+        ["b", 6],
+      ]);
+      db.outbox.assign(10);
+      const [batch] = db.outbox.due(0);
+      expect(db.outbox.size()).toBe(2);
+      expect(db.outbox.stored(batch!.batch)).toBe(2);
+      expect(db.outbox.stored(batch!.batch)).toBe(0); // acknowledged twice: nothing more
+      expect([db.outbox.size(), db.outbox.pending("a")]).toEqual([0, null]);
+    }));
+
+  for (const batched of [false, true])
+    it(`a late settle supersedes its expired hold's abandoned record${batched ? " already batched: it carries that one for the store to take out" : " not batched yet: that one is never sent"}`, () =>
+      withLedgerDb((db) => {
+        fund(db, 10_000);
+        admit(db, { genId: "late", keyHash: "k", limitNano: null, holdNano: 100, paid: true, abandoned: { ...genRecord("late", 0), status: 500 } });
+        expire(db, db.clock.now + db.timings.holdTtlMs + 1);
+        expect(db.outbox.pending("late")).toMatchObject({ status: 500 });
+        if (batched) db.outbox.assign(10);
+        expect(settleBatch(db, [item("late", 70)])).toBe(1);
+        expect(db.outbox.pending("late")).toMatchObject({ costNano: 70, status: 200 });
+        db.outbox.assign(10);
+        const items = db.outbox.due(0).flatMap((b) => b.items);
+        const abandoned = JSON.stringify({ ...genRecord("late", 0), status: 500 });
+        expect(items).toEqual(
+          batched
+            ? [
+                { record: abandoned, abandoned: true },
+                { record: JSON.stringify(genRecord("late", 70)), replaced: abandoned },
+              ]
+            : [{ record: JSON.stringify(genRecord("late", 70)) }],
+        );
+        expect(settleBatch(db, [item("late", 70)])).toBe(0);
+        expect(totals(db.sql).usageNano).toBe(70);
+      }));
 });

@@ -96,10 +96,10 @@ describe("ledger", () => {
     const stale = newGenerationId(Date.now() - 3600_000);
     const done = newGenerationId(Date.now());
     const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
+    let now = Date.now() - 3600_000;
     await runInDurableObject(stub, async (instance, state) => {
       const ledger = instance as LedgerObject;
       ledger.grant({ grantId: "test-credits", amountNano: 1000, source: "test" });
-      let now = Date.now() - 3600_000;
       ledger.clock = () => now;
       ledger.admit({ genId: stale, keyHash: "k", limitNano: null, holdNano: 300, paid: true, abandoned: { ...record(stale, accountId, 0), status: 500 } });
       now += 3600_000; // an hour without a renewal: its request died
@@ -121,6 +121,7 @@ describe("ledger", () => {
     await runInDurableObject(stub, async (instance) => {
       const ledger = instance as LedgerObject;
       expect(settleOne(ledger, { genId: stale, keyHash: "k", costNano: 250, record: record(stale, accountId, 250) })).toBe(true);
+      now += 1000; // the flush delay: its record is due
       await ledger.alarm();
       expect(ledger.totals().usageNano).toBe(350);
     });
@@ -137,24 +138,35 @@ describe("ledger", () => {
     expect(await admin(`/accounts/${accountId}/audit`)).toMatchObject({ records: 2, records_cost_nano: 350, records_pending: 0, usage_nano: 350 });
   });
 
-  it("the alarm prunes settled ids older than 7 days, keeping newer ones", async () => {
-    const accountId = "prune-" + Math.random();
+  it("the alarm prunes settled ids older than 7 days once their records are stored, keeping newer ones", async () => {
+    const { accountId } = await newAccount();
+    const [oldId, newId] = [newGenerationId(Date.now() - 1), newGenerationId(Date.now())];
     const stub = env.LEDGER.get(env.LEDGER.idFromName(accountId));
+    const ids = () => async (_instance: unknown, state: DurableObjectState) =>
+      state.storage.sql
+        .exec<{ gen_id: string }>("SELECT gen_id FROM debits ORDER BY gen_id")
+        .toArray()
+        .map((r) => r.gen_id);
+    let now = Date.now();
     await runInDurableObject(stub, async (instance, state) => {
       const ledger = instance as LedgerObject;
-      ledger.grant({ grantId: "test-credits", amountNano: 1000, source: "test" });
+      ledger.clock = () => now;
       ledger.settleBatch(
-        ["old", "new"].map((id) => ({ genId: id, keyHash: "k", costNano: 1, record: record(`gen-${id}-${accountId}`, accountId, 1) })),
+        [oldId, newId].map((id) => ({ genId: id, keyHash: "k", costNano: 1, record: record(id, accountId, 1) })),
         [],
       );
-      state.storage.sql.exec("UPDATE debits SET settled_at = settled_at - ? WHERE gen_id = 'old'", 7 * 24 * 3600_000 + 1);
+      state.storage.sql.exec("UPDATE debits SET settled_at = settled_at - ? WHERE gen_id = ?", 7 * 24 * 3600_000 + 1, oldId);
+      await ledger.alarm(); // its record not stored yet (not even sent): the debit stays
+      expect(await ids()(instance, state)).toEqual([oldId, newId].sort());
+      now += 1000;
+      await ledger.alarm(); // sent; the records queue's consumer stores them
+    });
+    await recorded(accountId, 2);
+    await runInDurableObject(stub, async (instance, state) => {
+      const ledger = instance as LedgerObject;
+      now += 3600_000; // the next prune
       await ledger.alarm();
-      expect(
-        state.storage.sql
-          .exec<{ gen_id: string }>("SELECT gen_id FROM debits ORDER BY gen_id")
-          .toArray()
-          .map((r) => r.gen_id),
-      ).toEqual(["new"]);
+      expect(await ids()(instance, state)).toEqual([newId]);
       expect(ledger.totals().usageNano).toBe(2); // pruning forgets ids, never money
     });
   });

@@ -72,7 +72,8 @@ export function ActivityPage(props: {
       <h1>Activity</h1>
       <p>
         Every request made with your keys, newest first. Failed requests are listed with cost 0; each names the API it came in (chat, messages, responses,
-        embeddings). A request shows up here within a few seconds of finishing.
+        embeddings). A request shows up in this list within a few seconds of finishing, and in the chart and the sums by model, key and carrier once its record
+        is stored (within minutes).
       </p>
       {props.unreadDays.map((d) => (
         <p class="warning" role="alert">

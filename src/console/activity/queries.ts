@@ -1,6 +1,8 @@
 import { asc, eq } from "drizzle-orm";
 import { db } from "../../db/client";
-import { apiKeys, type Generation } from "../../db/schema";
+import { apiKeys, type Generation, type NewGeneration } from "../../db/schema";
+import { matchesFilter } from "../../db/record-filter";
+import { storedRecord } from "../../generations/archive-format";
 import { sumsBy, sumsOverTime, type Cursor } from "../../db/record-queries";
 import { recordsPage, type RecordStores } from "../../generations/record-pages";
 import { DAY_MS, type ActivityFilter } from "./filter";
@@ -41,6 +43,23 @@ export async function activityPage(
     newer: before && shown[0] ? encodeCursor(shown[0]) : null,
     older: more && shown.at(-1) ? encodeCursor(shown.at(-1)!) : null,
   };
+}
+
+/**
+ * The newest page with the records still in the account's ledger (settled, not yet stored: a quiet account's
+ * reach the store minutes after they settle) merged in, within the filter, the ledger's version of a record
+ * winning; the page stays PAGE_SIZE rows, its `older` link after the last one shown.
+ */
+export function withPending(page: ActivityPage, pending: NewGeneration[], accountId: string, filter: ActivityFilter): ActivityPage {
+  const rows = new Map(page.rows.map((g) => [g.id, g]));
+  for (const r of pending) {
+    const g = storedRecord(r);
+    if (g.accountId === accountId && matchesFilter(g, filter)) rows.set(g.id, g);
+  }
+  const merged = [...rows.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const shown = merged.slice(0, PAGE_SIZE);
+  const last = shown.at(-1);
+  return { rows: shown, newer: page.newer, older: last && (page.older !== null || merged.length > PAGE_SIZE) ? encodeCursor(last) : null };
 }
 
 /** One bar of the activity chart: a UTC day or hour, its spend, requests and tokens. */

@@ -2,7 +2,8 @@ import { Hono } from "hono";
 import type { ConsoleEnv } from "../console-env";
 import { accountPage } from "../http/stacks";
 import { pageMeta, render } from "../layout/render";
-import { accountKeys, activityPage, breakdowns, decodeCursor, spendSeries, type View } from "./queries";
+import { accountKeys, activityPage, breakdowns, decodeCursor, PAGE_SIZE, spendSeries, withPending, type View } from "./queries";
+import { ledgerFor } from "../../ledger/ledger";
 import { readFilter, unreadDays } from "./filter";
 import { activityCsv } from "./csv";
 import { recordStores } from "../../generations/record-pages";
@@ -21,13 +22,21 @@ activityRoutes.get("/activity", ...accountPage, async (c) => {
   const filter = readFilter((name) => c.req.query(name));
   const view: View = c.req.query("view") === "hour" ? "hour" : "day";
   const metric = readMetric(c.req.query("metric"));
-  const [page, days, sums, keys, catalog] = await Promise.all([
+  // The newest page also shows what the account's ledger holds, not yet stored (an unreachable ledger: without it).
+  const newest = before === undefined && after === undefined;
+  const [stored, pending, days, sums, keys, catalog] = await Promise.all([
     activityPage(recordStores(c.env, c.var.settings), accountId, { before, after }, filter),
+    newest
+      ? ledgerFor(c.env, accountId)
+          .pendingRecords(PAGE_SIZE)
+          .catch(() => [])
+      : [],
     spendSeries(c.env.DB, accountId, view, Date.now(), filter),
     breakdowns(c.env.DB, accountId, filter),
     accountKeys(c.env.DB, accountId),
     loadCatalog(c.env, CARRIER_PROTOCOL_NAMES, (p) => c.executionCtx.waitUntil(p)),
   ]);
+  const page = newest ? withPending(stored, pending, accountId, filter) : stored;
   return render(
     c,
     <ActivityPage

@@ -28,7 +28,8 @@ export class LedgerAlarm {
   }
 
   /**
-   * Sends the outbox's records to the records queue in batches (given their ids first, so a batch sent
+   * Batches the outbox's records when they are due (the account's flush delay after the oldest settled:
+   * record-batches.ts) and sends the batches to the records queue (given their ids first, so a batch sent
    * again is the same batch), sends again a batch not acknowledged within RECORDS_ACK_TIMEOUT_MS, expires
    * what dead isolates left, prunes old ids; reschedules while work remains.
    */
@@ -38,12 +39,14 @@ export class LedgerAlarm {
     const now = db.now();
     expire(db, now);
     if (now - this.prunedAt >= PRUNE_EVERY_MS) {
-      sql.exec("DELETE FROM debits WHERE settled_at < ?", now - RETENTION_MS);
+      outbox.prune(now, now - RETENTION_MS); // debits (their records stored) and abandoned ids
+      outbox.dropStoredRecords(timings.recordsKeepBytes);
       sql.exec("DELETE FROM slice_audit WHERE ended_at < ?", now - RETENTION_MS);
-      outbox.prune(now);
       this.prunedAt = now;
     }
-    outbox.assign(timings.flushMaxRecords);
+    // Not before they are due: an alarm that fires for an expiry or a resend leaves a quiet account's records gathering.
+    const flushAt = outbox.flushAt(timings);
+    if (flushAt !== null && flushAt <= now) outbox.assign(timings.flushMaxRecords, timings);
     const due = outbox.due(now - timings.recordsAckTimeoutMs);
     const { sent, failed } = await sendBatches(queue, due);
     outbox.markSent(sent, now);
@@ -54,11 +57,11 @@ export class LedgerAlarm {
       return;
     }
     const next = outbox.next(timings.recordsAckTimeoutMs);
-    if (next.unassigned) this.schedule(0);
-    else {
-      const at = [nextExpiry(db), next.resendAt].filter((t) => t > 0);
-      if (at.length) this.schedule(Math.max(0, Math.min(...at) - now));
-    }
+    const at = [nextExpiry(db), next.resendAt].filter((t) => t > 0);
+    const waiting = outbox.flushAt(timings); // records still gathering, or more than one alarm sends
+    if (waiting !== null) at.push(waiting);
+    if (next.unsent) at.push(now);
+    if (at.length) this.schedule(Math.max(0, Math.min(...at) - now));
   }
 }
 

@@ -10,8 +10,8 @@ import { execChunked, type LedgerDb } from "./ledger-db";
  * this call applied (a retried batch applies none twice). A handful of statements per batch: the
  * debits insert tells which ids are new, and usage, key usage and slice spending are summed first.
  * Order-independent: a release that arrives before some of its slice's settles keeps the slice
- * (and its money held) until they arrive. Its records go to the outbox (records-outbox.ts), which the
- * alarm sends on.
+ * (and its money held) until they arrive. Each record rides in its debit row (records-outbox.ts), which the
+ * alarm sends on in batches.
  */
 export function settleBatch(db: LedgerDb, items: SettleRequest[], slices: SliceReport[] = []): number {
   const { sql } = db;
@@ -32,7 +32,7 @@ export function settleBatch(db: LedgerDb, items: SettleRequest[], slices: SliceR
       "DELETE FROM holds WHERE gen_id IN ($)",
       items.filter((i) => !i.leaseId).map((i) => [i.genId]),
     );
-    const fresh = insertDebits(sql, items, now);
+    const fresh = insertDebits(db, items, now);
     const settled = items.filter((i) => fresh.delete(i.genId)); // once each, even if listed twice
     applied = settled.length;
     for (const i of settled) if (i.releaseFreeSlot) releaseFree(sql, i.genId, admittedAt.get(i.genId)!);
@@ -45,20 +45,24 @@ export function settleBatch(db: LedgerDb, items: SettleRequest[], slices: SliceR
       if (found.length === 0) sql.exec("UPDATE slice_audit SET settled = settled + ? WHERE lease_id = ?", count, leaseId); // a late settle of an ended slice
     }
     // A late settle supersedes the "abandoned" record an expired hold left.
-    db.outbox.addSettled(settled);
+    db.outbox.settled(settled.map((i) => i.genId));
     for (const s of slices) takeReport(sql, s, now);
     if (slices.some((s) => s.release) || perLease(settled).size > 0) sql.exec("DELETE FROM slices WHERE released_at IS NOT NULL AND settled >= admitted");
   });
-  db.scheduleAlarm(db.timings.flushDelayMs);
+  // The alarm batches the records when they are due: the flush delay after the oldest waiting one settled.
+  const flushAt = db.outbox.flushAt(db.timings);
+  if (flushAt !== null) db.scheduleAlarm(Math.max(0, flushAt - db.now()));
   return applied;
 }
 
-/** Inserts the debits not seen before; returns their generation ids. */
-function insertDebits(sql: SqlStorage, items: SettleRequest[], now: number): Set<string> {
+/** Inserts the debits not seen before, each carrying its record (records-outbox.ts); returns their generation ids. */
+function insertDebits(db: LedgerDb, items: SettleRequest[], now: number): Set<string> {
   const fresh = new Set<string>();
-  const rows = items.map((i) => [i.genId, i.keyHash, i.costNano, now]);
-  execChunked(sql, "INSERT OR IGNORE INTO debits (gen_id, key_hash, cost_nano, settled_at) VALUES $ RETURNING gen_id", rows, (r) =>
-    fresh.add(r.gen_id as string),
+  execChunked(
+    db.sql,
+    "INSERT OR IGNORE INTO debits (seq, gen_id, key_hash, cost_nano, settled_at, record, replaced) VALUES $ RETURNING gen_id",
+    db.outbox.debitRows(items, now),
+    (r) => fresh.add(r.gen_id as string),
   );
   return fresh;
 }
