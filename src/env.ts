@@ -1,4 +1,5 @@
 import type { ApiKey } from "./db/schema";
+import type { GuardrailRules } from "./guardrails/rules";
 import type { SettingName, Settings, WranglerTomlVar } from "./settings";
 
 /**
@@ -13,8 +14,8 @@ export interface Env extends Cloudflare.Env, SettingVars {}
 /** The settings that wrangler.toml's [vars] do not type: each an optional string. */
 export type SettingVars = Partial<Record<Exclude<SettingName, WranglerTomlVar>, string>>;
 
-/** The authenticated caller, set by the auth middleware. */
-export type Caller = { key: ApiKey; accountId: string };
+/** The authenticated caller, set by the auth middleware, with the rules of its key's guardrails (docs/teams.md). */
+export type Caller = { key: ApiKey; accountId: string; guardrails: readonly GuardrailRules[] };
 
 /** Hono environment of the API: the caller (its auth middleware) and the settings read once per request (src/http/read-settings.ts). */
 export type AppEnv = { Bindings: Env; Variables: { caller: Caller; settings: Settings } };
