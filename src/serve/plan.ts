@@ -53,7 +53,7 @@ export async function planRequest(facts: RequestFacts, query: RouteQuery, catalo
   const names = { ...routed, sessionId: session ?? null };
   // The key's guardrails leave out every endpoint they forbid, before anything else decides: routing never falls back to one.
   const { guardrails } = facts.caller;
-  const endpointsOf = (id: string) => allowedEndpoints(catalog.endpoints(id), guardrails);
+  const endpointsOf = guardrails.length ? (id: string) => allowedEndpoints(catalog.endpoints(id), guardrails) : (id: string) => catalog.endpoints(id);
   if (guardrails.length && candidates.every((x) => endpointsOf(x.modelId).length === 0)) return { names, refused: forbidden(candidates, catalog, guardrails) };
 
   const health = await routingHealth(facts.env, facts.waitUntil, facts.settings);
