@@ -64,6 +64,20 @@ describe("each rule refuses with a 403 naming the guardrail and the rule", () =>
     await nothingCharged(a, embeddings);
   });
 
+  it("/messages/count_tokens: a carrier the guardrails forbid is never sent the prompt to count", async () => {
+    const a = await accountWithManagementKey();
+    const id = await guardKey(a.mgmt, a.hash, { enforce_zdr: true }, "ZDR");
+    const tag = uniqueTag();
+    const res = await post("/messages/count_tokens", a.key, { model: SONNET, messages: [{ role: "user", content: `hi [sim tag=${tag}]` }] });
+    expect(res.status).toBe(403);
+    const body = (await res.json()) as Json;
+    expect(body).toMatchObject({ type: "error", error: { type: "permission_error" } });
+    expect(body.error.message).toContain(`guardrail "ZDR" (${id}), rule enforce_zdr_anthropic`);
+    expect(await simRequests(tag)).toEqual([]);
+    const allowedModel = await post("/messages/count_tokens", a.key, { model: LLAMA, messages: [{ role: "user", content: "hi" }] });
+    expect(allowedModel.status).toBe(200);
+  });
+
   it("a streamed request is refused the same way, before any stream opens", async () => {
     const a = await accountWithManagementKey();
     await guardKey(a.mgmt, a.hash, { allowed_providers: ["groq"] });
