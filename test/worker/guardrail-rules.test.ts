@@ -45,6 +45,13 @@ describe("guardrail rules", () => {
     ["meta-llama/llama-3.1-8b-instruct", "meta-llama/llama-3.1-8b-instruct", true],
     ["meta-llama/llama-3.1-8b", "meta-llama/llama-3.1-8b-instruct", false],
     ["openai/gpt-5.", "openai/gpt-5x", false], // a dot is a dot, not any character
+    ["*", "any/model", true],
+    ["a*a", "a", false], // the two pieces may not overlap
+    ["a*a", "aa", true],
+    ["*-instruct", "meta-llama/llama-3.1-8b-instruct", true],
+    ["meta-*-8b-*", "meta-llama/llama-3.1-8b-instruct", true],
+    ["meta-*-70b-*", "meta-llama/llama-3.1-8b-instruct", false],
+    ["*free*", "openai/gpt-oss-20b:free", true],
   ])("pattern %s matches %s: %s", (pattern, id, expected) => {
     expect(modelMatches(pattern, id)).toBe(expected);
   });
