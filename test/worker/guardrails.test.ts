@@ -29,39 +29,46 @@ describe("each rule refuses with a 403 naming the guardrail and the rule", () =>
     ["max_price.prompt", { max_price: { prompt: 2.5 } }, SONNET, "rule max_price.prompt: carrier anthropic charges $3 per 1M prompt tokens"],
     ["max_price.completion", { max_price: { completion: 10 } }, SONNET, "rule max_price.completion: carrier anthropic charges $15 per 1M completion tokens"],
   ];
-  it.each(rules)("%s: chat", async (_, rule, model, says) => {
+  /** Each API's request for a model, and how its 403 body carries the message. */
+  const APIS: Array<[string, (key: string, model: string) => Promise<Response>, (body: Json) => string]> = [
+    ["chat", (key, model) => chat(key, { model, ...user("hi") }), (b) => (expect(b.error.code).toBe(403), b.error.message)],
+    [
+      "messages",
+      (key, model) => post("/messages", key, { model, max_tokens: 50, messages: [{ role: "user", content: "hi" }] }),
+      (b) => (expect(b).toMatchObject({ type: "error", error: { type: "permission_error" } }), b.error.message),
+    ],
+    ["responses", (key, model) => post("/responses", key, { model, input: "hi" }), (b) => (expect(b.error.code).toBe(403), b.error.message)],
+  ];
+  const cases = APIS.flatMap(([api, send, message]) =>
+    rules.map(([name, rule, model, says]) => [`${name} on ${api}`, rule, model, says, send, message] as const),
+  );
+  it.each(cases)("%s", async (_, rule, model, says, send, message) => {
     const a = await accountWithManagementKey();
     const id = await guardKey(a.mgmt, a.hash, rule, "Prod");
-    const res = await chat(a.key, { model, ...user("hi") });
+    const res = await send(a.key, model);
+    expect(res.status).toBe(403);
+    expect(message((await res.json()) as Json)).toContain(`guardrail "Prod" (${id}), ${says}`);
+    await nothingCharged(a, res);
+  });
+
+  // The embeddings model is OpenAI's, at OpenAI (which retains prompts), $0.02 per 1M input tokens.
+  const embeddingRules: Array<[string, Json, string]> = [
+    ["allowed_models", { allowed_models: ["anthropic/*"] }, `rule allowed_models: model ${EMBED} is not among its allowed models`],
+    ["ignored_models", { ignored_models: ["openai/*"] }, `rule ignored_models: model ${EMBED} is among its ignored models`],
+    ["allowed_providers", { allowed_providers: ["groq"] }, "rule allowed_providers: carrier openai is not among its allowed providers"],
+    ["ignored_providers", { ignored_providers: ["openai"] }, "rule ignored_providers: carrier openai is among its ignored providers"],
+    ["enforce_zdr", { enforce_zdr: true }, "rule enforce_zdr_openai: carrier openai does not declare zero data retention"],
+    ["max_price.prompt", { max_price: { prompt: 0.01 } }, "rule max_price.prompt: carrier openai charges $0.02 per 1M prompt tokens"],
+  ];
+  it.each(embeddingRules)("%s on embeddings", async (_, rule, says) => {
+    const a = await accountWithManagementKey();
+    const id = await guardKey(a.mgmt, a.hash, rule, "Prod");
+    const res = await post("/embeddings", a.key, { model: EMBED, input: "a sentence" });
     expect(res.status).toBe(403);
     const body = (await res.json()) as Json;
     expect(body.error.code).toBe(403);
     expect(body.error.message).toContain(`guardrail "Prod" (${id}), ${says}`);
     await nothingCharged(a, res);
-  });
-
-  it("on /messages, /responses and /embeddings, in each caller's protocol; nothing held or charged", async () => {
-    const a = await accountWithManagementKey();
-    const id = await guardKey(a.mgmt, a.hash, { allowed_models: ["meta-llama/*"] }, "Llama only");
-    const rule = `guardrail "Llama only" (${id}), rule allowed_models`;
-    const messages = await post("/messages", a.key, { model: SONNET, max_tokens: 50, messages: [{ role: "user", content: "hi" }] });
-    expect(messages.status).toBe(403);
-    const m = (await messages.json()) as Json;
-    expect(m).toMatchObject({ type: "error", error: { type: "permission_error" } });
-    expect(m.error.message).toContain(rule);
-    await nothingCharged(a, messages);
-    const responses = await post("/responses", a.key, { model: SONNET, input: "hi" });
-    expect(responses.status).toBe(403);
-    const r = (await responses.json()) as Json;
-    expect(r.error).toMatchObject({ code: 403 });
-    expect(r.error.message).toContain(rule);
-    await nothingCharged(a, responses);
-    const embeddings = await post("/embeddings", a.key, { model: EMBED, input: "a sentence" });
-    expect(embeddings.status).toBe(403);
-    const e = (await embeddings.json()) as Json;
-    expect(e.error.code).toBe(403);
-    expect(e.error.message).toContain(rule);
-    await nothingCharged(a, embeddings);
   });
 
   it("/messages/count_tokens: a carrier the guardrails forbid is never sent the prompt to count", async () => {
