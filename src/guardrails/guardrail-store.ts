@@ -7,6 +7,17 @@ import type { GuardrailRules } from "./rules";
 /** What a guardrail is made of, besides its id, account and times. */
 export type GuardrailFields = Omit<Guardrail, "id" | "accountId" | "createdAt" | "updatedAt">;
 
+/** D1 binds at most 100 parameters per statement: key hashes go in chunks that leave room for the others. */
+const HASHES_PER_STATEMENT = 90;
+/** An assignment row binds 5 parameters. */
+const ROWS_PER_INSERT = 20;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
 const ofAccount = (accountId: string, id: string) => and(eq(guardrails.id, id), eq(guardrails.accountId, accountId));
 
 /** The rules of every guardrail a key carries, oldest guardrail first (the order a refusal names them). */
@@ -92,33 +103,47 @@ export async function deleteGuardrail(d1: D1Database, accountId: string, id: str
 
 /** Of `hashes`, those that are not the account's API keys (management keys carry no guardrails). */
 export async function notApiKeys(d1: D1Database, accountId: string, hashes: string[]): Promise<string[]> {
-  const found = await db(d1)
-    .select({ hash: apiKeys.hash })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.isManagement, false), inArray(apiKeys.hash, hashes)))
-    .all();
-  const known = new Set(found.map((r) => r.hash));
+  const q = db(d1);
+  const found = await Promise.all(
+    chunks(hashes, HASHES_PER_STATEMENT).map((part) =>
+      q
+        .select({ hash: apiKeys.hash })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.isManagement, false), inArray(apiKeys.hash, part)))
+        .all(),
+    ),
+  );
+  const known = new Set(found.flat().map((r) => r.hash));
   return hashes.filter((h) => !known.has(h));
 }
 
 /** Assigns the guardrail to keys (all of them the account's API keys: `notApiKeys` first); how many were not assigned before. */
 export async function assignKeys(d1: D1Database, accountId: string, guardrailId: string, hashes: string[]): Promise<number> {
+  if (hashes.length === 0) return 0;
   const now = Date.now();
   const rows = hashes.map((keyHash) => ({ guardrailId, keyHash, accountId, id: crypto.randomUUID(), createdAt: now }));
-  const inserted = await db(d1).insert(guardrailKeys).values(rows).onConflictDoNothing().returning({ hash: guardrailKeys.keyHash }).all();
+  const q = db(d1);
+  const [first, ...rest] = chunks(rows, ROWS_PER_INSERT).map((part) =>
+    q.insert(guardrailKeys).values(part).onConflictDoNothing().returning({ hash: guardrailKeys.keyHash }),
+  );
+  const inserted = await q.batch([first!, ...rest]); // one transaction: all chunks or none
   for (const h of hashes) forgetKey(h);
-  return inserted.length;
+  return inserted.reduce((n, r) => n + r.length, 0);
 }
 
 /** Takes the guardrail off keys; how many carried it. */
 export async function unassignKeys(d1: D1Database, accountId: string, guardrailId: string, hashes: string[]): Promise<number> {
-  const removed = await db(d1)
-    .delete(guardrailKeys)
-    .where(and(eq(guardrailKeys.accountId, accountId), eq(guardrailKeys.guardrailId, guardrailId), inArray(guardrailKeys.keyHash, hashes)))
-    .returning({ hash: guardrailKeys.keyHash })
-    .all();
+  if (hashes.length === 0) return 0;
+  const q = db(d1);
+  const [first, ...rest] = chunks(hashes, HASHES_PER_STATEMENT).map((part) =>
+    q
+      .delete(guardrailKeys)
+      .where(and(eq(guardrailKeys.accountId, accountId), eq(guardrailKeys.guardrailId, guardrailId), inArray(guardrailKeys.keyHash, part)))
+      .returning({ hash: guardrailKeys.keyHash }),
+  );
+  const removed = await q.batch([first!, ...rest]);
   for (const h of hashes) forgetKey(h);
-  return removed.length;
+  return removed.reduce((n, r) => n + r.length, 0);
 }
 
 export type Assignment = { id: string; guardrailId: string; keyHash: string; createdAt: number; key: Pick<ApiKey, "name" | "label"> };

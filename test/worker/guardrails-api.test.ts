@@ -1,4 +1,5 @@
 import { describe, it, expect } from "vitest";
+import { env } from "cloudflare:test";
 import { admin, call, chat, user } from "./helpers";
 import { accountWithManagementKey, guardrailsApi } from "./guardrail-helpers";
 
@@ -119,6 +120,31 @@ describe("key assignments", () => {
     await guardrailsApi(a.mgmt, "DELETE", `/guardrails/${g.id}`);
     expect(((await (await guardrailsApi(a.mgmt, "GET", "/guardrails/assignments/keys")).json()) as Json).total_count).toBe(0);
     expect((await chat(a.key, { model: "meta-llama/llama-3.1-8b-instruct", ...user("hi") })).status).toBe(200);
+  });
+
+  it("as many keys as GUARDRAIL_LIST_ITEMS in one call (past D1's 100 bound parameters per statement); one more is a 400", async () => {
+    const a = await accountWithManagementKey();
+    const hashes = Array.from({ length: 100 }, (_, i) => `${a.hash.slice(0, 60)}${(i + 0x1000).toString(16)}`);
+    await env.DB.batch(
+      hashes.map((h) =>
+        env.DB.prepare("INSERT INTO api_keys (hash, account_id, name, label, created_at) VALUES (?, ?, ?, ?, ?)").bind(
+          h,
+          a.accountId,
+          h.slice(0, 8),
+          "sk-sy-v1-x...y",
+          Date.now(),
+        ),
+      ),
+    );
+    const g = ((await (await guardrailsApi(a.mgmt, "POST", "/guardrails", { name: "g" })).json()) as Json).data;
+    const assign = await guardrailsApi(a.mgmt, "POST", `/guardrails/${g.id}/assignments/keys`, { key_hashes: hashes });
+    expect(await assign.json()).toEqual({ assigned_count: 100 });
+    expect(((await (await guardrailsApi(a.mgmt, "GET", `/guardrails/${g.id}/assignments/keys`)).json()) as Json).total_count).toBe(100);
+    const tooMany = await guardrailsApi(a.mgmt, "POST", `/guardrails/${g.id}/assignments/keys`, { key_hashes: [...hashes, a.hash] });
+    expect(tooMany.status).toBe(400);
+    expect(((await tooMany.json()) as Json).error.message).toContain("at most 100");
+    const removed = await guardrailsApi(a.mgmt, "POST", `/guardrails/${g.id}/assignments/keys/remove`, { key_hashes: hashes });
+    expect(await removed.json()).toEqual({ unassigned_count: 100 });
   });
 
   it("a management key or an unknown hash is a 404 and nothing is assigned", async () => {
