@@ -8,6 +8,8 @@ import { accountRoutes } from "./api/account-routes";
 import { catalogRoutes } from "./api/catalog-routes";
 import { modelRoutes } from "./api/model-routes";
 import { keyManagementRoutes } from "./api/key-management-routes";
+import { guardrailRoutes } from "./api/guardrail-routes";
+import { userModelsRoutes } from "./api/user-models-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { stripeWebhookRoutes } from "./api/stripe-webhook-routes";
 import { consoleApp } from "./console/console-app";
@@ -22,10 +24,12 @@ const API_PREFIX = "/api/v1";
 /** The API under /api/v1: the public catalog routes; every other route authenticates its caller itself (`requireKey`). */
 const api = new Hono<AppEnv>();
 api.use("*", apiCors);
+api.route("/", userModelsRoutes); // before the catalog's routes: /models/user is not a model
 api.route("/", catalogRoutes);
 api.route("/", modelRoutes); // every inbound API registered in src/protocols/inbound/index.ts
 api.route("/", accountRoutes);
 api.route("/", keyManagementRoutes);
+api.route("/", guardrailRoutes);
 
 export const app = new Hono<AppEnv>();
 app.use("*", readSettingsOnce); // first: every handler after it reads `c.var.settings`, parsed once

@@ -2,25 +2,32 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { Env } from "../env";
 import type { AppEnv } from "../keys/caller";
-import type { ApiKey } from "../db/schema";
 import { findKeyByHash } from "../keys/key-store";
 import { hashApiKey, looksLikeApiKey } from "../keys/api-key";
-import { cachedKey } from "../keys/key-cache";
+import { cachedKey, type AuthKey } from "../keys/key-cache";
+import { keyGuardrails } from "../guardrails/guardrail-store";
 import { ApiError } from "../request/errors";
 
-type KeyCheck = { key: ApiKey } | { error: string };
+type KeyCheck = AuthKey | { error: string };
 
 /** The key an `Authorization` header presents, or why it is refused. */
 async function checkKey(env: Env, header: string | undefined): Promise<KeyCheck> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
   if (!match) return { error: "Missing API key: send the header `Authorization: Bearer <key>`." };
   const presented = match[1]!;
-  const key = looksLikeApiKey(presented) ? await cachedKey(hashApiKey(presented), (hash) => findKeyByHash(env.DB, hash)) : undefined;
-  if (!key) return { error: "Invalid API key." };
+  const found = looksLikeApiKey(presented) ? await cachedKey(hashApiKey(presented), (hash) => loadKey(env.DB, hash)) : undefined;
+  if (!found) return { error: "Invalid API key." };
+  const { key } = found;
   if (key.disabled) return { error: "This API key is disabled." };
   // Compared at every request: the key cache keeps the row, not the verdict.
   if (key.expiresAt !== null && key.expiresAt <= Date.now()) return { error: `This API key expired at ${new Date(key.expiresAt).toISOString()}.` };
-  return { key };
+  return found;
+}
+
+/** A key's row and its guardrails' rules, read together when the key cache misses (both queries at once). */
+async function loadKey(d1: D1Database, hash: string): Promise<AuthKey | undefined> {
+  const [key, guardrails] = await Promise.all([findKeyByHash(d1, hash), keyGuardrails(d1, hash)]);
+  return key ? { key, guardrails } : undefined;
 }
 
 /**
@@ -30,7 +37,7 @@ async function checkKey(env: Env, header: string | undefined): Promise<KeyCheck>
 export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
   const checked = await checkKey(c.env, c.req.header("authorization"));
   if ("error" in checked) throw new ApiError(401, checked.error);
-  c.set("caller", { key: checked.key, accountId: checked.key.accountId });
+  c.set("caller", { key: checked.key, accountId: checked.key.accountId, guardrails: checked.guardrails });
   await next();
 });
 
@@ -48,7 +55,7 @@ export function requireKeyOrApiKey(refused: (c: Context<AppEnv>, err: ApiError) 
         c,
         new ApiError(401, checked.error.replace("send the header `Authorization: Bearer <key>`", "send `x-api-key: <key>` or `Authorization: Bearer <key>`")),
       );
-    c.set("caller", { key: checked.key, accountId: checked.key.accountId });
+    c.set("caller", { key: checked.key, accountId: checked.key.accountId, guardrails: checked.guardrails });
     await next();
   });
 }

@@ -61,9 +61,11 @@ function topEndpoint(catalog: Catalog, m: ModelEntry): PricedEndpoint {
   return top;
 }
 
-/** One `Model` of `GET /models`; pricing and top_provider come from the endpoint tried first. */
-export function presentModel(catalog: Catalog, m: ModelEntry) {
-  const top = topEndpoint(catalog, m);
+/**
+ * One `Model` of `GET /models`; pricing and top_provider come from the endpoint tried first (`top`: of
+ * those a caller may use, for `GET /models/user`).
+ */
+export function presentModel(catalog: Catalog, m: ModelEntry, top: PricedEndpoint = topEndpoint(catalog, m)) {
   return {
     id: m.id,
     canonical_slug: m.canonical_slug,

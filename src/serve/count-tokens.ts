@@ -5,6 +5,7 @@ import { loadCatalog } from "../catalog/load";
 import { isFree, type PricedEndpoint } from "../catalog/catalog";
 import type { PartTokens } from "../catalog/modalities";
 import { ApiError } from "../request/errors";
+import { allowed, allowedEndpoints, refusedMessage } from "../guardrails/rules";
 import type { ChatRequest } from "../request/chat-request";
 import { estimatePromptTokens } from "../request/token-estimate";
 import type { CallerProtocol } from "../protocols/inbound";
@@ -25,7 +26,7 @@ type Counted = { tokens: number; source: "exact" | "estimate"; fallback?: string
  * A token count (`POST /messages/count_tokens`), for a key that may spend (docs/api/messages.md): not a
  * management key (403); within the key's COUNT_TOKENS_PER_MINUTE (429, taken before the body is read);
  * a body within the model APIs' limit (413); for a paid model, an account with credit left and a key
- * under its limit (402, as a request would be). The count is exact for a model whose carrier counts
+ * under its limit (402, as a request would be); a model the key's guardrails forbid at every carrier, 403 (docs/teams.md). The count is exact for a model whose carrier counts
  * tokens itself (Anthropic's free endpoint, when configured): the carrier's count of the prompt as the
  * completion would send it. Otherwise — or when that carrier fails — our prompt estimate
  * (src/request/token-estimate.ts, the one the hold uses; its error: docs/money.md). `X-Token-Count` says
@@ -45,7 +46,10 @@ export async function countTokens(c: Context<AppEnv>, protocol: CallerProtocol):
     const catalog = await loadCatalog(c.env, CARRIER_PROTOCOL_NAMES, (p) => c.executionCtx.waitUntil(p));
     const model = catalog.resolve(body.model);
     if (!model) throw new ApiError(400, `Model ${body.model ?? ""} is not in the catalog. GET /api/v1/models lists the available models.`);
-    const endpoints = catalog.endpoints(model.id);
+    // The key's guardrails as for a completion: a carrier they forbid never counts (it would be sent the prompt).
+    const all = catalog.endpoints(model.id);
+    const endpoints = allowedEndpoints(all, caller.guardrails);
+    if (all.length && !endpoints.length) throw new ApiError(403, refusedMessage(all.map((e) => allowed(e, caller.guardrails)!)));
     if (!endpoints.some(isFree)) await mayPay(c.env, caller, model.id, new URL(c.req.url).origin);
     const counted = await count({ env: c.env, settings: s }, body, endpoints, catalog.partTokens(model.id), c.req.raw.signal);
     const headers: Record<string, string> = { "X-Token-Count": counted.source };

@@ -7,6 +7,7 @@ import { planRoute, routePolicy, type RoutePlan } from "../routing/route-plan";
 import type { RouteQuery } from "../routing/route-query";
 import { capTooHighMessage, contextTooLongMessage, unproducibleMessage, unsupportedPartsMessage } from "../routing/request-fit";
 import { routingHealth } from "../health/routing-health";
+import { allowed, allowedEndpoints, refusedMessage, type GuardrailRules } from "../guardrails/rules";
 import type { RequestFacts } from "./request-facts";
 import type { RouteNames } from "./stages";
 
@@ -50,12 +51,16 @@ export async function planRequest(facts: RequestFacts, query: RouteQuery, catalo
       refused: new ApiError(400, `The x-session-id (or x-claude-code-session-id, session-id) header must be at most ${MAX_ID_CHARS} characters.`),
     };
   const names = { ...routed, sessionId: session ?? null };
+  // The key's guardrails leave out every endpoint they forbid, before anything else decides: routing never falls back to one.
+  const { guardrails } = facts.caller;
+  const endpointsOf = guardrails.length ? (id: string) => allowedEndpoints(catalog.endpoints(id), guardrails) : (id: string) => catalog.endpoints(id);
+  if (guardrails.length && candidates.every((x) => endpointsOf(x.modelId).length === 0)) return { names, refused: forbidden(candidates, catalog, guardrails) };
 
   const health = await routingHealth(facts.env, facts.waitUntil, facts.settings);
   const sticky = session ? { accountId: facts.caller.accountId, id: session } : undefined;
   const plan = planRoute(
     candidates,
-    (id) => catalog.endpoints(id),
+    endpointsOf,
     query,
     { parameters: query.parameters, ...(query.adapted ? { adapted: query.adapted } : {}), health },
     routePolicy(facts.settings, sticky),
@@ -81,6 +86,12 @@ function unservable(candidates: Candidate[], catalog: Catalog, output: RouteQuer
       `No carrier can serve ${candidates.length > 1 ? "these models" : `model ${candidates[0]!.answerAs}`} now: none of its carriers is configured.`,
     );
   return null;
+}
+
+/** The 403 of a request whose every candidate endpoint the key's guardrails forbid: which guardrail refused which, by which rule. */
+function forbidden(candidates: Candidate[], catalog: Catalog, guardrails: readonly GuardrailRules[]): ApiError {
+  const refusals = candidates.flatMap((x) => catalog.endpoints(x.modelId).map((e) => allowed(e, guardrails)!));
+  return new ApiError(403, refusedMessage(refusals));
 }
 
 /**

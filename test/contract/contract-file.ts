@@ -14,3 +14,11 @@ export function contractPath(): string {
 export function readContract(): string {
   return readFileSync(contractPath(), "utf8");
 }
+
+/** The teams extract (guardrails, presets, members, `/models/user`) beside the repository, and its vendored byte copy. */
+export const SHARED_TEAMS_CONTRACT = fileURLToPath(new URL("../../../shared/reference/openrouter-openapi-teams.yaml", import.meta.url));
+export const VENDORED_TEAMS_CONTRACT = fileURLToPath(new URL("./openrouter-openapi-teams.yaml", import.meta.url));
+
+export function readTeamsContract(): string {
+  return readFileSync(existsSync(SHARED_TEAMS_CONTRACT) ? SHARED_TEAMS_CONTRACT : VENDORED_TEAMS_CONTRACT, "utf8");
+}

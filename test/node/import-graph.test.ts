@@ -59,7 +59,7 @@ const LAYERS: string[][] = [
   ["protocols"], // caller and carrier protocols: pure adapters
   ["request"], // the canonical request, answer and outcome
   ["media"], // what media parts hold: pages, seconds, pixels
-  ["keys"],
+  ["keys", "guardrails"], // keys and the guardrails they carry
   ["db", "rate-limits"], // storage: D1's tables, the rate limiter Durable Object
   ["catalog"],
   ["http"],

@@ -15,7 +15,14 @@ describe("settle", () => {
     const pending: Promise<unknown>[] = [];
     const key = { hash: a.hash, accountId: a.accountId, isManagement: false, limitNano: null, limitReset: null } as unknown as ApiKey;
     const waitUntil = (p: Promise<unknown>) => void pending.push(p);
-    const facts = requestFacts(env, settings(env), waitUntil, { key, accountId: a.accountId }, new Request("http://localhost/api/v1/chat/completions"), "chat");
+    const facts = requestFacts(
+      env,
+      settings(env),
+      waitUntil,
+      { key, accountId: a.accountId, guardrails: [] },
+      new Request("http://localhost/api/v1/chat/completions"),
+      "chat",
+    );
     const trail = new RequestTrail(waitUntil, () => {});
     const model = "meta-llama/llama-3.1-8b-instruct";
     const stages: Stages = { names: { requestedModel: model, model, strategy: null, sessionId: null } };

@@ -1,11 +1,19 @@
+import type { Child } from "hono/jsx";
 import { Layout, type PageMeta } from "../layout/layout";
 import { ErrorSummary, PostForm, SubmitOrCancel } from "../layout/forms";
 import type { ApiKey } from "../../db/schema";
 import { KeySettingsFields } from "./key-settings-fields";
 import type { SettingsField, SettingsValues } from "./key-settings-form";
 
-/** Changes an API key's limit, reset period and expiry. */
-export function EditKeyPage(props: { meta: PageMeta; csrf: string; apiKey: ApiKey; values: SettingsValues; errors?: Partial<Record<SettingsField, string>> }) {
+/** Changes an API key's limit, reset period and expiry; its guardrails below (`children`). */
+export function EditKeyPage(props: {
+  meta: PageMeta;
+  csrf: string;
+  apiKey: ApiKey;
+  values: SettingsValues;
+  errors?: Partial<Record<SettingsField, string>>;
+  children?: Child;
+}) {
   const k = props.apiKey;
   const errors = props.errors ?? {};
   return (
@@ -20,6 +28,7 @@ export function EditKeyPage(props: { meta: PageMeta; csrf: string; apiKey: ApiKe
         <KeySettingsFields idPrefix="edit" values={props.values} errors={errors} />
         <SubmitOrCancel submit="Save" cancelHref="/settings/keys" />
       </PostForm>
+      {props.children}
     </Layout>
   );
 }

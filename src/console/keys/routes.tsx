@@ -24,9 +24,11 @@ import { DeleteKeyPage, KeysPage, type CreatedKey, type CreateKeyState } from ".
 import { NewManagementKeyPage } from "./management-keys";
 import { EditKeyPage } from "./edit-page";
 import { SETTINGS_FIELDS, fieldErrors, settingsShape, settingsValues } from "./key-settings-form";
+import { guardrailSection, keyGuardrailRoutes } from "./guardrail-routes";
 
 /** /settings/keys: the signed-in account's keys; every query is scoped to that account. */
 export const keyRoutes = new Hono<ConsoleEnv>();
+keyRoutes.route("/", keyGuardrailRoutes); // a key's guardrails, on its edit page
 
 const NOTICES = {
   disabled: "Key disabled: the API now refuses it with 401.",
@@ -147,7 +149,9 @@ keyRoutes.get("/settings/keys/edit", ...accountPage, async (c) => {
   if (!key) return keyNotFound(c);
   return render(
     c,
-    <EditKeyPage meta={await pageMeta(c, `Edit key ${key.name}`)} csrf={await csrfToken(account(c).token)} apiKey={key} values={settingsValues(key)} />,
+    <EditKeyPage meta={await pageMeta(c, `Edit key ${key.name}`)} csrf={await csrfToken(account(c).token)} apiKey={key} values={settingsValues(key)}>
+      {await guardrailSection(c, key)}
+    </EditKeyPage>,
   );
 });
 
@@ -165,7 +169,9 @@ keyRoutes.post("/settings/keys/edit", ...accountForm, async (c) => {
         apiKey={key}
         values={form}
         errors={fieldErrors(parsed.error.issues, SETTINGS_FIELDS)}
-      />
+      >
+        {await guardrailSection(c, key)}
+      </EditKeyPage>
     );
     return render(c, page, 400);
   }
