@@ -8,6 +8,7 @@ import { accountRoutes } from "./api/account-routes";
 import { catalogRoutes } from "./api/catalog-routes";
 import { modelRoutes } from "./api/model-routes";
 import { keyManagementRoutes } from "./api/key-management-routes";
+import { presetRoutes } from "./api/preset-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { stripeWebhookRoutes } from "./api/stripe-webhook-routes";
 import { consoleApp } from "./console/console-app";
@@ -26,6 +27,7 @@ api.route("/", catalogRoutes);
 api.route("/", modelRoutes); // every inbound API registered in src/protocols/inbound/index.ts
 api.route("/", accountRoutes);
 api.route("/", keyManagementRoutes);
+api.route("/", presetRoutes);
 
 export const app = new Hono<AppEnv>();
 app.use("*", readSettingsOnce); // first: every handler after it reads `c.var.settings`, parsed once

@@ -12,6 +12,7 @@ describe("the isolate's state", () => {
       "health snapshot memo",
       "key cache",
       "ledger clients",
+      "preset cache",
       "presented catalogs",
       "reasoning seal keys",
       "settings",
