@@ -120,10 +120,18 @@ export async function savePresetVersion(
       .set({ latestVersion: sql`${presets.latestVersion} + 1`, updatedAt: now, ...defined(fields) })
       .where(mine)
       .returning(),
-    q.run(
-      sql`INSERT INTO preset_versions (id, preset_id, version, config, system_prompt, created_at)
-          SELECT ${id}, id, latest_version, ${JSON.stringify(content.config)}, ${content.systemPrompt}, ${now} FROM presets
-          WHERE account_id = ${accountId} AND slug = ${slug}`,
+    q.insert(presetVersions).select(
+      q
+        .select({
+          id: sql`${id}`.as("id"),
+          presetId: presets.id,
+          version: presets.latestVersion,
+          config: sql`${JSON.stringify(content.config)}`.as("config"),
+          systemPrompt: sql`${content.systemPrompt}`.as("system_prompt"),
+          createdAt: sql`${now}`.as("created_at"),
+        })
+        .from(presets)
+        .where(mine),
     ),
   ]);
   forgetPreset(accountId, slug);
