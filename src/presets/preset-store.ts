@@ -44,7 +44,8 @@ export async function findPresetVersion(
 /** The account's presets, most recently saved first, and how many it has. */
 export async function listPresets(d1: D1Database, accountId: string, offset: number, limit: number): Promise<{ rows: PresetWithVersion[]; total: number }> {
   const q = db(d1);
-  const [rows, [total]] = await q.batch([
+  // Not a batch: a batch's rows come back as objects by column name, and both tables have an `id`.
+  const [rows, [total]] = await Promise.all([
     q
       .select({ preset: presets, version: presetVersions })
       .from(presets)
