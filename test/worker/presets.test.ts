@@ -113,6 +113,21 @@ describe("a preset applied on every inbound API", () => {
   });
 });
 
+describe("a token count naming a preset", () => {
+  it("/messages/count_tokens counts the preset's model and system prompt, as the completion would send them; an unknown preset is a 404", async () => {
+    const a = await accountWithManagementKey();
+    await createPreset(a.mgmt, "counted", { model: LLAMA }, SYSTEM);
+    const messages = [{ role: "user", content: "How many tokens is this?" }];
+    const viaPreset = await jsonOf(await post("/messages/count_tokens", a.key, { model: "@preset/counted", messages }), 200);
+    const direct = await jsonOf(await post("/messages/count_tokens", a.key, { model: LLAMA, system: SYSTEM, messages }), 200);
+    const bare = await jsonOf(await post("/messages/count_tokens", a.key, { model: LLAMA, messages }), 200);
+    expect(viaPreset.input_tokens).toBe(direct.input_tokens);
+    expect(viaPreset.input_tokens).toBeGreaterThan(bare.input_tokens);
+    const unknown = await jsonOf(await post("/messages/count_tokens", a.key, { model: "@preset/ghost", messages }), 404);
+    expect(unknown).toMatchObject({ type: "error", error: { type: "not_found_error" } });
+  });
+});
+
 describe("a preset that is not there", () => {
   const cases: [Api, (res: Response) => Promise<string>][] = [
     ["chat", async (res) => ((await jsonOf(res, 404)) as Json).error.message],
