@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { env } from "cloudflare:test";
-import { admin } from "./helpers";
+import { admin, recorded } from "./helpers";
 import { createKeyViaConsole, signUp, textOf } from "./console-helpers";
 import { post } from "./preset-helpers";
 import { simRequests, uniqueTag } from "./sim";
@@ -52,6 +52,8 @@ describe("/settings/presets", () => {
     const [sent] = await simRequests(tag);
     expect(sent!.body.temperature).toBe(0.6);
     expect(sent!.body.messages).toHaveLength(1); // version 2 has no system prompt
+    await recorded(accountId, 1);
+    expect(textOf((await client.page("/activity")).html)).toContain(`${LLAMA} chat @preset/writer@2`); // the activity names preset and version
   });
 
   it("refuses a bad form with the problem named by its field, and saves nothing", async () => {
