@@ -62,7 +62,8 @@ presetRoutes.get("/presets/:slug", ...managementKey, async (c) => {
   return c.json({ data: presentPresetWithVersion(preset, version, await workspaceId(preset.accountId)) });
 });
 
-presetRoutes.patch("/presets/:slug", ...managementKey, async (c) => {
+// PUT is taken as PATCH (the same body and meaning), for clients that save with PUT.
+presetRoutes.on(["PATCH", "PUT"], "/presets/:slug", ...managementKey, async (c) => {
   const { settings } = c.var;
   const body = parsePresetInput(updatePresetBody, await readPresetBody(c.req.raw, settings.PRESET_MAX_BYTES));
   const latest = await found(c);

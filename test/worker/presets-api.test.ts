@@ -80,17 +80,20 @@ describe("the presets API", () => {
       latest_version: 3,
       designated_version: { version: 3, system_prompt: "Second.", config: { model: LLAMA, top_p: 0.5 } },
     });
+    const v4 = (await jsonOf(await presetsApi(a.mgmt, "PUT", "/ops", { system_prompt: null }), 200)).data; // PUT is PATCH
+    expect(v4.designated_version).toMatchObject({ version: 4, system_prompt: null, config: { model: LLAMA, top_p: 0.5 } });
     const versions = await jsonOf(await presetsApi(a.mgmt, "GET", "/ops/versions"), 200);
-    expect(versions.total_count).toBe(3);
+    expect(versions.total_count).toBe(4);
     expect(versions.data.map((v: Json) => [v.version, v.system_prompt, v.config])).toEqual([
       [1, "First.", { model: LLAMA, temperature: 0.1 }],
       [2, "Second.", { model: LLAMA, temperature: 0.1 }],
       [3, "Second.", { model: LLAMA, top_p: 0.5 }],
+      [4, null, { model: LLAMA, top_p: 0.5 }],
     ]);
     const page = await jsonOf(await presetsApi(a.mgmt, "GET", "/ops/versions?offset=1&limit=1"), 200);
-    expect(page).toMatchObject({ total_count: 3, data: [{ version: 2 }] });
+    expect(page).toMatchObject({ total_count: 4, data: [{ version: 2 }] });
     expect((await jsonOf(await presetsApi(a.mgmt, "GET", "/ops/versions/1"), 200)).data).toEqual(v1.designated_version);
-    expect(await errorOf(await presetsApi(a.mgmt, "GET", "/ops/versions/4"), 404)).toMatch(/no version 4: its versions are 1 to 3/);
+    expect(await errorOf(await presetsApi(a.mgmt, "GET", "/ops/versions/5"), 404)).toMatch(/no version 5: its versions are 1 to 4/);
     expect(await errorOf(await presetsApi(a.mgmt, "GET", "/ops/versions/first"), 404)).toMatch(/no version `first`/);
   });
 
