@@ -60,6 +60,9 @@ export type PresetConfig = z.infer<typeof presetConfig>;
 /** What one version holds: its config and its system prompt (null: none). */
 export type PresetContent = { config: PresetConfig; systemPrompt: string | null };
 
+/** Whether a request's model names a preset (`@preset/…`): only then is anything looked up. */
+export const isPresetModel = (model: string | undefined): boolean => model?.startsWith(PRESET_MODEL_PREFIX) === true;
+
 /** A preset named by a request's model: its slug, and the version asked for (null: the latest). */
 export type PresetRef = { slug: string; version: number | null };
 

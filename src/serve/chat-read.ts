@@ -9,6 +9,7 @@ import { routeHeaders } from "../routing/route-query";
 import type { RequestFacts } from "./request-facts";
 import type { Read } from "./stages";
 import { withPreset } from "../presets/resolve-preset";
+import { isPresetModel } from "../presets/preset-config";
 
 /** A chat-family request as read: the canonical request, and what its answer repeats and names. */
 export type ChatRead = Read & {
@@ -33,7 +34,9 @@ export async function readChat(facts: RequestFacts, protocol: CallerProtocol, re
   }
   const { bytes, echo, dropped, unknown } = read;
   // `model: "@preset/<slug>"`: the preset's version fills what the request leaves unset, before routing.
-  const { body, preset } = await withPreset(facts.env.DB, facts.caller.accountId, read.body, facts.settings.PRESET_CACHE_MS);
+  const { body, preset } = isPresetModel(read.body.model)
+    ? await withPreset(facts.env.DB, facts.caller.accountId, read.body, facts.settings.PRESET_CACHE_MS)
+    : { body: read.body, preset: null };
   return {
     body,
     bytes,

@@ -1,4 +1,5 @@
 import { describe, it, expect } from "vitest";
+import { env } from "cloudflare:test";
 import { call, newAccount } from "./helpers";
 import { accountWithManagementKey, createPreset, jsonOf, presetsApi, type Json } from "./preset-helpers";
 
@@ -111,8 +112,11 @@ describe("the presets API", () => {
 
   it("deletes a preset and its versions", async () => {
     const a = await accountWithManagementKey();
-    await createPreset(a.mgmt, "tmp", { model: LLAMA });
+    const tmp = await createPreset(a.mgmt, "tmp", { model: LLAMA });
+    await jsonOf(await presetsApi(a.mgmt, "PATCH", "/tmp", { system_prompt: "v2" }), 200);
     expect(await jsonOf(await presetsApi(a.mgmt, "DELETE", "/tmp"), 200)).toEqual({ deleted: true });
+    const left = await env.DB.prepare("SELECT COUNT(*) AS n FROM preset_versions WHERE preset_id = ?").bind(tmp.id).first<{ n: number }>();
+    expect(left!.n).toBe(0);
     expect(await errorOf(await presetsApi(a.mgmt, "GET", "/tmp"), 404)).toMatch(/Preset `tmp` not found/);
     expect(await errorOf(await presetsApi(a.mgmt, "GET", "/tmp/versions/1"), 404)).toMatch(/not found/);
     expect(await errorOf(await presetsApi(a.mgmt, "DELETE", "/tmp"), 404)).toMatch(/not found/);
