@@ -10,6 +10,7 @@ import { modelRoutes } from "./api/model-routes";
 import { keyManagementRoutes } from "./api/key-management-routes";
 import { guardrailRoutes } from "./api/guardrail-routes";
 import { userModelsRoutes } from "./api/user-models-routes";
+import { presetRoutes } from "./api/preset-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { stripeWebhookRoutes } from "./api/stripe-webhook-routes";
 import { consoleApp } from "./console/console-app";
@@ -30,6 +31,7 @@ api.route("/", modelRoutes); // every inbound API registered in src/protocols/in
 api.route("/", accountRoutes);
 api.route("/", keyManagementRoutes);
 api.route("/", guardrailRoutes);
+api.route("/", presetRoutes);
 
 export const app = new Hono<AppEnv>();
 app.use("*", readSettingsOnce); // first: every handler after it reads `c.var.settings`, parsed once

@@ -6,6 +6,7 @@ import { REQUEST_PATH_SETTINGS } from "./settings/request-path";
 import { LEDGER_RECORDS_SETTINGS } from "./settings/ledger-records";
 import { PAYMENTS_SETTINGS } from "./settings/payments";
 import { GUARDRAIL_SETTINGS } from "./settings/guardrails";
+import { PRESET_SETTINGS } from "./settings/presets";
 
 export type { SignUpPolicy } from "./settings/spec";
 
@@ -27,7 +28,14 @@ export type WranglerTomlVar = (typeof IN_WRANGLER_TOML)[number];
  * (`npm run docs:config`) and a test keeps the two equal. An unset value takes its default; an invalid
  * one too, and is logged once, naming the variable and what it should be.
  */
-export const SETTINGS = { ...ACCESS_SETTINGS, ...REQUEST_PATH_SETTINGS, ...LEDGER_RECORDS_SETTINGS, ...PAYMENTS_SETTINGS, ...GUARDRAIL_SETTINGS };
+export const SETTINGS = {
+  ...ACCESS_SETTINGS,
+  ...REQUEST_PATH_SETTINGS,
+  ...LEDGER_RECORDS_SETTINGS,
+  ...PAYMENTS_SETTINGS,
+  ...GUARDRAIL_SETTINGS,
+  ...PRESET_SETTINGS,
+};
 
 export type SettingName = keyof typeof SETTINGS;
 /** The parsed settings: each variable's value, typed by its table entry. */

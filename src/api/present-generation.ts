@@ -54,7 +54,10 @@ export function presentGeneration(g: NewGeneration) {
     api_type: g.inboundApi === "embeddings" ? "embeddings" : "completions",
     // Not in the contract's item (which allows more fields): the API the caller spoke (chat, messages, responses, embeddings).
     inbound_api: g.inboundApi ?? "chat",
-    preset_id: null,
+    preset_id: g.presetId ?? null,
+    // Not in the contract's item (which allows more fields): the preset's slug and the version applied (docs/teams.md#presets).
+    preset: g.preset ?? null,
+    preset_version: g.presetVersion ?? null,
     router: g.strategy === "auto" ? AUTO_MODEL : null,
     // Not in the contract's item (which allows more fields): how the router chose (direct, fallback, auto).
     routing_strategy: g.strategy ?? null,

@@ -7,6 +7,7 @@ import { homeRoutes } from "./home/routes";
 import { modelRoutes } from "./models/routes";
 import { authRoutes } from "./auth/routes";
 import { keyRoutes } from "./keys/routes";
+import { presetRoutes } from "./presets/routes";
 import { creditRoutes } from "./credits/routes";
 import { activityRoutes } from "./activity/routes";
 import { logError } from "../log-error";
@@ -25,6 +26,7 @@ consoleApp.route("/", homeRoutes);
 consoleApp.route("/", modelRoutes);
 consoleApp.route("/", authRoutes);
 consoleApp.route("/", keyRoutes);
+consoleApp.route("/", presetRoutes);
 consoleApp.route("/", creditRoutes);
 consoleApp.route("/", activityRoutes);
 

@@ -22,6 +22,8 @@ export type RecordFacts = {
   inboundApi: InboundApi;
   strategy: Strategy | null;
   adjustedMaxTokens?: number | null;
+  /** The preset the request named and the version applied; null when none. */
+  preset?: { id: string; slug: string; version: number } | null;
 };
 
 /** The generation record of one request (docs/storage.md, `generations`). */
@@ -59,5 +61,8 @@ export function generationRecord(r: RecordFacts, o: Outcome, endedAt: number, at
     providerResponses: attempts.length ? JSON.stringify(attempts) : null,
     strategy: r.strategy,
     adjustedMaxTokens: r.adjustedMaxTokens ?? null,
+    presetId: r.preset?.id ?? null,
+    preset: r.preset?.slug ?? null,
+    presetVersion: r.preset?.version ?? null,
   };
 }

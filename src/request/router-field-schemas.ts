@@ -51,6 +51,6 @@ export const routerFieldsShape = {
         });
     })
     .optional(),
-  // Refused: presets are not stored here, and ignoring one would serve a different model or prompt than the preset names.
-  preset: z.never({ error: "presets are not available on this router: name the model and parameters in the request." }).optional(),
+  // Refused: a preset is named as the model here (docs/teams.md#presets); ignoring the field would serve a different model or prompt than the preset names.
+  preset: z.never({ error: 'name a preset as the model instead: `"model": "@preset/<slug>"` (or `@preset/<slug>@<version>`).' }).optional(),
 };

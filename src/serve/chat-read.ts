@@ -8,6 +8,8 @@ import { requestParameters } from "../routing/request-parameters";
 import { routeHeaders } from "../routing/route-query";
 import type { RequestFacts } from "./request-facts";
 import type { Read } from "./stages";
+import { withPreset } from "../presets/resolve-preset";
+import { isPresetModel } from "../presets/preset-config";
 
 /** A chat-family request as read: the canonical request, and what its answer repeats and names. */
 export type ChatRead = Read & {
@@ -30,7 +32,11 @@ export async function readChat(facts: RequestFacts, protocol: CallerProtocol, re
   } catch (err) {
     throw err instanceof ApiError ? err : new ApiError(400, "The request body could not be read.");
   }
-  const { body, bytes, echo, dropped, unknown } = read;
+  const { bytes, echo, dropped, unknown } = read;
+  // `model: "@preset/<slug>"`: the preset's version fills what the request leaves unset, before routing.
+  const { body, preset } = isPresetModel(read.body.model)
+    ? await withPreset(facts.env.DB, facts.caller.accountId, read.body, facts.settings.PRESET_CACHE_MS)
+    : { body: read.body, preset: null };
   return {
     body,
     bytes,
@@ -38,6 +44,7 @@ export async function readChat(facts: RequestFacts, protocol: CallerProtocol, re
     droppedTools: dropped ?? [],
     unknownFields: namedUnknown(unknown ?? [], facts.settings.UNKNOWN_PARAMETERS_NAMED),
     externalUser: body.user ?? null,
+    preset,
     stream: body.stream === true,
     query: {
       model: body.model,

@@ -18,6 +18,7 @@ import { limitRemainingNano } from "../keys/key-budget";
 import { paymentRequired } from "./payment-required";
 import { tokenCountRateLimited } from "./rate-limited";
 import { logError } from "../log-error";
+import { withPreset } from "../presets/resolve-preset";
 
 /** Which count the answer carries (the `X-Token-Count` header): the carrier's own, or our estimate. */
 type Counted = { tokens: number; source: "exact" | "estimate"; fallback?: string };
@@ -42,7 +43,8 @@ export async function countTokens(c: Context<AppEnv>, protocol: CallerProtocol):
     if (caller.key.isManagement)
       throw new ApiError(403, "This is a management key: it manages API keys through /api/v1/keys and cannot count tokens. Use an API key.");
     await takeCount(c.env, s.COUNT_TOKENS_PER_MINUTE, caller.key.hash);
-    const body = await readPrompt(protocol, c.req.raw);
+    // A preset's model and system prompt count as the completion would send them (docs/teams.md#presets).
+    const { body } = await withPreset(c.env.DB, caller.accountId, await readPrompt(protocol, c.req.raw), s.PRESET_CACHE_MS);
     const catalog = await loadCatalog(c.env, CARRIER_PROTOCOL_NAMES, (p) => c.executionCtx.waitUntil(p));
     const model = catalog.resolve(body.model);
     if (!model) throw new ApiError(400, `Model ${body.model ?? ""} is not in the catalog. GET /api/v1/models lists the available models.`);

@@ -3,6 +3,7 @@ import type { AppEnv } from "../keys/caller";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { costNano, nanoToUsd } from "../catalog/money";
 import { ApiError, Untranslatable } from "../request/errors";
+import { isPresetModel } from "../presets/preset-config";
 import { readModelRequest } from "../request/json-body";
 import { estimateInputTokens, inputTokensBound, parseEmbeddingsRequest, type EmbeddingsRequest } from "../request/embeddings-request";
 import { BYTES_PER_TOKEN, utf8Bytes } from "../request/token-estimate";
@@ -102,6 +103,9 @@ async function readEmbeddings(facts: RequestFacts, raw: Request): Promise<{ req:
     throw err instanceof ApiError ? err : new ApiError(400, "The request body could not be read.");
   }
   const req = parseEmbeddingsRequest(json);
+  // A preset's parameters and system prompt mean nothing to an embedding: refused rather than half applied.
+  if (isPresetModel(req.model))
+    throw new ApiError(400, `Presets apply to completions (chat, messages, responses), not embeddings: name the embeddings model instead of \`${req.model}\`.`);
   const query: RouteQuery = {
     model: req.model,
     models: undefined,

@@ -92,5 +92,6 @@ function recordFacts(facts: RequestFacts, { read, names, served }: Stages): Reco
     sessionId: names?.sessionId ?? null,
     strategy: names?.strategy ?? null,
     adjustedMaxTokens: served?.adjustedMaxTokens ?? null,
+    preset: read?.preset ?? null,
   };
 }

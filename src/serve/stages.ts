@@ -3,12 +3,15 @@ import type { Ticket } from "../ledger/account-ledger";
 import type { Fitted } from "../request/hold";
 import type { RouteQuery } from "../routing/route-query";
 import type { Strategy } from "../routing/candidate-models";
+import type { PresetUsed } from "../presets/resolve-preset";
 
 /** What reading the caller's request decided that its record keeps, and the route query routing takes. */
 export type Read = {
   stream: boolean;
   /** The caller's `user` as sent (recorded as external_user; carriers get only its hash); null when none. */
   externalUser: string | null;
+  /** The preset the request's model named, applied (src/presets/); null when none (and for embeddings). */
+  preset?: PresetUsed | null;
   query: RouteQuery;
 };
 

@@ -104,6 +104,11 @@ export function validateResponse(path: string, method: string, status: number, c
   return errorsOf(`${doc}#/${pointer("paths", template!, method.toLowerCase(), "responses", String(status), "content", media, "schema")}`, body, where);
 }
 
+/** The problems of a body against one of a document's component schemas (the teams extract's presets: their POST, PATCH and DELETE are not operations of it). */
+export function validateSchema(schema: string, body: unknown, doc: DocId = "contract"): string[] {
+  return errorsOf(`${doc}#/components/schemas/${schema}`, body, schema);
+}
+
 function errorsOf(ref: string, body: unknown, where: string): string[] {
   const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
   if (validate(body)) return [];

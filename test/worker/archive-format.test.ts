@@ -8,10 +8,18 @@ const record = (id: string, i: number): Generation => ({ ...syntheticRecord("acc
 
 describe("archive format (pure)", () => {
   it("a record survives a line and a packed object exactly, in order", async () => {
-    const rs = [record("gen-a", 0), record("gen-ab", 1), { ...record("gen-abc", 2), app: 'quote " and \\n newline', externalUser: null }];
+    const rs = [
+      record("gen-a", 0),
+      { ...record("gen-ab", 1), presetId: "0b7e1a52-4c1e-4f5e-9a7e-2f1d3c4b5a69", preset: "team-setup", presetVersion: 3 },
+      { ...record("gen-abc", 2), app: 'quote " and \\n newline', externalUser: null },
+    ];
     for (const r of rs) expect(lineRecord(recordLine(r))).toEqual(r);
     expect(Object.keys(JSON.parse(recordLine(rs[0]!)))[0]).toBe("id"); // D1 column names, id first
     expect(JSON.parse(recordLine(rs[0]!))).toMatchObject({ account_id: "acct_x", cost_nano: rs[0]!.costNano, streamed: true });
+    expect(JSON.parse(recordLine(rs[1]!))).toMatchObject({ preset_id: rs[1]!.presetId, preset: "team-setup", preset_version: 3 });
+    // A line written before the preset columns were reads them as null.
+    const { preset_id: _id, preset: _slug, preset_version: _version, ...older } = JSON.parse(recordLine(rs[1]!)) as Record<string, unknown>;
+    expect(lineRecord(JSON.stringify(older))).toEqual({ ...rs[1], presetId: null, preset: null, presetVersion: null });
     const bytes = await packRecords(rs);
     expect(bytes.slice(0, 2)).toEqual(new Uint8Array([0x1f, 0x8b])); // gzip
     expect(await unpackRecords(bytes)).toEqual(rs);

@@ -8,8 +8,18 @@ import { ConsoleClient, signUp, textOf } from "./console-helpers";
 import bundled from "../../catalog.json";
 
 const PUBLIC_PAGES = ["/", "/models", "/models/openai/gpt-oss-20b", "/sign-in", "/sign-up"];
-const ACCOUNT_PAGES = ["/settings/keys", "/settings/credits", "/activity", `/settings/keys/delete?key=${"a".repeat(64)}`];
-const ACCOUNT_FORMS = ["/settings/keys", "/settings/keys/disable", "/settings/keys/enable", "/settings/keys/delete", "/settings/credits", "/sign-out"];
+const ACCOUNT_PAGES = ["/settings/keys", "/settings/credits", "/activity", "/settings/presets", `/settings/keys/delete?key=${"a".repeat(64)}`];
+const ACCOUNT_FORMS = [
+  "/settings/keys",
+  "/settings/keys/disable",
+  "/settings/keys/enable",
+  "/settings/keys/delete",
+  "/settings/credits",
+  "/settings/presets",
+  "/settings/presets/x",
+  "/settings/presets/x/delete",
+  "/sign-out",
+];
 
 function expectSecurityHeaders(res: Response, html: string) {
   const csp = res.headers.get("content-security-policy") ?? "";
@@ -36,7 +46,7 @@ describe("every page", () => {
     const { client } = await signUp();
     const nonces = new Set<string>();
     let pages = 0;
-    for (const path of [...PUBLIC_PAGES.filter((p) => !p.startsWith("/sign")), ...ACCOUNT_PAGES.slice(0, 3)]) {
+    for (const path of [...PUBLIC_PAGES.filter((p) => !p.startsWith("/sign")), ...ACCOUNT_PAGES.slice(0, 4)]) {
       const { res, html, status } = await client.page(path);
       expect(status, path).toBe(200);
       expectSecurityHeaders(res, html);

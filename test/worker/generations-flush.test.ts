@@ -47,6 +47,9 @@ const base = (id: string, accountId: string): NewGeneration => ({
   sessionId: "conv-1",
   inboundApi: "messages",
   adjustedMaxTokens: 4096,
+  presetId: "0b7e1a52-4c1e-4f5e-9a7e-2f1d3c4b5a69",
+  preset: "team-setup",
+  presetVersion: 2,
 });
 
 describe("generation flush (records as JSON into D1)", () => {
@@ -75,6 +78,9 @@ describe("generation flush (records as JSON into D1)", () => {
       sessionId: _older4,
       inboundApi: _older5,
       adjustedMaxTokens: _older6,
+      presetId: _older7,
+      preset: _older8,
+      presetVersion: _older9,
       ...withoutDefault
     } = { ...base("gen-flush-c" + Math.random().toString(36).slice(2), accountId) };
     await flushGenerations(
@@ -93,6 +99,9 @@ describe("generation flush (records as JSON into D1)", () => {
       sessionId: null,
       inboundApi: "chat",
       adjustedMaxTokens: null,
+      presetId: null,
+      preset: null,
+      presetVersion: null,
       rev: 0,
     }); // the column defaults
     // A late settle's record replaces the "abandoned" one, and raises its revision (the archive deletes only the revision it copied).

@@ -13,6 +13,7 @@ describe("the isolate's state", () => {
       "key cache",
       "ledger clients",
       "presented catalogs",
+      "preset cache",
       "reasoning seal keys",
       "settings",
       "stripe clients",

@@ -131,10 +131,10 @@ describe("router fields", () => {
     expect((await errorOf(res)).message).toMatch(/`plugins\.1`: .*`web` would not run/);
   });
 
-  it("refuse a preset: its model and prompt would not be applied", async () => {
+  it("refuse a `preset` field: a preset is named as the model (`@preset/<slug>`)", async () => {
     const a = await newAccount(10);
     const res = await chat(a.key, { model: LLAMA, preset: "my-preset", ...user("hi") });
     expect(res.status).toBe(400);
-    expect((await errorOf(res)).message).toMatch(/`preset`: presets are not available/);
+    expect((await errorOf(res)).message).toMatch(/`preset`: name a preset as the model instead: `"model": "@preset\/<slug>"`/);
   });
 });

@@ -41,6 +41,9 @@ export function syntheticRecord(accountId: string, createdAt: number, i: number,
     sessionId: null,
     inboundApi: "chat",
     adjustedMaxTokens: null,
+    presetId: null,
+    preset: null,
+    presetVersion: null,
     ...over,
   };
 }

@@ -140,6 +140,14 @@ export function ActivityPage(props: {
                         <span class="tag">stream</span>
                       </>
                     )}
+                    {g.preset && (
+                      <>
+                        {" "}
+                        <span class="tag" title="the preset the request named, and the version applied">
+                          @preset/{g.preset}@{g.presetVersion}
+                        </span>
+                      </>
+                    )}
                   </td>
                   <td data-label="Provider">
                     {g.providerName ?? <span class="muted">{NO_CARRIER}</span>}

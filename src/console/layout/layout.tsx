@@ -18,6 +18,7 @@ const NAV_PUBLIC = [
 ] as const;
 const NAV_ACCOUNT = [
   ["/settings/keys", "API keys"],
+  ["/settings/presets", "Presets"],
   ["/settings/credits", "Credits"],
   ["/activity", "Activity"],
 ] as const;

@@ -64,11 +64,12 @@ form.inline { display: flex; flex-wrap: wrap; gap: 0.6rem; align-items: end; }
 .field-row .field:first-child { flex: 2 1 14rem; }
 label { font-weight: 600; }
 .hint { color: var(--muted); font-size: 0.9rem; margin: 0; }
-input, select, button { font: inherit; }
+input, select, button, textarea { font: inherit; }
 input[type="text"], input[type="email"], input[type="password"], input[type="search"], input[type="number"], select {
   padding: 0.55rem 0.6rem; border: 1px solid var(--muted); border-radius: 6px; background: var(--bg); color: var(--fg); min-height: 2.6rem; width: 100%;
 }
-input[aria-invalid="true"], select[aria-invalid="true"] { border: 2px solid var(--bad); }
+textarea { padding: 0.55rem 0.6rem; border: 1px solid var(--muted); border-radius: 6px; background: var(--bg); color: var(--fg); width: 100%; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+input[aria-invalid="true"], select[aria-invalid="true"], textarea[aria-invalid="true"] { border: 2px solid var(--bad); }
 button, .button { display: inline-block; padding: 0.55rem 1rem; min-height: 2.6rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-fg); cursor: pointer; text-decoration: none; font-weight: 600; }
 button.secondary { background: transparent; color: var(--accent); }
 button.danger { background: transparent; border-color: var(--bad); color: var(--bad); }

@@ -48,6 +48,11 @@ export const generations = sqliteTable(
     // The completion cap (max_tokens) the router set on the carrier that served, because the key's limit or the
     // balance could not pay the endpoint's maximum (the caller set none); null when the router set none.
     adjustedMaxTokens: integer("adjusted_max_tokens"),
+    // The preset the request named (`model: "@preset/<slug>[@<n>]"`, docs/teams.md#presets): its id, slug and the
+    // version applied; null when it named none.
+    presetId: text("preset_id"),
+    preset: text("preset"),
+    presetVersion: integer("preset_version"),
     // Raised by each flush that replaces the row (a late settle): the archive deletes only the revision it copied.
     rev: integer("rev").notNull().default(0),
   },
