@@ -1,4 +1,4 @@
-import { chainedDetails, firstChoiceText, joinDetails, reasoningText, type Obj } from "../chunk-stream";
+import { appendDetails, chainedDetails, firstChoiceText, joinDetails, reasoningText, type Obj } from "../chunk-stream";
 import type { AnswerFacts, ChunkFailure, ReadChunk, Rendered, StreamRenderer, StreamSummary } from "../caller-protocol";
 import type { SseEvent } from "../../../http/sse-parser";
 import { describesText, itemId, reasoningItem, responseObject, responsesUsage, statusOf } from "./answer";
@@ -55,7 +55,7 @@ function deltaEvents(ctx: StreamContext, d: Draft, delta: Obj): string {
   if (reasoning !== "" || details.length) {
     // Reasoning goes in the open reasoning item, or opens the first item; after other output only its details are kept.
     if (d.open?.kind === "reasoning" || (d.open === null && d.items.length === 0)) out += reasoningDelta(ctx, d, reasoning, details, !describesText(details));
-    else for (const detail of details) d.late = { last: detail, before: d.late };
+    else d.late = appendDetails(d.late, details);
   }
   if (typeof delta.content === "string" && delta.content !== "") out += textDelta(ctx, d, delta.content);
   if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls as Obj[]) out += toolDelta(ctx, d, call);
