@@ -51,7 +51,7 @@ export type ChunkJson = Record<string, unknown>;
  * JSON when the account parsed it, and the carrier's usage it carried with the cost that usage shows the caller.
  */
 export type ReadChunk = {
-  /** The chunk's JSON; null when it was read unparsed (the renderer swaps its head: `plain`). */
+  /** The chunk's JSON, parsed for this call alone (the renderer may rewrite it in place); null when it was read unparsed (the renderer swaps its head: `plain`). */
   json: ChunkJson | null;
   /** The carrier's usage in this chunk; undefined when it carries none. */
   usage: CarrierUsage | undefined;
