@@ -18,6 +18,9 @@ export type MessagesState = {
 /** The next state, built while one call renders (a fresh copy: the state it came from is never changed). */
 type Draft = { -readonly [K in keyof MessagesState]: MessagesState[K] };
 
+/** A field-by-field copy: cheaper than a spread on the hot path (one per chunk). */
+const draftOf = (s: MessagesState): Draft => ({ started: s.started, open: s.open, next: s.next, tools: s.tools });
+
 const INITIAL: MessagesState = Object.freeze({ started: false, open: null, next: 0, tools: new Map<number, Block>() });
 
 const event = (type: string, data: Obj): string => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -40,18 +43,18 @@ export function messagesStream(facts: AnswerFacts): StreamRenderer<MessagesState
 }
 
 function rewrite(facts: AnswerFacts, state: MessagesState, _event: SseEvent, { json }: ReadChunk): Rendered<MessagesState> {
-  const draft: Draft = { ...state };
+  const draft = draftOf(state);
   return { text: firstChoiceText(facts, draft, json, start, deltaEvents), state: draft };
 }
 
 function keepalive(facts: AnswerFacts, state: MessagesState): Rendered<MessagesState> {
   if (state.started) return { state, text: event("ping", { type: "ping" }) };
-  const draft: Draft = { ...state };
+  const draft = draftOf(state);
   return { text: start(facts, draft), state: draft };
 }
 
 function end(facts: AnswerFacts, state: MessagesState, failure: ChunkFailure | null, { usage: reported, finishReason, output }: StreamSummary): string {
-  const draft: Draft = { ...state };
+  const draft = draftOf(state);
   let out = start(facts, draft) + close(draft);
   if (failure)
     return out + event("error", { type: "error", error: { type: failure.status === 529 ? "overloaded_error" : "api_error", message: failure.message } });

@@ -26,7 +26,15 @@ export function reasoningDelta(ctx: StreamContext, d: Draft, text: string, detai
     out += raw
       ? emit(d, "response.content_part.added", { ...at(open), content_index: 0, part: { type: "reasoning_text", text: "" } })
       : emit(d, "response.reasoning_summary_part.added", { ...at(open), summary_index: 0, part: { type: "summary_text", text: "" } });
-  d.open = { ...open, text: open.text + text, raw: text !== "" ? raw : open.raw, details: appendDetails(open.details, details) };
+  // Field by field, not spread: this runs once per chunk.
+  d.open = {
+    kind: "reasoning",
+    index: open.index,
+    id: open.id,
+    text: open.text + text,
+    details: appendDetails(open.details, details),
+    raw: text !== "" ? raw : open.raw,
+  };
   if (text === "") return out;
   return (
     out +
@@ -47,7 +55,7 @@ export function textDelta(ctx: StreamContext, d: Draft, text: string): string {
     out += emit(d, "response.content_part.added", { ...at(d.open), content_index: 0, part: outputText("") });
   }
   const open = d.open;
-  d.open = { ...open, text: open.text + text };
+  d.open = { kind: "message", index: open.index, id: open.id, text: open.text + text };
   return out + emit(d, "response.output_text.delta", { ...at(open), content_index: 0, delta: text, logprobs: [] });
 }
 
@@ -71,7 +79,8 @@ export function toolDelta(ctx: StreamContext, d: Draft, call: Obj): string {
   }
   const open = d.open;
   if (typeof fn.arguments !== "string" || fn.arguments === "") return out;
-  d.open = { ...open, args: open.args + fn.arguments };
+  const { index, id, callId, origin } = open;
+  d.open = { kind: "function_call", index, id, toolIndex, callId, origin, args: open.args + fn.arguments };
   if (open.origin.kind === "function") out += emit(d, "response.function_call_arguments.delta", { ...at(open), delta: fn.arguments });
   return out;
 }

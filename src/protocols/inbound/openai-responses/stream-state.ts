@@ -43,6 +43,11 @@ export const INITIAL: ResponsesState = Object.freeze({ seq: 0, started: false, o
 /** The next state, built while one call renders (a fresh copy: the state it came from is never changed). */
 export type Draft = { -readonly [K in keyof ResponsesState]: ResponsesState[K] };
 
+/** The next state, from a field-by-field copy: cheaper than a spread on the hot path (one per chunk). */
+export function draftOf(s: ResponsesState): Draft {
+  return { seq: s.seq, started: s.started, open: s.open, items: s.items, late: s.late };
+}
+
 /** What the renderer needs of its stream, fixed when it starts. */
 export type StreamContext = {
   readonly facts: AnswerFacts;

@@ -5,7 +5,7 @@ import { describesText, itemId, reasoningItem, responseObject, responsesUsage, s
 import { PendingSeals, requireSealer, sealingStep } from "./reasoning-envelope";
 import { streamError } from "./errors";
 import { close, inProgressItem, reasoningDelta, textDelta, toolDelta } from "./stream-items";
-import { emit, INITIAL, type Draft, type ResponsesState, type StreamContext } from "./stream-state";
+import { draftOf, emit, INITIAL, type Draft, type ResponsesState, type StreamContext } from "./stream-state";
 
 export type { ResponsesState } from "./stream-state";
 
@@ -37,7 +37,7 @@ export function responsesStream(facts: AnswerFacts): StreamRenderer<ResponsesSta
 }
 
 function rewrite(ctx: StreamContext, state: ResponsesState, _event: SseEvent, { json }: ReadChunk): Rendered<ResponsesState> {
-  const draft: Draft = { ...state };
+  const draft = draftOf(state);
   return { text: firstChoiceText(ctx, draft, json, start, deltaEvents), state: draft };
 }
 
@@ -64,7 +64,7 @@ function deltaEvents(ctx: StreamContext, d: Draft, delta: Obj): string {
 
 function end(ctx: StreamContext, state: ResponsesState, failure: ChunkFailure | null, summary: StreamSummary): string {
   const { facts, seals } = ctx;
-  const d: Draft = { ...state };
+  const d = draftOf(state);
   let out = start(ctx, d);
   if (failure) {
     const error = streamError(failure);
