@@ -3,7 +3,7 @@ import { readUsage, type CarrierUsage } from "../request/usage";
 import { OutputMeter } from "../request/token-estimate";
 import { charge, type Charge } from "../request/charge";
 import type { SseEvent } from "../http/sse-parser";
-import type { ChunkFailure, ChunkJson, ReadChunk, StreamRenderer, StreamSummary } from "../protocols/inbound/caller-protocol";
+import type { ChunkFailure, ChunkJson, ReadChunk, Rendered, StreamRenderer, StreamSummary } from "../protocols/inbound/caller-protocol";
 
 const FINISH = /"finish_reason":"([^"\\]*)"/g;
 /** What an unparsed chunk gives its renderer: nothing but its text (one object for all, no allocation per chunk). */
@@ -91,10 +91,13 @@ export class StreamAccount implements StreamSummary {
   }
 }
 
-/** One canonical chunk through the account, then the renderer: the caller's stream text, or why the stream must end. */
-export function renderChunk(account: StreamAccount, renderer: StreamRenderer, event: SseEvent): string | ChunkFailure {
-  const read = account.read(event, renderer.plain === undefined ? null : renderer.plain(event.data));
-  return "status" in read ? read : renderer.rewrite(event, read);
+/**
+ * One canonical chunk through the account, then the renderer from its state: the caller's stream text and
+ * the renderer's next state, or why the stream must end.
+ */
+export function renderChunk<S>(account: StreamAccount, renderer: StreamRenderer<S>, state: S, event: SseEvent): Rendered<S> | ChunkFailure {
+  const read = account.read(event, renderer.plain === undefined ? null : renderer.plain(state, event.data));
+  return "status" in read ? read : renderer.rewrite(state, event, read);
 }
 
 function isObj(v: unknown): v is ChunkJson {

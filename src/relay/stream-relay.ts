@@ -50,6 +50,8 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
   const provider = s.endpoint.providerEntry.name;
   const { limits, renderer } = s;
   const account = new StreamAccount(s.endpoint, provider, renderer.choices);
+  /** The renderer's state: its functions are pure, each call gives the next one back (set only where a call renders). */
+  let rendering = renderer.initial;
   let ending: Ending = { kind: "streaming" };
   let caller: Caller = "here";
   let usageWait: ReturnType<typeof setTimeout> | undefined;
@@ -74,8 +76,17 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
   if (clientSignal.aborted) callerGone();
   writer.closed.catch(callerGone);
   // A keep-alive goes out only between whole writes (the watchdog checks no write is under way).
-  const keepalive = renderer.keepalive
-    ? { pingMs: limits.pingMs, quiet: () => void (caller !== "here" ? undefined : write(encoder.encode(renderer.keepalive!())).catch(callerGone)) }
+  const ping = renderer.keepalive;
+  const keepalive = ping
+    ? {
+        pingMs: limits.pingMs,
+        quiet: () => {
+          if (caller !== "here") return;
+          const { state, text } = ping(rendering);
+          rendering = state;
+          write(encoder.encode(text)).catch(callerGone);
+        },
+      }
     : null;
   const watchdog = new Watchdog(s.idleMs, () => call.abort(new CarrierTimeout()), callerGone, keepalive);
   // Every write to the caller goes through here, so the watchdog sees a write never drained.
@@ -108,12 +119,13 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
         ending = { kind: "done" };
         return null;
       }
-      const rewritten = renderChunk(account, renderer, event);
-      if (typeof rewritten !== "string") {
-        ending = { kind: "failed", failure: rewritten, whole: false };
+      const rendered = renderChunk(account, renderer, rendering, event);
+      if ("status" in rendered) {
+        ending = { kind: "failed", failure: rendered, whole: false };
         return null;
       }
-      return rewritten;
+      rendering = rendered.state;
+      return rendered.text;
     };
     // All events of one carrier read go to the caller in one write; nothing after the carrier's [DONE].
     const rewriteAll = (events: SseEvent[]): string => {
@@ -183,7 +195,7 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
       if (carrierDone()) finishing = finishCarrier();
       else stopCarrier();
       if (caller === "here") {
-        await write(encoder.encode(renderer.end(streamFailure(ending), account))); // a fresh buffer: written buffers may be transferred
+        await write(encoder.encode(renderer.end(rendering, streamFailure(ending), account))); // a fresh buffer: written buffers may be transferred
         await writer.close();
         closed = true;
       }

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { ChunkRewriter } from "../../src/protocols/inbound/openai-chat/chunk-rewriter.ts";
+import { chunkRewriter } from "../../src/protocols/inbound/openai-chat/chunk-rewriter.ts";
 import type { PricedEndpoint } from "../../src/catalog/catalog.ts";
 import { validateResponse } from "../contract/contract.ts";
 import { accounted } from "./accounted-stream.ts";
@@ -12,7 +12,7 @@ const endpoint = { inputNano: 100, outputNano: 200 } as PricedEndpoint;
 const chunk = (fields: Record<string, unknown>) =>
   JSON.stringify({ id: "up-1", object: "chat.completion.chunk", created: 1700000000, model: "up-model", ...fields });
 const relayed = (datas: string[]) => {
-  const rewriter = accounted(new ChunkRewriter("gen-abc", "meta-llama/llama-3.1-8b-instruct", "Simulated", endpoint), endpoint);
+  const rewriter = accounted(chunkRewriter("gen-abc", "meta-llama/llama-3.1-8b-instruct", "Simulated", endpoint), endpoint);
   return datas.map((data) => {
     const out = rewriter.rewrite({ data, bytes: data.length });
     if (typeof out !== "string") throw new Error(out.message);

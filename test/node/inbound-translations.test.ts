@@ -2,10 +2,10 @@ import { describe, it, expect } from "vitest";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 import { chatFromMessages } from "../../src/protocols/inbound/anthropic-messages/request";
-import { MessagesStream } from "../../src/protocols/inbound/anthropic-messages/stream";
+import { messagesStream } from "../../src/protocols/inbound/anthropic-messages/stream";
 import { anthropicMessagesCaller } from "../../src/protocols/inbound/anthropic-messages";
 import { chatFromResponses } from "../../src/protocols/inbound/openai-responses/request";
-import { ResponsesStream } from "../../src/protocols/inbound/openai-responses/stream";
+import { responsesStream } from "../../src/protocols/inbound/openai-responses/stream";
 import { openAiResponses } from "../../src/protocols/inbound/openai-responses";
 import { openEnvelopes, reasoningDetails } from "../../src/protocols/inbound/openai-responses/reasoning-envelope";
 import { reasoningSealer } from "../../src/serve/reasoning-sealer";
@@ -200,7 +200,7 @@ describe("canonical → Anthropic Messages", () => {
   });
 
   it("a stream: every event kind, each block opened and closed at its index, in order", () => {
-    const s = accounted(new MessagesStream(facts()), endpoint);
+    const s = accounted(messagesStream(facts()), endpoint);
     let text = "";
     for (const c of [
       chunk({ reasoning: "hm", reasoning_details: [{ type: "reasoning.text", text: "hm", index: 0 }] }),
@@ -240,7 +240,7 @@ describe("canonical → Anthropic Messages", () => {
   });
 
   it("a failed stream closes its open block and ends with an error event", () => {
-    const s = accounted(new MessagesStream(facts()), endpoint);
+    const s = accounted(messagesStream(facts()), endpoint);
     const text = (s.rewrite(chunk({ content: "x" })) as string) + s.end({ status: 502, message: "lost" });
     expect(
       events(text)
@@ -436,7 +436,7 @@ describe("canonical → OpenAI Responses", () => {
   });
 
   it("a stream: only documented events, rising sequence numbers, every item added then done in order", async () => {
-    const s = accounted(new ResponsesStream(facts({ include_encrypted_reasoning: true })), endpoint);
+    const s = accounted(responsesStream(facts({ include_encrypted_reasoning: true })), endpoint);
     let text = "";
     for (const c of [
       chunk({ reasoning: "hm", reasoning_details: [{ type: "reasoning.text", text: "hm", index: 0 }] }),
@@ -487,7 +487,7 @@ describe("canonical → OpenAI Responses", () => {
 
   it("a sealed stream: its render holds placeholders, not the details; the async step seals each once, even split across writes", async () => {
     const details = [{ type: "reasoning.text", text: "secret plan", signature: "SIG-42", index: 0 }];
-    const s = accounted(new ResponsesStream(facts({ include_encrypted_reasoning: true })), endpoint);
+    const s = accounted(responsesStream(facts({ include_encrypted_reasoning: true })), endpoint);
     const text =
       (s.rewrite(chunk({ reasoning: "secret plan", reasoning_details: details })) as string) +
       (s.rewrite(chunk({ content: "d’accord — ✓ é" }, "stop", USAGE)) as string) +
@@ -513,7 +513,7 @@ describe("canonical → OpenAI Responses", () => {
   });
 
   it("a failed stream ends with response.failed carrying the error", () => {
-    const s = accounted(new ResponsesStream(facts()), endpoint);
+    const s = accounted(responsesStream(facts()), endpoint);
     const ev = events((s.rewrite(chunk({ content: "x" })) as string) + s.end({ status: 502, message: "lost" }));
     expect(ev.at(-1)![0]).toBe("response.failed");
     expect(ev.at(-1)![1].response).toMatchObject({ status: "failed", error: { code: "server_error", message: "lost" } });

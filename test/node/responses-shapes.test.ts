@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 import { chatFromResponses } from "../../src/protocols/inbound/openai-responses/request";
-import { ResponsesStream } from "../../src/protocols/inbound/openai-responses/stream";
+import { responsesStream } from "../../src/protocols/inbound/openai-responses/stream";
 import { openAiResponses } from "../../src/protocols/inbound/openai-responses";
 import { responseObject } from "../../src/protocols/inbound/openai-responses/answer";
 import { ApiError } from "../../src/request/errors";
@@ -194,7 +194,7 @@ describe("raw reasoning as the reasoning item's content (reasoning_text)", () =>
   });
 
   it("a stream of bare reasoning: content_part.added, reasoning_text.delta/.done, content_part.done, the item with its content", () => {
-    const s = accounted(new ResponsesStream(facts()), endpoint);
+    const s = accounted(responsesStream(facts()), endpoint);
     let text = "";
     for (const c of [chunk({ reasoning: "2+2" }), chunk({ reasoning: " is 4" }), chunk({ content: "4" }), chunk({}, "stop")]) text += s.rewrite(c) as string;
     text += s.end(null);
@@ -246,7 +246,7 @@ describe("errors carry OpenAI's type and param", () => {
   });
 
   it("a stream that fails: response.failed's error has OpenAI's code, type and param", () => {
-    const s = accounted(new ResponsesStream(facts()), endpoint);
+    const s = accounted(responsesStream(facts()), endpoint);
     s.rewrite(chunk({ content: "a" }));
     const failed = events(s.end({ status: 502, message: "the carrier failed" })).at(-1)!;
     expect(failed[0]).toBe("response.failed");

@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 import { chatFromResponses } from "../../src/protocols/inbound/openai-responses/request";
-import { ResponsesStream } from "../../src/protocols/inbound/openai-responses/stream";
+import { responsesStream } from "../../src/protocols/inbound/openai-responses/stream";
 import { openAiResponses } from "../../src/protocols/inbound/openai-responses";
 import { carrierTools, ToolNames } from "../../src/protocols/inbound/openai-responses/tools";
 import { parseChatRequest } from "../../src/request/chat-request";
@@ -266,7 +266,7 @@ describe("canonical → Responses: the carrier's calls as the caller's tools", (
   });
 
   it("a stream: the namespaced call's events name its namespace, the custom call's input comes in custom_tool_call_input events", () => {
-    const s = accounted(new ResponsesStream(factsOf(NAMESPACED)), endpoint);
+    const s = accounted(responsesStream(factsOf(NAMESPACED)), endpoint);
     let text = "";
     for (const c of [
       chunk({ role: "assistant", content: "" }),
@@ -331,7 +331,7 @@ describe("canonical → Responses: the carrier's calls as the caller's tools", (
   });
 
   it("a request without namespaced or custom tools streams its calls as before", () => {
-    const s = accounted(new ResponsesStream(factsOf({ tools: [fn("f")] })), endpoint);
+    const s = accounted(responsesStream(factsOf({ tools: [fn("f")] })), endpoint);
     const ev = events(
       (s.rewrite(chunk({ tool_calls: [{ index: 0, id: "c", type: "function", function: { name: "f", arguments: "{}" } }] })) as string) + s.end(null),
     );

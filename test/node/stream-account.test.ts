@@ -4,7 +4,7 @@ import { Catalog } from "../../src/catalog/catalog";
 import { charge } from "../../src/request/charge";
 import { nanoToUsd } from "../../src/catalog/money";
 import { StreamAccount } from "../../src/relay/stream-account";
-import { ChunkRewriter } from "../../src/protocols/inbound/openai-chat/chunk-rewriter";
+import { chunkRewriter } from "../../src/protocols/inbound/openai-chat/chunk-rewriter";
 import type { SseEvent } from "../../src/http/sse-parser";
 import { accounted } from "./accounted-stream";
 
@@ -37,7 +37,7 @@ const totals = (a: StreamAccount) => ({
 
 describe("StreamAccount", () => {
   it("counts a chat stream rewritten by head swap as it counts the same chunks parsed", () => {
-    const swapped = accounted(new ChunkRewriter("gen-1", "m", "P", endpoint), endpoint, "P");
+    const swapped = accounted(chunkRewriter("gen-1", "m", "P", endpoint), endpoint, "P");
     for (const e of STREAM) expect(typeof swapped.rewrite(e)).toBe("string");
     const parsed = new StreamAccount(endpoint, "P", "all");
     for (const e of STREAM) parsed.read(e, null);
@@ -49,7 +49,7 @@ describe("StreamAccount", () => {
   });
 
   it("hands the renderer the usage a chunk carried and the cost it shows; the chat chunk shows that cost", () => {
-    const s = accounted(new ChunkRewriter("gen-1", "m", "P", endpoint), endpoint, "P");
+    const s = accounted(chunkRewriter("gen-1", "m", "P", endpoint), endpoint, "P");
     let last = "";
     for (const e of STREAM) last = s.rewrite(e) as string;
     const shown = JSON.parse(last.slice("data: ".length)) as { usage: { cost: number } };

@@ -51,7 +51,7 @@ export type ChunkJson = Record<string, unknown>;
  * JSON when the account parsed it, and the carrier's usage it carried with the cost that usage shows the caller.
  */
 export type ReadChunk = {
-  /** The chunk's JSON; null when it was read unparsed (the renderer swaps its head: `plain`). */
+  /** The chunk's JSON, parsed for this call alone (the renderer may rewrite it in place); null when it was read unparsed (the renderer swaps its head: `plain`). */
   json: ChunkJson | null;
   /** The carrier's usage in this chunk; undefined when it carries none. */
   usage: CarrierUsage | undefined;
@@ -67,25 +67,31 @@ export interface StreamSummary {
   readonly output: OutputMeter;
 }
 
+/** A renderer's next state and the caller's stream text it wrote. */
+export type Rendered<S> = { readonly state: S; readonly text: string };
+
 /**
- * One caller's stream, rendered from canonical chunk events: no accounting (the relay's StreamAccount
- * reads every chunk first and hands over what it read). Its own state is only what its protocol's
- * events need (open blocks, sequence numbers).
+ * One caller's stream, rendered from canonical chunk events by pure functions: no accounting (the relay's
+ * StreamAccount reads every chunk first and hands over what it read) and no state of their own. The state
+ * (`S`: plain readonly data, only what the protocol's events need — open blocks, sequence numbers) is the
+ * relay's one variable: it starts at `initial` and each call gives the next one back with its text.
  */
-export interface StreamRenderer {
+export interface StreamRenderer<S = unknown> {
   /** The choices this protocol's stream answers: every one (chat), or the first (protocols that answer one choice). */
   readonly choices: "all" | "first";
+  /** The state before the first chunk (from the answer facts and the endpoint). */
+  readonly initial: S;
   /**
    * The chunk's text after the carrier's head, when the renderer rewrites the chunk by swapping that head,
    * unparsed (chat): the account then scans that text unparsed too. Null (or absent): the chunk is parsed.
    */
-  plain?(data: string): string | null;
-  /** One canonical chunk, as the account read it, as the caller's stream text. */
-  rewrite(event: SseEvent, chunk: ReadChunk): string;
+  plain?(state: S, data: string): string | null;
+  /** One canonical chunk, as the account read it, as the caller's stream text, and the state after it. */
+  rewrite(state: S, event: SseEvent, chunk: ReadChunk): Rendered<S>;
   /** What is sent while the carrier is silent (every STREAM_PING_MS), for protocols with a keep-alive event (Anthropic's `ping`). */
-  keepalive?(): string;
+  keepalive?(state: S): Rendered<S>;
   /** The stream's last text, from what its account knows: the routing metadata when asked, the error event when it failed, the end marker. */
-  end(failure: ChunkFailure | null, summary: StreamSummary): string;
+  end(state: S, failure: ChunkFailure | null, summary: StreamSummary): string;
   /**
    * An async last step over the rendered stream's bytes before they reach the caller (the Responses stream
    * seals its reasoning there: WebCrypto is async, the renderer is not); absent when there is none.

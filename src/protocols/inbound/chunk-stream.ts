@@ -1,34 +1,47 @@
-import type { SseEvent } from "../../http/sse-parser";
-import type { AnswerFacts, ChunkFailure, ReadChunk, StreamRenderer, StreamSummary } from "./caller-protocol";
+import type { ChunkJson } from "./caller-protocol";
 
 export type { Obj } from "./request-checks";
 import type { Obj } from "./request-checks";
 
 /**
- * A caller stream in a protocol other than chat, rendered from canonical chat chunks: each delta of the
- * first choice goes to the protocol's renderer — those protocols answer one choice. The stream's
- * accounting is the relay's (src/relay/stream-account.ts): `end` is given what it knows.
+ * A caller stream in a protocol other than chat, rendered from canonical chat chunks: its opening events
+ * (`start`: "" once sent), then the events of each delta of the first choice — those protocols answer one
+ * choice. `draft` is the renderer's fresh copy of its state for this chunk (the next state), which
+ * `start` and `delta` update; `ctx` what they need of the stream, never changed.
  */
-export abstract class ChunkStream implements StreamRenderer {
-  readonly choices = "first";
-
-  constructor(protected readonly facts: AnswerFacts) {}
-
-  /** The stream's opening events (once; "" after). */
-  protected abstract start(): string;
-  /** The events of one delta of the first choice. */
-  protected abstract deltaEvents(delta: Obj): string;
-  abstract end(failure: ChunkFailure | null, summary: StreamSummary): string;
-
-  rewrite(_event: SseEvent, { json }: ReadChunk): string {
-    let out = this.start();
-    const choices = json?.choices;
-    for (const choice of Array.isArray(choices) ? (choices as unknown[]) : []) {
-      if (typeof choice !== "object" || choice === null || ((choice as Obj).index ?? 0) !== 0) continue;
-      out += this.deltaEvents(((choice as Obj).delta ?? {}) as Obj);
-    }
-    return out;
+export function firstChoiceText<C, D>(
+  ctx: C,
+  draft: D,
+  json: ChunkJson | null,
+  start: (ctx: C, draft: D) => string,
+  delta: (ctx: C, draft: D, delta: Obj) => string,
+): string {
+  let out = start(ctx, draft);
+  const choices = json?.choices;
+  for (const choice of Array.isArray(choices) ? (choices as unknown[]) : []) {
+    if (typeof choice !== "object" || choice === null || ((choice as Obj).index ?? 0) !== 0) continue;
+    out += delta(ctx, draft, ((choice as Obj).delta ?? {}) as Obj);
   }
+  return out;
+}
+
+/**
+ * Reasoning details gathered as a stream goes, newest first: appending is one small object, never a
+ * copy of what came before (a thinking stream sends a fragment with nearly every chunk).
+ */
+export type DetailChain = { readonly last: Obj; readonly before: DetailChain } | null;
+
+/** `chain` with `details` after it. */
+export function appendDetails(chain: DetailChain, details: readonly Obj[]): DetailChain {
+  for (const last of details) chain = { last, before: chain };
+  return chain;
+}
+
+/** The details of a chain, oldest first. */
+export function chainedDetails(chain: DetailChain): Obj[] {
+  const out: Obj[] = [];
+  for (let c = chain; c !== null; c = c.before) out.push(c.last);
+  return out.reverse();
 }
 
 /** A delta's reasoning text, whichever field the carrier used. */

@@ -3,7 +3,7 @@ import { readModelRequest } from "../../../request/json-body";
 import { parseChatRequest } from "../../../request/chat-request";
 import { betaFlags, chatFromMessages } from "./request";
 import { anthropicUsage, contentBlocks, messageId, stopReason } from "./answer";
-import { MessagesStream } from "./stream";
+import { messagesStream } from "./stream";
 
 /** Our statuses as Anthropic's error types. */
 const ERROR_TYPES: Record<number, string> = {
@@ -77,7 +77,7 @@ export const anthropicMessagesCaller: CallerProtocol<"messages"> = {
   },
 
   stream(facts) {
-    return new MessagesStream(facts);
+    return messagesStream(facts);
   },
 
   errorBody(err) {

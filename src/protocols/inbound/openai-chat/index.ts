@@ -4,7 +4,7 @@ import { parseChatRequest } from "../../../request/chat-request";
 import { completionCapField } from "../../../request/billed-fields";
 import { unknownFields } from "../../../request/unknown-fields";
 import { presentUsage } from "./usage";
-import { ChunkRewriter } from "./chunk-rewriter";
+import { chunkRewriter } from "./chunk-rewriter";
 import { openAiErrorBody } from "../openai-error";
 
 /**
@@ -44,7 +44,7 @@ export const openAiChat: CallerProtocol<"chat"> = {
   },
 
   stream(facts, endpoint) {
-    return new ChunkRewriter(facts.genId, facts.model, facts.provider, endpoint, facts);
+    return chunkRewriter(facts.genId, facts.model, facts.provider, endpoint, facts);
   },
 
   errorBody: openAiErrorBody,

@@ -101,7 +101,7 @@ export function outputItems(answer: CanonicalAnswer, genId: string, seals: Pendi
 /** The `response` object around output items: what the request set, echoed, and the status and usage. */
 export function responseObject(
   facts: AnswerFacts,
-  fields: { status: string; incomplete_details?: Obj | null; error?: Obj | null; output: Obj[]; usage: Obj | null; completedAt: number | null },
+  fields: { status: string; incomplete_details?: Obj | null; error?: Obj | null; output: readonly Obj[]; usage: Obj | null; completedAt: number | null },
 ): Obj {
   const e = facts.echo;
   const text = fields.output

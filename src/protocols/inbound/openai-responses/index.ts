@@ -4,7 +4,7 @@ import { parseChatRequest } from "../../../request/chat-request";
 import { chatFromResponses } from "./request";
 import { outputItems, responseObject, responsesUsage, statusOf } from "./answer";
 import { noSealKey, openEnvelopes, PendingSeals, requireSealer } from "./reasoning-envelope";
-import { ResponsesStream } from "./stream";
+import { responsesStream } from "./stream";
 import { responsesErrorBody } from "./errors";
 import { callerCallItems, echoedToolNames } from "./tools";
 import { ApiError } from "../../../request/errors";
@@ -75,7 +75,7 @@ export const openAiResponses: CallerProtocol<"responses"> = {
   },
 
   stream(facts) {
-    return new ResponsesStream(facts);
+    return responsesStream(facts);
   },
 
   errorBody(err) {
