@@ -5,7 +5,7 @@ import type { AppEnv } from "../keys/caller";
 import { findKeyByHash } from "../keys/key-store";
 import { hashApiKey, looksLikeApiKey } from "../keys/api-key";
 import { cachedKey, type AuthKey } from "../keys/key-cache";
-import { keyGuardrails } from "../guardrails/guardrail-store";
+import { keyGuardrails } from "../keys/guardrail-store";
 import { ApiError } from "../request/errors";
 
 type KeyCheck = AuthKey | { error: string };

@@ -1,7 +1,8 @@
 import * as z from "zod";
+import { limitParam, offsetParam } from "./page-query";
 import type { Catalog } from "../catalog/catalog";
 import { perMillionToNanoPerToken } from "../catalog/money";
-import type { GuardrailFields } from "../guardrails/guardrail-store";
+import type { GuardrailFields } from "../keys/guardrail-store";
 import type { ZdrAuthor } from "../guardrails/rules";
 import { ApiError } from "../request/errors";
 
@@ -66,17 +67,8 @@ export const updateGuardrailBody = z
 export const keyHashesBody = z.strictObject({ key_hashes: z.array(z.string().regex(/^[0-9a-f]{64}$/, "must be a key hash (64 hex characters)")).min(1) });
 
 export const pageQuery = z.strictObject({
-  offset: z
-    .string()
-    .regex(/^\d{1,9}$/, "must be a whole number ≥ 0")
-    .transform(Number)
-    .optional(),
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/, "must be a whole number from 1 to 100")
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 100, "must be a whole number from 1 to 100")
-    .optional(),
+  offset: offsetParam.optional(),
+  limit: limitParam(100).optional(),
   workspace_id: z.uuid().optional(),
 });
 

@@ -17,8 +17,9 @@ import {
   unassignKeys,
   updateGuardrail,
   type GuardrailFields,
-} from "../guardrails/guardrail-store";
-import { presentAssignment, presentGuardrail } from "../guardrails/present-guardrail";
+  NO_RULES,
+} from "../keys/guardrail-store";
+import { presentAssignment, presentGuardrail } from "./present-guardrail";
 import { createGuardrailBody, keyHashesBody, pageQuery, storedFields, updateGuardrailBody } from "./guardrail-input";
 import { parseInput } from "./key-management-input";
 import { readJsonObject } from "../request/json-body";
@@ -88,18 +89,7 @@ guardrailRoutes.post("/guardrails", ...managementKey, async (c) => {
   if ((await countGuardrails(c.env.DB, accountId)) >= max)
     throw new ApiError(400, `An account can have at most ${max} guardrails (GUARDRAILS_PER_ACCOUNT); delete one to create another.`);
   const fields: GuardrailFields = {
-    description: null,
-    allowedModels: null,
-    ignoredModels: null,
-    allowedProviders: null,
-    ignoredProviders: null,
-    zdrAnthropic: false,
-    zdrOpenai: false,
-    zdrGoogle: false,
-    zdrXai: false,
-    zdrOther: false,
-    maxPromptNano: null,
-    maxCompletionNano: null,
+    ...NO_RULES,
     ...(await fieldsOf(c, parsed)),
     name: parsed.name,
   };

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { offsetParam } from "./page-query";
 import { nanoToUsd, usdToNano } from "../catalog/money";
 import { LIMIT_RESETS, MAX_KEY_LIMIT_USD } from "../keys/key-budget";
 import { invalidInput, readJsonObject } from "../request/json-body";
@@ -58,11 +59,7 @@ export const updateKeyBody = z
 
 export const listKeysQuery = z.strictObject({
   include_disabled: z.enum(["true", "false"], "must be true or false").optional(),
-  offset: z
-    .string()
-    .regex(/^\d{1,9}$/, "must be a whole number ≥ 0")
-    .transform(Number)
-    .optional(),
+  offset: offsetParam.optional(),
   workspace_id: z.uuid().optional(),
 });
 

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { limitParam, offsetParam } from "./page-query";
 import { PRESET_SLUG, presetConfig } from "../presets/preset-config";
 import { invalidInput, readJsonObject } from "../request/json-body";
 
@@ -35,19 +36,10 @@ export const updatePresetBody = z
   })
   .refine((b) => Object.keys(b).length > 0, "give at least one of name, description, config, system_prompt");
 
-const whole = (max: number) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, "must be a whole number ≥ 0")
-    .transform(Number)
-    .refine((n) => n <= max, `must be at most ${max}`);
-
 /** `?offset=&limit=` as the contract's list operations take them (limit 1 to 100, default 50). */
 export const pageQuery = z.strictObject({
-  offset: whole(1e9).optional(),
-  limit: whole(100)
-    .refine((n) => n >= 1, "must be at least 1")
-    .optional(),
+  offset: offsetParam.optional(),
+  limit: limitParam(100).optional(),
 });
 
 /** A version number in a path: a whole number from 1 (anything else names no version: 404). */

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import * as z from "zod";
+import { limitParam, offsetParam } from "./page-query";
 import type { AppEnv } from "../keys/caller";
 import { loadCatalog } from "../catalog/load";
 import { CARRIER_PROTOCOL_NAMES } from "../protocols/outbound";
@@ -16,17 +17,8 @@ import { parseInput } from "./key-management-input";
 export const userModelsRoutes = new Hono<AppEnv>();
 
 const pageQuery = z.strictObject({
-  offset: z
-    .string()
-    .regex(/^\d{1,9}$/, "must be a whole number ≥ 0")
-    .transform(Number)
-    .optional(),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, "must be a whole number from 1 to 1000")
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 1000, "must be a whole number from 1 to 1000")
-    .optional(),
+  offset: offsetParam.optional(),
+  limit: limitParam(1000).optional(),
 });
 
 userModelsRoutes.get("/models/user", requireKey, async (c) => {

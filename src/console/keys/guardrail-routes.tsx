@@ -9,7 +9,16 @@ import { csrfToken } from "../auth/csrf-token";
 import { findApiKey } from "../../keys/key-store";
 import { loadCatalog } from "../../catalog/load";
 import { CARRIER_PROTOCOL_NAMES } from "../../protocols/outbound";
-import { assignKeys, countGuardrails, createGuardrail, findGuardrail, guardrailsOfKey, listGuardrails, unassignKeys } from "../../guardrails/guardrail-store";
+import {
+  assignKeys,
+  countGuardrails,
+  createGuardrail,
+  findGuardrail,
+  guardrailsOfKey,
+  listGuardrails,
+  unassignKeys,
+  NO_RULES,
+} from "../../keys/guardrail-store";
 import { createGuardrailBody, storedFields } from "../../api/guardrail-input";
 import { invalidInput } from "../../request/json-body";
 import { ApiError } from "../../request/errors";
@@ -101,18 +110,7 @@ keyGuardrailRoutes.post("/settings/keys/guardrails/create", ...accountForm, asyn
     throw err;
   }
   const g = await createGuardrail(c.env.DB, accountOf(c), {
-    description: null,
-    allowedModels: null,
-    ignoredModels: null,
-    allowedProviders: null,
-    ignoredProviders: null,
-    zdrAnthropic: false,
-    zdrOpenai: false,
-    zdrGoogle: false,
-    zdrXai: false,
-    zdrOther: false,
-    maxPromptNano: null,
-    maxCompletionNano: null,
+    ...NO_RULES,
     ...stored,
     name: parsed.data.name,
   });

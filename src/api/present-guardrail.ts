@@ -1,5 +1,5 @@
 import type { Guardrail } from "../db/schema";
-import type { Assignment } from "./guardrail-store";
+import type { Assignment } from "../keys/guardrail-store";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const perMillion = (nano: number | null) => (nano === null ? null : nano / 1000);

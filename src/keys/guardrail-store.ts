@@ -1,11 +1,27 @@
 import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
 import { db } from "../db/client";
 import { apiKeys, guardrailKeys, guardrails, type ApiKey, type Guardrail } from "../db/schema";
-import { forgetKey } from "../keys/key-cache";
-import type { GuardrailRules } from "./rules";
+import { forgetKey } from "./key-cache";
+import type { GuardrailRules } from "../guardrails/rules";
 
 /** What a guardrail is made of, besides its id, account and times. */
 export type GuardrailFields = Omit<Guardrail, "id" | "accountId" | "createdAt" | "updatedAt">;
+
+/** A guardrail with no rule (every field null or off) but its name: what a new one starts from before its given fields. */
+export const NO_RULES: Omit<GuardrailFields, "name"> = {
+  description: null,
+  allowedModels: null,
+  ignoredModels: null,
+  allowedProviders: null,
+  ignoredProviders: null,
+  zdrAnthropic: false,
+  zdrOpenai: false,
+  zdrGoogle: false,
+  zdrXai: false,
+  zdrOther: false,
+  maxPromptNano: null,
+  maxCompletionNano: null,
+};
 
 /** D1 binds at most 100 parameters per statement: key hashes go in chunks that leave room for the others. */
 const HASHES_PER_STATEMENT = 90;
