@@ -56,11 +56,12 @@ const LAYERS: string[][] = [
   ["generations", "health", "routing"],
   ["payments"],
   ["ledger"],
-  ["presets"], // saved set-ups a request names (\`@preset/<slug>\`): their store, cache and merge
+  ["presets"], // saved set-ups a request names (`@preset/<slug>`): their store, cache and merge
   ["protocols"], // caller and carrier protocols: pure adapters
   ["request"], // the canonical request, answer and outcome
   ["media"], // what media parts hold: pages, seconds, pixels
-  ["keys", "guardrails"], // keys and the guardrails they carry
+  ["keys"],
+  ["guardrails"], // the pure rules of what a key may use (their store is with the keys)
   ["db", "rate-limits"], // storage: D1's tables, the rate limiter Durable Object
   ["catalog"],
   ["http"],
