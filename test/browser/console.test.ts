@@ -241,6 +241,9 @@ describe("web console in Chromium", () => {
     const costText = `$${cost.toFixed(9).replace(/0+$/, "")}`;
     expect(await row.textContent()).toContain(costText);
     expect(await row.textContent()).toContain("meta-llama/llama-3.1-8b-instruct");
+    // The table shows a request as soon as it settles (still in the account's ledger); the chart counts it once
+    // its record is stored, a flush later (npm start: within RECORDS_FLUSH_MAX_DELAY_MS = 1 s; docs/console.md).
+    await reloadUntilVisible(page, "figure.chart rect.bar");
     expect(await page.locator("figure.chart rect.bar").count()).toBe(1);
     // At 1280 px the chart spans its card: the scale at the card's left, the plot to its right edge, today's bar at the far right.
     const card = (await page.locator("figure.chart").boundingBox())!;
