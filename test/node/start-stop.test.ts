@@ -88,7 +88,11 @@ describe("stopping npm start by its pid", () => {
         const timer = setTimeout(() => npm.kill("SIGKILL"), 60_000);
         await exited;
         clearTimeout(timer);
-        const left = started.filter((pid) => ![null, "Z"].includes(processState(pid))).map((pid) => `${pid} ${commandOf(pid)}`);
+        // npm exits while wrangler may still be stopping its children: wait (bounded) until none is left.
+        const alive = () => started.filter((pid) => ![null, "Z"].includes(processState(pid)));
+        const deadline = Date.now() + 30_000;
+        while (alive().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        const left = alive().map((pid) => `${pid} ${commandOf(pid)}`);
         expect(left).toEqual([]);
       } finally {
         // What a failed stop left: npm's group, and each process it started (wrangler has a group of its own).
