@@ -53,8 +53,12 @@ export async function planRequest(facts: RequestFacts, query: RouteQuery, catalo
   const names = { ...routed, sessionId: session ?? null };
   // The key's guardrails leave out every endpoint they forbid, before anything else decides: routing never falls back to one.
   const { guardrails } = facts.caller;
-  const endpointsOf = guardrails.length ? (id: string) => allowedEndpoints(catalog.endpoints(id), guardrails) : (id: string) => catalog.endpoints(id);
-  if (guardrails.length && candidates.every((x) => endpointsOf(x.modelId).length === 0)) return { names, refused: forbidden(candidates, catalog, guardrails) };
+  // Each candidate's allowed endpoints are filtered once, for the check and for routing alike.
+  const allowedOf = guardrails.length ? new Map(candidates.map((x) => [x.modelId, allowedEndpoints(catalog.endpoints(x.modelId), guardrails)])) : undefined;
+  const endpointsOf = allowedOf
+    ? (id: string) => allowedOf.get(id) ?? allowedEndpoints(catalog.endpoints(id), guardrails)
+    : (id: string) => catalog.endpoints(id);
+  if (allowedOf && [...allowedOf.values()].every((e) => e.length === 0)) return { names, refused: forbidden(candidates, catalog, guardrails) };
 
   const health = await routingHealth(facts.env, facts.waitUntil, facts.settings);
   const sticky = session ? { accountId: facts.caller.accountId, id: session } : undefined;
