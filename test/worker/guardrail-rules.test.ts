@@ -1,22 +1,9 @@
 import { describe, it, expect } from "vitest";
 import { allowed, allowedEndpoints, modelMatches, refusedMessage, zdrAuthor, type GuardrailRules, type RuledEndpoint } from "../../src/guardrails/rules";
+import { NO_RULES } from "../../src/keys/guardrail-store";
 
 // The rules of a guardrail, pure: which endpoint each one lets through, and what a refusal says.
-const NONE: GuardrailRules = {
-  id: "g1",
-  name: "rail",
-  allowedModels: null,
-  ignoredModels: null,
-  allowedProviders: null,
-  ignoredProviders: null,
-  zdrAnthropic: false,
-  zdrOpenai: false,
-  zdrGoogle: false,
-  zdrXai: false,
-  zdrOther: false,
-  maxPromptNano: null,
-  maxCompletionNano: null,
-};
+const NONE: GuardrailRules = { ...NO_RULES, id: "g1", name: "rail" };
 const CLEAN = { retains_prompts: false, trains_on_prompts: false, zdr: true };
 const RETAINS = { retains_prompts: true, trains_on_prompts: false, zdr: false };
 const endpoint = (
