@@ -8,6 +8,7 @@ import { anthropicMessages } from "../../src/protocols/outbound/anthropic";
 import { anthropicBody } from "../../src/protocols/outbound/anthropic/request";
 import { carrierProtocol } from "../../src/protocols/outbound";
 import { carrierHeaders } from "../../src/carriers/carrier-headers";
+import { WIRE } from "./renderer-fixture";
 
 // The Anthropic Messages carrier adapter, both directions, from wire fixtures in Anthropic's documented shapes.
 const catalog = Catalog.parse(catalogJson);
@@ -434,18 +435,7 @@ describe("Anthropic carrier: the stream", () => {
     const decoder = anthropicMessages.streamDecoder(body({ messages: [{ role: "user", content: "x" }], ...req }))!;
     return events.flatMap((e) => decoder(ev(e))).map((e) => (e.data === "[DONE]" ? "[DONE]" : JSON.parse(e.data)));
   };
-  const start = {
-    type: "message_start",
-    message: {
-      id: "msg_7",
-      type: "message",
-      role: "assistant",
-      model: "claude-x",
-      content: [],
-      stop_reason: null,
-      usage: { input_tokens: 12, cache_read_input_tokens: 100, cache_creation_input_tokens: 20, output_tokens: 1 },
-    },
-  };
+  const start = WIRE[0]!; // message_start: id msg_7, model claude-x, usage 12 in (100 cache read, 20 cache write), 1 out
 
   it("every event kind becomes chunks with one head; usage once at the end, then [DONE]", () => {
     const out = decode([
