@@ -435,7 +435,7 @@ describe("Anthropic carrier: the stream", () => {
     const decoder = anthropicMessages.streamDecoder(body({ messages: [{ role: "user", content: "x" }], ...req }))!;
     return events.flatMap((e) => decoder(ev(e))).map((e) => (e.data === "[DONE]" ? "[DONE]" : JSON.parse(e.data)));
   };
-  const start = WIRE[0]!; // message_start: id msg_7, model claude-x, usage 12 in (100 cache read, 20 cache write), 1 out
+  const start = WIRE[0] as { type: string; message: Json }; // message_start: id msg_7, model claude-x, usage 12 in (100 cache read, 20 cache write), 1 out
 
   it("every event kind becomes chunks with one head; usage once at the end, then [DONE]", () => {
     const out = decode([
