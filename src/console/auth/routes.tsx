@@ -67,7 +67,7 @@ authRoutes.post("/sign-in", ...publicForm, async (c) => {
 
   await clearSignInAttempts(c.env, email);
   await endSession(c); // a new sign-in always gets a new session token
-  await startSession(c, found.accountId);
+  await startSession(c, found);
   return c.redirect(next ?? "/settings/keys", 303);
 });
 
@@ -97,13 +97,13 @@ authRoutes.post("/sign-up", ...publicForm, async (c) => {
 
   const invitation = invite === undefined ? undefined : await redeemLink(c.env.DB, "invite", invite);
   if (invite !== undefined && !invitation) return signUpPage(c, 403, { email, problem: INVITE_FAILED });
-  const accountId = await createAccountWithPassword(c.env.DB, email, await hashPassword(password));
-  if (!accountId) {
+  const created = await createAccountWithPassword(c.env.DB, email, await hashPassword(password));
+  if (!created) {
     if (invite !== undefined && invitation) await restoreInvite(c.env.DB, invite, invitation.expiresAt); // not used up: no account was made
     return signUpPage(c, 400, { email, problem: SIGN_UP_FAILED }, invite);
   }
   await endSession(c);
-  await startSession(c, accountId);
+  await startSession(c, created);
   return c.redirect("/settings/keys", 303);
 });
 
@@ -117,13 +117,13 @@ async function passwordPage(c: Context<ConsoleEnv>, status: 200 | 400 | 429, has
   return render(c, <ChangePasswordPage meta={meta} csrf={await csrfToken(c.var.session!.token)} hasPassword={hasPassword} state={state} />, status);
 }
 
-authRoutes.get("/settings/password", ...accountPage, async (c) => passwordPage(c, 200, (await credentialOf(c.env.DB, c.var.session!.accountId)) !== undefined));
+authRoutes.get("/settings/password", ...accountPage, async (c) => passwordPage(c, 200, (await credentialOf(c.env.DB, c.var.session!.memberId)) !== undefined));
 
 /** A password change: the current password checked (rate-limited as sign-ins are), the new one stored, other sessions ended. */
 authRoutes.post("/settings/password", ...accountForm, async (c) => {
   const s = c.var.session!;
   const form = await readForm(c);
-  const stored = await credentialOf(c.env.DB, s.accountId);
+  const stored = await credentialOf(c.env.DB, s.memberId);
   if (!stored) return firstPassword(c, form);
   const parsed = z.object({ current: passwordField, password: newPasswordField }).safeParse(form);
   if (!parsed.success) {
@@ -139,7 +139,7 @@ authRoutes.post("/settings/password", ...accountForm, async (c) => {
   const ok = parsed.data.current.length <= PASSWORD_MAX ? await verifyPassword(parsed.data.current, stored) : false;
   if (!ok) return passwordPage(c, 400, true, { errors: { current: "The current password is not right." } });
   await clearSignInAttempts(c.env, s.email);
-  await changePassword(c.env.DB, s.accountId, await hashPassword(parsed.data.password), await sha256Hex(s.token));
+  await changePassword(c.env.DB, s.memberId, await hashPassword(parsed.data.password), await sha256Hex(s.token));
   return c.redirect("/settings/keys?done=password", 303);
 });
 
@@ -148,7 +148,7 @@ async function firstPassword(c: Context<ConsoleEnv>, form: Record<string, string
   const s = c.var.session!;
   const parsed = newPasswordField.safeParse(form.password ?? "");
   if (!parsed.success) return passwordPage(c, 400, false, { errors: { password: parsed.error.issues[0]?.message ?? "Choose a password." } });
-  if (!(await setFirstPassword(c.env.DB, s.accountId, await hashPassword(parsed.data), await sha256Hex(s.token))))
+  if (!(await setFirstPassword(c.env.DB, s.memberId, await hashPassword(parsed.data), await sha256Hex(s.token))))
     return passwordPage(c, 400, true, { problem: "This account has a password already: enter it as the current password." });
   return c.redirect("/settings/keys?done=password", 303);
 }
