@@ -25,12 +25,15 @@ export async function audit(d1: D1Database, actor: Actor, action: string, target
         via: actor.via,
         action,
         target,
-        details: details ? JSON.stringify(details).slice(0, 2000) : null,
+        details: details ? small(JSON.stringify(details)) : null,
       });
   } catch (err) {
     logError("audit write failed", err);
   }
 }
+
+/** Details stay small: anything longer than this is replaced by a note that it was (the action and target remain). */
+const small = (json: string) => (json.length <= 2000 ? json : JSON.stringify({ truncated: true }));
 
 /** One page of the account's audit log, newest first, with the total. */
 export async function auditPage(d1: D1Database, accountId: string, offset: number, limit = AUDIT_PAGE): Promise<{ rows: AuditEvent[]; total: number }> {

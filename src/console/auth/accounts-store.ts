@@ -1,16 +1,20 @@
 import { and, asc, eq, ne } from "drizzle-orm";
 import { db } from "../../db/client";
-import { accounts, credentials, members, sessions } from "../../db/schema";
+import { accounts, credentials, members, sessions, type MemberRole } from "../../db/schema";
 import { randomId } from "../../keys/api-key";
 import { isUniqueViolation } from "../../members/member-store";
 import type { PasswordHash } from "./password";
 
 /** The member, account and password hash for an email; undefined when no member has it or it has no password. */
-export async function findCredential(d1: D1Database, email: string): Promise<{ memberId: string; accountId: string; hash: PasswordHash } | undefined> {
+export async function findCredential(
+  d1: D1Database,
+  email: string,
+): Promise<{ memberId: string; accountId: string; role: MemberRole; hash: PasswordHash } | undefined> {
   const row = await db(d1)
     .select({
       memberId: members.id,
       accountId: members.accountId,
+      role: members.role,
       algorithm: credentials.algorithm,
       iterations: credentials.iterations,
       salt: credentials.salt,
@@ -21,8 +25,8 @@ export async function findCredential(d1: D1Database, email: string): Promise<{ m
     .where(eq(members.email, email))
     .get();
   if (!row) return undefined;
-  const { memberId, accountId, ...hash } = row;
-  return { memberId, accountId, hash };
+  const { memberId, accountId, role, ...hash } = row;
+  return { memberId, accountId, role, hash };
 }
 
 /**

@@ -16,6 +16,7 @@ import { sha256Hex } from "../http/encoding";
 import { SignUpClosedPage } from "./link-pages";
 import { redeemLink, restoreInvite } from "./one-time-links";
 import { linkRoutes } from "./link-routes";
+import { landingOf } from "../http/roles";
 
 /** Sign up, sign in, sign out. Failures never say whether an email has an account. */
 export const authRoutes = new Hono<ConsoleEnv>();
@@ -46,7 +47,7 @@ async function signUpPage(c: Context<ConsoleEnv>, status: 200 | 400 | 403 | 429,
 
 authRoutes.get("/sign-in", ...publicPage, async (c) => {
   const next = c.req.query("next");
-  if (c.var.session) return c.redirect(safeNext(next), 303);
+  if (c.var.session) return c.redirect(next === undefined ? landingOf(c.var.session.role) : safeNext(next), 303);
   return signInPage(c, 200, next === undefined ? undefined : safeNext(next));
 });
 
@@ -68,11 +69,11 @@ authRoutes.post("/sign-in", ...publicForm, async (c) => {
   await clearSignInAttempts(c.env, email);
   await endSession(c); // a new sign-in always gets a new session token
   await startSession(c, found);
-  return c.redirect(next ?? "/settings/keys", 303);
+  return c.redirect(next ?? landingOf(found.role), 303);
 });
 
 authRoutes.get("/sign-up", ...publicPage, async (c) => {
-  if (c.var.session) return c.redirect("/settings/keys", 303);
+  if (c.var.session) return c.redirect(landingOf(c.var.session.role), 303);
   return signUpPage(c, 200);
 });
 
@@ -140,7 +141,7 @@ authRoutes.post("/settings/password", ...accountForm, async (c) => {
   if (!ok) return passwordPage(c, 400, true, { errors: { current: "The current password is not right." } });
   await clearSignInAttempts(c.env, s.email);
   await changePassword(c.env.DB, s.memberId, await hashPassword(parsed.data.password), await sha256Hex(s.token));
-  return c.redirect("/settings/keys?done=password", 303);
+  return c.redirect(`${landingOf(s.role)}?done=password`, 303);
 });
 
 /** The first password of an account that has none: the session (begun with a one-time link) is the proof, no current password. */
@@ -150,7 +151,7 @@ async function firstPassword(c: Context<ConsoleEnv>, form: Record<string, string
   if (!parsed.success) return passwordPage(c, 400, false, { errors: { password: parsed.error.issues[0]?.message ?? "Choose a password." } });
   if (!(await setFirstPassword(c.env.DB, s.memberId, await hashPassword(parsed.data), await sha256Hex(s.token))))
     return passwordPage(c, 400, true, { problem: "This account has a password already: enter it as the current password." });
-  return c.redirect("/settings/keys?done=password", 303);
+  return c.redirect(`${landingOf(s.role)}?done=password`, 303);
 }
 
 authRoutes.route("/", linkRoutes);

@@ -37,5 +37,5 @@ export async function endSession(c: Context<ConsoleEnv>): Promise<void> {
 
 /** Where to go after signing in: only the console's own signed-in pages (no open redirect). */
 export function safeNext(next: string | undefined): string {
-  return next && /^\/(settings\/keys|settings\/credits|activity)$/.test(next) ? next : "/settings/keys";
+  return next && /^\/(settings\/(keys|credits|presets|members|audit)|activity)$/.test(next) ? next : "/settings/keys";
 }

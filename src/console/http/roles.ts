@@ -5,6 +5,7 @@ import { gate } from "../../members/role-gate";
 import { CONSOLE_ROUTES } from "../../members/route-actions";
 import { can, type Action } from "../../members/permissions";
 import type { KeyScope } from "../../keys/key-store";
+import type { MemberRole } from "../../db/schema";
 import { audit, type Actor } from "../../members/audit-store";
 import { readForm } from "./form";
 
@@ -37,3 +38,6 @@ export const keyScopeOf = (s: SignedIn): KeyScope => (can(s.role, "keys.all") ? 
 
 /** The signed-in member as the audit log names them. */
 export const sessionActor = (s: SignedIn): Actor => ({ accountId: s.accountId, memberId: s.memberId, email: s.email, via: "session" });
+
+/** Where a member lands after signing in: their keys, or (a billing member, who has none) the credits. */
+export const landingOf = (role: MemberRole) => (can(role, "keys.own") ? "/settings/keys" : "/settings/credits");
