@@ -23,12 +23,30 @@ const NO_UUID = "00000000-0000-4000-8000-000000000000";
 /** What each console route is sent: `harm` (real targets) for roles it must refuse, `safe` for roles it lets through. Routes not listed get their path bare. */
 const CONSOLE_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
   "GET /settings/keys/edit": (f) => ({ harm: { path: `/settings/keys/edit?key=${f.ownerKeyHash}` }, safe: { path: `/settings/keys/edit?key=${NO_HASH}` } }),
-  "GET /settings/keys/delete": (f) => ({ harm: { path: `/settings/keys/delete?key=${f.ownerKeyHash}` }, safe: { path: `/settings/keys/delete?key=${NO_HASH}` } }),
-  "POST /settings/keys": () => ({ harm: { path: "/settings/keys", fields: { name: "sneaky", creation_token: token43() } }, safe: { path: "/settings/keys", fields: {} } }),
-  "POST /settings/keys/edit": (f) => ({ harm: { path: "/settings/keys/edit", fields: { key: f.ownerKeyHash, limit: "1" } }, safe: { path: "/settings/keys/edit", fields: { key: NO_HASH } } }),
-  "POST /settings/keys/disable": (f) => ({ harm: { path: "/settings/keys/disable", fields: { key: f.ownerKeyHash } }, safe: { path: "/settings/keys/disable", fields: { key: NO_HASH } } }),
-  "POST /settings/keys/enable": (f) => ({ harm: { path: "/settings/keys/enable", fields: { key: f.ownerKeyHash } }, safe: { path: "/settings/keys/enable", fields: { key: NO_HASH } } }),
-  "POST /settings/keys/delete": (f) => ({ harm: { path: "/settings/keys/delete", fields: { key: f.ownerKeyHash } }, safe: { path: "/settings/keys/delete", fields: { key: NO_HASH } } }),
+  "GET /settings/keys/delete": (f) => ({
+    harm: { path: `/settings/keys/delete?key=${f.ownerKeyHash}` },
+    safe: { path: `/settings/keys/delete?key=${NO_HASH}` },
+  }),
+  "POST /settings/keys": () => ({
+    harm: { path: "/settings/keys", fields: { name: "sneaky", creation_token: token43() } },
+    safe: { path: "/settings/keys", fields: {} },
+  }),
+  "POST /settings/keys/edit": (f) => ({
+    harm: { path: "/settings/keys/edit", fields: { key: f.ownerKeyHash, limit: "1" } },
+    safe: { path: "/settings/keys/edit", fields: { key: NO_HASH } },
+  }),
+  "POST /settings/keys/disable": (f) => ({
+    harm: { path: "/settings/keys/disable", fields: { key: f.ownerKeyHash } },
+    safe: { path: "/settings/keys/disable", fields: { key: NO_HASH } },
+  }),
+  "POST /settings/keys/enable": (f) => ({
+    harm: { path: "/settings/keys/enable", fields: { key: f.ownerKeyHash } },
+    safe: { path: "/settings/keys/enable", fields: { key: NO_HASH } },
+  }),
+  "POST /settings/keys/delete": (f) => ({
+    harm: { path: "/settings/keys/delete", fields: { key: f.ownerKeyHash } },
+    safe: { path: "/settings/keys/delete", fields: { key: NO_HASH } },
+  }),
   "POST /settings/keys/management": () => ({
     harm: { path: "/settings/keys/management", fields: { name: "sneaky", creation_token: token43() } },
     safe: { path: "/settings/keys/management", fields: {} },
@@ -45,11 +63,23 @@ const CONSOLE_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = 
     harm: { path: "/settings/keys/guardrails/create", fields: { key: f.ownerKeyHash, name: "sneaky" } },
     safe: { path: "/settings/keys/guardrails/create", fields: { key: NO_HASH } },
   }),
-  "POST /settings/presets": () => ({ harm: { path: "/settings/presets", fields: { slug: "sneaky", config: "{}" } }, safe: { path: "/settings/presets", fields: {} } }),
+  "POST /settings/presets": () => ({
+    harm: { path: "/settings/presets", fields: { slug: "sneaky", config: "{}" } },
+    safe: { path: "/settings/presets", fields: {} },
+  }),
   "GET /settings/presets/:slug": (f) => ({ harm: { path: `/settings/presets/${f.slug}` }, safe: { path: `/settings/presets/${f.slug}` } }),
-  "POST /settings/presets/:slug": (f) => ({ harm: { path: `/settings/presets/${f.slug}`, fields: { config: "{}" } }, safe: { path: "/settings/presets/nope", fields: {} } }),
-  "POST /settings/presets/:slug/delete": (f) => ({ harm: { path: `/settings/presets/${f.slug}/delete`, fields: {} }, safe: { path: "/settings/presets/nope/delete", fields: {} } }),
-  "POST /settings/credits": () => ({ harm: { path: "/settings/credits", fields: { amount: "10" } }, safe: { path: "/settings/credits", fields: { amount: "1" } } }),
+  "POST /settings/presets/:slug": (f) => ({
+    harm: { path: `/settings/presets/${f.slug}`, fields: { config: "{}" } },
+    safe: { path: "/settings/presets/nope", fields: {} },
+  }),
+  "POST /settings/presets/:slug/delete": (f) => ({
+    harm: { path: `/settings/presets/${f.slug}/delete`, fields: {} },
+    safe: { path: "/settings/presets/nope/delete", fields: {} },
+  }),
+  "POST /settings/credits": () => ({
+    harm: { path: "/settings/credits", fields: { amount: "10" } },
+    safe: { path: "/settings/credits", fields: { amount: "1" } },
+  }),
   "POST /settings/members/invite": () => ({
     harm: { path: "/settings/members/invite", fields: { email: uniqueEmail(), role: "member" } },
     safe: { path: "/settings/members/invite", fields: {} },
@@ -73,13 +103,22 @@ const CONSOLE_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = 
 const API_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
   "POST /keys": () => ({ harm: { path: "/keys", body: { name: "sneaky" } }, safe: { path: "/keys", body: {} } }),
   "GET /keys/:hash": (f) => ({ harm: { path: `/keys/${f.ownerKeyHash}` }, safe: { path: `/keys/${NO_HASH}` } }),
-  "PATCH /keys/:hash": (f) => ({ harm: { path: `/keys/${f.ownerKeyHash}`, body: { disabled: true } }, safe: { path: `/keys/${NO_HASH}`, body: { disabled: true } } }),
+  "PATCH /keys/:hash": (f) => ({
+    harm: { path: `/keys/${f.ownerKeyHash}`, body: { disabled: true } },
+    safe: { path: `/keys/${NO_HASH}`, body: { disabled: true } },
+  }),
   "DELETE /keys/:hash": (f) => ({ harm: { path: `/keys/${f.ownerKeyHash}` }, safe: { path: `/keys/${NO_HASH}` } }),
   "POST /guardrails": () => ({ harm: { path: "/guardrails", body: { name: "sneaky" } }, safe: { path: "/guardrails", body: {} } }),
   "GET /guardrails/:id": (f) => ({ harm: { path: `/guardrails/${f.guardrailId}` }, safe: { path: `/guardrails/${NO_UUID}` } }),
-  "PATCH /guardrails/:id": (f) => ({ harm: { path: `/guardrails/${f.guardrailId}`, body: { name: "renamed" } }, safe: { path: `/guardrails/${NO_UUID}`, body: { name: "x" } } }),
+  "PATCH /guardrails/:id": (f) => ({
+    harm: { path: `/guardrails/${f.guardrailId}`, body: { name: "renamed" } },
+    safe: { path: `/guardrails/${NO_UUID}`, body: { name: "x" } },
+  }),
   "DELETE /guardrails/:id": (f) => ({ harm: { path: `/guardrails/${f.guardrailId}` }, safe: { path: `/guardrails/${NO_UUID}` } }),
-  "GET /guardrails/:id/assignments/keys": (f) => ({ harm: { path: `/guardrails/${f.guardrailId}/assignments/keys` }, safe: { path: `/guardrails/${NO_UUID}/assignments/keys` } }),
+  "GET /guardrails/:id/assignments/keys": (f) => ({
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/keys` },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/keys` },
+  }),
   "POST /guardrails/:id/assignments/keys": (f) => ({
     harm: { path: `/guardrails/${f.guardrailId}/assignments/keys`, body: { key_hashes: [f.ownerKeyHash] } },
     safe: { path: `/guardrails/${NO_UUID}/assignments/keys`, body: { key_hashes: [NO_HASH] } },
@@ -88,8 +127,14 @@ const API_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
     harm: { path: `/guardrails/${f.guardrailId}/assignments/keys/remove`, body: { key_hashes: [f.ownerKeyHash] } },
     safe: { path: `/guardrails/${NO_UUID}/assignments/keys/remove`, body: { key_hashes: [NO_HASH] } },
   }),
-  "GET /guardrails/:id/assignments/members": (f) => ({ harm: { path: `/guardrails/${f.guardrailId}/assignments/members` }, safe: { path: `/guardrails/${NO_UUID}/assignments/members` } }),
-  "POST /guardrails/:id/assignments/members": (f) => ({ harm: { path: `/guardrails/${f.guardrailId}/assignments/members`, body: {} }, safe: { path: `/guardrails/${NO_UUID}/assignments/members`, body: {} } }),
+  "GET /guardrails/:id/assignments/members": (f) => ({
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/members` },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/members` },
+  }),
+  "POST /guardrails/:id/assignments/members": (f) => ({
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/members`, body: {} },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/members`, body: {} },
+  }),
   "POST /guardrails/:id/assignments/members/remove": (f) => ({
     harm: { path: `/guardrails/${f.guardrailId}/assignments/members/remove`, body: {} },
     safe: { path: `/guardrails/${NO_UUID}/assignments/members/remove`, body: {} },
@@ -103,7 +148,8 @@ const API_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
   "GET /presets/:slug/versions/:version": (f) => ({ harm: { path: `/presets/${f.slug}/versions/1` }, safe: { path: "/presets/nope/versions/1" } }),
 };
 
-const inputOf = (table: typeof CONSOLE_INPUT, route: string, f: Fixture) => table[route]?.(f) ?? { harm: { path: route.split(" ")[1]! }, safe: { path: route.split(" ")[1]! } };
+const inputOf = (table: typeof CONSOLE_INPUT, route: string, f: Fixture) =>
+  table[route]?.(f) ?? { harm: { path: route.split(" ")[1]! }, safe: { path: route.split(" ")[1]! } };
 
 let t: Awaited<ReturnType<typeof team>>;
 let f: Fixture;
@@ -118,9 +164,15 @@ beforeAll(async () => {
     await setRole(t[role].memberId, role);
   }
   await createKeyViaConsole(t.owner.client, "owner key");
-  const ownerKeyHash = (await env.DB.prepare("SELECT hash FROM api_keys WHERE account_id = ? AND name = 'owner key'").bind(t.accountId).first<{ hash: string }>())!.hash;
+  const ownerKeyHash = (await env.DB.prepare("SELECT hash FROM api_keys WHERE account_id = ? AND name = 'owner key'")
+    .bind(t.accountId)
+    .first<{ hash: string }>())!.hash;
   const api = (method: string, path: string, body?: unknown) =>
-    call(`/api/v1${path}`, { method, headers: { authorization: `Bearer ${mgmt.owner}`, "content-type": "application/json" }, body: body && JSON.stringify(body) });
+    call(`/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${mgmt.owner}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   const g = (await (await api("POST", "/guardrails", { name: "rail" })).json()) as { data: { id: string } };
   await api("POST", `/guardrails/${g.data.id}/assignments/keys`, { key_hashes: [ownerKeyHash] });
   expect((await api("POST", "/presets", { slug: "shared", config: { model: "openai/gpt-oss-20b" } })).status).toBe(201);
@@ -154,9 +206,7 @@ describe("every console route × every role", () => {
   }
 
   it("every signed-in page and form the console serves is in the route table (so a new one cannot skip the gate)", () => {
-    const served = consoleApp.routes
-      .filter((r) => /^\/(settings|activity)/.test(r.path) || r.path === "/sign-out")
-      .map((r) => `${r.method} ${r.path}`);
+    const served = consoleApp.routes.filter((r) => /^\/(settings|activity)/.test(r.path) || r.path === "/sign-out").map((r) => `${r.method} ${r.path}`);
     expect(served.length).toBeGreaterThan(20);
     for (const route of served) expect(Object.keys(CONSOLE_ROUTES)).toContain(route);
   });

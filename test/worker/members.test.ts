@@ -7,7 +7,11 @@ import { changeRole, removeMember } from "../../src/members/member-store";
 
 const roleOf = async (memberId: string) => (await env.DB.prepare("SELECT role FROM members WHERE id = ?").bind(memberId).first<{ role: string }>())?.role;
 const api = (key: string, method: string, path: string, body?: unknown) =>
-  call(`/api/v1${path}`, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: body && JSON.stringify(body) });
+  call(`/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 const signIn = async (email: string, password = PASSWORD) => {
   const client = new ConsoleClient();
   const res = await client.post("/sign-in", { email, password }, { from: "/sign-in" });
