@@ -20,8 +20,7 @@ export async function accept(token: string, password = PASSWORD): Promise<{ clie
 
 export type Someone = { client: ConsoleClient; email: string; memberId: string };
 
-export const memberIdOf = async (email: string) =>
-  (await env.DB.prepare("SELECT id FROM members WHERE email = ?").bind(email).first<{ id: string }>())!.id;
+export const memberIdOf = async (email: string) => (await env.DB.prepare("SELECT id FROM members WHERE email = ?").bind(email).first<{ id: string }>())!.id;
 
 /** A new account with one signed-in member of each role (the owner signed up; the others invited and joined). */
 export async function team(): Promise<{ accountId: string } & Record<MemberRole, Someone>> {
