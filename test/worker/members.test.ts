@@ -241,3 +241,38 @@ describe("the audit log", () => {
     expect(left.results).toEqual([{ at: now - 364 * 86_400_000 }]);
   });
 });
+
+describe("activity and roles", () => {
+  const seed = (accountId: string, id: string, keyHash: string) =>
+    env.DB.prepare(
+      "INSERT INTO generations (id, account_id, key_hash, model, provider_name, app, streamed, created_at, latency_ms, generation_time_ms, tokens_prompt, tokens_completion, tokens_reasoning, cost_nano, finish_reason, status) VALUES (?, ?, ?, 'openai/gpt-oss-20b', 'Groq', 'seed', 0, ?, 10, 20, 1, 2, 0, 1000, 'stop', 200)",
+    )
+      .bind(id, accountId, keyHash, Date.now() - 60_000)
+      .run();
+  const idsOf = (html: string) => [...html.matchAll(/<tr id="(gen-[^"]+)">/g)].map((m) => m[1]).sort();
+
+  it("a member sees the requests of their own keys only (page and CSV); owners and billing see every key's", async () => {
+    const t = await team();
+    await createKeyViaConsole(t.owner.client, "owner key");
+    await createKeyViaConsole(t.member.client, "member key");
+    const hashOf = async (name: string) =>
+      (await env.DB.prepare("SELECT hash FROM api_keys WHERE name = ? AND account_id = ?").bind(name, t.accountId).first<{ hash: string }>())!.hash;
+    const tag = t.accountId.slice(5, 13);
+    await seed(t.accountId, `gen-own${tag}`, await hashOf("member key"));
+    await seed(t.accountId, `gen-not${tag}`, await hashOf("owner key"));
+    expect(idsOf((await t.member.client.page("/activity")).html)).toEqual([`gen-own${tag}`]);
+    const csv = await (await t.member.client.get("/activity.csv")).text();
+    expect(csv).toContain(`gen-own${tag}`);
+    expect(csv).not.toContain(`gen-not${tag}`);
+    // Asking for another member's key by its hash shows nothing of it.
+    expect(idsOf((await t.member.client.page(`/activity?key=${await hashOf("owner key")}`)).html)).toEqual([]);
+    for (const who of [t.owner, t.billing]) expect(idsOf((await who.client.page("/activity")).html)).toEqual([`gen-not${tag}`, `gen-own${tag}`]);
+  });
+
+  it("records read from the archive are narrowed the same way", async () => {
+    const { matchesFilter } = await import("../../src/db/record-filter");
+    const g = { createdAt: 0, keyHash: "a", model: "m" } as Parameters<typeof matchesFilter>[0];
+    expect(matchesFilter(g, { member: { memberId: "mem_x", hashes: new Set(["a"]) } })).toBe(true);
+    expect(matchesFilter(g, { member: { memberId: "mem_x", hashes: new Set(["b"]) } })).toBe(false);
+  });
+});
