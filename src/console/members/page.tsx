@@ -73,25 +73,27 @@ export function MembersPage(props: MembersPageProps) {
                 <td data-label="Since">{utcDateTime(m.createdAt)}</td>
                 {props.manage && (
                   <td data-label="Actions">
-                    <PostForm action="/settings/members/role" csrf={props.csrf} class="inline" aria-label={`Role of ${m.email}`}>
-                      <input type="hidden" name="member" value={m.id} />
-                      <select name="role" aria-label={`New role for ${m.email}`}>
-                        {props.assignable.map((r) => (
-                          <option value={r} selected={r === m.role}>
-                            {ROLE_LABELS[r]}
-                          </option>
-                        ))}
-                      </select>{" "}
-                      <button type="submit" class="secondary">
-                        Change role
-                      </button>
-                    </PostForm>
-                    <PostForm action="/settings/members/remove" csrf={props.csrf} class="inline" aria-label={`Remove ${m.email}`}>
-                      <input type="hidden" name="member" value={m.id} />
-                      <button type="submit" class="danger">
-                        Remove
-                      </button>
-                    </PostForm>
+                    <div class="actions">
+                      <PostForm action="/settings/members/role" csrf={props.csrf} class="inline" aria-label={`Role of ${m.email}`}>
+                        <input type="hidden" name="member" value={m.id} />
+                        <select name="role" aria-label={`New role for ${m.email}`}>
+                          {props.assignable.map((r) => (
+                            <option value={r} selected={r === m.role}>
+                              {ROLE_LABELS[r]}
+                            </option>
+                          ))}
+                        </select>{" "}
+                        <button type="submit" class="secondary">
+                          Change role
+                        </button>
+                      </PostForm>
+                      <PostForm action="/settings/members/remove" csrf={props.csrf} class="inline" aria-label={`Remove ${m.email}`}>
+                        <input type="hidden" name="member" value={m.id} />
+                        <button type="submit" class="danger">
+                          Remove
+                        </button>
+                      </PostForm>
+                    </div>
                   </td>
                 )}
               </tr>
@@ -159,7 +161,7 @@ function NewInvite(props: { email: string; role: MemberRole; url: string; expire
     <section class="new-key" aria-labelledby="new-invite-title">
       <h2 id="new-invite-title">Invitation for {props.email}</h2>
       <p>
-        Send this link to {props.email} ({ROLE_LABELS[props.role]}). It is shown only now, works once, and expires {utcDateTime(props.expiresAt)} UTC.
+        Send this link to {props.email} ({ROLE_LABELS[props.role]}). It is shown only now, works once, and expires {utcDateTime(props.expiresAt)}.
       </p>
       <div class="key-output">
         <label for="new-invite-value" class="visually-hidden">
