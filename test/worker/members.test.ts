@@ -276,3 +276,27 @@ describe("activity and roles", () => {
     expect(matchesFilter(g, { member: { memberId: "mem_x", hashes: new Set(["b"]) } })).toBe(false);
   });
 });
+
+describe("pages show each role what it may do", () => {
+  it("a member reads presets without their forms; an admin sees credits without the form that adds them", async () => {
+    const t = await team();
+    const presets = textOf((await t.member.client.page("/settings/presets")).html);
+    expect(presets).toContain("Owners and admins of this account create and change presets.");
+    expect(presets).not.toContain("Create preset");
+    const credits = (await t.admin.client.page("/settings/credits")).html;
+    expect(textOf(credits)).toContain("Owners and billing members of this account add credits.");
+    expect(credits).not.toContain('action="/settings/credits"');
+    expect((await t.billing.client.page("/settings/credits")).html).toContain('action="/settings/credits"');
+  });
+
+  it("the operator cannot make an account with the email of another account's member (409, nothing made)", async () => {
+    const t = await team();
+    const res = await call("/admin/accounts", {
+      method: "POST",
+      headers: { authorization: "Bearer test-admin-token", "content-type": "application/json" },
+      body: JSON.stringify({ email: t.member.email }),
+    });
+    expect(res.status).toBe(409);
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM accounts WHERE email = ?").bind(t.member.email).first()).toEqual({ n: 0 });
+  });
+});
