@@ -66,15 +66,19 @@ export async function changeRole(d1: D1Database, accountId: string, memberId: st
 }
 
 /**
- * Removes a member: their password and sessions go with them (one transaction, each statement under the same
- * guard), and their keys stop working (authentication refuses a key whose member is gone: 401).
+ * Removes a member: their password and sessions go with them and their keys are disabled (one transaction, each
+ * statement under the same guard); authentication refuses a key whose member is gone (401) even if re-enabled.
  */
 export async function removeMember(d1: D1Database, accountId: string, memberId: string): Promise<MemberChange> {
   const member = await findMember(d1, accountId, memberId);
   if (!member) return { ok: false, reason: "not-found" };
-  const [, , removed] = await d1.batch<{ id: string }>([
+  const [, , , removed] = await d1.batch<{ id: string }>([
     d1.prepare(`DELETE FROM credentials WHERE member_id = ?1 AND ${KEEPS_AN_OWNER}`).bind(memberId, accountId),
     d1.prepare(`DELETE FROM sessions WHERE member_id = ?1 AND ${KEEPS_AN_OWNER}`).bind(memberId, accountId),
+    // Their keys show as disabled on the keys page (they could not work anyway: see findKeyByHash).
+    d1
+      .prepare(`UPDATE api_keys SET disabled = 1, updated_at = ?3 WHERE member_id = ?1 AND account_id = ?2 AND ${KEEPS_AN_OWNER}`)
+      .bind(memberId, accountId, Date.now()),
     d1.prepare(`DELETE FROM members WHERE id = ?1 AND account_id = ?2 AND ${KEEPS_AN_OWNER} RETURNING id`).bind(memberId, accountId),
   ]);
   if (!removed?.results.length) return { ok: false, reason: "last-owner" };

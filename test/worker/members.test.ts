@@ -156,6 +156,13 @@ describe("removing a member", () => {
     expect((await signIn(t.admin.email)).res.status).toBe(401);
     expect((await chat(key, { model: "openai/gpt-oss-20b", ...user("hi") })).status).toBe(401);
     expect((await api(mgmt, "GET", "/keys")).status).toBe(401);
+    const keys = await env.DB.prepare("SELECT disabled FROM api_keys WHERE member_id = ?").bind(t.admin.memberId).all();
+    expect(keys.results).toEqual([{ disabled: 1 }, { disabled: 1 }]); // shown as disabled to the owners
+    // Re-enabled by an owner, a removed member's key still does not work.
+    const hash = (await env.DB.prepare("SELECT hash FROM api_keys WHERE member_id = ? AND is_management = 0").bind(t.admin.memberId).first<{ hash: string }>())!
+      .hash;
+    expect((await t.owner.client.post("/settings/keys/enable", { key: hash }, { from: "/settings/keys" })).status).toBe(303);
+    expect((await chat(key, { model: "openai/gpt-oss-20b", ...user("hi") })).status).toBe(401);
   });
 });
 
