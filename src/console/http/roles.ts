@@ -28,7 +28,7 @@ export const requireRole = createMiddleware<ConsoleEnv>(async (c, next) => {
 });
 
 /** The form fields that name what an administrative form acts on (never a password, a key's secret or a token). */
-const AUDITED_FIELDS = ["key", "guardrail", "slug", "member", "email", "role", "invite", "amount"] as const;
+const AUDITED_FIELDS = ["key", "guardrail", "slug", "name", "member", "email", "role", "invite", "amount"] as const;
 
 /** Whether the signed-in member may do an action (to show or leave out parts of a page the gate lets them see). */
 export const allowed = (s: SignedIn, action: Action) => can(s.role, action);
