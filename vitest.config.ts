@@ -33,6 +33,8 @@ export default defineConfig({
             main: "./src/index.ts",
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
+              // A second, empty database: test/worker/migrations.test.ts applies the migrations to it step by step.
+              d1Databases: ["MIGRATION_DB"],
               bindings: {
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 CARRIER_BASE_URL_OVERRIDE: inject("simUrl"),

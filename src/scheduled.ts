@@ -6,6 +6,7 @@ import { pageStripeCallsLastMinute } from "./console/credits/stripe-allowance";
 import { refreshHealth } from "./health/health-snapshot";
 import { archiveFromEnv } from "./generations/archive-records";
 import { compactFromEnv } from "./generations/compact-records";
+import { pruneAudit } from "./members/audit-store";
 
 /** The work of the Cron Trigger (wrangler.toml `[triggers] crons`), by name. Each runs on its own: one failing stops no other. */
 const TASKS: Record<string, (env: Env, s: Settings) => Promise<unknown>> = {
@@ -17,6 +18,7 @@ const TASKS: Record<string, (env: Env, s: Settings) => Promise<unknown>> = {
   "endpoint health fold": (env) => refreshHealth(env),
   "records archive": (env, s) => archiveFromEnv(env, s),
   "records compaction": (env, s) => compactFromEnv(env, s),
+  "audit log retention": (env, s) => pruneAudit(env.DB, s.AUDIT_LOG_KEEP_DAYS),
 };
 
 /** Work kept off the request path, once a minute (the records archive: docs/storage.md). */

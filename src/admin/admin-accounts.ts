@@ -2,12 +2,13 @@ import { Hono } from "hono";
 import type { AppEnv } from "../keys/caller";
 import { ApiError } from "../request/errors";
 import { db } from "../db/client";
-import { accounts, apiKeys } from "../db/schema";
+import { accounts, apiKeys, members } from "../db/schema";
 import { asc, eq } from "drizzle-orm";
 import { createKey, findAccount, setKeyDisabled, setKeyLimit } from "../keys/key-store";
 import { ledgerFor } from "../ledger/ledger";
 import { nanoToUsd, usdToNano } from "../catalog/money";
 import { randomId } from "../keys/api-key";
+import { isUniqueViolation } from "../members/member-store";
 import {
   accountOr404,
   createAccountBody,
@@ -29,7 +30,16 @@ adminAccountRoutes.post("/accounts", async (c) => {
   const body = await json(c.req.raw, createAccountBody);
   if (await findAccount(c.env.DB, body.email)) throw new ApiError(409, `An account with email ${body.email} exists.`);
   const account = { id: randomId("acct_", 12), email: body.email, createdAt: Date.now() };
-  await db(c.env.DB).insert(accounts).values(account);
+  const d = db(c.env.DB);
+  // Its first member, the owner, has the account's email and no password yet (a sign-in link lets it choose one).
+  const owner = { id: randomId("mem_", 12), accountId: account.id, email: account.email, role: "owner" as const, createdAt: account.createdAt };
+  try {
+    await d.batch([d.insert(accounts).values(account), d.insert(members).values(owner)]);
+  } catch (err) {
+    // The email signs in a member of another account (members' emails are unique across the deployment).
+    if (isUniqueViolation(err)) throw new ApiError(409, `The email ${body.email} belongs to a member of another account.`);
+    throw err;
+  }
   const ledger = ledgerFor(c.env, account.id);
   // Zero starting credits make no grant (a grant is positive); the account starts at 0.
   const totals = body.credits

@@ -3,7 +3,7 @@ import type { AppEnv } from "../keys/caller";
 import { ApiError } from "../request/errors";
 import { findAccount } from "../keys/key-store";
 import { createLink, LINK_PATH, type LinkKind } from "../console/auth/one-time-links";
-import { credentialOf } from "../console/auth/accounts-store";
+import { credentialOf, linkMemberOf } from "../console/auth/accounts-store";
 
 /**
  * The operator's one-time console links (docs/admin.md): a sign-in link for an account (the way into an
@@ -19,6 +19,8 @@ adminLinkRoutes.post("/accounts/:ref/sign-in-link", async (c) => {
   const ref = c.req.param("ref");
   const account = await findAccount(c.env.DB, ref);
   if (!account) throw new ApiError(404, `No account ${ref}.`);
+  const memberId = await linkMemberOf(c.env.DB, account.id);
+  if (!memberId) throw new ApiError(409, `Account ${ref} has no owner to sign in.`);
   const { token, expiresAt } = await createLink(c.env.DB, "sign-in", account.id, c.var.settings.SIGN_IN_LINK_TTL_MINUTES * 60_000);
   return c.json(
     {
@@ -26,7 +28,7 @@ adminLinkRoutes.post("/accounts/:ref/sign-in-link", async (c) => {
       email: account.email,
       url: linkUrl(c.req.url, "sign-in", token),
       expires_at: new Date(expiresAt).toISOString(),
-      has_password: (await credentialOf(c.env.DB, account.id)) !== undefined,
+      has_password: (await credentialOf(c.env.DB, memberId)) !== undefined,
     },
     201,
   );

@@ -7,6 +7,11 @@ import { hashApiKey, looksLikeApiKey } from "../keys/api-key";
 import { cachedKey, type AuthKey } from "../keys/key-cache";
 import { keyGuardrails } from "../keys/guardrail-store";
 import { ApiError } from "../request/errors";
+import { currentRole } from "../members/member-store";
+import { gate } from "../members/role-gate";
+import { API_ROUTES } from "../members/route-actions";
+import { audit } from "../members/audit-store";
+import { keyActor } from "./actor";
 
 type KeyCheck = AuthKey | { error: string };
 
@@ -65,9 +70,24 @@ export async function hasValidKey(env: Env, header: string | undefined): Promise
   return header !== undefined && "key" in (await checkKey(env, header));
 }
 
-/** After `requireKey`: the key management API is for management keys only (403 for any other key). */
+/**
+ * After `requireKey`: the management API is for management keys only (403 for any other key), each acting with
+ * its member's role as it is now (read at every call: a demotion applies at once; a removed member's key is a
+ * 401), held to the route's action (src/members/route-actions.ts: a 403 when the role may not).
+ */
 export const requireManagementKey = createMiddleware<AppEnv>(async (c, next) => {
-  if (!c.get("caller").key.isManagement)
+  const caller = c.get("caller");
+  if (!caller.key.isManagement)
     throw new ApiError(403, "Only management keys can perform this operation. Create a management key on the console's API keys page (Management keys).");
+  const actor = await currentRole(c.env.DB, caller.accountId, caller.key.memberId);
+  if (!actor) throw new ApiError(401, "Invalid API key.");
+  const decided = gate(API_ROUTES, c.req.method, c.req.routePath.replace(/^\/api\/v1(?=\/)/, ""), actor.role);
+  if (!decided.ok) throw new ApiError(403, decided.message);
+  c.set("caller", { ...caller, actor: { memberId: caller.key.memberId, ...actor } });
   await next();
+  // Every change that succeeded goes in the audit log: the route, what its path names, and the key that did it.
+  if (c.req.method !== "GET" && c.req.method !== "HEAD" && c.res.status < 400) {
+    const target = Object.values(c.req.param()).join(" ") || null;
+    await audit(c.env.DB, keyActor(c), `${c.req.method} ${c.req.routePath.replace(/^\/api\/v1(?=\/)/, "")}`, target);
+  }
 });

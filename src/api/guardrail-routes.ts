@@ -134,11 +134,11 @@ guardrailRoutes.post("/guardrails/:id/assignments/keys/remove", ...managementKey
   return c.json({ unassigned_count: await unassignKeys(c.env.DB, accountOf(c), g.id, await keyHashesOf(c)) });
 });
 
-/** Members do not exist yet: every member assignment route says so (501), whatever it is sent. */
+/** Guardrails apply to keys: every member assignment route says so (501), whatever it is sent. */
 const noMembers = () => {
   throw new ApiError(
     501,
-    "Guardrail member assignments are not implemented: Switchyard has no organization members yet. Assign guardrails to keys (POST /api/v1/guardrails/{id}/assignments/keys).",
+    "Guardrail member assignments are not implemented: a guardrail applies to keys. Assign it to the member's keys (POST /api/v1/guardrails/{id}/assignments/keys).",
   );
 };
 guardrailRoutes.get("/guardrails/assignments/members", ...managementKey, noMembers);

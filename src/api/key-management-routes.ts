@@ -9,6 +9,7 @@ import { presentManagedKey } from "../keys/present-key";
 import { workspaceId } from "../keys/workspace-id";
 import { createKeyBody, keyHash, listKeysQuery, parseInput, readKeyBody, updateKeyBody } from "./key-management-input";
 import { ApiError } from "../request/errors";
+import { keyScope } from "./actor";
 
 /**
  * The key management API (`/keys`, `/keys/{hash}`), for management keys only (`requireManagementKey`).
@@ -57,11 +58,12 @@ function hashParam(c: Context<AppEnv>): string {
 keyManagementRoutes.get("/keys", ...managementKey, async (c) => {
   const query = parseInput(listKeysQuery, c.req.query());
   await checkWorkspace(accountOf(c), query.workspace_id);
-  const keys = await listApiKeys(c.env.DB, accountOf(c), {
-    includeDisabled: query.include_disabled === "true",
-    offset: query.offset ?? 0,
-    limit: KEYS_PER_PAGE,
-  });
+  const keys = await listApiKeys(
+    c.env.DB,
+    accountOf(c),
+    { includeDisabled: query.include_disabled === "true", offset: query.offset ?? 0, limit: KEYS_PER_PAGE },
+    keyScope(c),
+  );
   return c.json({ data: await present(c, keys) });
 });
 
@@ -78,13 +80,14 @@ keyManagementRoutes.post("/keys", ...managementKey, async (c) => {
     limitReset: body.limit_reset ?? null,
     includeByokInLimit: body.include_byok_in_limit ?? false,
     expiresAt: body.expires_at ?? null,
+    memberId: c.get("caller").actor?.memberId ?? null, // a key made by a management key belongs to that key's member
   });
   const [data] = await present(c, [record]);
   return c.json({ data, key }, 201); // the only time the key is shown
 });
 
 keyManagementRoutes.get("/keys/:hash", ...managementKey, async (c) => {
-  const key = await findApiKey(c.env.DB, accountOf(c), hashParam(c));
+  const key = await findApiKey(c.env.DB, accountOf(c), hashParam(c), keyScope(c));
   if (!key) throw notFound();
   const [data] = await present(c, [key]);
   return c.json({ data });
@@ -100,14 +103,15 @@ keyManagementRoutes.patch("/keys/:hash", ...managementKey, async (c) => {
     limitReset: body.limit_reset,
     includeByokInLimit: body.include_byok_in_limit,
   };
-  const key = await updateApiKey(c.env.DB, accountOf(c), hash, Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)));
+  const given = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+  const key = await updateApiKey(c.env.DB, accountOf(c), hash, given, keyScope(c));
   if (!key) throw notFound();
   const [data] = await present(c, [key]);
   return c.json({ data });
 });
 
 keyManagementRoutes.delete("/keys/:hash", ...managementKey, async (c) => {
-  const key = await deleteApiKey(c.env.DB, accountOf(c), hashParam(c));
+  const key = await deleteApiKey(c.env.DB, accountOf(c), hashParam(c), keyScope(c));
   if (!key) throw notFound();
   return c.json({ deleted: true as const });
 });

@@ -10,6 +10,9 @@ import { keyRoutes } from "./keys/routes";
 import { presetRoutes } from "./presets/routes";
 import { creditRoutes } from "./credits/routes";
 import { activityRoutes } from "./activity/routes";
+import { memberRoutes } from "./members/routes";
+import { joinRoutes } from "./members/join";
+import { auditRoutes } from "./members/audit-page";
 import { logError } from "../log-error";
 
 /**
@@ -29,6 +32,9 @@ consoleApp.route("/", keyRoutes);
 consoleApp.route("/", presetRoutes);
 consoleApp.route("/", creditRoutes);
 consoleApp.route("/", activityRoutes);
+consoleApp.route("/", memberRoutes);
+consoleApp.route("/", joinRoutes);
+consoleApp.route("/", auditRoutes);
 
 /**
  * API and admin paths (and `/v1/…`, the API's paths without `/api`) keep the app's JSON 404, which names

@@ -1,8 +1,9 @@
 import type { Env } from "../env";
 import type { Settings } from "../settings";
+import type { MemberRole } from "../db/schema";
 
-/** The signed-in account of a console request. `token` is the session cookie's value (never stored). */
-export type SignedIn = { accountId: string; email: string; token: string };
+/** The signed-in member of a console request, in their account, with their current role. `token` is the session cookie's value (never stored). */
+export type SignedIn = { accountId: string; memberId: string; email: string; role: MemberRole; token: string };
 
 /**
  * Hono environment of the console: the Worker bindings, the CSP nonce, the session (null = signed out),

@@ -1,11 +1,29 @@
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, exists, isNull, or, sql } from "drizzle-orm";
 import { db } from "../db/client";
-import { accounts, apiKeys, type ApiKey } from "../db/schema";
+import { accounts, apiKeys, members, type ApiKey } from "../db/schema";
 import { forgetKey } from "./key-cache";
 import { generateApiKey, hashApiKey, maskApiKey } from "./api-key";
 
+/** Whose keys a caller sees: every key of the account (undefined), or only those one member made (a member's role: docs/teams.md). */
+export type KeyScope = { memberId: string } | undefined;
+const scopeWhere = (scope: KeyScope) => (scope ? eq(apiKeys.memberId, scope.memberId) : undefined);
+
+/** A key by hash, as authentication reads it: a key whose member was removed from the account is no key (401). */
 export async function findKeyByHash(d1: D1Database, hash: string): Promise<ApiKey | undefined> {
-  return db(d1).select().from(apiKeys).where(eq(apiKeys.hash, hash)).get();
+  const memberStays = or(
+    isNull(apiKeys.memberId),
+    exists(
+      db(d1)
+        .select({ one: sql`1` })
+        .from(members)
+        .where(eq(members.id, apiKeys.memberId)),
+    ),
+  );
+  return db(d1)
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.hash, hash), memberStays))
+    .get();
 }
 
 export type CreatedKey = { key: string; record: ApiKey };
@@ -14,7 +32,7 @@ export type CreatedKey = { key: string; record: ApiKey };
 export const MAX_KEYS_PER_ACCOUNT = 1000;
 
 /** What a new key can be given besides its account and name. */
-export type KeySettings = Partial<Pick<ApiKey, "limitNano" | "limitReset" | "includeByokInLimit" | "expiresAt" | "isManagement">>;
+export type KeySettings = Partial<Pick<ApiKey, "limitNano" | "limitReset" | "includeByokInLimit" | "expiresAt" | "isManagement" | "memberId">>;
 
 async function newKey(accountId: string, name: string, settings: KeySettings, creationToken: string | null): Promise<CreatedKey> {
   const key = generateApiKey();
@@ -32,6 +50,7 @@ async function newKey(accountId: string, name: string, settings: KeySettings, cr
     createdAt: Date.now(),
     updatedAt: null,
     creationToken,
+    memberId: settings.memberId ?? null,
   };
   return { key, record };
 }
@@ -93,8 +112,13 @@ export async function findAccount(d1: D1Database, idOrEmail: string) {
 }
 
 /** The account's keys, newest first. */
-export async function listAccountKeys(d1: D1Database, accountId: string): Promise<ApiKey[]> {
-  return db(d1).select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.createdAt)).all();
+export async function listAccountKeys(d1: D1Database, accountId: string, scope?: KeyScope): Promise<ApiKey[]> {
+  return db(d1)
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, accountId), scopeWhere(scope)))
+    .orderBy(desc(apiKeys.createdAt))
+    .all();
 }
 
 export async function countAccountKeys(d1: D1Database, accountId: string): Promise<number> {
@@ -103,11 +127,11 @@ export async function countAccountKeys(d1: D1Database, accountId: string): Promi
 }
 
 /** `setKeyDisabled` scoped to one account: another account's key is never touched (undefined). */
-export async function setAccountKeyDisabled(d1: D1Database, accountId: string, hash: string, disabled: boolean): Promise<ApiKey | undefined> {
+export async function setAccountKeyDisabled(d1: D1Database, accountId: string, hash: string, disabled: boolean, scope?: KeyScope): Promise<ApiKey | undefined> {
   const key = await db(d1)
     .update(apiKeys)
     .set({ disabled, updatedAt: Date.now() })
-    .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId)))
+    .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId), scopeWhere(scope)))
     .returning()
     .get();
   forgetKey(hash); // after the write (see setKeyLimit)
@@ -118,10 +142,10 @@ export async function setAccountKeyDisabled(d1: D1Database, accountId: string, h
  * Deletes one of the account's keys: its row goes, so the API answers 401 for it from then on.
  * Its generations stay (they are the account's history). Returns the deleted key, or undefined.
  */
-export async function deleteAccountKey(d1: D1Database, accountId: string, hash: string): Promise<ApiKey | undefined> {
+export async function deleteAccountKey(d1: D1Database, accountId: string, hash: string, scope?: KeyScope): Promise<ApiKey | undefined> {
   const key = await db(d1)
     .delete(apiKeys)
-    .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId)))
+    .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId), scopeWhere(scope)))
     .returning()
     .get();
   forgetKey(hash); // after the write (see setKeyLimit)
@@ -129,11 +153,11 @@ export async function deleteAccountKey(d1: D1Database, accountId: string, hash: 
 }
 
 /** One of the account's keys by hash; undefined for a key of another account. */
-export async function findAccountKey(d1: D1Database, accountId: string, hash: string): Promise<ApiKey | undefined> {
+export async function findAccountKey(d1: D1Database, accountId: string, hash: string, scope?: KeyScope): Promise<ApiKey | undefined> {
   return db(d1)
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId)))
+    .where(and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId), scopeWhere(scope)))
     .get();
 }
 
@@ -142,28 +166,43 @@ export async function findAccountKey(d1: D1Database, accountId: string, hash: st
  * not management keys. A management key is never listed, changed or deleted through them, so a leaked
  * management key cannot remove or alter the account's other management keys.
  */
-const apiKeyOf = (accountId: string, hash: string) => and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId), eq(apiKeys.isManagement, false));
+const apiKeyOf = (accountId: string, hash: string, scope?: KeyScope) =>
+  and(eq(apiKeys.hash, hash), eq(apiKeys.accountId, accountId), eq(apiKeys.isManagement, false), scopeWhere(scope));
 
 /** One page of the account's API keys, newest first (ties by hash, so pages never overlap). */
-export async function listApiKeys(d1: D1Database, accountId: string, page: { includeDisabled: boolean; offset: number; limit: number }): Promise<ApiKey[]> {
-  const where = and(eq(apiKeys.accountId, accountId), eq(apiKeys.isManagement, false), page.includeDisabled ? undefined : eq(apiKeys.disabled, false));
+export async function listApiKeys(
+  d1: D1Database,
+  accountId: string,
+  page: { includeDisabled: boolean; offset: number; limit: number },
+  scope?: KeyScope,
+): Promise<ApiKey[]> {
+  const where = and(
+    eq(apiKeys.accountId, accountId),
+    eq(apiKeys.isManagement, false),
+    page.includeDisabled ? undefined : eq(apiKeys.disabled, false),
+    scopeWhere(scope),
+  );
   return db(d1).select().from(apiKeys).where(where).orderBy(desc(apiKeys.createdAt), desc(apiKeys.hash)).limit(page.limit).offset(page.offset).all();
 }
 
 /** One of the account's API keys; undefined for another account's key or a management key. */
-export async function findApiKey(d1: D1Database, accountId: string, hash: string): Promise<ApiKey | undefined> {
-  return db(d1).select().from(apiKeys).where(apiKeyOf(accountId, hash)).get();
+export async function findApiKey(d1: D1Database, accountId: string, hash: string, scope?: KeyScope): Promise<ApiKey | undefined> {
+  return db(d1)
+    .select()
+    .from(apiKeys)
+    .where(apiKeyOf(accountId, hash, scope))
+    .get();
 }
 
 /** What the management API and the console's edit form may change. */
 export type KeyChanges = Partial<Pick<ApiKey, "name" | "disabled" | "limitNano" | "limitReset" | "includeByokInLimit" | "expiresAt">>;
 
 /** Changes one of the account's API keys and stamps `updated_at`; undefined when there is no such key (see `apiKeyOf`). */
-export async function updateApiKey(d1: D1Database, accountId: string, hash: string, changes: KeyChanges): Promise<ApiKey | undefined> {
+export async function updateApiKey(d1: D1Database, accountId: string, hash: string, changes: KeyChanges, scope?: KeyScope): Promise<ApiKey | undefined> {
   const key = await db(d1)
     .update(apiKeys)
     .set({ ...changes, updatedAt: Date.now() })
-    .where(apiKeyOf(accountId, hash))
+    .where(apiKeyOf(accountId, hash, scope))
     .returning()
     .get();
   forgetKey(hash); // after the write (see setKeyLimit)
@@ -171,8 +210,12 @@ export async function updateApiKey(d1: D1Database, accountId: string, hash: stri
 }
 
 /** Deletes one of the account's API keys (its generations stay); undefined when there is no such key. */
-export async function deleteApiKey(d1: D1Database, accountId: string, hash: string): Promise<ApiKey | undefined> {
-  const key = await db(d1).delete(apiKeys).where(apiKeyOf(accountId, hash)).returning().get();
+export async function deleteApiKey(d1: D1Database, accountId: string, hash: string, scope?: KeyScope): Promise<ApiKey | undefined> {
+  const key = await db(d1)
+    .delete(apiKeys)
+    .where(apiKeyOf(accountId, hash, scope))
+    .returning()
+    .get();
   forgetKey(hash); // after the write (see setKeyLimit)
   return key;
 }

@@ -60,6 +60,7 @@ const LAYERS: string[][] = [
   ["protocols"], // caller and carrier protocols: pure adapters
   ["request"], // the canonical request, answer and outcome
   ["media"], // what media parts hold: pages, seconds, pixels
+  ["members"], // the people of an account: roles and what each may do, invitations, the audit log
   ["keys"],
   ["guardrails"], // the pure rules of what a key may use (their store is with the keys)
   ["db", "rate-limits"], // storage: D1's tables, the rate limiter Durable Object

@@ -4,11 +4,11 @@ import { admin } from "./helpers";
 import { ConsoleClient, PASSWORD, csrfOf, signUp, textOf, uniqueEmail } from "./console-helpers";
 import { hashPassword, verifyPassword, PBKDF2_ITERATIONS } from "../../src/console/auth/password";
 
-type CredentialRow = { account_id: string; algorithm: string; iterations: number; salt: string; password_hash: string };
+type CredentialRow = { member_id: string; algorithm: string; iterations: number; salt: string; password_hash: string };
 const b64 = (s: string) => Uint8Array.from(atob(s), (ch) => ch.charCodeAt(0));
 
 async function credentialOf(email: string): Promise<CredentialRow> {
-  const row = await env.DB.prepare("SELECT c.* FROM credentials c JOIN accounts a ON a.id = c.account_id WHERE a.email = ?").bind(email).first<CredentialRow>();
+  const row = await env.DB.prepare("SELECT c.* FROM credentials c JOIN members m ON m.id = c.member_id WHERE m.email = ?").bind(email).first<CredentialRow>();
   if (!row) throw new Error(`no credential for ${email}`);
   return row;
 }
@@ -40,7 +40,7 @@ describe("sign up", () => {
     const bits = new Uint8Array(await crypto.subtle.deriveBits({ name: "PBKDF2", hash: "SHA-256", salt: b64(cred.salt), iterations: 100_000 }, material, 256));
     expect([...bits]).toEqual([...b64(cred.password_hash)]);
     // Nothing stores the password itself.
-    const dump = JSON.stringify(await env.DB.prepare("SELECT * FROM credentials WHERE account_id = ?").bind(cred.account_id).all());
+    const dump = JSON.stringify(await env.DB.prepare("SELECT * FROM credentials WHERE member_id = ?").bind(cred.member_id).all());
     expect(dump).not.toContain(PASSWORD);
 
     // The same password for another user gets another salt and another hash.
@@ -103,7 +103,7 @@ describe("sign up", () => {
     // An operator-created account (no password) cannot be claimed by signing up with its email.
     const { email: opEmail } = await admin<{ email: string }>("/accounts", { email: uniqueEmail() });
     expect((await new ConsoleClient().post("/sign-up", { email: opEmail, password: PASSWORD })).status).toBe(400);
-    expect(await env.DB.prepare("SELECT 1 FROM credentials c JOIN accounts a ON a.id = c.account_id WHERE a.email = ?").bind(opEmail).first()).toBeNull();
+    expect(await env.DB.prepare("SELECT 1 FROM credentials c JOIN members m ON m.id = c.member_id WHERE m.email = ?").bind(opEmail).first()).toBeNull();
   });
 });
 

@@ -6,6 +6,7 @@ declare global {
   namespace Cloudflare {
     interface Env extends SettingVars {
       TEST_MIGRATIONS: D1Migration[];
+      MIGRATION_DB: D1Database;
     }
   }
 }

@@ -34,7 +34,7 @@ export function unreadDays(query: (name: string) => string | undefined, f: Activ
 /** The filter as a query string (with a leading `?`, or "" when empty), for links that keep it. */
 export function filterQuery(f: ActivityFilter, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...f, ...extra })) if (v) q.set(k, v);
+  for (const [k, v] of Object.entries({ ...f, ...extra })) if (typeof v === "string" && v) q.set(k, v); // never `member`: the session sets it
   const s = q.toString();
   return s ? `?${s}` : "";
 }

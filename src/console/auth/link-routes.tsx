@@ -5,7 +5,7 @@ import { readForm } from "../http/form";
 import { pageMeta, render } from "../layout/render";
 import { ensurePreSessionToken } from "./csrf";
 import { csrfToken } from "./csrf-token";
-import { credentialOf } from "./accounts-store";
+import { credentialOf, linkMemberOf } from "./accounts-store";
 import { redeemLink } from "./one-time-links";
 import { endSession, startSession } from "./session";
 import { SignInLinkPage } from "./link-pages";
@@ -28,10 +28,11 @@ linkRoutes.get("/sign-in/link", ...publicPage, (c) => linkPage(c, 200));
 
 linkRoutes.post("/sign-in/link", ...publicForm, async (c) => {
   const link = await redeemLink(c.env.DB, "sign-in", (await readForm(c)).token ?? "");
-  if (!link?.accountId) return linkPage(c, 400, LINK_FAILED);
-  await endSession(c); // whoever was signed in here before, the link's account is now
-  await startSession(c, link.accountId);
-  // An account made without a password chooses one first, so the next sign-in needs no link.
-  const hasPassword = (await credentialOf(c.env.DB, link.accountId)) !== undefined;
+  const memberId = link?.accountId ? await linkMemberOf(c.env.DB, link.accountId) : undefined;
+  if (!link?.accountId || !memberId) return linkPage(c, 400, LINK_FAILED);
+  await endSession(c); // whoever was signed in here before, the link's account's owner is now
+  await startSession(c, { accountId: link.accountId, memberId });
+  // An owner made without a password chooses one first, so the next sign-in needs no link.
+  const hasPassword = (await credentialOf(c.env.DB, memberId)) !== undefined;
   return c.redirect(hasPassword ? "/settings/keys" : "/settings/password", 303);
 });

@@ -16,6 +16,7 @@ import { sha256Hex } from "../http/encoding";
 import { SignUpClosedPage } from "./link-pages";
 import { redeemLink, restoreInvite } from "./one-time-links";
 import { linkRoutes } from "./link-routes";
+import { landingOf } from "../http/roles";
 
 /** Sign up, sign in, sign out. Failures never say whether an email has an account. */
 export const authRoutes = new Hono<ConsoleEnv>();
@@ -46,7 +47,7 @@ async function signUpPage(c: Context<ConsoleEnv>, status: 200 | 400 | 403 | 429,
 
 authRoutes.get("/sign-in", ...publicPage, async (c) => {
   const next = c.req.query("next");
-  if (c.var.session) return c.redirect(safeNext(next), 303);
+  if (c.var.session) return c.redirect(next === undefined ? landingOf(c.var.session.role) : safeNext(next), 303);
   return signInPage(c, 200, next === undefined ? undefined : safeNext(next));
 });
 
@@ -67,12 +68,12 @@ authRoutes.post("/sign-in", ...publicForm, async (c) => {
 
   await clearSignInAttempts(c.env, email);
   await endSession(c); // a new sign-in always gets a new session token
-  await startSession(c, found.accountId);
-  return c.redirect(next ?? "/settings/keys", 303);
+  await startSession(c, found);
+  return c.redirect(next ?? landingOf(found.role), 303);
 });
 
 authRoutes.get("/sign-up", ...publicPage, async (c) => {
-  if (c.var.session) return c.redirect("/settings/keys", 303);
+  if (c.var.session) return c.redirect(landingOf(c.var.session.role), 303);
   return signUpPage(c, 200);
 });
 
@@ -97,13 +98,13 @@ authRoutes.post("/sign-up", ...publicForm, async (c) => {
 
   const invitation = invite === undefined ? undefined : await redeemLink(c.env.DB, "invite", invite);
   if (invite !== undefined && !invitation) return signUpPage(c, 403, { email, problem: INVITE_FAILED });
-  const accountId = await createAccountWithPassword(c.env.DB, email, await hashPassword(password));
-  if (!accountId) {
+  const created = await createAccountWithPassword(c.env.DB, email, await hashPassword(password));
+  if (!created) {
     if (invite !== undefined && invitation) await restoreInvite(c.env.DB, invite, invitation.expiresAt); // not used up: no account was made
     return signUpPage(c, 400, { email, problem: SIGN_UP_FAILED }, invite);
   }
   await endSession(c);
-  await startSession(c, accountId);
+  await startSession(c, created);
   return c.redirect("/settings/keys", 303);
 });
 
@@ -117,13 +118,13 @@ async function passwordPage(c: Context<ConsoleEnv>, status: 200 | 400 | 429, has
   return render(c, <ChangePasswordPage meta={meta} csrf={await csrfToken(c.var.session!.token)} hasPassword={hasPassword} state={state} />, status);
 }
 
-authRoutes.get("/settings/password", ...accountPage, async (c) => passwordPage(c, 200, (await credentialOf(c.env.DB, c.var.session!.accountId)) !== undefined));
+authRoutes.get("/settings/password", ...accountPage, async (c) => passwordPage(c, 200, (await credentialOf(c.env.DB, c.var.session!.memberId)) !== undefined));
 
 /** A password change: the current password checked (rate-limited as sign-ins are), the new one stored, other sessions ended. */
 authRoutes.post("/settings/password", ...accountForm, async (c) => {
   const s = c.var.session!;
   const form = await readForm(c);
-  const stored = await credentialOf(c.env.DB, s.accountId);
+  const stored = await credentialOf(c.env.DB, s.memberId);
   if (!stored) return firstPassword(c, form);
   const parsed = z.object({ current: passwordField, password: newPasswordField }).safeParse(form);
   if (!parsed.success) {
@@ -139,8 +140,8 @@ authRoutes.post("/settings/password", ...accountForm, async (c) => {
   const ok = parsed.data.current.length <= PASSWORD_MAX ? await verifyPassword(parsed.data.current, stored) : false;
   if (!ok) return passwordPage(c, 400, true, { errors: { current: "The current password is not right." } });
   await clearSignInAttempts(c.env, s.email);
-  await changePassword(c.env.DB, s.accountId, await hashPassword(parsed.data.password), await sha256Hex(s.token));
-  return c.redirect("/settings/keys?done=password", 303);
+  await changePassword(c.env.DB, s.memberId, await hashPassword(parsed.data.password), await sha256Hex(s.token));
+  return c.redirect(`${landingOf(s.role)}?done=password`, 303);
 });
 
 /** The first password of an account that has none: the session (begun with a one-time link) is the proof, no current password. */
@@ -148,9 +149,9 @@ async function firstPassword(c: Context<ConsoleEnv>, form: Record<string, string
   const s = c.var.session!;
   const parsed = newPasswordField.safeParse(form.password ?? "");
   if (!parsed.success) return passwordPage(c, 400, false, { errors: { password: parsed.error.issues[0]?.message ?? "Choose a password." } });
-  if (!(await setFirstPassword(c.env.DB, s.accountId, await hashPassword(parsed.data), await sha256Hex(s.token))))
+  if (!(await setFirstPassword(c.env.DB, s.memberId, await hashPassword(parsed.data), await sha256Hex(s.token))))
     return passwordPage(c, 400, true, { problem: "This account has a password already: enter it as the current password." });
-  return c.redirect("/settings/keys?done=password", 303);
+  return c.redirect(`${landingOf(s.role)}?done=password`, 303);
 }
 
 authRoutes.route("/", linkRoutes);

@@ -7,7 +7,7 @@ import { createSession, deleteSession, findSession, SESSION_TTL_MS } from "./ses
 export const SESSION_COOKIE = "sy_session";
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-/** Sets `session` from the cookie: the signed-in account, or null. A stale cookie is cleared. */
+/** Sets `session` from the cookie: the signed-in member (and their account and role), or null. A stale cookie is cleared. */
 export const loadSession = createMiddleware<ConsoleEnv>(async (c, next) => {
   const token = readCookie(c, SESSION_COOKIE);
   const found = token !== undefined && TOKEN_PATTERN.test(token) ? await findSession(c.env.DB, token) : undefined;
@@ -25,8 +25,8 @@ export const requireSession = createMiddleware<ConsoleEnv>(async (c, next) => {
   await next();
 });
 
-export async function startSession(c: Context<ConsoleEnv>, accountId: string): Promise<void> {
-  writeCookie(c, SESSION_COOKIE, await createSession(c.env.DB, accountId), SESSION_TTL_MS / 1000);
+export async function startSession(c: Context<ConsoleEnv>, member: { accountId: string; memberId: string }): Promise<void> {
+  writeCookie(c, SESSION_COOKIE, await createSession(c.env.DB, member), SESSION_TTL_MS / 1000);
 }
 
 export async function endSession(c: Context<ConsoleEnv>): Promise<void> {
@@ -37,5 +37,5 @@ export async function endSession(c: Context<ConsoleEnv>): Promise<void> {
 
 /** Where to go after signing in: only the console's own signed-in pages (no open redirect). */
 export function safeNext(next: string | undefined): string {
-  return next && /^\/(settings\/keys|settings\/credits|activity)$/.test(next) ? next : "/settings/keys";
+  return next && /^\/(settings\/(keys|credits|presets|members|audit)|activity)$/.test(next) ? next : "/settings/keys";
 }

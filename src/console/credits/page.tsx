@@ -125,6 +125,7 @@ export function CreditsPage(props: {
   csrf: string;
   totals: Totals;
   payments: PaymentsMode | null;
+  mayBuy: boolean; // the member's role adds credits (owners and billing members)
   paymentId: string;
   recent: Payment[];
   form?: AddCreditsState;
@@ -151,7 +152,9 @@ export function CreditsPage(props: {
       </p>
 
       <h2 id="add">Add credits</h2>
-      {props.payments ? (
+      {!props.mayBuy ? (
+        <p>Owners and billing members of this account add credits.</p>
+      ) : props.payments ? (
         <AddCredits payments={props.payments} csrf={props.csrf} paymentId={props.paymentId} form={props.form ?? {}} />
       ) : (
         <div class="warning" role="note">

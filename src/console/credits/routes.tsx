@@ -1,3 +1,4 @@
+import { allowed } from "../http/roles";
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ConsoleEnv } from "../console-env";
@@ -58,6 +59,7 @@ async function creditsPage(c: Context<ConsoleEnv>, status: ContentfulStatusCode,
       csrf={await csrfToken(s.token)}
       totals={totals}
       payments={paymentsMode(c.var.settings)}
+      mayBuy={allowed(s, "credits.buy")}
       paymentId={`pay_${randomToken()}`}
       recent={recent}
       {...extra}
@@ -78,7 +80,8 @@ async function returnNotice(c: Context<ConsoleEnv>, id: string, cancelled: boole
 creditRoutes.get("/settings/credits", ...accountPage, async (c) => {
   const accountId = c.var.session!.accountId;
   const cancelled = c.req.query("cancelled");
-  if (cancelled && PAYMENT_ID.test(cancelled)) {
+  // Cancelling a checkout (Stripe's cancel link back here) is buying's business: a role that only reads credits leaves it open.
+  if (cancelled && PAYMENT_ID.test(cancelled) && allowed(c.var.session!, "credits.buy")) {
     const deps = await connectedPaymentDeps(c.env);
     const allowance = (n: number) => takeAccountStripeCalls(c.env, c.var.settings, accountId, n);
     if (deps) await cancelCheckout(deps, accountId, cancelled, allowance).catch((err: unknown) => logError("checkout cancel failed", err));

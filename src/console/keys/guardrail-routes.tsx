@@ -1,3 +1,4 @@
+import { allowed } from "../http/roles";
 import { Hono, type Context } from "hono";
 import * as z from "zod";
 import type { ConsoleEnv } from "../console-env";
@@ -36,6 +37,7 @@ const backTo = (c: Context<ConsoleEnv>, key: ApiKey) => c.redirect(`/settings/ke
 
 /** The guardrails section of a key's page: what it carries and the account's others (at most a page of them). */
 export async function guardrailSection(c: Context<ConsoleEnv>, key: ApiKey, form?: GuardrailFormState) {
+  if (!allowed(c.var.session!, "guardrails.write")) return null; // a member's own key: its guardrails are set by owners and admins
   const [carried, all] = await Promise.all([
     guardrailsOfKey(c.env.DB, accountOf(c), key.hash),
     listGuardrails(c.env.DB, accountOf(c), { offset: 0, limit: 100 }),

@@ -38,7 +38,7 @@ export function KeysPage(props: {
   csrf: string;
   creationToken: string;
   rows: KeyRow[];
-  managementRows: KeyRow[];
+  managementRows: KeyRow[] | undefined; // undefined: the member's role has no management keys (the section is left out)
   created?: CreatedKey;
   form?: CreateKeyState;
   notice?: string;
@@ -136,7 +136,7 @@ export function KeysPage(props: {
         </PostForm>
       )}
 
-      <ManagementKeys rows={props.managementRows} csrf={props.csrf} now={props.now} atMaxKeys={props.atMaxKeys} />
+      {props.managementRows && <ManagementKeys rows={props.managementRows} csrf={props.csrf} now={props.now} atMaxKeys={props.atMaxKeys} />}
       <CopyScript nonce={props.meta.nonce} />
     </Layout>
   );

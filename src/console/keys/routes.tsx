@@ -25,6 +25,7 @@ import { NewManagementKeyPage } from "./management-keys";
 import { EditKeyPage } from "./edit-page";
 import { SETTINGS_FIELDS, fieldErrors, settingsShape, settingsValues } from "./key-settings-form";
 import { guardrailSection, keyGuardrailRoutes } from "./guardrail-routes";
+import { allowed, keyScopeOf } from "../http/roles";
 
 /** /settings/keys: the signed-in account's keys; every query is scoped to that account. */
 export const keyRoutes = new Hono<ConsoleEnv>();
@@ -49,7 +50,7 @@ const keyNotFound = (c: Context<ConsoleEnv>) => renderError(c, 404, "Key not fou
 
 async function keysPage(c: Context<ConsoleEnv>, status: 200 | 400, extra: { created?: CreatedKey; form?: CreateKeyState; notice?: string }) {
   const s = account(c);
-  const keys = await listAccountKeys(c.env.DB, s.accountId);
+  const keys = await listAccountKeys(c.env.DB, s.accountId, keyScopeOf(s));
   const usage = keys.length
     ? await keysUsageNow(
         c.env,
@@ -65,7 +66,7 @@ async function keysPage(c: Context<ConsoleEnv>, status: 200 | 400, extra: { crea
       csrf={await csrfToken(s.token)}
       creationToken={randomToken()}
       rows={rows.filter((r) => !r.key.isManagement)}
-      managementRows={rows.filter((r) => r.key.isManagement)}
+      managementRows={allowed(s, "keys.management") ? rows.filter((r) => r.key.isManagement) : undefined}
       atMaxKeys={keys.length >= MAX_KEYS_PER_ACCOUNT}
       maxKeys={MAX_KEYS_PER_ACCOUNT}
       now={Date.now()}
@@ -102,7 +103,7 @@ async function createOnce(
   const alreadyCreated = () => c.redirect("/settings/keys?done=exists", 303);
   if (await creationTokenUsed(c.env.DB, token)) return alreadyCreated();
   if ((await countAccountKeys(c.env.DB, s.accountId)) >= MAX_KEYS_PER_ACCOUNT) return refuse(tooMany);
-  const created = await createKeyOnce(c.env.DB, s.accountId, name, settings, token);
+  const created = await createKeyOnce(c.env.DB, s.accountId, name, { ...settings, memberId: s.memberId }, token);
   if (!created) return alreadyCreated(); // a concurrent submission of the same form won
   return keysPage(c, 200, { created: { name: created.record.name, secret: created.key, management: created.record.isManagement } });
 }
@@ -141,7 +142,7 @@ const hashField = z.object({ key: z.string().regex(/^[0-9a-f]{64}$/) });
 /** The account's API key named by the form or query (never a management key, never another account's). */
 async function apiKeyOf(c: Context<ConsoleEnv>, fields: unknown) {
   const parsed = hashField.safeParse(fields);
-  return parsed.success ? findApiKey(c.env.DB, account(c).accountId, parsed.data.key) : undefined;
+  return parsed.success ? findApiKey(c.env.DB, account(c).accountId, parsed.data.key, keyScopeOf(account(c))) : undefined;
 }
 
 keyRoutes.get("/settings/keys/edit", ...accountPage, async (c) => {
@@ -176,7 +177,8 @@ keyRoutes.post("/settings/keys/edit", ...accountForm, async (c) => {
     return render(c, page, 400);
   }
   const { limit, limit_reset, expires_at } = parsed.data;
-  const saved = await updateApiKey(c.env.DB, account(c).accountId, key.hash, { limitNano: limit, limitReset: limit_reset, expiresAt: expires_at });
+  const changes = { limitNano: limit, limitReset: limit_reset, expiresAt: expires_at };
+  const saved = await updateApiKey(c.env.DB, account(c).accountId, key.hash, changes, keyScopeOf(account(c)));
   if (!saved) return keyNotFound(c); // deleted meanwhile
   return c.redirect("/settings/keys?done=updated", 303);
 });
@@ -187,7 +189,8 @@ for (const [action, disabled] of [
 ] as const) {
   keyRoutes.post(`/settings/keys/${action}`, ...accountForm, async (c) => {
     const parsed = hashField.safeParse(await readForm(c));
-    const key = parsed.success ? await setAccountKeyDisabled(c.env.DB, account(c).accountId, parsed.data.key, disabled) : undefined;
+    const s = account(c);
+    const key = parsed.success ? await setAccountKeyDisabled(c.env.DB, s.accountId, parsed.data.key, disabled, keyScopeOf(s)) : undefined;
     if (!key) return keyNotFound(c);
     return c.redirect(`/settings/keys?done=${action}d`, 303);
   });
@@ -196,14 +199,15 @@ for (const [action, disabled] of [
 keyRoutes.get("/settings/keys/delete", ...accountPage, async (c) => {
   const s = account(c);
   const parsed = hashField.safeParse({ key: c.req.query("key") });
-  const key = parsed.success ? await findAccountKey(c.env.DB, s.accountId, parsed.data.key) : undefined;
+  const key = parsed.success ? await findAccountKey(c.env.DB, s.accountId, parsed.data.key, keyScopeOf(s)) : undefined;
   if (!key) return keyNotFound(c);
   return render(c, <DeleteKeyPage meta={await pageMeta(c, `Delete key ${key.name}`)} csrf={await csrfToken(s.token)} apiKey={key} />);
 });
 
 keyRoutes.post("/settings/keys/delete", ...accountForm, async (c) => {
   const parsed = hashField.safeParse(await readForm(c));
-  const key = parsed.success ? await deleteAccountKey(c.env.DB, account(c).accountId, parsed.data.key) : undefined;
+  const s = account(c);
+  const key = parsed.success ? await deleteAccountKey(c.env.DB, s.accountId, parsed.data.key, keyScopeOf(s)) : undefined;
   if (!key) return keyNotFound(c);
   return c.redirect("/settings/keys?done=deleted", 303);
 });

@@ -1,6 +1,8 @@
 import type { Child } from "hono/jsx";
 import { CSRF_FIELD } from "../auth/csrf-token";
 import { STYLESHEET_PATH } from "./stylesheet";
+import type { MemberRole } from "../../db/schema";
+import { can } from "../../members/permissions";
 
 /** What every page needs to draw its frame. */
 export type PageMeta = {
@@ -8,19 +10,22 @@ export type PageMeta = {
   /** The request path, to mark the current navigation item. */
   path: string;
   nonce: string;
-  /** The signed-in account (with the CSRF token of its forms), or null. */
-  account: { email: string; csrf: string } | null;
+  /** The signed-in member (with their role and the CSRF token of their forms), or null. */
+  account: { email: string; role: MemberRole; csrf: string } | null;
 };
 
 const NAV_PUBLIC = [
   ["/", "Home"],
   ["/models", "Models"],
 ] as const;
+/** The signed-in pages, each shown to the roles that may open it (src/members/permissions.ts). */
 const NAV_ACCOUNT = [
-  ["/settings/keys", "API keys"],
-  ["/settings/presets", "Presets"],
-  ["/settings/credits", "Credits"],
-  ["/activity", "Activity"],
+  ["/settings/keys", "API keys", "keys.own"],
+  ["/settings/presets", "Presets", "presets.read"],
+  ["/settings/credits", "Credits", "credits.read"],
+  ["/activity", "Activity", "activity.own"],
+  ["/settings/members", "Members", "members.read"],
+  ["/settings/audit", "Audit log", "audit.read"],
 ] as const;
 const NAV_SIGNED_OUT = [
   ["/sign-in", "Sign in"],
@@ -36,7 +41,11 @@ export const CsrfField = (props: { token: string }) => <input type="hidden" name
 
 export function Layout(props: { meta: PageMeta; children?: Child }) {
   const { meta } = props;
-  const links = [...NAV_PUBLIC, ...(meta.account ? NAV_ACCOUNT : NAV_SIGNED_OUT)];
+  const account = meta.account;
+  const links = [
+    ...NAV_PUBLIC,
+    ...(account ? NAV_ACCOUNT.filter(([, , action]) => can(account.role, action)).map(([h, l]) => [h, l] as const) : NAV_SIGNED_OUT),
+  ];
   return (
     <html lang="en">
       <head>

@@ -8,7 +8,7 @@ import { Layout, type PageMeta } from "./layout";
 /** The frame of a page for this request: title, current path, nonce and the signed-in account. */
 export async function pageMeta(c: Context<ConsoleEnv>, title: string): Promise<PageMeta> {
   const s = c.get("session");
-  return { title, path: c.req.path, nonce: c.get("nonce") ?? "", account: s ? { email: s.email, csrf: await csrfToken(s.token) } : null };
+  return { title, path: c.req.path, nonce: c.get("nonce") ?? "", account: s ? { email: s.email, role: s.role, csrf: await csrfToken(s.token) } : null };
 }
 
 /** Sends a server-rendered page. */

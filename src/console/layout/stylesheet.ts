@@ -81,6 +81,7 @@ a.button.secondary-link { background: transparent; color: var(--accent); }
 .actions form { margin: 0; }
 td .actions { flex-wrap: nowrap; }
 td .actions button, td .actions a { white-space: nowrap; }
+td .actions select { width: auto; }
 .table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: 8px; margin: 0.75rem 0; }
 table { border-collapse: collapse; width: 100%; font-size: 0.95rem; }
 caption { text-align: left; padding: 0.6rem 0.75rem; color: var(--muted); }

@@ -11,7 +11,16 @@ const problems = (form: PresetForm | undefined) =>
   [...Object.values(form?.errors ?? {}), ...(form?.problem ? [form.problem] : [])].filter((m): m is string => !!m);
 
 /** /settings/presets: the account's presets and the form that creates one. */
-export function PresetsPage(props: { meta: PageMeta; csrf: string; presets: Preset[]; form?: PresetForm; notice?: string; atMax: boolean; max: number }) {
+export function PresetsPage(props: {
+  meta: PageMeta;
+  csrf: string;
+  presets: Preset[];
+  form?: PresetForm;
+  notice?: string;
+  atMax: boolean;
+  max: number;
+  mayWrite: boolean; // the member's role saves presets (owners and admins); others read them
+}) {
   return (
     <Layout meta={props.meta}>
       <h1>Presets</h1>
@@ -58,9 +67,11 @@ export function PresetsPage(props: { meta: PageMeta; csrf: string; presets: Pres
           </table>
         </div>
       )}
-      <h2 id="create-title">Create a preset</h2>
+      {props.mayWrite && <h2 id="create-title">Create a preset</h2>}
       <ErrorSummary messages={problems(props.form)} />
-      {props.atMax ? (
+      {!props.mayWrite ? (
+        <p>Owners and admins of this account create and change presets.</p>
+      ) : props.atMax ? (
         <p>You have {props.max} presets, the most an account can have. Delete one to create another.</p>
       ) : (
         <PostForm action="/settings/presets" csrf={props.csrf} class="stack" aria-label="Create a preset">
@@ -75,7 +86,15 @@ export function PresetsPage(props: { meta: PageMeta; csrf: string; presets: Pres
 }
 
 /** /settings/presets/<slug>: the latest version, the form that saves a new one, every version, and deletion. */
-export function PresetPage(props: { meta: PageMeta; csrf: string; preset: Preset; versions: PresetVersion[]; form: PresetForm; notice?: string }) {
+export function PresetPage(props: {
+  meta: PageMeta;
+  csrf: string;
+  preset: Preset;
+  versions: PresetVersion[];
+  form: PresetForm;
+  notice?: string;
+  mayWrite: boolean;
+}) {
   const p = props.preset;
   return (
     <Layout meta={props.meta}>
@@ -89,12 +108,16 @@ export function PresetPage(props: { meta: PageMeta; csrf: string; preset: Preset
         Used as <code>"model": "@preset/{p.slug}"</code> (version {p.latestVersion}, the latest) or <code>"@preset/{p.slug}@&lt;version&gt;"</code>.
         {p.description && <> {p.description}</>}
       </p>
-      <h2>Save a new version</h2>
-      <ErrorSummary messages={problems(props.form)} />
-      <PostForm action={`/settings/presets/${p.slug}`} csrf={props.csrf} class="stack" aria-label={`Save a new version of ${p.slug}`}>
-        <PresetFields idPrefix="edit" withSlug={false} values={props.form.values} errors={props.form.errors} />
-        <SubmitOrCancel submit={`Save as version ${p.latestVersion + 1}`} cancelHref="/settings/presets" />
-      </PostForm>
+      {props.mayWrite && (
+        <>
+          <h2>Save a new version</h2>
+          <ErrorSummary messages={problems(props.form)} />
+          <PostForm action={`/settings/presets/${p.slug}`} csrf={props.csrf} class="stack" aria-label={`Save a new version of ${p.slug}`}>
+            <PresetFields idPrefix="edit" withSlug={false} values={props.form.values} errors={props.form.errors} />
+            <SubmitOrCancel submit={`Save as version ${p.latestVersion + 1}`} cancelHref="/settings/presets" />
+          </PostForm>
+        </>
+      )}
       <h2 id="versions-title">Versions</h2>
       <ol reversed class="versions" aria-labelledby="versions-title">
         {[...props.versions].reverse().map((v) => (
@@ -113,13 +136,17 @@ export function PresetPage(props: { meta: PageMeta; csrf: string; preset: Preset
           </li>
         ))}
       </ol>
-      <h2>Delete</h2>
-      <PostForm action={`/settings/presets/${p.slug}/delete`} csrf={props.csrf} aria-label={`Delete preset ${p.slug}`}>
-        <p>Requests naming it are refused with 404 once it is deleted. Its records keep its slug and version.</p>
-        <button type="submit" class="danger">
-          Delete preset {p.slug}
-        </button>
-      </PostForm>
+      {props.mayWrite && (
+        <>
+          <h2>Delete</h2>
+          <PostForm action={`/settings/presets/${p.slug}/delete`} csrf={props.csrf} aria-label={`Delete preset ${p.slug}`}>
+            <p>Requests naming it are refused with 404 once it is deleted. Its records keep its slug and version.</p>
+            <button type="submit" class="danger">
+              Delete preset {p.slug}
+            </button>
+          </PostForm>
+        </>
+      )}
     </Layout>
   );
 }

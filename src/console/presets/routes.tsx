@@ -1,3 +1,4 @@
+import { allowed } from "../http/roles";
 import { Hono, type Context } from "hono";
 import type { ConsoleEnv, SignedIn } from "../console-env";
 import { accountForm, accountPage } from "../http/stacks";
@@ -45,6 +46,7 @@ async function listPage(c: Context<ConsoleEnv>, status: 200 | 400, extra: { form
       presets={rows.map((r) => r.preset)}
       atMax={total >= max}
       max={max}
+      mayWrite={allowed(s, "presets.write")}
       {...extra}
     />,
     status,
@@ -66,6 +68,7 @@ async function presetPage(c: Context<ConsoleEnv>, slug: string, status: 200 | 40
       versions={rows}
       form={form ?? latest}
       notice={noticeOf(c)}
+      mayWrite={allowed(s, "presets.write")}
     />,
     status,
   );

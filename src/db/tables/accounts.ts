@@ -32,6 +32,8 @@ export const apiKeys = sqliteTable(
     updatedAt: integer("updated_at"), // Unix ms of the last change through /keys, the console or admin; null = never changed
     // The console form's one-time token that created the key (unique): a resubmitted form creates no second key. Null for keys made elsewhere.
     creationToken: text("creation_token").unique(),
+    // The member who created the key (its management key acts with this member's current role); null = made by the operator (`npm run admin`).
+    memberId: text("member_id"),
   },
-  (t) => [index("api_keys_account").on(t.accountId)],
+  (t) => [index("api_keys_account").on(t.accountId), index("api_keys_member").on(t.memberId)],
 );

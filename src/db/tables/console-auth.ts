@@ -1,21 +1,22 @@
 import { sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
+import { members } from "./members";
 
 // The console's sign-ins: passwords, sessions and one-time links.
 
-/** A console sign-in: the account's password, hashed with PBKDF2-SHA256 (WebCrypto). One row per account that signed up. */
+/** A console sign-in: a member's password, hashed with PBKDF2-SHA256 (WebCrypto). One row per member that has a password. */
 export const credentials = sqliteTable("credentials", {
-  accountId: text("account_id")
+  memberId: text("member_id")
     .primaryKey()
-    .references(() => accounts.id),
+    .references(() => members.id),
   algorithm: text("algorithm").notNull(), // "pbkdf2-sha256"
   iterations: integer("iterations").notNull(), // 100000
-  salt: text("salt").notNull(), // base64 of 16 random bytes, one salt per account
+  salt: text("salt").notNull(), // base64 of 16 random bytes, one salt per password
   passwordHash: text("password_hash").notNull(), // base64 of the 32-byte derived key
   updatedAt: integer("updated_at").notNull(), // Unix ms
 });
 
-/** A console session. The cookie holds a random token; only its SHA-256 hash is stored. */
+/** A member's console session (in the member's account). The cookie holds a random token; only its SHA-256 hash is stored. */
 export const sessions = sqliteTable(
   "sessions",
   {
@@ -23,10 +24,11 @@ export const sessions = sqliteTable(
     accountId: text("account_id")
       .notNull()
       .references(() => accounts.id),
+    memberId: text("member_id").references(() => members.id), // who signed in (null only on rows from before members: none survive the migration)
     createdAt: integer("created_at").notNull(), // Unix ms
     expiresAt: integer("expires_at").notNull(), // Unix ms; an expired row is ignored and pruned on the account's next sign-in
   },
-  (t) => [index("sessions_account").on(t.accountId)],
+  (t) => [index("sessions_account").on(t.accountId), index("sessions_member").on(t.memberId)],
 );
 
 /**

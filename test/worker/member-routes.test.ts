@@ -1,0 +1,238 @@
+import { describe, it, expect, beforeAll } from "vitest";
+import { env } from "cloudflare:test";
+import { CONSOLE_ROUTES, API_ROUTES } from "../../src/members/route-actions";
+import { can } from "../../src/members/permissions";
+import { MEMBER_ROLES, type MemberRole } from "../../src/db/schema";
+import { consoleApp } from "../../src/console/console-app";
+import { csrfOf, createKeyViaConsole, uniqueEmail } from "./console-helpers";
+import { accountState, invite, managementKeyOf, setRole, team } from "./member-helpers";
+import { call } from "./helpers";
+
+// Every console route and every management API route of src/members/route-actions.ts, with every role: a role the
+// route's action does not allow gets 403 (a page, or OpenRouter's JSON error) and the account is exactly as before,
+// although the request names real things to change; a role it allows gets past the gate (any answer but 403), asked
+// with inputs that change nothing (unknown ids, empty forms), so the rows stay for the next case.
+
+type Fixture = { accountId: string; ownerKeyHash: string; guardrailId: string; slug: string; inviteId: string; memberId: string; billingId: string };
+type Req = { path: string; fields?: Record<string, string>; body?: unknown };
+
+const token43 = () => "t".repeat(11) + crypto.randomUUID().replace(/-/g, "");
+const NO_HASH = "0".repeat(64);
+const NO_UUID = "00000000-0000-4000-8000-000000000000";
+
+/** What each console route is sent: `harm` (real targets) for roles it must refuse, `safe` for roles it lets through. Routes not listed get their path bare. */
+const CONSOLE_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
+  "GET /settings/keys/edit": (f) => ({ harm: { path: `/settings/keys/edit?key=${f.ownerKeyHash}` }, safe: { path: `/settings/keys/edit?key=${NO_HASH}` } }),
+  "GET /settings/keys/delete": (f) => ({
+    harm: { path: `/settings/keys/delete?key=${f.ownerKeyHash}` },
+    safe: { path: `/settings/keys/delete?key=${NO_HASH}` },
+  }),
+  "POST /settings/keys": () => ({
+    harm: { path: "/settings/keys", fields: { name: "sneaky", creation_token: token43() } },
+    safe: { path: "/settings/keys", fields: {} },
+  }),
+  "POST /settings/keys/edit": (f) => ({
+    harm: { path: "/settings/keys/edit", fields: { key: f.ownerKeyHash, limit: "1" } },
+    safe: { path: "/settings/keys/edit", fields: { key: NO_HASH } },
+  }),
+  "POST /settings/keys/disable": (f) => ({
+    harm: { path: "/settings/keys/disable", fields: { key: f.ownerKeyHash } },
+    safe: { path: "/settings/keys/disable", fields: { key: NO_HASH } },
+  }),
+  "POST /settings/keys/enable": (f) => ({
+    harm: { path: "/settings/keys/enable", fields: { key: f.ownerKeyHash } },
+    safe: { path: "/settings/keys/enable", fields: { key: NO_HASH } },
+  }),
+  "POST /settings/keys/delete": (f) => ({
+    harm: { path: "/settings/keys/delete", fields: { key: f.ownerKeyHash } },
+    safe: { path: "/settings/keys/delete", fields: { key: NO_HASH } },
+  }),
+  "POST /settings/keys/management": () => ({
+    harm: { path: "/settings/keys/management", fields: { name: "sneaky", creation_token: token43() } },
+    safe: { path: "/settings/keys/management", fields: {} },
+  }),
+  "POST /settings/keys/guardrails/assign": (f) => ({
+    harm: { path: "/settings/keys/guardrails/assign", fields: { key: f.ownerKeyHash, guardrail: f.guardrailId } },
+    safe: { path: "/settings/keys/guardrails/assign", fields: { key: NO_HASH, guardrail: NO_UUID } },
+  }),
+  "POST /settings/keys/guardrails/unassign": (f) => ({
+    harm: { path: "/settings/keys/guardrails/unassign", fields: { key: f.ownerKeyHash, guardrail: f.guardrailId } },
+    safe: { path: "/settings/keys/guardrails/unassign", fields: { key: NO_HASH, guardrail: NO_UUID } },
+  }),
+  "POST /settings/keys/guardrails/create": (f) => ({
+    harm: { path: "/settings/keys/guardrails/create", fields: { key: f.ownerKeyHash, name: "sneaky" } },
+    safe: { path: "/settings/keys/guardrails/create", fields: { key: NO_HASH } },
+  }),
+  "POST /settings/presets": () => ({
+    harm: { path: "/settings/presets", fields: { slug: "sneaky", config: "{}" } },
+    safe: { path: "/settings/presets", fields: {} },
+  }),
+  "GET /settings/presets/:slug": (f) => ({ harm: { path: `/settings/presets/${f.slug}` }, safe: { path: `/settings/presets/${f.slug}` } }),
+  "POST /settings/presets/:slug": (f) => ({
+    harm: { path: `/settings/presets/${f.slug}`, fields: { config: "{}" } },
+    safe: { path: "/settings/presets/nope", fields: {} },
+  }),
+  "POST /settings/presets/:slug/delete": (f) => ({
+    harm: { path: `/settings/presets/${f.slug}/delete`, fields: {} },
+    safe: { path: "/settings/presets/nope/delete", fields: {} },
+  }),
+  "POST /settings/credits": () => ({
+    harm: { path: "/settings/credits", fields: { amount: "10" } },
+    safe: { path: "/settings/credits", fields: { amount: "1" } },
+  }),
+  "POST /settings/members/invite": () => ({
+    harm: { path: "/settings/members/invite", fields: { email: uniqueEmail(), role: "member" } },
+    safe: { path: "/settings/members/invite", fields: {} },
+  }),
+  "POST /settings/members/invite/revoke": (f) => ({
+    harm: { path: "/settings/members/invite/revoke", fields: { invite: f.inviteId } },
+    safe: { path: "/settings/members/invite/revoke", fields: { invite: "inv_0" } },
+  }),
+  "POST /settings/members/role": (f) => ({
+    harm: { path: "/settings/members/role", fields: { member: f.memberId, role: "owner" } },
+    safe: { path: "/settings/members/role", fields: { member: "mem_0", role: "owner" } },
+  }),
+  "POST /settings/members/remove": (f) => ({
+    harm: { path: "/settings/members/remove", fields: { member: f.billingId } },
+    safe: { path: "/settings/members/remove", fields: { member: "mem_0" } },
+  }),
+  "POST /settings/password": () => ({ harm: { path: "/settings/password", fields: {} }, safe: { path: "/settings/password", fields: {} } }),
+};
+
+/** The same for the management API (paths under /api/v1). */
+const API_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
+  "POST /keys": () => ({ harm: { path: "/keys", body: { name: "sneaky" } }, safe: { path: "/keys", body: {} } }),
+  "GET /keys/:hash": (f) => ({ harm: { path: `/keys/${f.ownerKeyHash}` }, safe: { path: `/keys/${NO_HASH}` } }),
+  "PATCH /keys/:hash": (f) => ({
+    harm: { path: `/keys/${f.ownerKeyHash}`, body: { disabled: true } },
+    safe: { path: `/keys/${NO_HASH}`, body: { disabled: true } },
+  }),
+  "DELETE /keys/:hash": (f) => ({ harm: { path: `/keys/${f.ownerKeyHash}` }, safe: { path: `/keys/${NO_HASH}` } }),
+  "POST /guardrails": () => ({ harm: { path: "/guardrails", body: { name: "sneaky" } }, safe: { path: "/guardrails", body: {} } }),
+  "GET /guardrails/:id": (f) => ({ harm: { path: `/guardrails/${f.guardrailId}` }, safe: { path: `/guardrails/${NO_UUID}` } }),
+  "PATCH /guardrails/:id": (f) => ({
+    harm: { path: `/guardrails/${f.guardrailId}`, body: { name: "renamed" } },
+    safe: { path: `/guardrails/${NO_UUID}`, body: { name: "x" } },
+  }),
+  "DELETE /guardrails/:id": (f) => ({ harm: { path: `/guardrails/${f.guardrailId}` }, safe: { path: `/guardrails/${NO_UUID}` } }),
+  "GET /guardrails/:id/assignments/keys": (f) => ({
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/keys` },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/keys` },
+  }),
+  "POST /guardrails/:id/assignments/keys": (f) => ({
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/keys`, body: { key_hashes: [f.ownerKeyHash] } },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/keys`, body: { key_hashes: [NO_HASH] } },
+  }),
+  "POST /guardrails/:id/assignments/keys/remove": (f) => ({
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/keys/remove`, body: { key_hashes: [f.ownerKeyHash] } },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/keys/remove`, body: { key_hashes: [NO_HASH] } },
+  }),
+  "GET /guardrails/:id/assignments/members": (f) => ({
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/members` },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/members` },
+  }),
+  "POST /guardrails/:id/assignments/members": (f) => ({
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/members`, body: {} },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/members`, body: {} },
+  }),
+  "POST /guardrails/:id/assignments/members/remove": (f) => ({
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/members/remove`, body: {} },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/members/remove`, body: {} },
+  }),
+  "POST /presets": () => ({ harm: { path: "/presets", body: { slug: "sneaky", config: {} } }, safe: { path: "/presets", body: {} } }),
+  "GET /presets/:slug": (f) => ({ harm: { path: `/presets/${f.slug}` }, safe: { path: "/presets/nope" } }),
+  "PATCH /presets/:slug": (f) => ({ harm: { path: `/presets/${f.slug}`, body: { config: {} } }, safe: { path: "/presets/nope", body: { config: {} } } }),
+  "PUT /presets/:slug": (f) => ({ harm: { path: `/presets/${f.slug}`, body: { config: {} } }, safe: { path: "/presets/nope", body: { config: {} } } }),
+  "DELETE /presets/:slug": (f) => ({ harm: { path: `/presets/${f.slug}` }, safe: { path: "/presets/nope" } }),
+  "GET /presets/:slug/versions": (f) => ({ harm: { path: `/presets/${f.slug}/versions` }, safe: { path: "/presets/nope/versions" } }),
+  "GET /presets/:slug/versions/:version": (f) => ({ harm: { path: `/presets/${f.slug}/versions/1` }, safe: { path: "/presets/nope/versions/1" } }),
+};
+
+const inputOf = (table: typeof CONSOLE_INPUT, route: string, f: Fixture) =>
+  table[route]?.(f) ?? { harm: { path: route.split(" ")[1]! }, safe: { path: route.split(" ")[1]! } };
+
+let t: Awaited<ReturnType<typeof team>>;
+let f: Fixture;
+const mgmt = {} as Record<MemberRole, string>;
+
+beforeAll(async () => {
+  t = await team();
+  for (const role of MEMBER_ROLES) {
+    // Each role's management key, made while its member could make one (as an admin), then acting with the member's real role.
+    await setRole(t[role].memberId, role === "owner" ? "owner" : "admin");
+    mgmt[role] = await managementKeyOf(t[role].client, `${role} mgmt`);
+    await setRole(t[role].memberId, role);
+  }
+  await createKeyViaConsole(t.owner.client, "owner key");
+  const ownerKeyHash = (await env.DB.prepare("SELECT hash FROM api_keys WHERE account_id = ? AND name = 'owner key'")
+    .bind(t.accountId)
+    .first<{ hash: string }>())!.hash;
+  const api = (method: string, path: string, body?: unknown) =>
+    call(`/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${mgmt.owner}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const g = (await (await api("POST", "/guardrails", { name: "rail" })).json()) as { data: { id: string } };
+  await api("POST", `/guardrails/${g.data.id}/assignments/keys`, { key_hashes: [ownerKeyHash] });
+  expect((await api("POST", "/presets", { slug: "shared", config: { model: "openai/gpt-oss-20b" } })).status).toBe(201);
+  await invite(t.owner.client, uniqueEmail(), "member");
+  const inviteId = (await env.DB.prepare("SELECT id FROM member_invites WHERE account_id = ?").bind(t.accountId).first<{ id: string }>())!.id;
+  f = { accountId: t.accountId, ownerKeyHash, guardrailId: g.data.id, slug: "shared", inviteId, memberId: t.member.memberId, billingId: t.billing.memberId };
+});
+
+describe("every console route × every role", () => {
+  for (const [route, action] of Object.entries(CONSOLE_ROUTES)) {
+    if (route === "POST /sign-out") continue; // every role may sign out (account.self); doing it would end the session the next cases use
+    for (const role of MEMBER_ROLES) {
+      const allowed = can(role, action);
+      it(`${route} as ${role}: ${allowed ? "let through" : "403, nothing changed"}`, async () => {
+        const client = t[role].client;
+        const { harm, safe } = inputOf(CONSOLE_INPUT, route, f);
+        const req = allowed ? safe : harm;
+        const before = await accountState(t.accountId);
+        const res = route.startsWith("GET ")
+          ? await client.get(req.path)
+          : await client.post(req.path, req.fields ?? {}, { csrf: csrfOf((await client.page("/settings/password")).html) });
+        const html = await res.text();
+        if (allowed) expect(res.status, html.slice(0, 300)).not.toBe(403);
+        else {
+          expect(res.status).toBe(403);
+          expect(html).toContain("Your role does not allow this");
+          expect(await accountState(t.accountId)).toBe(before);
+        }
+      });
+    }
+  }
+
+  it("every signed-in page and form the console serves is in the route table (so a new one cannot skip the gate)", () => {
+    const served = consoleApp.routes.filter((r) => /^\/(settings|activity)/.test(r.path) || r.path === "/sign-out").map((r) => `${r.method} ${r.path}`);
+    expect(served.length).toBeGreaterThan(20);
+    for (const route of served) expect(Object.keys(CONSOLE_ROUTES)).toContain(route);
+  });
+});
+
+describe("every management API route × every role's management key", () => {
+  for (const [route, action] of Object.entries(API_ROUTES))
+    for (const role of MEMBER_ROLES) {
+      const allowed = can(role, action);
+      it(`${route} as ${role}: ${allowed ? "let through" : "403, nothing changed"}`, async () => {
+        const [method] = route.split(" ");
+        const { harm, safe } = inputOf(API_INPUT, route, f);
+        const req = allowed ? safe : harm;
+        const before = await accountState(t.accountId);
+        const res = await call(`/api/v1${req.path}`, {
+          method,
+          headers: { authorization: `Bearer ${mgmt[role]}`, ...(req.body === undefined ? {} : { "content-type": "application/json" }) },
+          body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        });
+        const body = (await res.json()) as { error?: { code: number; message: string } };
+        if (allowed) expect(res.status, JSON.stringify(body)).not.toBe(403);
+        else {
+          expect(res.status).toBe(403);
+          expect(body.error).toMatchObject({ code: 403, message: expect.stringContaining("Your role does not allow this") });
+          expect(await accountState(t.accountId)).toBe(before);
+        }
+      });
+    }
+});
