@@ -107,7 +107,7 @@ export function balanceNano(sql: SqlStorage): number {
 /** Alerts not yet handed to the queue, oldest first. */
 export function unsentAlerts(sql: SqlStorage, limit: number): Array<{ id: string; event: AlertEvent }> {
   return sql
-    .exec<{ id: string; event: string }>("SELECT id, event FROM alerts_fired WHERE sent_at IS NULL ORDER BY fired_at, id LIMIT ?", limit)
+    .exec<{ id: string; event: string }>("SELECT id, event FROM alerts_fired WHERE sent_at IS NULL ORDER BY fired_at, rowid LIMIT ?", limit)
     .toArray()
     .map((r) => ({ id: r.id, event: JSON.parse(r.event) as AlertEvent }));
 }
@@ -120,7 +120,7 @@ export function markAlertsSent(sql: SqlStorage, ids: string[], now: number): voi
 export function alertsFired(sql: SqlStorage, limit: number): FiredAlert[] {
   return sql
     .exec<{ event: string; sent_at: number | null }>(
-      "SELECT event, sent_at FROM alerts_fired ORDER BY fired_at DESC, id LIMIT ?",
+      "SELECT event, sent_at FROM alerts_fired ORDER BY fired_at DESC, rowid DESC LIMIT ?",
       Math.min(Math.max(limit, 0), 500),
     )
     .toArray()
