@@ -1,4 +1,4 @@
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, sql } from "drizzle-orm";
 import { db } from "../db/client";
 import { alertDeliveries, alertEndpoints, type AlertDelivery, type AlertEndpoint } from "../db/schema";
 import { newWebhookSecret } from "../webhooks/sign";
@@ -10,7 +10,12 @@ const VIEW = { id: alertEndpoints.id, url: alertEndpoints.url, secretHint: alert
 
 /** The account's webhook endpoints, oldest first. */
 export function listEndpoints(d1: D1Database, accountId: string): Promise<EndpointView[]> {
-  return db(d1).select(VIEW).from(alertEndpoints).where(eq(alertEndpoints.accountId, accountId)).orderBy(alertEndpoints.createdAt, alertEndpoints.id).all();
+  return db(d1)
+    .select(VIEW)
+    .from(alertEndpoints)
+    .where(eq(alertEndpoints.accountId, accountId))
+    .orderBy(alertEndpoints.createdAt, sql`rowid`)
+    .all();
 }
 
 /** One of the account's endpoints (another account's is not found), with its sealed secret. */
