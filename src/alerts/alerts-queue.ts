@@ -23,8 +23,12 @@ export type AlertDeps = {
 
 export function alertDeps(env: Env): AlertDeps {
   const s = settings(env);
-  const keys = s.REASONING_SEAL_KEY === undefined ? [] : [s.REASONING_SEAL_KEY, ...s.REASONING_SEAL_KEYS_PREVIOUS];
-  return { d1: env.DB, queue: env.ALERTS_QUEUE, box: secretBox(keys), fetch: (input, init) => fetch(input, init), now: Date.now, settings: s };
+  return { d1: env.DB, queue: env.ALERTS_QUEUE, box: endpointSecretBox(s), fetch: (input, init) => fetch(input, init), now: Date.now, settings: s };
+}
+
+/** What seals endpoint secrets: the deployment's sealing secret, and earlier ones to open what they sealed; null when none is set. */
+export function endpointSecretBox(s: Pick<Settings, "REASONING_SEAL_KEY" | "REASONING_SEAL_KEYS_PREVIOUS">): SecretBox | null {
+  return secretBox(s.REASONING_SEAL_KEY === undefined ? [] : [s.REASONING_SEAL_KEY, ...s.REASONING_SEAL_KEYS_PREVIOUS]);
 }
 
 /** The wait before attempt n + 1 after n failed: the base, doubling, at most an hour. */

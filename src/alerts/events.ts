@@ -44,3 +44,14 @@ export type AlertMessage = z.infer<typeof alertMessageSchema>;
 
 /** A fired alert as the ledger lists it: the event, and when it left for the queue (null: not yet). */
 export type FiredAlert = { event: AlertEvent; sentAt: number | null };
+
+/** The event "Send test event" delivers: signed and logged as any other, so a receiver can check its verification. */
+export function testEvent(accountId: string, now: number): AlertEvent {
+  return {
+    id: "alrt_" + crypto.randomUUID().replaceAll("-", ""),
+    created: Math.floor(now / 1000),
+    account_id: accountId,
+    type: "test",
+    data: { message: "A test event from Switchyard: your endpoint receives and verifies budget alerts." },
+  };
+}

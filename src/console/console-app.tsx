@@ -10,6 +10,7 @@ import { keyRoutes } from "./keys/routes";
 import { presetRoutes } from "./presets/routes";
 import { creditRoutes } from "./credits/routes";
 import { activityRoutes } from "./activity/routes";
+import { alertRoutes } from "./alerts/routes";
 import { logError } from "../log-error";
 
 /**
@@ -29,6 +30,7 @@ consoleApp.route("/", keyRoutes);
 consoleApp.route("/", presetRoutes);
 consoleApp.route("/", creditRoutes);
 consoleApp.route("/", activityRoutes);
+consoleApp.route("/", alertRoutes);
 
 /**
  * API and admin paths (and `/v1/…`, the API's paths without `/api`) keep the app's JSON 404, which names

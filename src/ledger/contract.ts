@@ -193,8 +193,8 @@ export interface LedgerRpc {
   outboxSize(): number;
   /** The account's budget alert thresholds. */
   alertRules(): AlertRules;
-  /** Replaces the account's budget alert thresholds (validated by the caller). */
-  setAlertRules(rules: AlertRules): void;
+  /** Sets one key's budget alert percents (`keyHash`), or the account's balance amounts (null); none removes them. Validated by the caller. */
+  setAlertThresholds(keyHash: string | null, thresholds: number[]): void;
   /** The newest alerts fired, newest first, at most `limit`. */
   alertsFired(limit: number): FiredAlert[];
 }

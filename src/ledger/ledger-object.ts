@@ -12,7 +12,7 @@ import { settleBatch } from "./object/settles";
 import { findGrant, grant, grantsSummary, reverse } from "./object/grants";
 import { totals } from "./object/balance";
 import { keysUsage, keyUsage, openHolds, sliceAudit } from "./object/reads";
-import { alertRules, alertsFired, setAlertRules } from "./object/alerts";
+import { alertRules, alertsFired, setAlertThresholds } from "./object/alerts";
 import type { AlertRules, FiredAlert } from "../alerts/events";
 
 /**
@@ -111,8 +111,8 @@ export class LedgerObject extends DurableObject<Env> implements C.LedgerRpc {
   alertRules(): AlertRules {
     return alertRules(this.db.sql);
   }
-  setAlertRules(rules: AlertRules): void {
-    setAlertRules(this.db.sql, this.db.transaction, rules, this.clock());
+  setAlertThresholds(keyHash: string | null, thresholds: number[]): void {
+    setAlertThresholds(this.db.sql, keyHash, thresholds, this.clock());
   }
   alertsFired(limit: number): FiredAlert[] {
     return alertsFired(this.db.sql, limit);

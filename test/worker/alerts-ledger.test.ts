@@ -4,7 +4,7 @@ import type { SettleRequest } from "../../src/ledger/contract";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
 import type { AlertMessage } from "../../src/alerts/events";
 import { settleBatch } from "../../src/ledger/object/settles";
-import { alertsFired, setAlertRules } from "../../src/ledger/object/alerts";
+import { alertRules, alertsFired, setAlertThresholds } from "../../src/ledger/object/alerts";
 import { ledgerFor } from "../../src/ledger/ledger";
 import { fund, genRecord, withLedgerDb, type TestLedgerDb } from "./ledger-db";
 import { ledgerRecord } from "./synthetic-record";
@@ -32,14 +32,18 @@ const fired = (db: TestLedgerDb) =>
           ? `balance < ${e.data.threshold_usd}`
           : e.type,
     );
-const rules = (db: TestLedgerDb, keyPercents: Record<string, number[]>, balanceBelowNano: number[] = []) =>
-  setAlertRules(db.sql, db.transaction, { keyPercents, balanceBelowNano }, db.now());
+const rules = (db: TestLedgerDb, keyPercents: Record<string, number[]>, balanceBelowNano: number[] = []) => {
+  for (const [key, percents] of Object.entries(keyPercents)) setAlertThresholds(db.sql, key, percents, db.now());
+  setAlertThresholds(db.sql, null, balanceBelowNano, db.now());
+};
 
 describe("budget alerts in the ledger", () => {
   it("a key crossing 50, 80 and 100 % of its daily limit fires each once, retries fire nothing, the next day's window fires again", () =>
     withLedgerDb((db) => {
       fund(db, 1_000_000);
-      rules(db, { k: [50, 80, 100] });
+      rules(db, { k: [50, 80, 100], gone: [10] });
+      setAlertThresholds(db.sql, "gone", [], db.now()); // none: removed
+      expect(alertRules(db.sql)).toEqual({ balanceBelowNano: [], keyPercents: { k: [50, 80, 100] } });
       expect(settleBatch(db, [item("a", 499)])).toBe(1);
       expect(fired(db)).toEqual([]); // 49.9 %: below 50
       const alarmsBefore = db.alarms.length;
@@ -91,7 +95,9 @@ describe("budget alerts in the ledger", () => {
     } as unknown as Queue<AlertMessage>;
     await runInDurableObject(stub, (instance: LedgerObject) => Object.defineProperty(instance, "env", { value: { ...instance["env"], ALERTS_QUEUE: queue } }));
     await ledger.grant({ grantId: "g", amountNano: 100_000, source: "test" });
-    await ledger.setAlertRules({ keyPercents: { k: [50, 80, 100] }, balanceBelowNano: [99_000] });
+    await ledger.setAlertThresholds("k", [100, 50, 80, 50]);
+    await ledger.setAlertThresholds(null, [99_000]);
+    expect(await ledger.alertRules()).toEqual({ keyPercents: { k: [50, 80, 100] }, balanceBelowNano: [99_000] });
     const settle = (isolate: string, n: number): SettleRequest => {
       const genId = `gen-${isolate}-${n}-${accountId}`;
       return { genId, keyHash: "k", costNano: 30, record: ledgerRecord(genId, { accountId, costNano: 30 }), keyLimit: { nano: 2_000, reset: "monthly" } };
@@ -137,7 +143,7 @@ describe("budget alerts in the ledger", () => {
     } as unknown as Queue<AlertMessage>;
     await runInDurableObject(stub, (instance: LedgerObject) => Object.defineProperty(instance, "env", { value: { ...instance["env"], ALERTS_QUEUE: queue } }));
     await ledger.grant({ grantId: "g", amountNano: 1_000, source: "test" });
-    await ledger.setAlertRules({ keyPercents: {}, balanceBelowNano: [500] });
+    await ledger.setAlertThresholds(null, [500]);
     await ledger.settleBatch(
       [{ genId: `gen-r-${accountId}`, keyHash: "k", costNano: 600, record: ledgerRecord(`gen-r-${accountId}`, { accountId, costNano: 600 }) }],
       [],

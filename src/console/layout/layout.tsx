@@ -19,6 +19,7 @@ const NAV_PUBLIC = [
 const NAV_ACCOUNT = [
   ["/settings/keys", "API keys"],
   ["/settings/presets", "Presets"],
+  ["/settings/alerts", "Alerts"],
   ["/settings/credits", "Credits"],
   ["/activity", "Activity"],
 ] as const;

@@ -26,15 +26,17 @@ export function alertRules(sql: SqlStorage): AlertRules {
   return rules;
 }
 
-/** Replaces the account's thresholds (a key or the account with none has no row). */
-export function setAlertRules(sql: SqlStorage, transaction: (fn: () => void) => void, rules: AlertRules, now: number): void {
-  transaction(() => {
-    sql.exec("DELETE FROM alert_rules");
-    const rows: Array<[string, number[]]> = [[ACCOUNT, rules.balanceBelowNano], ...Object.entries(rules.keyPercents)];
-    for (const [subject, values] of rows)
-      if (values.length > 0)
-        sql.exec("INSERT INTO alert_rules (subject, thresholds, updated_at) VALUES (?, ?, ?)", subject, JSON.stringify(sortedUnique(values)), now);
-  });
+/** Sets the thresholds of one key (`keyHash`) or of the account's balance (null); none removes them. */
+export function setAlertThresholds(sql: SqlStorage, keyHash: string | null, thresholds: number[], now: number): void {
+  const subject = keyHash ?? ACCOUNT;
+  if (thresholds.length === 0) sql.exec("DELETE FROM alert_rules WHERE subject = ?", subject);
+  else
+    sql.exec(
+      "INSERT INTO alert_rules (subject, thresholds, updated_at) VALUES (?, ?, ?) ON CONFLICT (subject) DO UPDATE SET thresholds = excluded.thresholds, updated_at = excluded.updated_at",
+      subject,
+      JSON.stringify(sortedUnique(thresholds)),
+      now,
+    );
 }
 
 /**
