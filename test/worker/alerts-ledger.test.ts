@@ -1,5 +1,6 @@
 import { describe, it, expect } from "vitest";
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject, createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import worker from "../../src/index";
 import type { SettleRequest } from "../../src/ledger/contract";
 import type { LedgerObject } from "../../src/ledger/ledger-object";
 import type { AlertMessage } from "../../src/alerts/events";
@@ -158,5 +159,31 @@ describe("budget alerts in the ledger", () => {
       await instance.alarm();
     });
     expect(sent.map((m) => m.event.type)).toEqual(["account.balance_below"]);
+  });
+});
+
+describe("budget alerts through the settle queue", () => {
+  it("a settle the queue carries keeps its key's limit, so it fires the key's alert as a direct settle does", async () => {
+    const accountId = `alerts-queued-${crypto.randomUUID()}`;
+    const ledger = ledgerFor(env, accountId);
+    await ledger.grant({ grantId: "g", amountNano: 10_000, source: "test" });
+    await ledger.setAlertThresholds("k", [50]);
+    const genId = `gen-q-${accountId}`;
+    const body = {
+      v: 1 as const,
+      accountId,
+      items: [
+        { genId, keyHash: "k", costNano: 600, record: ledgerRecord(genId, { accountId, costNano: 600 }), keyLimit: { nano: 1_000, reset: "weekly" as const } },
+      ],
+      slices: [],
+    };
+    const batch = createMessageBatch("switchyard-settles", [{ id: "s1", timestamp: new Date(), attempts: 1, body }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["s1"]);
+    const fired = await ledger.alertsFired(10);
+    expect(fired.map((f) => f.event)).toEqual([
+      expect.objectContaining({ type: "key.budget_threshold", data: expect.objectContaining({ threshold_percent: 50, limit_reset: "weekly" }) }),
+    ]);
   });
 });
