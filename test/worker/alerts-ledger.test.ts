@@ -9,6 +9,9 @@ import { alertRules, alertsFired, setAlertThresholds } from "../../src/ledger/ob
 import { ledgerFor } from "../../src/ledger/ledger";
 import { fund, genRecord, withLedgerDb, type TestLedgerDb } from "./ledger-db";
 import { ledgerRecord } from "./synthetic-record";
+import { ledgerTimings } from "../../src/ledger/ledger-config";
+import type { LedgerDb } from "../../src/ledger/object/ledger-db";
+import { RecordsOutbox } from "../../src/ledger/records-outbox";
 
 // Budget alerts in the ledger (src/ledger/object/alerts.ts): crossing detected from the ledger's own settled
 // usage, in the settle's transaction, each threshold once per window, also when settles arrive at once.
@@ -185,5 +188,59 @@ describe("budget alerts through the settle queue", () => {
     expect(fired.map((f) => f.event)).toEqual([
       expect.objectContaining({ type: "key.budget_threshold", data: expect.objectContaining({ threshold_percent: 50, limit_reset: "weekly" }) }),
     ]);
+  });
+});
+
+describe("what alerts cost the ledger", () => {
+  /** Rows written and read by settling `n` requests one by one (each 10 of a 1,000 limit), with or without thresholds. */
+  async function settleRows(n: number, withRules: boolean) {
+    const stub = env.LEDGER.get(env.LEDGER.idFromName(`alert-rows-${crypto.randomUUID()}`));
+    return runInDurableObject(stub, (_instance, state) => {
+      const cursors: Array<{ rowsWritten: number; rowsRead: number }> = [];
+      const sql = new Proxy(state.storage.sql, {
+        get(target, prop) {
+          if (prop === "exec")
+            return (...args: Parameters<SqlStorage["exec"]>) => {
+              const cursor = target.exec(...args);
+              cursors.push(cursor);
+              return cursor;
+            };
+          const value = Reflect.get(target, prop, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const db = {
+        sql,
+        transaction: (f: () => void) => state.storage.transactionSync(f),
+        now: () => Date.UTC(2026, 5, 10, 12),
+        timings: ledgerTimings(env),
+        outbox: new RecordsOutbox(sql),
+        scheduleAlarm: () => {},
+      } as unknown as LedgerDb;
+      fund(db, 1_000_000);
+      if (withRules) rules(db as TestLedgerDb, { k: [50, 80, 100] }, [1]);
+      cursors.length = 0;
+      for (let i = 0; i < n; i++) settleBatch(db, [item(`g${i}`, 10)]);
+      for (const c of cursors) [...(c as unknown as Iterable<unknown>)]; // run each to its end: its counts are final then
+      return {
+        written: cursors.reduce((a, c) => a + c.rowsWritten, 0),
+        read: cursors.reduce((a, c) => a + c.rowsRead, 0),
+        fired: alertsFired(state.storage.sql, 10).length,
+      };
+    });
+  }
+
+  it("a settle that fires nothing writes no row more; each alert fired writes its row and index entries", async () => {
+    const without = await settleRows(40, false); // 400 of 1,000: below 50 %
+    const rulesNoFire = await settleRows(40, true);
+    expect(rulesNoFire.fired).toBe(0);
+    expect(rulesNoFire.written).toBe(without.written);
+    const firing = await settleRows(100, true); // to 1,000: 50, 80 and 100 % fire
+    const base = await settleRows(100, false);
+    expect(firing.fired).toBe(3);
+    // Measured: 4 rows written per alert (its row, its primary key, its (subject, threshold, window) and fired_at
+    // index entries; its sent time is one more, at the alarm), and 3 rows read more per settle (the thresholds).
+    expect((firing.written - base.written) / 3).toBe(4);
+    expect((rulesNoFire.read - without.read) / 40).toBe(3);
   });
 });
