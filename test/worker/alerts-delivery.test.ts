@@ -171,10 +171,20 @@ describe("alert deliveries", () => {
     expect(log.map((d) => [d.eventId, d.url, d.outcome, d.status])).toEqual([[event.id, url, "failed", 404]]);
   });
 
-  it("the worker routes the alerts queues to their consumers", async () => {
-    const batch = createMessageBatch("switchyard-alerts", [{ id: "bad", timestamp: new Date(), attempts: 1, body: { v: 1, kind: "nonsense" } }]);
+  it("the worker routes the alerts queue and its dead letters to their consumers", async () => {
     const ctx = createExecutionContext();
-    await worker.queue(batch, env);
-    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["bad"]); // never deliverable: dropped, logged
+    const bad = createMessageBatch("switchyard-alerts", [{ id: "bad", timestamp: new Date(), attempts: 1, body: { v: 1, kind: "nonsense" } }]);
+    await worker.queue(bad, env);
+    expect((await getQueueResult(bad, ctx)).explicitAcks).toEqual(["bad"]); // never deliverable: dropped, logged
+    const { accountId, hash } = await newAccount(1);
+    const added = await addEndpoint(env.DB, alertDeps(env).box!, accountId, "https://hooks.example.test/dead", 10, NOW);
+    if ("error" in added) throw new Error(added.error);
+    const event = keyAlert(accountId, hash);
+    const dead = createMessageBatch("switchyard-alerts-dead", [
+      { id: "d", timestamp: new Date(), attempts: 1, body: { v: 1, kind: "deliver", endpointId: added.endpoint.id, event } },
+    ]);
+    await worker.queue(dead, env);
+    expect((await getQueueResult(dead, ctx)).explicitAcks).toEqual(["d"]);
+    expect((await listDeliveries(env.DB, accountId, 10)).map((d) => [d.eventId, d.outcome])).toEqual([[event.id, "gave up"]]);
   });
 });
