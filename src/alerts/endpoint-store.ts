@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { db } from "../db/client";
 import { alertDeliveries, alertEndpoints, type AlertDelivery, type AlertEndpoint } from "../db/schema";
 import { newWebhookSecret } from "../webhooks/sign";
@@ -55,11 +55,6 @@ export async function removeEndpoint(d1: D1Database, accountId: string, id: stri
     .where(and(eq(alertEndpoints.accountId, accountId), eq(alertEndpoints.id, id)))
     .returning({ id: alertEndpoints.id });
   return gone.length > 0;
-}
-
-export async function countEndpoints(d1: D1Database, accountId: string): Promise<number> {
-  const row = await db(d1).select({ n: count() }).from(alertEndpoints).where(eq(alertEndpoints.accountId, accountId)).get();
-  return row?.n ?? 0;
 }
 
 export type DeliveryEntry = Omit<AlertDelivery, "id">;

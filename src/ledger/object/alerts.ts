@@ -10,8 +10,6 @@ import { keyUsageNano } from "./balance";
 // threshold amount and window start) and the outbox (sent_at NULL: the alarm sends it to the alerts queue).
 
 const ACCOUNT = "account";
-/** Percents are of a key's limit: 1–100 (a threshold past the limit would never be reached: admission stops there). */
-export const MAX_PERCENT = 100;
 /** Fired alerts of past windows are kept this long for the console's list (a window is at most a month). */
 const FIRED_KEPT_MS = 40 * 24 * 3600_000;
 
