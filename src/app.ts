@@ -12,6 +12,7 @@ import { guardrailRoutes } from "./api/guardrail-routes";
 import { userModelsRoutes } from "./api/user-models-routes";
 import { presetRoutes } from "./api/preset-routes";
 import { memberApiRoutes } from "./api/member-routes";
+import { alertRoutes } from "./api/alert-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { stripeWebhookRoutes } from "./api/stripe-webhook-routes";
 import { consoleApp } from "./console/console-app";
@@ -34,6 +35,7 @@ api.route("/", keyManagementRoutes);
 api.route("/", guardrailRoutes);
 api.route("/", presetRoutes);
 api.route("/", memberApiRoutes);
+api.route("/", alertRoutes);
 
 export const app = new Hono<AppEnv>();
 app.use("*", readSettingsOnce); // first: every handler after it reads `c.var.settings`, parsed once

@@ -8,6 +8,7 @@ import { PAYMENTS_SETTINGS } from "./settings/payments";
 import { GUARDRAIL_SETTINGS } from "./settings/guardrails";
 import { PRESET_SETTINGS } from "./settings/presets";
 import { MEMBER_SETTINGS } from "./settings/members";
+import { ALERT_SETTINGS } from "./settings/alerts";
 
 export type { SignUpPolicy } from "./settings/spec";
 
@@ -37,6 +38,7 @@ export const SETTINGS = {
   ...GUARDRAIL_SETTINGS,
   ...PRESET_SETTINGS,
   ...MEMBER_SETTINGS,
+  ...ALERT_SETTINGS,
 };
 
 export type SettingName = keyof typeof SETTINGS;

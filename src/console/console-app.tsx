@@ -13,6 +13,7 @@ import { activityRoutes } from "./activity/routes";
 import { memberRoutes } from "./members/routes";
 import { joinRoutes } from "./members/join";
 import { auditRoutes } from "./members/audit-page";
+import { alertRoutes } from "./alerts/routes";
 import { logError } from "../log-error";
 
 /**
@@ -35,6 +36,7 @@ consoleApp.route("/", activityRoutes);
 consoleApp.route("/", memberRoutes);
 consoleApp.route("/", joinRoutes);
 consoleApp.route("/", auditRoutes);
+consoleApp.route("/", alertRoutes);
 
 /**
  * API and admin paths (and `/v1/…`, the API's paths without `/api`) keep the app's JSON 404, which names

@@ -2,6 +2,7 @@ import type { NewGeneration } from "../db/schema";
 import type { KeyUsage } from "../keys/key-usage";
 import type { LimitReset } from "../keys/usage-windows";
 import type { FreeLimitHit, FreeLimits } from "./free-limits";
+import type { AlertRules, FiredAlert } from "../alerts/events";
 
 // The account ledger's contract: every request and result that crosses the Durable Object's RPC boundary,
 // and the RPC interface itself. Callers (the Worker's routes, the isolate's AccountLedger, payments, the
@@ -79,6 +80,8 @@ export type SettleRequest = {
   leaseId?: string;
   /** Its admission counted a free-model slot, but a priced endpoint served it: the slot is given back. */
   releaseFreeSlot?: boolean;
+  /** The key's limit as the request authenticated it (absent: no limit): its budget alerts are percents of it, in its window. */
+  keyLimit?: { nano: number; reset: LimitReset | null };
 };
 
 /** What an isolate tells the ledger about one of its slices. */
@@ -188,6 +191,12 @@ export interface LedgerRpc {
   sliceAudit(): SliceAudit;
   /** Records settled here and not yet in the records store. */
   outboxSize(): number;
+  /** The account's budget alert thresholds. */
+  alertRules(): AlertRules;
+  /** Sets one key's budget alert percents (`keyHash`), or the account's balance amounts (null); none removes them. Validated by the caller. */
+  setAlertThresholds(keyHash: string | null, thresholds: number[]): void;
+  /** The newest alerts fired, newest first, at most `limit`. */
+  alertsFired(limit: number): FiredAlert[];
 }
 
 /**

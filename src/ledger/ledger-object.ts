@@ -12,6 +12,8 @@ import { settleBatch } from "./object/settles";
 import { findGrant, grant, grantsSummary, reverse } from "./object/grants";
 import { totals } from "./object/balance";
 import { keysUsage, keyUsage, openHolds, sliceAudit } from "./object/reads";
+import { alertRules, alertsFired, setAlertThresholds } from "./object/alerts";
+import type { AlertRules, FiredAlert } from "../alerts/events";
 
 /**
  * The balance ledger of one account. Every admission and debit of the account runs here, one at a
@@ -106,7 +108,17 @@ export class LedgerObject extends DurableObject<Env> implements C.LedgerRpc {
     return batches;
   }
 
+  alertRules(): AlertRules {
+    return alertRules(this.db.sql);
+  }
+  setAlertThresholds(keyHash: string | null, thresholds: number[]): void {
+    setAlertThresholds(this.db.sql, keyHash, thresholds, this.clock());
+  }
+  alertsFired(limit: number): FiredAlert[] {
+    return alertsFired(this.db.sql, limit);
+  }
+
   override alarm(): Promise<void> {
-    return this.alarms.fire(this.db, this.env.RECORDS_QUEUE);
+    return this.alarms.fire(this.db, this.env.RECORDS_QUEUE, this.env.ALERTS_QUEUE);
   }
 }

@@ -165,6 +165,21 @@ const STEPS: Array<string | ((sql: SqlStorage) => void)> = [
   // deployments carry no record: their seq is ≤ 0, below every batch, in their order (pruning walks it).
   // flush_delay_ms: the account's flush delay now (record-batches.ts), NULL = RECORDS_FLUSH_DELAY_MS.
   debitRecords,
+  // Budget alerts (src/ledger/object/alerts.ts): the account's thresholds ('account': balance amounts in nano-USD;
+  // a key hash: percents of its limit), and every alert fired — its memory (unique per subject, threshold
+  // and window: a key's threshold fires once per window) and its outbox (sent_at NULL until the queue has it).
+  `CREATE TABLE alert_rules (subject TEXT PRIMARY KEY, thresholds TEXT NOT NULL, updated_at INTEGER NOT NULL);
+  CREATE TABLE alerts_fired (
+    id TEXT PRIMARY KEY,
+    subject TEXT NOT NULL,
+    threshold INTEGER NOT NULL,
+    window TEXT NOT NULL,
+    fired_at INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    sent_at INTEGER,
+    UNIQUE (subject, threshold, window)
+  );
+  CREATE INDEX alerts_fired_at ON alerts_fired (fired_at);`,
 ];
 
 /** The step that folds earlier deployments' reversal rows into one per grant (a test replays from it over old rows). */

@@ -25,6 +25,8 @@ const settleMessageSchema = z.object({
       costNano: nano,
       record: z.looseObject({ id: z.string() }).transform((r) => r as unknown as NewGeneration),
       leaseId: z.string().max(100).optional(),
+      releaseFreeSlot: z.boolean().optional(),
+      keyLimit: z.object({ nano, reset: z.enum(["daily", "weekly", "monthly"]).nullable() }).optional(),
     }),
   ),
   slices: z.array(z.object({ leaseId: z.string().min(1).max(100), admitted: nano, release: z.boolean().optional(), returnedNano: nano.optional() })),

@@ -22,6 +22,12 @@ export const CONSOLE_ROUTES = {
   "POST /settings/keys/guardrails/assign": "guardrails.write",
   "POST /settings/keys/guardrails/unassign": "guardrails.write",
   "POST /settings/keys/guardrails/create": "guardrails.write",
+  "GET /settings/alerts": "alerts.read",
+  "POST /settings/alerts/balance": "alerts.write",
+  "POST /settings/alerts/keys/:hash": "alerts.write",
+  "POST /settings/alerts/endpoints": "alerts.write",
+  "POST /settings/alerts/endpoints/:id/test": "alerts.write",
+  "POST /settings/alerts/endpoints/:id/remove": "alerts.write",
   "GET /settings/presets": "presets.read",
   "POST /settings/presets": "presets.write",
   "GET /settings/presets/:slug": "presets.read",
@@ -72,6 +78,15 @@ export const API_ROUTES = {
   "GET /presets/:slug/versions/:version": "presets.read",
   "GET /organization/members": "members.read",
   "GET /audit": "audit.read",
+  "GET /alerts/rules": "alerts.read",
+  "PUT /alerts/rules/balance": "alerts.write",
+  "PUT /alerts/rules/keys/:hash": "alerts.write",
+  "GET /alerts": "alerts.read",
+  "GET /alerts/deliveries": "alerts.read",
+  "GET /alerts/endpoints": "alerts.read",
+  "POST /alerts/endpoints": "alerts.write",
+  "DELETE /alerts/endpoints/:id": "alerts.write",
+  "POST /alerts/endpoints/:id/test": "alerts.write",
 } as const satisfies Record<string, Action>;
 
 export type ConsoleRoute = keyof typeof CONSOLE_ROUTES;

@@ -62,7 +62,15 @@ export function settle(facts: RequestFacts, trail: RequestTrail, stages: Stages,
   const p = accountLedger(facts.env, accountId)
     .settle(
       stages.admission?.ticket ?? null,
-      { genId: facts.genId, keyHash: key.hash, costNano: outcome.costNano, record, servedPriced: served !== undefined && !isFree(served) },
+      {
+        genId: facts.genId,
+        keyHash: key.hash,
+        costNano: outcome.costNano,
+        record,
+        servedPriced: served !== undefined && !isFree(served),
+        // Budget alerts are percents of the key's limit, in its window: the ledger learns it with each settle.
+        ...(key.limitNano !== null ? { keyLimit: { nano: key.limitNano, reset: key.limitReset ?? null } } : {}),
+      },
       facts.waitUntil,
     )
     .catch(() => {}) // logged where the batch failed

@@ -56,6 +56,7 @@ const LAYERS: string[][] = [
   ["generations", "health", "routing"],
   ["payments"],
   ["ledger"],
+  ["alerts"], // budget alerts: their events, webhook endpoints and deliveries (the ledger fires them)
   ["presets"], // saved set-ups a request names (`@preset/<slug>`): their store, cache and merge
   ["protocols"], // caller and carrier protocols: pure adapters
   ["request"], // the canonical request, answer and outcome
@@ -66,6 +67,7 @@ const LAYERS: string[][] = [
   ["db", "rate-limits"], // storage: D1's tables, the rate limiter Durable Object
   ["catalog"],
   ["http"],
+  ["webhooks"], // signing and sealing webhook secrets: pure, shared by every webhook we send
   ["settings.ts", "settings", "env.ts", "log-error.ts"],
   ["isolate.ts"],
 ];

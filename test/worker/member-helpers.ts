@@ -1,4 +1,5 @@
 import { env } from "cloudflare:test";
+import { ledgerFor } from "../../src/ledger/ledger";
 import type { MemberRole } from "../../src/db/schema";
 import { ConsoleClient, PASSWORD, csrfOf, signUp, uniqueEmail } from "./console-helpers";
 
@@ -68,6 +69,8 @@ export async function accountState(accountId: string): Promise<string> {
       q("SELECT id, email, role FROM member_invites WHERE account_id = ? ORDER BY id"),
       q("SELECT id, status FROM payments WHERE account_id = ? ORDER BY id"),
       q("SELECT count(*) AS n FROM sessions WHERE account_id = ?"),
+      q("SELECT id, url FROM alert_endpoints WHERE account_id = ? ORDER BY id"),
+      ledgerFor(env, accountId).alertRules(),
     ]),
   );
 }

@@ -20,6 +20,8 @@ const EXPECTED: Record<Action, string> = {
   "members.invite": "oa",
   "members.manage": "o",
   "audit.read": "oa",
+  "alerts.read": "oa",
+  "alerts.write": "oa",
   "account.self": "oamb",
 };
 

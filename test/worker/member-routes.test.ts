@@ -13,7 +13,16 @@ import { call } from "./helpers";
 // although the request names real things to change; a role it allows gets past the gate (any answer but 403), asked
 // with inputs that change nothing (unknown ids, empty forms), so the rows stay for the next case.
 
-type Fixture = { accountId: string; ownerKeyHash: string; guardrailId: string; slug: string; inviteId: string; memberId: string; billingId: string };
+type Fixture = {
+  accountId: string;
+  ownerKeyHash: string;
+  guardrailId: string;
+  slug: string;
+  inviteId: string;
+  memberId: string;
+  billingId: string;
+  endpointId: string;
+};
 type Req = { path: string; fields?: Record<string, string>; body?: unknown };
 
 const token43 = () => "t".repeat(11) + crypto.randomUUID().replace(/-/g, "");
@@ -140,12 +149,46 @@ const API_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
     safe: { path: `/guardrails/${NO_UUID}/assignments/members/remove`, body: {} },
   }),
   "POST /presets": () => ({ harm: { path: "/presets", body: { slug: "sneaky", config: {} } }, safe: { path: "/presets", body: {} } }),
+  "PUT /alerts/rules/balance": () => ({
+    harm: { path: "/alerts/rules/balance", body: { thresholds_usd: [5] } },
+    safe: { path: "/alerts/rules/balance", body: { thresholds_usd: "x" } },
+  }),
+  "PUT /alerts/rules/keys/:hash": (f) => ({
+    harm: { path: `/alerts/rules/keys/${f.ownerKeyHash}`, body: { percents: [50] } },
+    safe: { path: `/alerts/rules/keys/${NO_HASH}`, body: { percents: "x" } },
+  }),
+  "POST /alerts/endpoints": () => ({
+    harm: { path: "/alerts/endpoints", body: { url: "https://hooks.example.test/sneaky" } },
+    safe: { path: "/alerts/endpoints", body: {} },
+  }),
+  "DELETE /alerts/endpoints/:id": (f) => ({ harm: { path: `/alerts/endpoints/${f.endpointId}` }, safe: { path: "/alerts/endpoints/nope" } }),
+  "POST /alerts/endpoints/:id/test": (f) => ({ harm: { path: `/alerts/endpoints/${f.endpointId}/test` }, safe: { path: "/alerts/endpoints/nope/test" } }),
   "GET /presets/:slug": (f) => ({ harm: { path: `/presets/${f.slug}` }, safe: { path: "/presets/nope" } }),
   "PATCH /presets/:slug": (f) => ({ harm: { path: `/presets/${f.slug}`, body: { config: {} } }, safe: { path: "/presets/nope", body: { config: {} } } }),
   "PUT /presets/:slug": (f) => ({ harm: { path: `/presets/${f.slug}`, body: { config: {} } }, safe: { path: "/presets/nope", body: { config: {} } } }),
   "DELETE /presets/:slug": (f) => ({ harm: { path: `/presets/${f.slug}` }, safe: { path: "/presets/nope" } }),
   "GET /presets/:slug/versions": (f) => ({ harm: { path: `/presets/${f.slug}/versions` }, safe: { path: "/presets/nope/versions" } }),
   "GET /presets/:slug/versions/:version": (f) => ({ harm: { path: `/presets/${f.slug}/versions/1` }, safe: { path: "/presets/nope/versions/1" } }),
+  "POST /settings/alerts/balance": () => ({
+    harm: { path: "/settings/alerts/balance", fields: { thresholds: "5" } },
+    safe: { path: "/settings/alerts/balance", fields: { thresholds: "not a number" } },
+  }),
+  "POST /settings/alerts/keys/:hash": (f) => ({
+    harm: { path: `/settings/alerts/keys/${f.ownerKeyHash}`, fields: { thresholds: "50" } },
+    safe: { path: `/settings/alerts/keys/${NO_HASH}`, fields: { thresholds: "not a number" } },
+  }),
+  "POST /settings/alerts/endpoints": () => ({
+    harm: { path: "/settings/alerts/endpoints", fields: { url: "https://hooks.example.test/sneaky" } },
+    safe: { path: "/settings/alerts/endpoints", fields: { url: "" } },
+  }),
+  "POST /settings/alerts/endpoints/:id/test": (f) => ({
+    harm: { path: `/settings/alerts/endpoints/${f.endpointId}/test` },
+    safe: { path: "/settings/alerts/endpoints/nope/test" },
+  }),
+  "POST /settings/alerts/endpoints/:id/remove": (f) => ({
+    harm: { path: `/settings/alerts/endpoints/${f.endpointId}/remove` },
+    safe: { path: "/settings/alerts/endpoints/nope/remove" },
+  }),
 };
 
 const inputOf = (table: typeof CONSOLE_INPUT, route: string, f: Fixture) =>
@@ -178,7 +221,17 @@ beforeAll(async () => {
   expect((await api("POST", "/presets", { slug: "shared", config: { model: "openai/gpt-oss-20b" } })).status).toBe(201);
   await invite(t.owner.client, uniqueEmail(), "member");
   const inviteId = (await env.DB.prepare("SELECT id FROM member_invites WHERE account_id = ?").bind(t.accountId).first<{ id: string }>())!.id;
-  f = { accountId: t.accountId, ownerKeyHash, guardrailId: g.data.id, slug: "shared", inviteId, memberId: t.member.memberId, billingId: t.billing.memberId };
+  const endpoint = (await (await api("POST", "/alerts/endpoints", { url: "https://hooks.example.test/team" })).json()) as { data: { id: string } };
+  f = {
+    accountId: t.accountId,
+    ownerKeyHash,
+    guardrailId: g.data.id,
+    slug: "shared",
+    inviteId,
+    memberId: t.member.memberId,
+    billingId: t.billing.memberId,
+    endpointId: endpoint.data.id,
+  };
 });
 
 describe("every console route × every role", () => {

@@ -22,6 +22,7 @@ const NAV_PUBLIC = [
 const NAV_ACCOUNT = [
   ["/settings/keys", "API keys", "keys.own"],
   ["/settings/presets", "Presets", "presets.read"],
+  ["/settings/alerts", "Alerts", "alerts.read"],
   ["/settings/credits", "Credits", "credits.read"],
   ["/activity", "Activity", "activity.own"],
   ["/settings/members", "Members", "members.read"],

@@ -3,9 +3,15 @@ import { logError } from "../../log-error";
 import { sendGroups } from "../send-groups";
 import { expire, nextExpiry } from "./expiry";
 import { RETENTION_MS, type LedgerDb } from "./ledger-db";
+import type { AlertMessage } from "../../alerts/events";
+import { markAlertsSent, pruneAlerts, unsentAlerts } from "./alerts";
 
 /** How often old debit ids are pruned: a scan of the whole table, so not on every flush. */
 const PRUNE_EVERY_MS = 3600_000;
+/** Fired alerts handed to the alerts queue per alarm (a sendBatch takes at most 100 messages). */
+const ALERTS_PER_SEND = 100;
+/** When the alerts queue refused a send, the alarm tries again this much later. */
+const ALERTS_RETRY_MS = 30_000;
 
 /**
  * The ledger object's alarm: when it is due, and what it does when it fires. One per object; it remembers
@@ -33,12 +39,16 @@ export class LedgerAlarm {
    * again is the same batch), sends again a batch not acknowledged within RECORDS_ACK_TIMEOUT_MS, expires
    * what dead isolates left, prunes old ids; reschedules while work remains.
    */
-  async fire(db: LedgerDb, queue: Queue<RecordBatch>): Promise<void> {
+  async fire(db: LedgerDb, queue: Queue<RecordBatch>, alertsQueue?: Queue<AlertMessage>): Promise<void> {
     const { sql, outbox, timings } = db;
     this.at = null;
     const now = db.now();
     expire(db, now);
+    // Budget alerts the settles fired (written in their transactions): to the alerts queue, which delivers them.
+    // (No queue: a test of the records' side; the alerts wait here.)
+    if (alertsQueue && !(await sendAlerts(sql, alertsQueue, now))) this.schedule(ALERTS_RETRY_MS);
     if (now - this.prunedAt >= PRUNE_EVERY_MS) {
+      pruneAlerts(sql, now);
       outbox.prune(now, now - RETENTION_MS); // debits (their records stored) and abandoned ids
       outbox.dropStoredRecords(timings.recordsKeepBytes);
       sql.exec("DELETE FROM slice_audit WHERE ended_at < ?", now - RETENTION_MS);
@@ -62,6 +72,26 @@ export class LedgerAlarm {
     if (waiting !== null) at.push(waiting);
     if (next.unsent) at.push(now);
     if (at.length) this.schedule(Math.max(0, Math.min(...at) - now));
+  }
+}
+
+/** Hands the fired alerts not yet sent to the alerts queue; false when the queue refused (they stay, and go again). */
+async function sendAlerts(sql: SqlStorage, queue: Queue<AlertMessage>, now: number): Promise<boolean> {
+  for (;;) {
+    const unsent = unsentAlerts(sql, ALERTS_PER_SEND);
+    if (unsent.length === 0) return true;
+    try {
+      await queue.sendBatch(unsent.map(({ event }) => ({ body: { v: 1 as const, kind: "event" as const, event } })));
+    } catch (err) {
+      logError("alerts queue: fired alerts could not be sent; they go again", err, { alerts: unsent.length });
+      return false;
+    }
+    markAlertsSent(
+      sql,
+      unsent.map((a) => a.id),
+      now,
+    );
+    if (unsent.length < ALERTS_PER_SEND) return true;
   }
 }
 

@@ -2,6 +2,7 @@ import { utcDay } from "../../keys/usage-windows";
 import type { SettleRequest, SliceReport } from "../contract";
 import { releaseFree } from "./free-slots";
 import { execChunked, type LedgerDb } from "./ledger-db";
+import { balanceNano, fireAlerts } from "./alerts";
 
 /**
  * Debits each request's cost and stores its record, exactly once per generation id, in one
@@ -16,6 +17,7 @@ import { execChunked, type LedgerDb } from "./ledger-db";
 export function settleBatch(db: LedgerDb, items: SettleRequest[], slices: SliceReport[] = []): number {
   const { sql } = db;
   let applied = 0;
+  let alerts = 0;
   db.transaction(() => {
     const now = db.now();
     // When each request giving back a free slot was admitted (its hold row, read before it goes).
@@ -36,7 +38,10 @@ export function settleBatch(db: LedgerDb, items: SettleRequest[], slices: SliceR
     const settled = items.filter((i) => fresh.delete(i.genId)); // once each, even if listed twice
     applied = settled.length;
     for (const i of settled) if (i.releaseFreeSlot) releaseFree(sql, i.genId, admittedAt.get(i.genId)!);
+    const balanceBefore = balanceNano(sql);
     addUsage(sql, settled, now);
+    // Budget alerts crossed by these settles, written in this transaction: exactly once however often the batch comes.
+    alerts = fireAlerts(sql, settled, balanceBefore, now);
     // What leased requests spent leaves their slice's hold and becomes usage; each counts as settled there.
     for (const [leaseId, { nano, count }] of perLease(settled)) {
       const found = sql
@@ -52,6 +57,7 @@ export function settleBatch(db: LedgerDb, items: SettleRequest[], slices: SliceR
   // The alarm batches the records when they are due: the flush delay after the oldest waiting one settled.
   const flushAt = db.outbox.flushAt(db.timings);
   if (flushAt !== null) db.scheduleAlarm(Math.max(0, flushAt - db.now()));
+  if (alerts > 0) db.scheduleAlarm(0); // the alarm hands them to the alerts queue, after this commit
   return applied;
 }
 
