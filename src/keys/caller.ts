@@ -2,9 +2,10 @@ import type { ApiKey } from "../db/schema";
 import type { Env } from "../env";
 import type { Settings } from "../settings";
 import type { GuardrailRules } from "../guardrails/rules";
+import type { ByokEntry } from "../byok/byok-store";
 
 /** The authenticated caller, set by the auth middleware (src/api/auth.ts), with the rules of its key's guardrails (docs/teams.md). */
-export type Caller = { key: ApiKey; accountId: string; guardrails: readonly GuardrailRules[] };
+export type Caller = { key: ApiKey; accountId: string; guardrails: readonly GuardrailRules[]; byok: readonly ByokEntry[] };
 
 /** Hono environment of the API: the caller (its auth middleware) and the settings read once per request (src/http/read-settings.ts). */
 export type AppEnv = { Bindings: Env; Variables: { caller: Caller; settings: Settings } };

@@ -62,6 +62,7 @@ const LAYERS: string[][] = [
   ["media"], // what media parts hold: pages, seconds, pixels
   ["keys"],
   ["guardrails"], // the pure rules of what a key may use (their store is with the keys)
+  ["byok"], // an account's own carrier keys: their encryption and store (docs/byok.md)
   ["db", "rate-limits"], // storage: D1's tables, the rate limiter Durable Object
   ["catalog"],
   ["http"],
