@@ -18,4 +18,6 @@ CREATE TABLE `byok_keys` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `byok_keys_account_provider` ON `byok_keys` (`account_id`,`provider`);--> statement-breakpoint
-CREATE INDEX `byok_keys_account` ON `byok_keys` (`account_id`,`created_at`);
+CREATE INDEX `byok_keys_account` ON `byok_keys` (`account_id`,`created_at`);--> statement-breakpoint
+ALTER TABLE `generations` ADD `byok` integer DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE `generations` ADD `byok_upstream_nano` integer;

@@ -11,6 +11,7 @@ import { keyManagementRoutes } from "./api/key-management-routes";
 import { guardrailRoutes } from "./api/guardrail-routes";
 import { userModelsRoutes } from "./api/user-models-routes";
 import { presetRoutes } from "./api/preset-routes";
+import { byokRoutes } from "./api/byok-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { stripeWebhookRoutes } from "./api/stripe-webhook-routes";
 import { consoleApp } from "./console/console-app";
@@ -32,6 +33,7 @@ api.route("/", accountRoutes);
 api.route("/", keyManagementRoutes);
 api.route("/", guardrailRoutes);
 api.route("/", presetRoutes);
+api.route("/", byokRoutes); // the account's own carrier keys (docs/byok.md)
 
 export const app = new Hono<AppEnv>();
 app.use("*", readSettingsOnce); // first: every handler after it reads `c.var.settings`, parsed once

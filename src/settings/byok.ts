@@ -1,5 +1,17 @@
 import { between, count, decimal, invalid, type Spec } from "./spec";
 
+/** A percentage: at most 100. */
+function atMost100(spec: Spec<number>): Spec<number> {
+  return {
+    ...spec,
+    expected: "a decimal number from 0 to 100 with at most 3 decimals",
+    parse: (raw) => {
+      const n = spec.parse(raw);
+      return n === invalid || n > 100 ? invalid : n;
+    },
+  };
+}
+
 /** Versioned deployment keys: `<version>:<secret of at least 32 characters>`, comma-separated. */
 export type ByokKeyring = ReadonlyArray<{ version: number; secret: string }>;
 
@@ -23,14 +35,11 @@ export const BYOK_SETTINGS = {
       return ring.sort((a, b) => b.version - a.version);
     },
   } satisfies Spec<ByokKeyring>,
-  BYOK_FEE_PERCENT: decimal(
-    5,
-    "percent of what the carrier charged (at the catalog's prices) that a request served with the account's own carrier key is billed, rounded up to the nano-USD (docs/byok.md); at most 100",
+  BYOK_FEE_PERCENT: atMost100(
+    decimal(
+      5,
+      "percent of what the carrier charged (at the catalog's prices) that a request served with the account's own carrier key is billed, rounded up to the nano-USD (docs/byok.md); at most 100",
+    ),
   ),
-  BYOK_FREE_REQUESTS_PER_MONTH: {
-    ...count(1_000_000, "BYOK requests per account and UTC month billed no fee (counted by the account's ledger when they settle); 0 = the fee from the first", "1000000"),
-    expected: "a whole number ≥ 0",
-    parse: (raw: string | undefined) => (raw === undefined || raw.trim() === "" ? 1_000_000 : /^\d{1,12}$/.test(raw.trim()) ? Number(raw.trim()) : invalid),
-  } satisfies Spec<number>,
   BYOK_KEY_CHARS: between(16, 65_536, count(4096, "the longest carrier key an account may store, in characters; 400 beyond")),
 };
