@@ -19,6 +19,7 @@ const NAV_PUBLIC = [
 const NAV_ACCOUNT = [
   ["/settings/keys", "API keys"],
   ["/settings/presets", "Presets"],
+  ["/settings/byok", "Carrier keys"],
   ["/settings/credits", "Credits"],
   ["/activity", "Activity"],
 ] as const;
