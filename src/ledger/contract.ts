@@ -79,6 +79,11 @@ export type SettleRequest = {
   leaseId?: string;
   /** Its admission counted a free-model slot, but a priced endpoint served it: the slot is given back. */
   releaseFreeSlot?: boolean;
+  /**
+   * Served with the account's own carrier key: the BYOK fee, all of `costNano`, waived while the account's
+   * BYOK requests of the UTC month are within BYOK_FREE_REQUESTS_PER_MONTH (docs/byok.md).
+   */
+  byok?: true;
 };
 
 /** What an isolate tells the ledger about one of its slices. */

@@ -165,6 +165,8 @@ const STEPS: Array<string | ((sql: SqlStorage) => void)> = [
   // deployments carry no record: their seq is ≤ 0, below every batch, in their order (pruning walks it).
   // flush_delay_ms: the account's flush delay now (record-batches.ts), NULL = RECORDS_FLUSH_DELAY_MS.
   debitRecords,
+  // BYOK requests settled per UTC month (`YYYY-MM`): the first BYOK_FREE_REQUESTS_PER_MONTH pay no fee (object/byok-allowance.ts).
+  `CREATE TABLE IF NOT EXISTS byok_months (month TEXT PRIMARY KEY, requests INTEGER NOT NULL);`,
 ];
 
 /** The step that folds earlier deployments' reversal rows into one per grant (a test replays from it over old rows). */

@@ -25,6 +25,7 @@ const settleMessageSchema = z.object({
       costNano: nano,
       record: z.looseObject({ id: z.string() }).transform((r) => r as unknown as NewGeneration),
       leaseId: z.string().max(100).optional(),
+      byok: z.literal(true).optional(),
     }),
   ),
   slices: z.array(z.object({ leaseId: z.string().min(1).max(100), admitted: nano, release: z.boolean().optional(), returnedNano: nano.optional() })),

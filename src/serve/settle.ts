@@ -62,7 +62,14 @@ export function settle(facts: RequestFacts, trail: RequestTrail, stages: Stages,
   const p = accountLedger(facts.env, accountId)
     .settle(
       stages.admission?.ticket ?? null,
-      { genId: facts.genId, keyHash: key.hash, costNano: outcome.costNano, record, servedPriced: served !== undefined && !isFree(served) },
+      {
+        genId: facts.genId,
+        keyHash: key.hash,
+        costNano: outcome.costNano,
+        record,
+        servedPriced: served !== undefined && !isFree(served),
+        ...(outcome.byokUpstreamNano !== null ? { byok: true as const } : {}),
+      },
       facts.waitUntil,
     )
     .catch(() => {}) // logged where the batch failed

@@ -41,5 +41,13 @@ export const BYOK_SETTINGS = {
       "percent of what the carrier charged (at the catalog's prices) that a request served with the account's own carrier key is billed, rounded up to the nano-USD (docs/byok.md); at most 100",
     ),
   ),
+  BYOK_FREE_REQUESTS_PER_MONTH: {
+    kind: "var",
+    shown: "1000000",
+    expected: "a whole number ≥ 0",
+    doc: "requests per account and UTC month served with the account's own carrier keys whose fee is waived (OpenRouter's first million); the account's ledger counts them as they settle, so the debit and the record say 0 while the answer's `usage.cost` shows the fee before the waiver (docs/byok.md); 0 = the fee from the first request",
+    fallback: 1_000_000,
+    parse: (raw) => (raw === undefined || raw.trim() === "" ? 1_000_000 : /^\d{1,12}$/.test(raw.trim()) ? Number(raw.trim()) : invalid),
+  } satisfies Spec<number>,
   BYOK_KEY_CHARS: between(16, 65_536, count(4096, "the longest carrier key an account may store, in characters; 400 beyond")),
 };
