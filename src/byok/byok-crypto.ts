@@ -27,7 +27,11 @@ export async function sealCarrierKey(ring: ByokKeyring, accountId: string, provi
   const newest = ring[0];
   if (!newest) return null;
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: boundTo(accountId, provider) }, await keyOf(newest.secret), encoder.encode(plain));
+  const data = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: boundTo(accountId, provider) },
+    await keyOf(newest.secret),
+    encoder.encode(plain),
+  );
   return { ciphertext: toBase64(new Uint8Array(data)), iv: toBase64(iv), keyVersion: newest.version };
 }
 

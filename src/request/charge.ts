@@ -7,7 +7,7 @@ import type { CarrierUsage } from "./usage";
  * the bill; negative when cache writes cost more; 0 when insured); when served with the account's own
  * carrier key, `byokUpstreamNano` is what the carrier charged and `costNano` the fee on it (docs/byok.md).
  */
-export type Charge = { costNano: number; insured: boolean; cacheDiscountNano: number; byokUpstreamNano: number | null };
+export type Charge = { costNano: number; insured: boolean; cacheDiscountNano: number; byokUpstreamNano?: number | null };
 
 /** The BYOK fee on `upstreamNano`: `milli` thousandths of a percent of it, rounded up to the nano-USD (exact in BigInt). */
 export function byokFeeNano(upstreamNano: number, milli: number): number {

@@ -62,7 +62,7 @@ export function servedOutcome(s: Served): Outcome {
     cancelled: s.cancelled ?? false,
     usageSource: s.usageSource,
     insured: s.charged.insured,
-    byokUpstreamNano: s.charged.byokUpstreamNano,
+    byokUpstreamNano: s.charged.byokUpstreamNano ?? null,
   };
 }
 

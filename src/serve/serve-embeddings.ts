@@ -85,7 +85,7 @@ async function embed(facts: RequestFacts, trail: RequestTrail, stages: Stages, r
       provider: served.endpoint.providerEntry.name,
       status: 200,
       tokens,
-      charged: { costNano: cost, insured: false, cacheDiscountNano: 0, byokUpstreamNano: null },
+      charged: { costNano: cost, insured: false, cacheDiscountNano: 0 },
       usageSource: value.promptTokens === null ? "estimate" : "carrier",
       finishReason: null,
       firstTokenAt: Date.now(),

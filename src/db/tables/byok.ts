@@ -23,7 +23,9 @@ export const byokKeys = sqliteTable(
     keyVersion: integer("key_version").notNull(), // which deployment key encrypted it
     last4: text("last4").notNull(),
     // "first": this key first, the platform's after it only when allow_fallback and this one is refused; "only": never the platform's.
-    mode: text("mode", { enum: ["first", "only"] }).notNull().default("first"),
+    mode: text("mode", { enum: ["first", "only"] })
+      .notNull()
+      .default("first"),
     allowFallback: integer("allow_fallback", { mode: "boolean" }).notNull().default(false),
     disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
     lastError: text("last_error"), // the carrier's last refusal of this key (401/403/429), never the key
