@@ -97,7 +97,8 @@ async function attempt<T>(
   try {
     if (!call.response.ok) {
       const status = call.response.status;
-      const reason = await carrierReason(call.response);
+      // A carrier may quote the key it refused: never the account's key in what is kept or answered.
+      const reason = t.byok && key ? (await carrierReason(call.response)).replaceAll(key, "[key]") : await carrierReason(call.response);
       if (t.byok && KEY_REFUSALS.has(status)) {
         // The account's key, not the carrier: noted on the key for the console, kept out of the endpoint's health.
         access.account?.refused(t.byok, reason);
