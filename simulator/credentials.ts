@@ -18,8 +18,12 @@ export function credentialFingerprint(req: IncomingMessage): string | null {
   return c === null ? null : createHash("sha256").update(c).digest("hex").slice(0, 16);
 }
 
-/** A credential `sim-refuse-<status>-…` (401, 403 or 429) is refused with that status, as a carrier refuses a revoked or rate-limited key. */
+/**
+ * A credential `sim-refuse-<status>-…` (401, 403 or 429) is refused with that status, as a carrier refuses a
+ * revoked or rate-limited key — quoting the key, as some carriers do (the router must not pass it on).
+ */
 export function refusedCredential(req: IncomingMessage): Refusal | null {
-  const m = /^sim-refuse-(401|403|429)-/.exec(credential(req) ?? "");
-  return m ? { status: Number(m[1]), message: `the simulator refuses this key (HTTP ${m[1]})` } : null;
+  const c = credential(req) ?? "";
+  const m = /^sim-refuse-(401|403|429)-/.exec(c);
+  return m ? { status: Number(m[1]), message: `Incorrect API key provided: ${c} (the simulator refuses it: HTTP ${m[1]})` } : null;
 }

@@ -107,9 +107,15 @@ describe("a request to a carrier the account has its own key for", () => {
     expect(res.status).toBe(status);
     const seen = await simRequests(tag);
     expect(seen.map((r) => r.credential_sha256)).toEqual([await fingerprint(key)]);
-    expect(((await res.json()) as Json).error.metadata.attempts[0].reason).toMatch(/the account's own key was refused/);
+    const error = ((await res.json()) as Json).error;
+    expect(error.metadata.attempts[0].reason).toMatch(/the account's own key was refused/);
+    expect(JSON.stringify(error)).not.toContain(key);
     expect((await debited(a.accountId)).total_usage).toBe(0);
-    expect((await lastError(a.mgmt, a.byokId)).last_error).toMatch(new RegExp(`HTTP ${refusal}`));
+    const noted = (await lastError(a.mgmt, a.byokId)).last_error as string;
+    expect(noted).toMatch(new RegExp(`HTTP ${refusal}`));
+    // The carrier quoted the key it refused: neither the key's row nor the caller's error repeats it.
+    expect(noted).toContain("[key]");
+    expect(noted).not.toContain(key);
   });
 
   it("another account's request to the same carrier never uses the key (the platform's is sent)", async () => {
