@@ -13,11 +13,6 @@ const RANGE = `SELECT seq, record, 0 AS abandoned, replaced FROM debits WHERE se
 /** Bytes of a row's records: its own and the abandoned one it replaces. */
 const BYTES = "length(CAST(record AS BLOB)) + coalesce(length(CAST(replaced AS BLOB)), 0)";
 
-/** A flush delay (stored, or null for none yet) within the settings' bounds. */
-function boundedDelay(stored: number | null, t: FlushTimings): number {
-  return Math.min(Math.max(stored ?? t.flushDelayMs, t.flushDelayMs), Math.max(t.flushDelayMs, t.flushMaxDelayMs));
-}
-
 /**
  * The ledger's record batches: a batch is a range of the account's sequence numbers in `record_batches`,
  * named `<account>:<n>` by a number that never goes back, so a batch sent again (its send not confirmed, or
@@ -43,7 +38,8 @@ export class RecordBatches {
 
   /** The flush delay now (ms): the stored one, within the settings' bounds. */
   flushDelay(t: FlushTimings): number {
-    return boundedDelay(this.sql.exec<{ d: number | null }>("SELECT flush_delay_ms AS d FROM outbox_state").one().d, t);
+    const stored = this.sql.exec<{ d: number | null }>("SELECT flush_delay_ms AS d FROM outbox_state").one().d;
+    return Math.min(Math.max(stored ?? t.flushDelayMs, t.flushDelayMs), Math.max(t.flushDelayMs, t.flushMaxDelayMs));
   }
 
   /**
@@ -52,21 +48,12 @@ export class RecordBatches {
    * account's delay) or an abandoned record waits; null when none waits.
    */
   flushAt(t: FlushTimings): number | null {
-    // One statement (this runs after every settle batch): the watermark, the stored delay, whether an
-    // abandoned record waits, the oldest waiting debit's time, and whether the target-th waiting one exists.
-    const s = this.sql
-      .exec<{ d: number | null; abandoned: number; oldest: number | null; full: number }>(
-        `SELECT flush_delay_ms AS d,
-           EXISTS (SELECT 1 FROM outbox WHERE seq > assigned_upto) AS abandoned,
-           (SELECT settled_at FROM debits WHERE seq > assigned_upto ORDER BY seq LIMIT 1) AS oldest,
-           EXISTS (SELECT 1 FROM debits WHERE seq > assigned_upto ORDER BY seq LIMIT 1 OFFSET ?) AS full
-         FROM outbox_state`,
-        Math.max(0, t.flushTargetRecords - 1),
-      )
-      .one();
-    if (s.abandoned) return 0;
-    if (s.oldest === null) return null;
-    return s.full ? s.oldest : s.oldest + boundedDelay(s.d, t);
+    const upto = this.assignedUpto();
+    if (this.sql.exec("SELECT 1 FROM outbox WHERE seq > ? LIMIT 1", upto).toArray().length > 0) return 0;
+    const oldest = this.sql.exec<{ at: number }>("SELECT settled_at AS at FROM debits WHERE seq > ? ORDER BY seq LIMIT 1", upto).toArray()[0];
+    if (!oldest) return null;
+    const waiting = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM debits WHERE seq > ? LIMIT ?)", upto, t.flushTargetRecords).one().n;
+    return waiting >= t.flushTargetRecords ? oldest.at : oldest.at + this.flushDelay(t);
   }
 
   /**
@@ -105,7 +92,7 @@ export class RecordBatches {
       "UPDATE outbox_state SET assigned_upto = ?, next_batch = ?, flush_delay_ms = coalesce(?, flush_delay_ms)",
       rows.at(-1)!.seq,
       next,
-      delay === null ? null : boundedDelay(delay, t!),
+      delay === null ? null : Math.min(Math.max(delay, t!.flushDelayMs), Math.max(t!.flushDelayMs, t!.flushMaxDelayMs)),
     );
     return rows.length;
   }
