@@ -166,5 +166,31 @@ describe("a request to a carrier the account has its own key for", () => {
     const b = await withKey("byok-empty-balance-0007", { mode: "only" }, 0);
     const refused = await ask(b.key, uniqueTag(), body);
     expect(refused.status).toBe(402);
+    // The platform's key may serve (first, with fallback): held in full, so the same small balance is a 402 and no carrier is called.
+    const c = await withKey("byok-may-fall-back-0008", { mode: "first", allow_fallback: true }, 0.00001);
+    const tagC = uniqueTag();
+    expect((await ask(c.key, tagC, body)).status).toBe(402);
+    expect(await simRequests(tagC)).toEqual([]);
+  });
+
+  it("the routing metadata says the selected endpoint was served with the account's key", async () => {
+    const a = await withKey("byok-metadata-0009", { mode: "only" });
+    const res = await ask(a.key, uniqueTag(), {});
+    const withMeta = await chat(
+      a.key,
+      { model: MODEL, provider: { only: [CARRIER] }, messages: [{ role: "user", content: "hi" }] },
+      { "x-openrouter-metadata": "enabled" },
+    );
+    expect(res.status).toBe(200);
+    const meta = ((await withMeta.json()) as Json).openrouter_metadata;
+    expect(meta.is_byok).toBe(true);
+    expect(meta.endpoints.available.filter((e: Json) => e.selected).map((e: Json) => e.provider)).toEqual([endpoint.providerEntry.name]);
+    const b = await accountWithManagementKey();
+    const plain = await chat(
+      b.key,
+      { model: MODEL, provider: { only: [CARRIER] }, messages: [{ role: "user", content: "hi" }] },
+      { "x-openrouter-metadata": "enabled" },
+    );
+    expect(((await plain.json()) as Json).openrouter_metadata.is_byok).toBe(false);
   });
 });
