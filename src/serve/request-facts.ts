@@ -69,9 +69,9 @@ export function requestFacts(
   };
 }
 
-/** The account's own carrier keys for this request (docs/byok.md); undefined when it has none. */
+/** The account's own carrier keys for this request (docs/byok.md); undefined when it has none, or BYOK is off (no keyring). */
 function accountKeys(env: Env, settings: Settings, waitUntil: (p: Promise<unknown>) => void, caller: Caller): AccountKeys | undefined {
-  if (caller.byok.length === 0) return undefined;
+  if (caller.byok.length === 0 || settings.BYOK_ENCRYPTION_KEYS.length === 0) return undefined;
   return {
     accountId: caller.accountId,
     entries: caller.byok,
