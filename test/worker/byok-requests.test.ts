@@ -143,6 +143,17 @@ describe("a request to a carrier the account has its own key for", () => {
     expect((await debited(b.accountId)).total_usage).toBe(0);
   });
 
+  it("a disabled key is not used; enabled again, it is", async () => {
+    const a = await withKey("byok-disabled-0010", { mode: "only", disabled: true });
+    const off = uniqueTag();
+    expect((await ask(a.key, off)).status).toBe(200);
+    expect((await simRequests(off))[0]!.credential_sha256).toBe(await fingerprint(PLATFORM_KEY));
+    expect((await api(a.mgmt, "PATCH", `/byok/${a.byokId}`, { disabled: false })).status).toBe(200);
+    const on = uniqueTag();
+    expect((await ask(a.key, on)).status).toBe(200);
+    expect((await simRequests(on))[0]!.credential_sha256).toBe(await fingerprint("byok-disabled-0010"));
+  });
+
   it("removed: the next request goes with the platform's key", async () => {
     const a = await withKey("byok-removed-soon-0005", { mode: "only" });
     const first = uniqueTag();
