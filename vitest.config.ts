@@ -44,6 +44,10 @@ export default defineConfig({
                 SIGN_UP: "open",
                 // /responses seals reasoning under it (src/serve/reasoning-sealer.ts); tests of rotation and of no key set their own.
                 REASONING_SEAL_KEY: "test-reasoning-seal-key-not-for-deploys-0123456789",
+                // Encrypts accounts' own carrier keys (docs/byok.md); test/worker/byok-*.test.ts rotate with keyrings of their own.
+                BYOK_ENCRYPTION_KEYS: "1:test-byok-encryption-key-not-for-deploys-0123456789",
+                // The fee from the first BYOK request, so tests see it charged; test/worker/byok-allowance.test.ts drives the monthly allowance.
+                BYOK_FREE_REQUESTS_PER_MONTH: "0",
                 STRIPE_API_URL: inject("stripeUrl"),
                 STRIPE_SECRET_KEY: "sk_test_worker_tests",
                 STRIPE_WEBHOOK_SECRET: TEST_STRIPE_WEBHOOK_SECRET,

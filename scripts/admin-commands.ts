@@ -16,6 +16,7 @@ export const USAGE = `usage: npm run admin -- <command> [--url URL] [--token TOK
   list-keys --account <email|id> [--offset N] [--page-size N]
   storage                                             (the service's D1 size beside its limit, rows, oldest record; the R2 archive; dead record batches)
   move-records                                        (moves records an earlier release kept in D1 to R2; repeat until "done": true)
+  byok-reencrypt                                      (re-encrypts stored BYOK carrier keys under the newest BYOK_ENCRYPTION_KEYS version; repeat until "done": true)
   resend-records --account <email|id>                 (sends the account's record batches waiting for the store again now: dead letters replayed)
   list-records --account <email|id> [--page-size N]    (the account's newest stored records, N ≤ 500, default 50)
   help [command]                                      (also --help)
@@ -73,6 +74,7 @@ const commands: Record<string, (f: Flags) => AdminRequest> = {
   "list-keys": (f) => ({ method: "GET", path: `/accounts/${ref(need(f, "account"))}/keys${paging(f)}` }),
   storage: () => ({ method: "GET", path: "/storage" }),
   "move-records": () => ({ method: "POST", path: "/records/move-from-d1" }),
+  "byok-reencrypt": () => ({ method: "POST", path: "/byok/reencrypt" }),
   "resend-records": (f) => ({ method: "POST", path: `/accounts/${ref(need(f, "account"))}/records/resend` }),
   "list-records": (f) => {
     const n = whole(f, "page-size", 1, 500);

@@ -182,6 +182,11 @@ if (!existing.includes("REASONING_SEAL_KEY")) {
   secrets.REASONING_SEAL_KEY = dry ? "<generated>" : randomBytes(32).toString("base64");
   console.log("  REASONING_SEAL_KEY: generated");
 } else console.log("  REASONING_SEAL_KEY is set: kept");
+// The keyring accounts' own carrier keys are encrypted under: version 1 generated once, never printed (rotation: docs/byok.md).
+if (!existing.includes("BYOK_ENCRYPTION_KEYS")) {
+  secrets.BYOK_ENCRYPTION_KEYS = dry ? "<generated>" : `1:${randomBytes(32).toString("base64")}`;
+  console.log("  BYOK_ENCRYPTION_KEYS: generated");
+} else console.log("  BYOK_ENCRYPTION_KEYS is set: kept");
 const devVars = existsSync(values["dev-vars"]!) ? readFileSync(values["dev-vars"]!, "utf8") : "";
 const catalog = JSON.parse(readFileSync("catalog.json", "utf8")) as { providers: Array<{ slug: string }> };
 for (const name of [...catalog.providers.map(({ slug }) => carrierSecretName(slug)), ...STRIPE_SECRETS]) {

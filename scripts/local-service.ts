@@ -18,6 +18,8 @@ import { DEV_ADMIN_TOKEN } from "./dev-admin-token.ts";
 export { DEV_ADMIN_TOKEN };
 /** Local development only: the key /responses seals reasoning with under `npm start`, unless `.dev.vars` sets one (a deploy sets its own secret: docs/deploy.md). */
 export const DEV_REASONING_SEAL_KEY = "dev-reasoning-seal-key-for-local-use-only";
+/** Local development only: the keyring accounts' own carrier keys are encrypted under with `npm start`, unless `.dev.vars` sets one (docs/byok.md). */
+export const DEV_BYOK_ENCRYPTION_KEYS = "1:dev-byok-encryption-key-for-local-use-only";
 
 /**
  * Locally anyone may sign up (a deployment's default is invite-only: docs/deploy.md), and records reach R2 a
@@ -28,6 +30,7 @@ function localVars(): Record<string, string> {
   const names = devVarNames(".dev.vars");
   return {
     ...(names.has("REASONING_SEAL_KEY") ? {} : { REASONING_SEAL_KEY: DEV_REASONING_SEAL_KEY }),
+    ...(names.has("BYOK_ENCRYPTION_KEYS") ? {} : { BYOK_ENCRYPTION_KEYS: DEV_BYOK_ENCRYPTION_KEYS }),
     ...(names.has("SIGN_UP") ? {} : { SIGN_UP: "open" }),
     ...(names.has("RECORDS_FLUSH_MAX_DELAY_MS") ? {} : { RECORDS_FLUSH_MAX_DELAY_MS: "1000" }),
   };

@@ -21,6 +21,7 @@ import { anthropicWire, readCountTokens } from "./anthropic-wire";
 import { geminiWire } from "./gemini-wire";
 import { billedMedia, pdfOfPages, UnfetchableMedia, type MediaRates } from "./media";
 import { rulesFromEndpoint, rulesOf, type ModelRules } from "./model-rules";
+import { credentialFingerprint, refusedCredential } from "./credentials";
 import { geminiEmbeddingsAnswer, openAiEmbeddingsAnswer, readGeminiEmbeddings, readOpenAiEmbeddings } from "./embeddings";
 
 export interface SimulatorOptions {
@@ -53,6 +54,8 @@ export interface RequestRecord {
   body: unknown;
   /** Only whether each credential header was present (the simulator never keeps credentials); `anthropic-beta`'s value (not a secret). */
   headers: { authorization: boolean; x_api_key: boolean; x_goog_api_key: boolean; anthropic_version: boolean; anthropic_beta: string | null };
+  /** The first 16 hex digits of the SHA-256 of the credential presented (simulator/credentials.ts), null when none: which key came, not the key. */
+  credential_sha256: string | null;
   outcome: Outcome;
   /** Body writes: SSE events (including [DONE]) for streams, 1 for any other body. */
   chunks_sent: number;
@@ -355,6 +358,7 @@ function newRecord(req: IncomingMessage, ctx: Context, carrier: string, wire: Wi
       anthropic_version: req.headers["anthropic-version"] !== undefined,
       anthropic_beta: typeof beta === "string" ? beta : null,
     },
+    credential_sha256: credentialFingerprint(req),
     outcome: "pending",
     chunks_sent: 0,
     connection: ctx.connections.get(req.socket) ?? 0,
@@ -416,7 +420,7 @@ async function serveCompletion(
   ctx.log.add(record);
   if (outageStatus !== undefined) return failOutage(req, res, record, carrier, outageStatus, ctx.log, wire);
   const call = normalized ? plannedCall(directives, normalized) : null;
-  const refused = wire.auth(req) ?? (normalized ? null : (read as Refusal)) ?? (call && "status" in call ? call : null);
+  const refused = refusedCredential(req) ?? wire.auth(req) ?? (normalized ? null : (read as Refusal)) ?? (call && "status" in call ? call : null);
   if (refused) {
     record.chunks_sent = 1;
     ctx.log.settle(record, "error");
@@ -537,7 +541,15 @@ async function serveTokenCount(req: IncomingMessage, res: ServerResponse, carrie
   record.body = body ?? null;
   ctx.log.add(record);
   record.chunks_sent = 1;
-  const signal = await beforeAnswer(res, record, ctx, anthropicWire, anthropicWire.auth(req) ?? (normalized ? null : (read as Refusal)), directives, carrier);
+  const signal = await beforeAnswer(
+    res,
+    record,
+    ctx,
+    anthropicWire,
+    refusedCredential(req) ?? anthropicWire.auth(req) ?? (normalized ? null : (read as Refusal)),
+    directives,
+    carrier,
+  );
   if (!signal) return;
   const counted = await promptTokensOf(ctx, normalized!, signal);
   if (typeof counted !== "number") {

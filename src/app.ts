@@ -13,6 +13,7 @@ import { userModelsRoutes } from "./api/user-models-routes";
 import { presetRoutes } from "./api/preset-routes";
 import { memberApiRoutes } from "./api/member-routes";
 import { alertRoutes } from "./api/alert-routes";
+import { byokRoutes } from "./api/byok-routes";
 import { adminRoutes } from "./admin/admin-routes";
 import { stripeWebhookRoutes } from "./api/stripe-webhook-routes";
 import { consoleApp } from "./console/console-app";
@@ -36,6 +37,7 @@ api.route("/", guardrailRoutes);
 api.route("/", presetRoutes);
 api.route("/", memberApiRoutes);
 api.route("/", alertRoutes);
+api.route("/", byokRoutes); // the account's own carrier keys (docs/byok.md)
 
 export const app = new Hono<AppEnv>();
 app.use("*", readSettingsOnce); // first: every handler after it reads `c.var.settings`, parsed once

@@ -9,6 +9,7 @@ import { GUARDRAIL_SETTINGS } from "./settings/guardrails";
 import { PRESET_SETTINGS } from "./settings/presets";
 import { MEMBER_SETTINGS } from "./settings/members";
 import { ALERT_SETTINGS } from "./settings/alerts";
+import { BYOK_SETTINGS } from "./settings/byok";
 
 export type { SignUpPolicy } from "./settings/spec";
 
@@ -39,6 +40,7 @@ export const SETTINGS = {
   ...PRESET_SETTINGS,
   ...MEMBER_SETTINGS,
   ...ALERT_SETTINGS,
+  ...BYOK_SETTINGS,
 };
 
 export type SettingName = keyof typeof SETTINGS;

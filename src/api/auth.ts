@@ -6,6 +6,7 @@ import { findKeyByHash } from "../keys/key-store";
 import { hashApiKey, looksLikeApiKey } from "../keys/api-key";
 import { cachedKey, type AuthKey } from "../keys/key-cache";
 import { keyGuardrails } from "../keys/guardrail-store";
+import { keyByokEntries } from "../byok/byok-store";
 import { ApiError } from "../request/errors";
 import { currentRole } from "../members/member-store";
 import { gate } from "../members/role-gate";
@@ -29,10 +30,10 @@ async function checkKey(env: Env, header: string | undefined): Promise<KeyCheck>
   return found;
 }
 
-/** A key's row and its guardrails' rules, read together when the key cache misses (both queries at once). */
+/** A key's row, its guardrails' rules and its account's carrier keys, read together when the key cache misses (the queries at once). */
 async function loadKey(d1: D1Database, hash: string): Promise<AuthKey | undefined> {
-  const [key, guardrails] = await Promise.all([findKeyByHash(d1, hash), keyGuardrails(d1, hash)]);
-  return key ? { key, guardrails } : undefined;
+  const [key, guardrails, byok] = await Promise.all([findKeyByHash(d1, hash), keyGuardrails(d1, hash), keyByokEntries(d1, hash)]);
+  return key ? { key, guardrails, byok } : undefined;
 }
 
 /**
@@ -42,7 +43,7 @@ async function loadKey(d1: D1Database, hash: string): Promise<AuthKey | undefine
 export const requireKey = createMiddleware<AppEnv>(async (c, next) => {
   const checked = await checkKey(c.env, c.req.header("authorization"));
   if ("error" in checked) throw new ApiError(401, checked.error);
-  c.set("caller", { key: checked.key, accountId: checked.key.accountId, guardrails: checked.guardrails });
+  c.set("caller", { key: checked.key, accountId: checked.key.accountId, guardrails: checked.guardrails, byok: checked.byok });
   await next();
 });
 
@@ -60,7 +61,7 @@ export function requireKeyOrApiKey(refused: (c: Context<AppEnv>, err: ApiError) 
         c,
         new ApiError(401, checked.error.replace("send the header `Authorization: Bearer <key>`", "send `x-api-key: <key>` or `Authorization: Bearer <key>`")),
       );
-    c.set("caller", { key: checked.key, accountId: checked.key.accountId, guardrails: checked.guardrails });
+    c.set("caller", { key: checked.key, accountId: checked.key.accountId, guardrails: checked.guardrails, byok: checked.byok });
     await next();
   });
 }

@@ -35,7 +35,8 @@ export function presentGeneration(g: NewGeneration) {
     app_id: null,
     // What caching saved (negative: what cache writes cost beyond the input price); null when the prompt touched no cache.
     cache_discount: g.tokensCached || g.tokensCacheWrite ? nanoToUsd(g.cacheDiscountNano ?? 0) : null,
-    upstream_inference_cost: null,
+    // A BYOK request: what the carrier charged the account with its own key (total_cost is the fee; docs/byok.md).
+    upstream_inference_cost: g.byok ? nanoToUsd(g.byokUpstreamNano ?? 0) : null,
     moderation_latency: null,
     service_tier: null,
     native_tokens_cached: g.tokensCached ?? 0,
@@ -48,7 +49,7 @@ export function presentGeneration(g: NewGeneration) {
     num_search_results: 0,
     num_fetches: 0,
     web_search_engine: null,
-    is_byok: false,
+    is_byok: g.byok ?? false,
     external_user: g.externalUser ?? null,
     session_id: g.sessionId ?? null,
     api_type: g.inboundApi === "embeddings" ? "embeddings" : "completions",

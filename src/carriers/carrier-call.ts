@@ -5,12 +5,14 @@ import type { Settings } from "../settings";
 import type { ChatRequest } from "../request/chat-request";
 import { carrierProtocol } from "../protocols/outbound";
 import { carrierHeaders } from "./carrier-headers";
+import type { AccountKeys } from "./carrier-keys";
 
 /**
  * How this deployment reaches carriers: its env (the carriers' secrets) and the settings a call reads,
- * read once per request where it opens.
+ * read once per request where it opens; and the account's own carrier keys where the request may use them
+ * (completions: docs/byok.md).
  */
-export type CarrierAccess = { env: Env; settings: Pick<Settings, "CARRIER_TIMEOUT_MS" | "CARRIER_BASE_URL_OVERRIDE"> };
+export type CarrierAccess = { env: Env; settings: Pick<Settings, "CARRIER_TIMEOUT_MS" | "CARRIER_BASE_URL_OVERRIDE">; account?: AccountKeys };
 
 /** The carrier's base URL; locally every carrier is played by the simulator. */
 function carrierBase({ settings }: CarrierAccess, endpoint: PricedEndpoint): string {
@@ -65,6 +67,7 @@ export type CarrierCall = {
  * Sends one attempt to one carrier. Resolves with the response once its headers arrive; rejects on
  * timeout or network error. The timeout keeps running (aborting the call) until `answered()`, so one
  * timer bounds the headers and the body read. The caller owns the body and must abort on give-up.
+ * `key` is the platform's unless the caller passes the account's own.
  */
 export async function callCarrier(
   access: CarrierAccess,
@@ -72,8 +75,8 @@ export async function callCarrier(
   wire: WireRequest,
   stream: boolean,
   clientSignal?: AbortSignal,
+  key: string | undefined = carrierSecret(access.env, endpoint.provider),
 ): Promise<CarrierCall | "not_configured"> {
-  const key = carrierSecret(access.env, endpoint.provider);
   if (!key) return "not_configured";
   const controller = new AbortController();
   // The caller going away ends the upstream request too: no orphaned carrier work.

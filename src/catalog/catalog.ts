@@ -27,6 +27,11 @@ export interface PricedEndpoint extends EndpointEntry {
   outputModalities: readonly string[];
   /** The endpoint's `supported_parameters`, else the model's (reasoning ones only where it reasons). */
   supportedParameters: string[];
+  /**
+   * Set only on a request's copy of the endpoint it was served by with the account's own carrier key
+   * (docs/byok.md): that request is billed this many thousandths of a percent of what the carrier charged.
+   */
+  byokFeeMilli?: number;
 }
 
 /** An endpoint that charges nothing: its requests count against the free-model rate limits. */

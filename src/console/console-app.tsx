@@ -8,6 +8,7 @@ import { modelRoutes } from "./models/routes";
 import { authRoutes } from "./auth/routes";
 import { keyRoutes } from "./keys/routes";
 import { presetRoutes } from "./presets/routes";
+import { byokConsoleRoutes } from "./byok/routes";
 import { creditRoutes } from "./credits/routes";
 import { activityRoutes } from "./activity/routes";
 import { memberRoutes } from "./members/routes";
@@ -31,6 +32,7 @@ consoleApp.route("/", modelRoutes);
 consoleApp.route("/", authRoutes);
 consoleApp.route("/", keyRoutes);
 consoleApp.route("/", presetRoutes);
+consoleApp.route("/", byokConsoleRoutes); // /settings/byok: owners and admins only once members exist
 consoleApp.route("/", creditRoutes);
 consoleApp.route("/", activityRoutes);
 consoleApp.route("/", memberRoutes);

@@ -64,5 +64,7 @@ export function generationRecord(r: RecordFacts, o: Outcome, endedAt: number, at
     presetId: r.preset?.id ?? null,
     preset: r.preset?.slug ?? null,
     presetVersion: r.preset?.version ?? null,
+    byok: o.byokUpstreamNano !== null,
+    byokUpstreamNano: o.byokUpstreamNano,
   };
 }

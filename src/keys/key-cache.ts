@@ -1,14 +1,18 @@
 import type { ApiKey } from "../db/schema";
 import type { GuardrailRules } from "../guardrails/rules";
+import type { ByokEntry } from "../byok/byok-store";
 import { isolate } from "../isolate";
 
-/** A key as authentication reads it: its row and the rules of the guardrails it carries (docs/teams.md), cached together. */
-export type AuthKey = { key: ApiKey; guardrails: GuardrailRules[] };
+/**
+ * A key as authentication reads it: its row, the rules of the guardrails it carries (docs/teams.md) and
+ * its account's own carrier keys, still encrypted (docs/byok.md), cached together.
+ */
+export type AuthKey = { key: ApiKey; guardrails: GuardrailRules[]; byok: ByokEntry[] };
 
 /**
  * Keys recently read from D1, per isolate, so most requests authenticate without a query.
  * Staleness: a key disabled, deleted or changed in another isolate — or a guardrail of it changed,
- * assigned or unassigned — is still honoured here for at most KEY_CACHE_TTL_MS; changes made through this
+ * assigned or unassigned, or a carrier key of its account added, changed or removed — is still honoured here for at most KEY_CACHE_TTL_MS; changes made through this
  * isolate apply at once (`forgetKey`). Unknown keys are
  * never cached, so a new key works immediately.
  */
@@ -32,4 +36,10 @@ export async function cachedKey(hash: string, load: (hash: string) => Promise<Au
 
 export function forgetKey(hash: string): void {
   keyCache.get().delete(hash);
+}
+
+/** Forgets every cached key of the account: its carrier keys changed (docs/byok.md), and every key carries them. */
+export function forgetAccountKeys(accountId: string): void {
+  const cache = keyCache.get();
+  for (const [hash, hit] of cache) if (hit.key.key.accountId === accountId) cache.delete(hash);
 }

@@ -82,6 +82,11 @@ export type SettleRequest = {
   releaseFreeSlot?: boolean;
   /** The key's limit as the request authenticated it (absent: no limit): its budget alerts are percents of it, in its window. */
   keyLimit?: { nano: number; reset: LimitReset | null };
+  /**
+   * Served with the account's own carrier key: the BYOK fee, all of `costNano`, waived while the account's
+   * BYOK requests of the UTC month are within BYOK_FREE_REQUESTS_PER_MONTH (docs/byok.md).
+   */
+  byok?: true;
 };
 
 /** What an isolate tells the ledger about one of its slices. */

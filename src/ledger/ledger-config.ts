@@ -29,6 +29,8 @@ export type LedgerTimings = {
   recordsAckTimeoutMs: number;
   /** Past this size of its database the ledger drops the records of stored debits (they ride in debits, kept 7 days). */
   recordsKeepBytes: number;
+  /** Not a timing but the ledger's too: BYOK requests a UTC month whose fee is waived (BYOK_FREE_REQUESTS_PER_MONTH, docs/byok.md). */
+  byokFreeRequestsPerMonth: number;
 };
 
 /** The ledger's timings from the settings (src/settings.ts); the hold TTL is never shorter than the lease TTL. */
@@ -48,5 +50,6 @@ export function ledgerTimings(env: SettingsSource): LedgerTimings {
     flushMaxRecords: s.RECORDS_FLUSH_BATCH,
     recordsAckTimeoutMs: s.RECORDS_ACK_TIMEOUT_MS,
     recordsKeepBytes: s.LEDGER_RECORDS_KEEP_BYTES,
+    byokFreeRequestsPerMonth: s.BYOK_FREE_REQUESTS_PER_MONTH,
   };
 }

@@ -180,6 +180,8 @@ const STEPS: Array<string | ((sql: SqlStorage) => void)> = [
     UNIQUE (subject, threshold, window)
   );
   CREATE INDEX alerts_fired_at ON alerts_fired (fired_at);`,
+  // BYOK requests settled per UTC month (`YYYY-MM`): the first BYOK_FREE_REQUESTS_PER_MONTH pay no fee (object/byok-allowance.ts).
+  `CREATE TABLE IF NOT EXISTS byok_months (month TEXT PRIMARY KEY, requests INTEGER NOT NULL);`,
 ];
 
 /** The step that folds earlier deployments' reversal rows into one per grant (a test replays from it over old rows). */

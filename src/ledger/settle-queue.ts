@@ -27,6 +27,7 @@ const settleMessageSchema = z.object({
       leaseId: z.string().max(100).optional(),
       releaseFreeSlot: z.boolean().optional(),
       keyLimit: z.object({ nano, reset: z.enum(["daily", "weekly", "monthly"]).nullable() }).optional(),
+      byok: z.literal(true).optional(),
     }),
   ),
   slices: z.array(z.object({ leaseId: z.string().min(1).max(100), admitted: nano, release: z.boolean().optional(), returnedNano: nano.optional() })),

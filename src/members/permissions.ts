@@ -6,7 +6,7 @@ import type { MemberRole } from "../db/schema";
  * Pure; `test/worker/member-permissions.test.ts` holds it row by row.
  *
  * - owner: everything, members and roles included;
- * - admin: everyone's keys, guardrails, presets, alerts, all activity, invitations (of roles up to admin), the audit log;
+ * - admin: everyone's keys, guardrails, presets, alerts, carrier keys (BYOK), all activity, invitations (of roles up to admin), the audit log;
  * - member: their own keys and the activity of their own keys; reads presets (and the catalog, public);
  * - billing: credits, payments, and spend (the activity of every key), no keys.
  */
@@ -28,6 +28,8 @@ export const PERMISSIONS = {
   "audit.read": ["owner", "admin"],
   "alerts.read": ["owner", "admin"], // budget alerts: thresholds, webhook endpoints, what fired, the delivery log
   "alerts.write": ["owner", "admin"],
+  "byok.read": ["owner", "admin"], // the account's own carrier keys (docs/byok.md): last four characters, mode, last error
+  "byok.write": ["owner", "admin"],
   "account.self": ["owner", "admin", "member", "billing"], // one's own password, signing out
 } as const satisfies Record<string, readonly MemberRole[]>;
 

@@ -3,6 +3,7 @@ import { isFree } from "../catalog/catalog";
 import type { ChatRequest } from "./chat-request";
 import { billedChoices, completionCap, reasoningBudget } from "./billed-fields";
 import { mediaTokens, type PromptMedia } from "./prompt-media";
+import { byokFeeNano } from "./charge";
 
 /**
  * What one endpoint may bill for a request, in the parts admission trades off (docs/money.md, the hold):
@@ -113,9 +114,27 @@ export interface Demand {
   shortfall(availableNano: number): Shortfall;
 }
 
-/** A completion request's demand over its endpoints (free ones cost nothing: the free-model limits govern them). */
-export function completionDemand(body: ChatRequest, bodyBytes: number, endpoints: PricedEndpoint[], media: PromptMedia): Demand {
-  const bounds = new Map(endpoints.filter((e) => !isFree(e)).map((e) => [e, endpointBound(body, bodyBytes, e, media)]));
+/**
+ * What an endpoint may bill when only the account's own carrier key can serve it (docs/byok.md): the fee
+ * on each part, rounded up — never less than the fee on the whole, since ⌈x⌉ + ⌈y⌉ ≥ ⌈x + y⌉.
+ */
+function feeBound(b: EndpointBound, feeMilli: number | undefined): EndpointBound {
+  if (feeMilli === undefined) return b;
+  return { ...b, promptNano: byokFeeNano(b.promptNano, feeMilli), perTokenNano: byokFeeNano(b.perTokenNano, feeMilli) };
+}
+
+/**
+ * A completion request's demand over its endpoints (free ones cost nothing: the free-model limits govern
+ * them); `byokFee` names the endpoints only the account's own key may serve, held at the fee's maximum.
+ */
+export function completionDemand(
+  body: ChatRequest,
+  bodyBytes: number,
+  endpoints: PricedEndpoint[],
+  media: PromptMedia,
+  byokFee: (e: PricedEndpoint) => number | undefined = () => undefined,
+): Demand {
+  const bounds = new Map(endpoints.filter((e) => !isFree(e)).map((e) => [e, feeBound(endpointBound(body, bodyBytes, e, media), byokFee(e))]));
   const priced = [...bounds.values()];
   const least = (b: EndpointBound) => (b.callerCap ? boundNano(b) : costAt(b, 1));
   return {

@@ -24,6 +24,8 @@ export type Outcome = {
   usageSource: "carrier" | "estimate" | null;
   /** Zero-completion insurance applied: tokens were served (and are recorded) but costNano is 0. */
   insured: boolean;
+  /** Served with the account's own carrier key: what the carrier charged it (costNano is the fee); null otherwise. */
+  byokUpstreamNano: number | null;
 };
 
 /** What a carrier served, as the relay measured it. */
@@ -60,6 +62,7 @@ export function servedOutcome(s: Served): Outcome {
     cancelled: s.cancelled ?? false,
     usageSource: s.usageSource,
     insured: s.charged.insured,
+    byokUpstreamNano: s.charged.byokUpstreamNano ?? null,
   };
 }
 
@@ -82,5 +85,6 @@ export function failedOutcome(status: number, message: string, provider: string 
     cancelled: false,
     usageSource: null,
     insured: false,
+    byokUpstreamNano: null,
   };
 }

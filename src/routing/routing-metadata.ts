@@ -40,10 +40,14 @@ export function routingMetadata(m: {
     region: null,
     summary: `available=${m.available.length}, selected=${selectedName}, attempts=${m.attempts.length}`,
     attempt: m.attempts.length,
-    is_byok: false,
+    is_byok: m.selected?.byokFeeMilli !== undefined,
     endpoints: {
       total: m.available.length,
-      available: m.available.map((e) => ({ model: e.modelId, provider: e.providerEntry.name, selected: e === m.selected })),
+      available: m.available.map((e) => ({
+        model: e.modelId,
+        provider: e.providerEntry.name,
+        selected: e.modelId === m.selected?.modelId && e.provider === m.selected.provider,
+      })),
     },
     attempts: m.attempts,
     // RouterParams takes any field: what the carrier that served could not be sent, and what the router set on it.

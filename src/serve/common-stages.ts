@@ -56,7 +56,7 @@ export async function dispatchFor<T>(
   admission: Admission,
   d: Dispatch<T>,
 ): Promise<{ served: Served; call: CarrierCall; value: T }> {
-  const { endpoint, call, value } = await dispatch(
+  const { endpoint, charged, call, value } = await dispatch(
     facts.carriers,
     d.label,
     admission.endpoints,
@@ -67,5 +67,6 @@ export async function dispatchFor<T>(
     facts.signal,
     d.skipped,
   );
-  return { served: { endpoint, model: candidateOf.get(endpoint)!.answerAs, adjustedMaxTokens: admission.caps.get(endpoint) ?? null }, call, value };
+  // What served is priced by the request's copy of its endpoint (the fee, when served with the account's own key).
+  return { served: { endpoint: charged, model: candidateOf.get(endpoint)!.answerAs, adjustedMaxTokens: admission.caps.get(endpoint) ?? null }, call, value };
 }

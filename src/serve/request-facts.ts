@@ -6,6 +6,9 @@ import { newGenerationId } from "../generations/generation-id";
 import type { InboundApi } from "../generations/record";
 import type { Sealer } from "../protocols/inbound/caller-protocol";
 import type { CarrierAccess } from "../carriers/carrier-call";
+import type { AccountKeys } from "../carriers/carrier-keys";
+import { noteByokError } from "../byok/byok-store";
+import { logError } from "../log-error";
 import { ApiError } from "../request/errors";
 import { reasoningSealer } from "./reasoning-sealer";
 
@@ -60,8 +63,24 @@ export function requestFacts(
     headers,
     signal: req.signal,
     origin: new URL(req.url).origin,
-    carriers: { env, settings },
+    // Embeddings are served with the platform's keys only (docs/byok.md).
+    carriers: { env, settings, ...(inboundApi === "embeddings" ? {} : { account: accountKeys(env, settings, waitUntil, caller) }) },
     sealer: reasoningSealer(settings, caller.accountId),
+  };
+}
+
+/** The account's own carrier keys for this request (docs/byok.md); undefined when it has none, or BYOK is off (no keyring). */
+function accountKeys(env: Env, settings: Settings, waitUntil: (p: Promise<unknown>) => void, caller: Caller): AccountKeys | undefined {
+  if (caller.byok.length === 0 || settings.BYOK_ENCRYPTION_KEYS.length === 0) return undefined;
+  return {
+    accountId: caller.accountId,
+    entries: caller.byok,
+    ring: settings.BYOK_ENCRYPTION_KEYS,
+    feeMilli: Math.round(settings.BYOK_FEE_PERCENT * 1000),
+    refused: (entry, message) =>
+      waitUntil(
+        noteByokError(env.DB, caller.accountId, entry.id, message, Date.now()).catch((err: unknown) => logError("byok: noting a refused key failed", err)),
+      ),
   };
 }
 

@@ -10,6 +10,7 @@ import { carrierProtocol } from "../protocols/outbound";
 import { hashedUser } from "../routing/user-hash";
 import { UnusableAnswer } from "../carriers/dispatch";
 import { carrierBodies, type CarrierCall } from "../carriers/carrier-call";
+import { byokHoldFee } from "../carriers/carrier-keys";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { accountAnswer, readAnswer } from "../relay/answer";
 import { relayStream } from "../relay/stream-relay";
@@ -40,7 +41,8 @@ async function complete(facts: RequestFacts, trail: RequestTrail, stages: Stages
   if ("refused" in planned) throw planned.refused;
   const { plan } = planned;
   const { body } = read;
-  const demand = completionDemand(body, read.bytes, plan.endpoints, await measurePromptMedia(body));
+  const account = facts.carriers.account;
+  const demand = completionDemand(body, read.bytes, plan.endpoints, await measurePromptMedia(body), (e) => byokHoldFee(account, e));
   const admission = await admitFor(facts, trail, stages, demand, plan.endpoints, plan.candidates[0]!.modelId);
   stages.admission = admission;
   const notTried = [...plan.capped.map((x) => cappedEndpoint(x, read.query.capField, completionCap(body) ?? 0)), ...admission.unaffordable.map(unaffordable)];

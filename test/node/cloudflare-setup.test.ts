@@ -131,7 +131,14 @@ describe("npm run cloudflare:setup", () => {
       "secret list --format json --config",
       "deploy --config --secrets-file",
     ]);
-    expect(first.calls.at(-1)!.secrets).toEqual(["ADMIN_TOKEN", "CARRIER_KEY_GROQ", "REASONING_SEAL_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"]);
+    expect(first.calls.at(-1)!.secrets).toEqual([
+      "ADMIN_TOKEN",
+      "BYOK_ENCRYPTION_KEYS",
+      "CARRIER_KEY_GROQ",
+      "REASONING_SEAL_KEY",
+      "STRIPE_SECRET_KEY",
+      "STRIPE_WEBHOOK_SECRET",
+    ]);
     expect(first.stdout).toContain("payments: Stripe (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET)");
     const config = readFileSync(join(dir, "wrangler.production.toml"), "utf8");
     const state = JSON.parse(readFileSync(join(dir, "cloudflare-state.json"), "utf8")) as { d1: Array<{ uuid: string }>; kv: Array<{ id: string }> };
@@ -168,7 +175,7 @@ describe("npm run cloudflare:setup", () => {
     // --sign-up goes into the generated config's [vars], and later runs keep it.
     expect(readFileSync(join(fresh, "w.toml"), "utf8")).toMatch(/^\[vars\]\nSIGN_UP = "closed"$/m);
     expect(first.stdout).toMatch(/Admin token \(set as the ADMIN_TOKEN secret[^:]*: [0-9a-f]{64}/);
-    expect(first.calls.at(-1)!.secrets).toEqual(["ADMIN_TOKEN", "REASONING_SEAL_KEY"]);
+    expect(first.calls.at(-1)!.secrets).toEqual(["ADMIN_TOKEN", "BYOK_ENCRYPTION_KEYS", "REASONING_SEAL_KEY"]);
     expect(first.stdout).toContain("payments: off until STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are both given");
     const second = await setup(["--out", join(fresh, "w.toml")], env);
     expect(second.stdout).toContain("ADMIN_TOKEN is set: kept");
@@ -178,6 +185,7 @@ describe("npm run cloudflare:setup", () => {
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain("--sign-up must be open, invite-only or closed");
     expect(second.stdout).toContain("REASONING_SEAL_KEY is set: kept");
+    expect(second.stdout).toContain("BYOK_ENCRYPTION_KEYS is set: kept");
     expect(second.calls.at(-1)!.args).not.toContain("--secrets-file");
   });
 

@@ -64,6 +64,7 @@ const LAYERS: string[][] = [
   ["members"], // the people of an account: roles and what each may do, invitations, the audit log
   ["keys"],
   ["guardrails"], // the pure rules of what a key may use (their store is with the keys)
+  ["byok"], // an account's own carrier keys: their encryption and store (docs/byok.md)
   ["db", "rate-limits"], // storage: D1's tables, the rate limiter Durable Object
   ["catalog"],
   ["http"],

@@ -9,6 +9,8 @@ import { AdminClient } from "../../scripts/admin-client.ts";
 /** The service started as `npm start` starts it, in a fresh state directory, with its admin client. */
 export type ServiceFixture = {
   url: string;
+  /** The carrier simulator's URL (its request log: `/__sim/requests?tag=`). */
+  simulatorUrl: string;
   admin: AdminClient;
   /** Where wrangler dev keeps local D1, KV and Durable Objects. */
   persistTo: string;
@@ -27,6 +29,7 @@ export async function startServiceFixture(name: string, opts: Pick<LocalServiceO
   }
   return {
     url: service.url,
+    simulatorUrl: service.simulator.url,
     admin: new AdminClient(service.url, DEV_ADMIN_TOKEN),
     persistTo,
     stop: async () => {

@@ -8,7 +8,14 @@ import { ConsoleClient, signUp, textOf } from "./console-helpers";
 import bundled from "../../catalog.json";
 
 const PUBLIC_PAGES = ["/", "/models", "/models/openai/gpt-oss-20b", "/sign-in", "/sign-up"];
-const ACCOUNT_PAGES = ["/settings/keys", "/settings/credits", "/activity", "/settings/presets", `/settings/keys/delete?key=${"a".repeat(64)}`];
+const ACCOUNT_PAGES = [
+  "/settings/keys",
+  "/settings/credits",
+  "/activity",
+  "/settings/presets",
+  "/settings/byok",
+  `/settings/keys/delete?key=${"a".repeat(64)}`,
+];
 const ACCOUNT_FORMS = [
   "/settings/keys",
   "/settings/keys/disable",
@@ -18,6 +25,8 @@ const ACCOUNT_FORMS = [
   "/settings/presets",
   "/settings/presets/x",
   "/settings/presets/x/delete",
+  "/settings/byok",
+  "/settings/byok/x/delete",
   "/sign-out",
 ];
 

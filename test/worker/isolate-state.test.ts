@@ -7,6 +7,7 @@ import { chat, newAccount, user } from "./helpers";
 describe("the isolate's state", () => {
   it("holds every per-isolate cache in a named slot", () => {
     expect(isolate.slots.sort()).toEqual([
+      "byok encryption keys",
       "catalog memo",
       "failure streaks",
       "health snapshot memo",

@@ -22,6 +22,8 @@ const EXPECTED: Record<Action, string> = {
   "audit.read": "oa",
   "alerts.read": "oa",
   "alerts.write": "oa",
+  "byok.read": "oa",
+  "byok.write": "oa",
   "account.self": "oamb",
 };
 

@@ -22,6 +22,7 @@ type Fixture = {
   memberId: string;
   billingId: string;
   endpointId: string;
+  byokId: string;
 };
 type Req = { path: string; fields?: Record<string, string>; body?: unknown };
 
@@ -149,6 +150,10 @@ const API_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
     safe: { path: `/guardrails/${NO_UUID}/assignments/members/remove`, body: {} },
   }),
   "POST /presets": () => ({ harm: { path: "/presets", body: { slug: "sneaky", config: {} } }, safe: { path: "/presets", body: {} } }),
+  "POST /byok": () => ({ harm: { path: "/byok", body: { provider: "deepinfra", key: "sneaky_0000" } }, safe: { path: "/byok", body: {} } }),
+  "GET /byok/:id": (f) => ({ harm: { path: `/byok/${f.byokId}` }, safe: { path: `/byok/${NO_UUID}` } }),
+  "PATCH /byok/:id": (f) => ({ harm: { path: `/byok/${f.byokId}`, body: { disabled: true } }, safe: { path: `/byok/${NO_UUID}`, body: { disabled: true } } }),
+  "DELETE /byok/:id": (f) => ({ harm: { path: `/byok/${f.byokId}` }, safe: { path: `/byok/${NO_UUID}` } }),
   "PUT /alerts/rules/balance": () => ({
     harm: { path: "/alerts/rules/balance", body: { thresholds_usd: [5] } },
     safe: { path: "/alerts/rules/balance", body: { thresholds_usd: "x" } },
@@ -169,6 +174,11 @@ const API_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
   "DELETE /presets/:slug": (f) => ({ harm: { path: `/presets/${f.slug}` }, safe: { path: "/presets/nope" } }),
   "GET /presets/:slug/versions": (f) => ({ harm: { path: `/presets/${f.slug}/versions` }, safe: { path: "/presets/nope/versions" } }),
   "GET /presets/:slug/versions/:version": (f) => ({ harm: { path: `/presets/${f.slug}/versions/1` }, safe: { path: "/presets/nope/versions/1" } }),
+  "POST /settings/byok": () => ({
+    harm: { path: "/settings/byok", fields: { provider: "groq", key: "gsk_sneaky_0000", mode: "first" } },
+    safe: { path: "/settings/byok", fields: {} },
+  }),
+  "POST /settings/byok/:id/delete": (f) => ({ harm: { path: `/settings/byok/${f.byokId}/delete` }, safe: { path: `/settings/byok/${NO_UUID}/delete` } }),
   "POST /settings/alerts/balance": () => ({
     harm: { path: "/settings/alerts/balance", fields: { thresholds: "5" } },
     safe: { path: "/settings/alerts/balance", fields: { thresholds: "not a number" } },
@@ -222,7 +232,11 @@ beforeAll(async () => {
   await invite(t.owner.client, uniqueEmail(), "member");
   const inviteId = (await env.DB.prepare("SELECT id FROM member_invites WHERE account_id = ?").bind(t.accountId).first<{ id: string }>())!.id;
   const endpoint = (await (await api("POST", "/alerts/endpoints", { url: "https://hooks.example.test/team" })).json()) as { data: { id: string } };
+  const byok = await api("POST", "/byok", { provider: "groq", key: "gsk_team_key_1234" });
+  expect(byok.status).toBe(201);
+  const byokId = ((await byok.json()) as { data: { id: string } }).data.id;
   f = {
+    byokId,
     accountId: t.accountId,
     ownerKeyHash,
     guardrailId: g.data.id,

@@ -19,7 +19,7 @@ describe("settle", () => {
       env,
       settings(env),
       waitUntil,
-      { key, accountId: a.accountId, guardrails: [] },
+      { key, accountId: a.accountId, guardrails: [], byok: [] },
       new Request("http://localhost/api/v1/chat/completions"),
       "chat",
     );

@@ -8,6 +8,8 @@ export type SimRecord = {
   protocol: string;
   path: string;
   headers: { authorization: boolean; x_api_key: boolean; x_goog_api_key: boolean; anthropic_version: boolean; anthropic_beta: string | null };
+  /** The first 16 hex digits of the SHA-256 of the credential the carrier received (simulator/credentials.ts). */
+  credential_sha256: string | null;
   outcome: string;
   chunks_sent: number;
   connection: number;

@@ -23,6 +23,7 @@ const NAV_ACCOUNT = [
   ["/settings/keys", "API keys", "keys.own"],
   ["/settings/presets", "Presets", "presets.read"],
   ["/settings/alerts", "Alerts", "alerts.read"],
+  ["/settings/byok", "Carrier keys", "byok.read"],
   ["/settings/credits", "Credits", "credits.read"],
   ["/activity", "Activity", "activity.own"],
   ["/settings/members", "Members", "members.read"],

@@ -53,6 +53,10 @@ export const generations = sqliteTable(
     presetId: text("preset_id"),
     preset: text("preset"),
     presetVersion: integer("preset_version"),
+    // Served with the account's own carrier key (docs/byok.md): cost_nano is then the platform's fee only, and
+    // byok_upstream_nano what the carrier charged the account at the catalog's prices (null when not BYOK).
+    byok: integer("byok", { mode: "boolean" }).notNull().default(false),
+    byokUpstreamNano: integer("byok_upstream_nano"),
     // Raised by each flush that replaces the row (a late settle): the archive deletes only the revision it copied.
     rev: integer("rev").notNull().default(0),
   },

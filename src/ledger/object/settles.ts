@@ -3,6 +3,7 @@ import type { SettleRequest, SliceReport } from "../contract";
 import { releaseFree } from "./free-slots";
 import { execChunked, type LedgerDb } from "./ledger-db";
 import { balanceNano, fireAlerts } from "./alerts";
+import { waiveByokFees } from "./byok-allowance";
 
 /**
  * Debits each request's cost and stores its record, exactly once per generation id, in one
@@ -14,12 +15,14 @@ import { balanceNano, fireAlerts } from "./alerts";
  * (and its money held) until they arrive. Each record rides in its debit row (records-outbox.ts), which the
  * alarm sends on in batches.
  */
-export function settleBatch(db: LedgerDb, items: SettleRequest[], slices: SliceReport[] = []): number {
+export function settleBatch(db: LedgerDb, asked: SettleRequest[], slices: SliceReport[] = []): number {
   const { sql } = db;
   let applied = 0;
   let alerts = 0;
   db.transaction(() => {
     const now = db.now();
+    // BYOK fees within the month's allowance are waived before anything is debited.
+    const items = waiveByokFees(db, asked, now);
     // When each request giving back a free slot was admitted (its hold row, read before it goes).
     const admittedAt = new Map<string, number>();
     for (const i of items)
