@@ -54,6 +54,7 @@ const LAYERS: string[][] = [
   ["relay"], // answers and streams back to the caller
   ["carriers"], // dispatch and calls to carriers
   ["generations", "health", "routing"],
+  ["observability"], // generation records as OpenTelemetry spans (OTLP JSON and protobuf), their destinations
   ["payments"],
   ["ledger"],
   ["presets"], // saved set-ups a request names (`@preset/<slug>`): their store, cache and merge
