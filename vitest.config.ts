@@ -43,6 +43,7 @@ export default defineConfig({
                 // /responses seals reasoning under it (src/serve/reasoning-sealer.ts); tests of rotation and of no key set their own.
                 REASONING_SEAL_KEY: "test-reasoning-seal-key-not-for-deploys-0123456789",
                 STRIPE_API_URL: inject("stripeUrl"),
+                OTLP_TEST_URL: inject("otlpUrl"),
                 STRIPE_SECRET_KEY: "sk_test_worker_tests",
                 STRIPE_WEBHOOK_SECRET: TEST_STRIPE_WEBHOOK_SECRET,
                 // Out of reach: tests that fail carriers on purpose must not reorder other tests' carriers

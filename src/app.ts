@@ -9,6 +9,7 @@ import { catalogRoutes } from "./api/catalog-routes";
 import { modelRoutes } from "./api/model-routes";
 import { keyManagementRoutes } from "./api/key-management-routes";
 import { guardrailRoutes } from "./api/guardrail-routes";
+import { observabilityRoutes } from "./api/observability-routes";
 import { userModelsRoutes } from "./api/user-models-routes";
 import { presetRoutes } from "./api/preset-routes";
 import { adminRoutes } from "./admin/admin-routes";
@@ -32,6 +33,7 @@ api.route("/", accountRoutes);
 api.route("/", keyManagementRoutes);
 api.route("/", guardrailRoutes);
 api.route("/", presetRoutes);
+api.route("/", observabilityRoutes); // owner/admin only once accounts have members
 
 export const app = new Hono<AppEnv>();
 app.use("*", readSettingsOnce); // first: every handler after it reads `c.var.settings`, parsed once

@@ -2,10 +2,19 @@ import type { Env } from "./env";
 import { app } from "./app";
 import { consumeSettles } from "./ledger/settle-queue";
 import { consumeDeadRecordBatches, consumeRecordBatches, storeDeps } from "./generations/records-queue";
+import { enqueueTraces } from "./observability/traces-queue";
+import { consumeDeadTraces, consumeTraces, type TraceConsumerDeps } from "./observability/traces-consumer";
+import { settings } from "./settings";
 import { scheduled } from "./scheduled";
 
 export { LedgerObject } from "./ledger/ledger-object";
 export { RateLimiterObject } from "./rate-limits/rate-limiter-object";
+
+/** The traces consumers' D1 and settings. */
+function traceConsumerDeps(env: Env): TraceConsumerDeps {
+  const s = settings(env);
+  return { d1: env.DB, timeoutMs: s.OBSERVABILITY_EXPORT_TIMEOUT_MS, logRows: s.OBSERVABILITY_DELIVERY_LOG_ROWS, now: Date.now };
+}
 
 /** The Worker's handlers: HTTP (the API, /admin, the console), the Cron Trigger and the queues. */
 export default {
@@ -20,6 +29,10 @@ export default {
     batch.queue.endsWith("-records-dead")
       ? consumeDeadRecordBatches(batch, env)
       : batch.queue.endsWith("-records")
-        ? consumeRecordBatches(batch, storeDeps(env))
-        : consumeSettles(batch, env),
+        ? consumeRecordBatches(batch, storeDeps(env), (accountId, records) => enqueueTraces({ d1: env.DB, queue: env.TRACES_QUEUE }, accountId, records))
+        : batch.queue.endsWith("-traces-dead")
+          ? consumeDeadTraces(batch, traceConsumerDeps(env))
+          : batch.queue.endsWith("-traces")
+            ? consumeTraces(batch, traceConsumerDeps(env))
+            : consumeSettles(batch, env),
 } satisfies ExportedHandler<Env, unknown>;

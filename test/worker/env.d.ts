@@ -6,6 +6,8 @@ declare global {
   namespace Cloudflare {
     interface Env extends SettingVars {
       TEST_MIGRATIONS: D1Migration[];
+      /** The local OTLP receiver (test/global-simulator.ts): where observability tests point their destinations. */
+      OTLP_TEST_URL: string;
     }
   }
 }

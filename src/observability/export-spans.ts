@@ -1,0 +1,52 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { db } from "../db/client";
+import { apiKeys, type NewGeneration, type ObservabilityDestination } from "../db/schema";
+import { generationSpan } from "./span";
+import { exportRequestJson } from "./otlp-json";
+import { exportRequestProto } from "./otlp-proto";
+
+/** What one export to a destination came to: its HTTP status (0: unreachable or timed out) and whether to try again. */
+export type ExportResult = { status: number; outcome: "delivered" | "retry" | "failed" };
+
+/** The collector's traces URL: the endpoint as given when it names `/v1/traces`, else that path under it (OTLP/HTTP's default). */
+export function tracesUrl(endpoint: string): string {
+  return /\/v1\/traces\/?$/.test(endpoint) ? endpoint : `${endpoint.replace(/\/+$/, "")}/v1/traces`;
+}
+
+/** The masked labels of the records' keys (the keys themselves are never stored), read in one query scoped to the account. */
+export async function keyLabels(d1: D1Database, accountId: string, records: NewGeneration[]): Promise<Map<string, string>> {
+  const hashes = [...new Set(records.map((r) => r.keyHash))];
+  if (hashes.length === 0) return new Map();
+  const rows = await db(d1)
+    .select({ hash: apiKeys.hash, label: apiKeys.label })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, accountId), inArray(apiKeys.hash, hashes.slice(0, 90))));
+  return new Map(rows.map((r) => [r.hash, r.label]));
+}
+
+/**
+ * Posts the records as one OTLP/HTTP export in the destination's encoding. 2xx is delivered; 429, 5xx, a
+ * timeout or no answer is worth another try (OTLP's retryable answers); any other answer will not change.
+ */
+export async function exportSpans(
+  d: ObservabilityDestination,
+  records: NewGeneration[],
+  labels: Map<string, string>,
+  timeoutMs: number,
+): Promise<ExportResult> {
+  const spans = records.map((r) => generationSpan(r, { keyLabel: labels.get(r.keyHash) ?? null }));
+  const body = d.encoding === "json" ? JSON.stringify(exportRequestJson(spans)) : exportRequestProto(spans);
+  const headers = {
+    ...(JSON.parse(d.headers) as Record<string, string>),
+    "content-type": d.encoding === "json" ? "application/json" : "application/x-protobuf",
+  };
+  let res: Response;
+  try {
+    res = await fetch(tracesUrl(d.endpoint), { method: "POST", headers, body, signal: AbortSignal.timeout(timeoutMs) });
+  } catch {
+    return { status: 0, outcome: "retry" };
+  }
+  await res.body?.cancel();
+  if (res.ok) return { status: res.status, outcome: "delivered" };
+  return { status: res.status, outcome: res.status === 429 || res.status >= 500 ? "retry" : "failed" };
+}
