@@ -22,8 +22,9 @@ export default {
   scheduled,
   /**
    * By queue (wrangler.toml; a deployment may prefix the names): the ledgers' record batches and their dead
-   * letters (src/generations/records-queue.ts), and settle batches an isolate could not store in a ledger
-   * in time (src/ledger/settle-queue.ts).
+   * letters (src/generations/records-queue.ts), the spans of stored records on their way to observability
+   * destinations and theirs (src/observability/traces-consumer.ts), and settle batches an isolate could not
+   * store in a ledger in time (src/ledger/settle-queue.ts).
    */
   queue: (batch: MessageBatch<unknown>, env: Env) =>
     batch.queue.endsWith("-records-dead")
