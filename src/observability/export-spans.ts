@@ -17,11 +17,17 @@ export function tracesUrl(endpoint: string): string {
 export async function keyLabels(d1: D1Database, accountId: string, records: NewGeneration[]): Promise<Map<string, string>> {
   const hashes = [...new Set(records.map((r) => r.keyHash))];
   if (hashes.length === 0) return new Map();
-  const rows = await db(d1)
-    .select({ hash: apiKeys.hash, label: apiKeys.label })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, accountId), inArray(apiKeys.hash, hashes.slice(0, 90))));
-  return new Map(rows.map((r) => [r.hash, r.label]));
+  // D1 binds at most 100 parameters a statement: 90 hashes a query.
+  const chunks = Array.from({ length: Math.ceil(hashes.length / 90) }, (_, i) => hashes.slice(i * 90, i * 90 + 90));
+  const rows = await Promise.all(
+    chunks.map((chunk) =>
+      db(d1)
+        .select({ hash: apiKeys.hash, label: apiKeys.label })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.accountId, accountId), inArray(apiKeys.hash, chunk))),
+    ),
+  );
+  return new Map(rows.flat().map((r) => [r.hash, r.label]));
 }
 
 /**

@@ -49,6 +49,25 @@ export function traceMessages(accountId: string, destinations: ObservabilityDest
   return out;
 }
 
+/** A sendBatch takes at most 100 messages and 256 KB in all: messages grouped under both, with room to spare. */
+export function sendGroups(messages: TraceMessage[]): TraceMessage[][] {
+  const groups: TraceMessage[][] = [];
+  let group: TraceMessage[] = [];
+  let bytes = 0;
+  for (const m of messages) {
+    const size = m.records.reduce((n, r) => n + r.length, 200);
+    if (group.length > 0 && (group.length === 100 || bytes + size > 2 * MESSAGE_BYTES)) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(m);
+    bytes += size;
+  }
+  if (group.length) groups.push(group);
+  return groups;
+}
+
 export type TraceEnqueueDeps = { d1: D1Database; queue: Queue };
 
 /**
@@ -60,7 +79,7 @@ export async function enqueueTraces(deps: TraceEnqueueDeps, accountId: string, r
     const destinations = await enabledDestinations(deps.d1, accountId);
     if (destinations.length === 0) return;
     const messages = traceMessages(accountId, destinations, records);
-    for (let i = 0; i < messages.length; i += 50) await deps.queue.sendBatch(messages.slice(i, i + 50).map((body) => ({ body })));
+    for (const group of sendGroups(messages)) await deps.queue.sendBatch(group.map((body) => ({ body })));
   } catch (err) {
     logError("traces: a stored batch's spans could not be enqueued; they are not exported", err, { account: accountId });
   }

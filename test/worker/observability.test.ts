@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import { env } from "cloudflare:test";
 import { admin, call, chat, newAccount, storedRecords, user } from "./helpers";
 import { consumeTraces, retryDelaySeconds } from "../../src/observability/traces-consumer";
-import { traceMessages } from "../../src/observability/traces-queue";
+import { sendGroups, traceMessages } from "../../src/observability/traces-queue";
 import type { NewGeneration, ObservabilityDestination } from "../../src/db/schema";
 
 // Observability destinations (docs/observability.md): the `/observability/destinations` API, and spans of the
@@ -144,6 +144,24 @@ describe("spans delivered through the traces queue", () => {
     expect(half).toBe(count(dest({ samplingRate: 0.5 }))); // the same every time
     expect(half).toBeGreaterThan(150);
     expect(half).toBeLessThan(250);
+  });
+
+  it("splits a destination's records into messages of at most 100 KB, sent in groups a sendBatch takes", () => {
+    const d = { id: "d", samplingRate: 1, apiKeyHashes: null } as ObservabilityDestination;
+    const recs = Array.from({ length: 600 }, (_, i) => ({ id: `gen-${i}`, keyHash: "k", errorMessage: "x".repeat(1000) }) as NewGeneration);
+    const messages = traceMessages("acct", [d, { ...d, id: "e" }], recs);
+    const size = (m: { records: string[] }) => m.records.reduce((n, r) => n + r.length, 0);
+    expect(messages.every((m) => size(m) <= 100 * 1024)).toBe(true);
+    expect(
+      messages
+        .filter((m) => m.destinationId === "d")
+        .flatMap((m) => m.records)
+        .map((r) => (JSON.parse(r) as { id: string }).id),
+    ).toEqual(recs.map((r) => r.id));
+    const groups = sendGroups(messages);
+    expect(groups.flat()).toEqual(messages);
+    expect(groups.every((g) => g.length <= 100 && g.reduce((n, m) => n + size(m), 0) <= 250 * 1024)).toBe(true);
+    expect(groups.length).toBeGreaterThan(1);
   });
 
   it("retries an unreachable collector with backoff and logs each attempt; a refusing one is not retried", async () => {
