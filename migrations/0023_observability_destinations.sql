@@ -18,6 +18,8 @@ CREATE TABLE `observability_destinations` (
 	`enabled` integer NOT NULL,
 	`endpoint` text NOT NULL,
 	`encoding` text NOT NULL,
+	`method` text NOT NULL,
+	`signing_secret` text,
 	`headers` text NOT NULL,
 	`sampling_rate` real NOT NULL,
 	`api_key_hashes` text,

@@ -5,6 +5,7 @@ import { consumeDeadRecordBatches, consumeRecordBatches, storeDeps } from "./gen
 import { enqueueTraces } from "./observability/traces-queue";
 import { consumeDeadTraces, consumeTraces, type TraceConsumerDeps } from "./observability/traces-consumer";
 import { settings } from "./settings";
+import { presentGeneration } from "./api/present-generation";
 import { scheduled } from "./scheduled";
 
 export { LedgerObject } from "./ledger/ledger-object";
@@ -13,7 +14,7 @@ export { RateLimiterObject } from "./rate-limits/rate-limiter-object";
 /** The traces consumers' D1 and settings. */
 function traceConsumerDeps(env: Env): TraceConsumerDeps {
   const s = settings(env);
-  return { d1: env.DB, timeoutMs: s.OBSERVABILITY_EXPORT_TIMEOUT_MS, logRows: s.OBSERVABILITY_DELIVERY_LOG_ROWS, now: Date.now };
+  return { d1: env.DB, timeoutMs: s.OBSERVABILITY_EXPORT_TIMEOUT_MS, logRows: s.OBSERVABILITY_DELIVERY_LOG_ROWS, now: Date.now, present: presentGeneration };
 }
 
 /** The Worker's handlers: HTTP (the API, /admin, the console), the Cron Trigger and the queues. */

@@ -1,5 +1,6 @@
 // A local OpenTelemetry collector, as far as traces go: OTLP/HTTP `POST /v1/traces` in JSON or protobuf, the
-// spans kept in memory for tests and for a look under `npm start`. Node-only; never part of the Worker bundle.
+// spans kept in memory for tests and for a look under `npm start`; and a webhook sink (`/webhooks/…`) for
+// webhook destinations. Node-only; never part of the Worker bundle.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { listen, sendJson } from "../http";
 import { decodeTraceExport } from "./proto-read";
@@ -14,11 +15,15 @@ export type ReceivedSpan = {
   authorization: string | null;
 };
 
+/** One call to a webhook path (`/webhooks/…`): what a webhook destination sent, as sent. */
+export type ReceivedWebhook = { path: string; method: string; body: string; signature: string | null; authorization: string | null };
+
 export type OtlpReceiver = {
   /** "http://127.0.0.1:<port>"; the traces endpoint is `${url}/v1/traces`. */
   url: string;
   port: number;
   spans(): ReceivedSpan[];
+  webhooks(): ReceivedWebhook[];
   clear(): void;
   /** The next `count` exports are answered `status` (a collector that is down), then it accepts again. */
   failNext(count: number, status?: number): void;
@@ -43,6 +48,7 @@ async function readBytes(req: IncomingMessage): Promise<Buffer | "too_large"> {
 
 export async function startOtlpReceiver(opts: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
   const received: ReceivedSpan[] = [];
+  const hooks: ReceivedWebhook[] = [];
   const failing = { count: 0, status: 503 };
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -75,6 +81,20 @@ export async function startOtlpReceiver(opts: OtlpReceiverOptions = {}): Promise
       res.end();
       return;
     }
+    if ((method === "POST" || method === "PUT") && url.pathname.startsWith("/webhooks/")) {
+      const body = await readBytes(req);
+      if (body === "too_large") return sendJson(res, 413, JSON.stringify({ message: "body too large" }));
+      const header = (name: string) => (typeof req.headers[name] === "string" ? (req.headers[name] as string) : null);
+      hooks.push({
+        path: url.pathname,
+        method,
+        body: body.toString("utf8"),
+        signature: header("x-switchyard-signature"),
+        authorization: header("authorization"),
+      });
+      return sendJson(res, 200, "{}");
+    }
+    if (method === "GET" && url.pathname === "/_sim/webhooks") return sendJson(res, 200, JSON.stringify({ webhooks: hooks }));
     if (method === "GET" && url.pathname === "/_sim/spans") return sendJson(res, 200, JSON.stringify({ spans: received }));
     if (method === "DELETE" && url.pathname === "/_sim/spans") {
       received.length = 0;
@@ -94,6 +114,7 @@ export async function startOtlpReceiver(opts: OtlpReceiverOptions = {}): Promise
     url,
     port,
     spans: () => [...received],
+    webhooks: () => [...hooks],
     clear: () => void (received.length = 0),
     failNext: (count, status = 503) => Object.assign(failing, { count, status }),
     close: () =>

@@ -8,7 +8,7 @@ import { ApiError } from "../request/errors";
  */
 
 /** The contract's kinds this router exports to; every other kind is a 400 naming these. */
-export const SUPPORTED_TYPES = ["otel-collector"] as const;
+export const SUPPORTED_TYPES = ["otel-collector", "webhook"] as const;
 
 const MAX_HEADERS = 20;
 
@@ -25,14 +25,14 @@ const endpoint = z
     }
   }, "must be an https URL (plain http only to 127.0.0.1 or localhost)");
 
-const config = z.strictObject({
-  endpoint,
-  headers: z
-    .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, "a header name"), z.string().max(4096))
-    .refine((h) => Object.keys(h).length <= MAX_HEADERS, `at most ${MAX_HEADERS} headers`)
-    .optional(),
-  encoding: z.enum(["protobuf", "json"]).optional(),
-});
+const headers = z
+  .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, "a header name"), z.string().max(4096))
+  .refine((h) => Object.keys(h).length <= MAX_HEADERS, `at most ${MAX_HEADERS} headers`)
+  .optional();
+
+export const config = z.strictObject({ endpoint, headers, encoding: z.enum(["protobuf", "json"]).optional() });
+/** A webhook's config; `signing_secret` is what a GET shows of it (masked), accepted back and ignored. */
+export const webhookConfig = z.strictObject({ url: endpoint, method: z.enum(["POST", "PUT"]).optional(), headers, signing_secret: z.string().optional() });
 
 const apiKeyHashes = z
   .array(z.string().regex(/^[0-9a-f]{64}$/, "a key's hash (64 hex digits)"))
@@ -58,9 +58,7 @@ const common = {
   workspace_id: z.uuid(),
 };
 
-export const createDestinationBody = z.strictObject({
-  type: z.literal("otel-collector"),
-  config,
+const createFields = {
   name: common.name,
   enabled: common.enabled.optional(),
   sampling_rate: common.sampling_rate.optional(),
@@ -71,11 +69,16 @@ export const createDestinationBody = z.strictObject({
   broadcast_generation_identity: common.broadcast_generation_identity.optional(),
   broadcast_generation_request_context: common.broadcast_generation_request_context.optional(),
   workspace_id: common.workspace_id.optional(),
-});
+};
+
+export const createDestinationBody = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("otel-collector"), config, ...createFields }),
+  z.strictObject({ type: z.literal("webhook"), config: webhookConfig, ...createFields }),
+]);
 
 export const updateDestinationBody = z
   .strictObject({
-    config: config.optional(),
+    config: z.record(z.string(), z.unknown()).optional(), // checked against the destination's kind (config, webhookConfig)
     name: common.name.optional(),
     enabled: common.enabled.optional(),
     sampling_rate: common.sampling_rate.optional(),

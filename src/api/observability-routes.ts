@@ -7,7 +7,14 @@ import { ApiError } from "../request/errors";
 import { invalidInput, readJsonObject } from "../request/json-body";
 import type { ObservabilityDestination } from "../db/schema";
 import { pageQuery } from "./preset-input";
-import { createDestinationBody, maskSecret, refuseUnsupportedType, updateDestinationBody } from "./observability-input";
+import {
+  config as collectorConfig,
+  createDestinationBody,
+  maskSecret,
+  refuseUnsupportedType,
+  updateDestinationBody,
+  webhookConfig,
+} from "./observability-input";
 import {
   createDestination,
   deleteDestination,
@@ -54,20 +61,38 @@ function present(d: ObservabilityDestination, workspace: string) {
     sampling_rate: d.samplingRate,
     api_key_hashes: d.apiKeyHashes === null ? null : (JSON.parse(d.apiKeyHashes) as string[]),
     filter_rules: null,
-    config: {
-      endpoint: d.endpoint,
-      encoding: d.encoding,
-      ...(Object.keys(headers).length ? { headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, maskSecret(v)])) } : {}),
-    },
+    config: configShown(d, headers),
     created_at: new Date(d.createdAt).toISOString(),
     updated_at: new Date(d.updatedAt).toISOString(),
   };
+}
+
+function configShown(d: ObservabilityDestination, headers: Record<string, string>) {
+  const shownHeaders = Object.keys(headers).length ? { headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, maskSecret(v)])) } : {};
+  if (d.type === "webhook") return { url: d.endpoint, method: d.method, ...shownHeaders, signing_secret: maskSecret(d.signingSecret ?? "") };
+  return { endpoint: d.endpoint, encoding: d.encoding, ...shownHeaders };
+}
+
+/** A webhook's signing secret: 32 random bytes, hex, after `whsec_`. */
+function newSigningSecret(): string {
+  return `whsec_${[...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
 /** Headers as given, except a value sent back as its masked form (a GET's config PATCHed back): the stored one stays. */
 function mergeHeaders(given: Record<string, string> | undefined, stored: Record<string, string>): Record<string, string> {
   if (!given) return {};
   return Object.fromEntries(Object.entries(given).map(([k, v]) => [k, stored[k] !== undefined && v === maskSecret(stored[k]) ? stored[k] : v]));
+}
+
+/** A PATCH's config, checked against the destination's kind; header values sent back masked keep the stored ones. */
+function configFields(found: ObservabilityDestination, given: Record<string, unknown>): Partial<DestinationFields> {
+  const stored = JSON.parse(found.headers) as Record<string, string>;
+  if (found.type === "webhook") {
+    const w = parse(webhookConfig, given);
+    return { endpoint: w.url, method: w.method ?? found.method, headers: JSON.stringify(mergeHeaders(w.headers, stored)) };
+  }
+  const o = parse(collectorConfig, given);
+  return { endpoint: o.endpoint, encoding: o.encoding ?? found.encoding, headers: JSON.stringify(mergeHeaders(o.headers, stored)) };
 }
 
 async function checkWorkspace(c: Context<AppEnv>, given: string | undefined): Promise<string> {
@@ -89,12 +114,15 @@ observabilityRoutes.post("/observability/destinations", ...managementKey, async 
   refuseUnsupportedType(json);
   const body = parse(createDestinationBody, json);
   const workspace = await checkWorkspace(c, body.workspace_id);
+  const target =
+    body.type === "webhook"
+      ? { endpoint: body.config.url, encoding: "json" as const, method: body.config.method ?? "POST", signingSecret: newSigningSecret() }
+      : { endpoint: body.config.endpoint, encoding: body.config.encoding ?? "protobuf", method: "POST" as const, signingSecret: null };
   const fields: DestinationFields = {
     type: body.type,
     name: body.name,
     enabled: body.enabled ?? true,
-    endpoint: body.config.endpoint,
-    encoding: body.config.encoding ?? "protobuf",
+    ...target,
     headers: JSON.stringify(body.config.headers ?? {}),
     samplingRate: body.sampling_rate ?? 1,
     apiKeyHashes: body.api_key_hashes ? JSON.stringify(body.api_key_hashes) : null,
@@ -110,7 +138,9 @@ observabilityRoutes.post("/observability/destinations", ...managementKey, async 
       400,
       `An account can have at most ${max} observability destinations (OBSERVABILITY_DESTINATIONS_PER_ACCOUNT); delete one to create another.`,
     );
-  return c.json({ data: present(created, workspace) }, 201);
+  const data = present(created, workspace);
+  // The only time a webhook's signing secret is shown in full.
+  return c.json({ data: created.signingSecret ? { ...data, config: { ...data.config, signing_secret: created.signingSecret } } : data }, 201);
 });
 
 observabilityRoutes.get("/observability/destinations/:id", ...managementKey, async (c) => {
@@ -134,13 +164,7 @@ observabilityRoutes.patch("/observability/destinations/:id", ...managementKey, a
     ...(body.broadcast_generation_cost !== undefined ? { broadcastCost: body.broadcast_generation_cost } : {}),
     ...(body.broadcast_generation_identity !== undefined ? { broadcastIdentity: body.broadcast_generation_identity } : {}),
     ...(body.broadcast_generation_request_context !== undefined ? { broadcastRequestContext: body.broadcast_generation_request_context } : {}),
-    ...(body.config !== undefined
-      ? {
-          endpoint: body.config.endpoint,
-          encoding: body.config.encoding ?? found.encoding,
-          headers: JSON.stringify(mergeHeaders(body.config.headers, JSON.parse(found.headers) as Record<string, string>)),
-        }
-      : {}),
+    ...(body.config !== undefined ? configFields(found, body.config) : {}),
   };
   const updated = await updateDestination(c.env.DB, accountOf(c), id, fields, Date.now());
   if (!updated) throw notFound(id);

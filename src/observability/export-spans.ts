@@ -30,25 +30,46 @@ export async function keyLabels(d1: D1Database, accountId: string, records: NewG
   return new Map(rows.flat().map((r) => [r.hash, r.label]));
 }
 
-/**
- * Posts the records as one OTLP/HTTP export in the destination's encoding. 2xx is delivered; 429, 5xx, a
- * timeout or no answer is worth another try (OTLP's retryable answers); any other answer will not change.
- */
-export async function exportSpans(
-  d: ObservabilityDestination,
-  records: NewGeneration[],
-  labels: Map<string, string>,
-  timeoutMs: number,
-): Promise<ExportResult> {
+/** What an export needs beside the destination: its time limit, the clock, and the record's public shape (a webhook's body). */
+export type ExportDeps = { timeoutMs: number; now: () => number; present: (r: NewGeneration) => unknown };
+
+/** `X-Switchyard-Signature: t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the signing secret>` (docs/observability.md). */
+export async function webhookSignature(secret: string, t: number, body: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${t}.${body}`)));
+  return `t=${t},v1=${[...mac].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** The request one export makes: OTLP/HTTP to a collector, or the records as JSON, signed, to a webhook. */
+async function exportRequest(d: ObservabilityDestination, records: NewGeneration[], labels: Map<string, string>, deps: ExportDeps) {
+  const headers = JSON.parse(d.headers) as Record<string, string>;
+  if (d.type === "webhook") {
+    const body = JSON.stringify({
+      type: "generations",
+      data: records.map((r) => ({ ...(deps.present(r) as object), key_label: labels.get(r.keyHash) ?? null })),
+    });
+    const signature = await webhookSignature(d.signingSecret ?? "", Math.floor(deps.now() / 1000), body);
+    return { url: d.endpoint, method: d.method, body, headers: { ...headers, "content-type": "application/json", "x-switchyard-signature": signature } };
+  }
   const spans = records.map((r) => generationSpan(r, { keyLabel: labels.get(r.keyHash) ?? null }));
-  const body = d.encoding === "json" ? JSON.stringify(exportRequestJson(spans)) : exportRequestProto(spans);
-  const headers = {
-    ...(JSON.parse(d.headers) as Record<string, string>),
-    "content-type": d.encoding === "json" ? "application/json" : "application/x-protobuf",
+  const json = d.encoding === "json";
+  return {
+    url: tracesUrl(d.endpoint),
+    method: "POST",
+    body: json ? JSON.stringify(exportRequestJson(spans)) : exportRequestProto(spans),
+    headers: { ...headers, "content-type": json ? "application/json" : "application/x-protobuf" },
   };
+}
+
+/**
+ * Sends the records as one export in the destination's kind. 2xx is delivered; 429, 5xx, a timeout or no
+ * answer is worth another try (OTLP's retryable answers); any other answer will not change.
+ */
+export async function exportSpans(d: ObservabilityDestination, records: NewGeneration[], labels: Map<string, string>, deps: ExportDeps): Promise<ExportResult> {
+  const { url, ...init } = await exportRequest(d, records, labels, deps);
   let res: Response;
   try {
-    res = await fetch(tracesUrl(d.endpoint), { method: "POST", headers, body, signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(url, { ...init, signal: AbortSignal.timeout(deps.timeoutMs) });
   } catch {
     return { status: 0, outcome: "retry" };
   }

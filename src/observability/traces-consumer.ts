@@ -1,11 +1,11 @@
 import type { NewGeneration } from "../db/schema";
 import { logError, logEvent } from "../log-error";
 import { findDestination, logDelivery } from "./destination-store";
-import { exportSpans, keyLabels } from "./export-spans";
+import { exportSpans, keyLabels, type ExportDeps } from "./export-spans";
 import { traceMessageSchema } from "./traces-queue";
 
-/** What the traces consumers need: D1 (destinations, key labels, the delivery log) and the settings they read. */
-export type TraceConsumerDeps = { d1: D1Database; timeoutMs: number; logRows: number; now: () => number };
+/** What the traces consumers need: D1 (destinations, key labels, the delivery log), what an export needs, the log's bound. */
+export type TraceConsumerDeps = ExportDeps & { d1: D1Database; logRows: number };
 
 /** The delay before a message's next attempt: 5 s doubling per attempt, at most 10 minutes. */
 export function retryDelaySeconds(attempts: number): number {
@@ -34,7 +34,7 @@ export async function consumeTraces(messages: MessageBatch<unknown>, deps: Trace
         continue;
       }
       const records = msg.records.map((r) => JSON.parse(r) as NewGeneration);
-      const result = await exportSpans(d, records, await keyLabels(deps.d1, msg.accountId, records), deps.timeoutMs);
+      const result = await exportSpans(d, records, await keyLabels(deps.d1, msg.accountId, records), deps);
       const outcome = result.outcome === "retry" ? "retrying" : result.outcome;
       const row = {
         accountId: msg.accountId,

@@ -48,6 +48,14 @@ describe("observability destinations conform to the teams contract", () => {
     expect((await conforms("GET", "/observability/destinations", mgmt, 200)).total_count).toBe(1);
     await conforms("GET", `/observability/destinations/${id}`, mgmt, 200);
     expect((await conforms("PATCH", `/observability/destinations/${id}`, mgmt, 200, { enabled: false })).data.enabled).toBe(false);
+    const hook = await conforms("POST", "/observability/destinations", mgmt, 201, {
+      type: "webhook",
+      name: "Hook",
+      config: { url: "https://hooks.example.com/x" },
+    });
+    expect(hook.data.config).toMatchObject({ url: "https://hooks.example.com/x", method: "POST" });
+    await conforms("GET", `/observability/destinations/${hook.data.id}`, mgmt, 200);
+    expect((await conforms("GET", "/observability/destinations", mgmt, 200)).total_count).toBe(2);
     await conforms("POST", "/observability/destinations", mgmt, 400, { type: "datadog", name: "D", config: {} });
     await conforms("GET", "/observability/destinations", null, 401);
     await conforms("GET", "/observability/destinations/00000000-0000-4000-8000-000000000000", mgmt, 404);

@@ -3,6 +3,7 @@ import { env } from "cloudflare:test";
 import { admin, call, chat, newAccount, storedRecords, user } from "./helpers";
 import { consumeTraces, retryDelaySeconds } from "../../src/observability/traces-consumer";
 import { sendGroups, traceMessages } from "../../src/observability/traces-queue";
+import { webhookSignature } from "../../src/observability/export-spans";
 import type { NewGeneration, ObservabilityDestination } from "../../src/db/schema";
 
 // Observability destinations (docs/observability.md): the `/observability/destinations` API, and spans of the
@@ -133,6 +134,52 @@ describe("spans delivered through the traces queue", () => {
     expect((await received(byAuth("none"), 0)).length).toBe(0);
   });
 
+  it("sends a webhook destination the records as the API shows them, signed with the secret shown once", async () => {
+    const a = await owner();
+    const created = await api(a.mgmt, "POST", "", {
+      type: "webhook",
+      name: "hook",
+      config: { url: `${OTLP}/webhooks/${a.accountId}`, method: "PUT", headers: { authorization: "Bearer hook-secret-000001" } },
+    });
+    expect(created.status).toBe(201);
+    const secret = created.json.data.config.signing_secret as string;
+    expect(secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+    const shown = (await api(a.mgmt, "GET", `/${created.json.data.id}`)).json.data.config;
+    expect(shown).toEqual({
+      url: `${OTLP}/webhooks/${a.accountId}`,
+      method: "PUT",
+      headers: { authorization: "Bear...0001" },
+      signing_secret: `${secret.slice(0, 4)}...${secret.slice(-4)}`,
+    });
+    expect((await chat(a.key, { model: "openai/gpt-oss-20b", ...user("hi") })).status).toBe(200);
+    const [record] = await storedRecords(a.accountId, 1);
+    const deadline = Date.now() + 20_000;
+    type Hook = { path: string; method: string; body: string; signature: string; authorization: string };
+    let hook: Hook | undefined;
+    while (!hook) {
+      const hooks = ((await (await fetch(`${OTLP}/_sim/webhooks`)).json()) as { webhooks: Hook[] }).webhooks;
+      hook = hooks.find((h) => h.path === `/webhooks/${a.accountId}`);
+      if (!hook && Date.now() > deadline) throw new Error("no webhook call within 20 s");
+      if (!hook) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(hook.method).toBe("PUT");
+    expect(hook.authorization).toBe("Bearer hook-secret-000001");
+    const t = Number(/^t=(\d+),/.exec(hook.signature)![1]);
+    expect(hook.signature).toBe(await webhookSignature(secret, t, hook.body));
+    expect(hook.signature).not.toBe(await webhookSignature(`${secret}x`, t, hook.body));
+    const body = JSON.parse(hook.body) as { type: string; data: Json[] };
+    expect(body.type).toBe("generations");
+    expect(body.data).toHaveLength(1);
+    expect(body.data[0]).toMatchObject({
+      id: record!.id,
+      model: record!.model,
+      tokens_prompt: record!.tokensPrompt,
+      tokens_completion: record!.tokensCompletion,
+      total_cost: record!.costNano / 1e9,
+      key_label: a.label,
+    });
+  });
+
   it("picks records by key and by a sample decided by the generation id alone", () => {
     const dest = (over: Partial<ObservabilityDestination>) => ({ id: "d", samplingRate: 1, apiKeyHashes: null, ...over }) as ObservabilityDestination;
     const recs = Array.from({ length: 400 }, (_, i) => ({ id: `gen-${String(i).padStart(32, "0")}`, keyHash: i % 2 ? "k1" : "k2" }) as NewGeneration);
@@ -197,7 +244,7 @@ describe("spans delivered through the traces queue", () => {
       ackAll() {},
       retryAll() {},
     } as unknown as MessageBatch<unknown>;
-    await consumeTraces(batch, { d1: env.DB, timeoutMs: 2000, logRows: 200, now: Date.now });
+    await consumeTraces(batch, { d1: env.DB, timeoutMs: 2000, logRows: 200, now: Date.now, present: (r) => r });
     expect(outcomes).toEqual([`dead: retry in ${retryDelaySeconds(3)}`, "refusing: ack"]);
     expect(retryDelaySeconds(1)).toBe(5);
     expect(retryDelaySeconds(3)).toBe(20);

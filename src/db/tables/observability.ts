@@ -12,11 +12,15 @@ export const observabilityDestinations = sqliteTable(
     accountId: text("account_id")
       .notNull()
       .references(() => accounts.id),
-    type: text("type", { enum: ["otel-collector"] }).notNull(),
+    type: text("type", { enum: ["otel-collector", "webhook"] }).notNull(),
     name: text("name").notNull(),
     enabled: integer("enabled", { mode: "boolean" }).notNull(),
-    endpoint: text("endpoint").notNull(), // the collector's base URL (`/v1/traces` is added) or the traces URL itself
-    encoding: text("encoding", { enum: ["protobuf", "json"] }).notNull(),
+    // otel-collector: the collector's base URL (`/v1/traces` is added) or the traces URL itself; webhook: its URL.
+    endpoint: text("endpoint").notNull(),
+    encoding: text("encoding", { enum: ["protobuf", "json"] }).notNull(), // otel-collector's; a webhook's body is JSON
+    method: text("method", { enum: ["POST", "PUT"] }).notNull(), // a webhook's; POST for a collector
+    // A webhook's signing secret (`whsec_…`, shown once at creation): it signs, so it is kept as is, like the headers.
+    signingSecret: text("signing_secret"),
     // JSON object of header → value sent with each export (a collector's auth): sent as is, so kept as is —
     // never returned in full (docs/observability.md, "Secrets").
     headers: text("headers").notNull(),
