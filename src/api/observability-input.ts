@@ -97,7 +97,7 @@ export function refuseUnsupportedType(body: Record<string, unknown>): void {
   if (typeof type === "string" && !(SUPPORTED_TYPES as readonly string[]).includes(type))
     throw new ApiError(
       400,
-      `Destination type \`${type}\` is not supported: Switchyard exports to ${SUPPORTED_TYPES.map((t) => `\`${t}\``).join(", ")} (OTLP/HTTP, JSON or protobuf).`,
+      `Destination type \`${type}\` is not supported: Switchyard exports to ${SUPPORTED_TYPES.map((t) => `\`${t}\``).join(", ")}: an OpenTelemetry collector over OTLP/HTTP, or a signed JSON webhook.`,
     );
 }
 
