@@ -49,6 +49,7 @@ export default defineConfig({
                 // The fee from the first BYOK request, so tests see it charged; test/worker/byok-allowance.test.ts drives the monthly allowance.
                 BYOK_FREE_REQUESTS_PER_MONTH: "0",
                 STRIPE_API_URL: inject("stripeUrl"),
+                OTLP_TEST_URL: inject("otlpUrl"),
                 STRIPE_SECRET_KEY: "sk_test_worker_tests",
                 STRIPE_WEBHOOK_SECRET: TEST_STRIPE_WEBHOOK_SECRET,
                 // Out of reach: tests that fail carriers on purpose must not reorder other tests' carriers

@@ -7,6 +7,7 @@ import { startLocalService, DEV_ADMIN_TOKEN } from "./local-service.ts";
 import { AdminClient } from "./admin-client.ts";
 import { ensureDemoAccount, demoSignInLink, DEMO_EMAIL, DEMO_KEY_FILE } from "./demo-account.ts";
 import { configuredCarriers, realStripe } from "./dev-vars.ts";
+import { startOtlpReceiver } from "../simulator/otlp/server.ts";
 
 const port = Number(process.env.PORT ?? 8787);
 const args = process.argv.slice(2);
@@ -23,6 +24,9 @@ if (configured && configured.length === 0) {
 }
 // STATE_DIR and DEMO_KEY_FILE move the local state and the demo key elsewhere (a second instance, a test).
 const stripeReal = real && realStripe(".dev.vars");
+// The local OpenTelemetry collector an observability destination can point at (docs/observability.md); first,
+// so a port in use stops npm start before anything else runs.
+const otlp = await startOtlpReceiver({ port: Number(process.env.OTLP_SIM_PORT ?? 8790) });
 const service = await startLocalService({
   port,
   simulatorPort: Number(process.env.SIM_PORT ?? 8788),
@@ -42,6 +46,7 @@ Switchyard is running.
   API base URL   ${service.url}/api/v1
   Carriers       ${configured ? `real, configured in .dev.vars: ${configured.join(", ")} (the models of the others are not listed)` : `simulated at ${service.simulator.url}`}
   Payments       ${service.stripe ? `Stripe simulator at ${service.stripe.url} (test card 4242 4242 4242 4242)` : "Stripe, keys from .dev.vars (its webhook must reach this machine: docs/payments.md)"}
+  Traces         OTLP receiver at ${otlp.url}/v1/traces (JSON and protobuf; what it received: ${otlp.url}/_sim/spans)
   Demo key       ${key}  (${created ? "new, " : ""}saved in ${keyFile})
   Demo sign-in   ${demoLink.url}
                  (the console as the demo account, its key's requests in Activity; works once, until ${demoLink.expires_at.slice(11, 16)} UTC;
@@ -59,5 +64,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const)
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    service.stop().then(() => process.exit(0));
+    service
+      .stop()
+      .then(() => otlp.close())
+      .then(() => process.exit(0));
   });

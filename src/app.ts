@@ -9,6 +9,7 @@ import { catalogRoutes } from "./api/catalog-routes";
 import { modelRoutes } from "./api/model-routes";
 import { keyManagementRoutes } from "./api/key-management-routes";
 import { guardrailRoutes } from "./api/guardrail-routes";
+import { observabilityRoutes } from "./api/observability-routes";
 import { userModelsRoutes } from "./api/user-models-routes";
 import { presetRoutes } from "./api/preset-routes";
 import { memberApiRoutes } from "./api/member-routes";
@@ -38,6 +39,7 @@ api.route("/", presetRoutes);
 api.route("/", memberApiRoutes);
 api.route("/", alertRoutes);
 api.route("/", byokRoutes); // the account's own carrier keys (docs/byok.md)
+api.route("/", observabilityRoutes); // trace export (docs/observability.md)
 
 export const app = new Hono<AppEnv>();
 app.use("*", readSettingsOnce); // first: every handler after it reads `c.var.settings`, parsed once

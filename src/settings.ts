@@ -10,6 +10,7 @@ import { PRESET_SETTINGS } from "./settings/presets";
 import { MEMBER_SETTINGS } from "./settings/members";
 import { ALERT_SETTINGS } from "./settings/alerts";
 import { BYOK_SETTINGS } from "./settings/byok";
+import { OBSERVABILITY_SETTINGS } from "./settings/observability";
 
 export type { SignUpPolicy } from "./settings/spec";
 
@@ -41,6 +42,7 @@ export const SETTINGS = {
   ...MEMBER_SETTINGS,
   ...ALERT_SETTINGS,
   ...BYOK_SETTINGS,
+  ...OBSERVABILITY_SETTINGS,
 };
 
 export type SettingName = keyof typeof SETTINGS;

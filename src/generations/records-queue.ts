@@ -5,6 +5,7 @@ import { countDeadBatch } from "../db/record-parts";
 import { logError, logEvent } from "../log-error";
 import { storeBatch, type StoreDeps } from "./store-batches";
 import type { RecordBatch } from "../ledger/record-batch";
+import type { NewGeneration } from "../db/schema";
 
 /**
  * The records queue's consumers (wrangler.toml): `switchyard-records` stores the ledgers' record batches
@@ -36,12 +37,21 @@ export function storeDeps(env: Env): StoreDeps {
  * to the dead letters), the others are acknowledged. One that is not a batch at all can never be stored:
  * it is retried too, so that it ends among the dead letters, seen, rather than dropped.
  */
-export async function consumeRecordBatches(messages: MessageBatch<unknown>, deps: StoreDeps): Promise<void> {
+export async function consumeRecordBatches(
+  messages: MessageBatch<unknown>,
+  deps: StoreDeps,
+  exportTraces?: (accountId: string, records: NewGeneration[]) => Promise<void>,
+): Promise<void> {
   await Promise.all(
     messages.messages.map(async (m) => {
       try {
         const batch = recordBatchSchema.parse(m.body) as RecordBatch;
         await storeBatch(deps, batch);
+        // Stored: the account's observability destinations get their spans (it never throws: records come first).
+        await exportTraces?.(
+          batch.accountId,
+          batch.items.map((i) => JSON.parse(i.record) as NewGeneration),
+        );
         m.ack();
       } catch (err) {
         logError("records store: a batch failed; the queue retries it", err, { attempts: m.attempts });

@@ -6,7 +6,7 @@ import type { MemberRole } from "../db/schema";
  * Pure; `test/worker/member-permissions.test.ts` holds it row by row.
  *
  * - owner: everything, members and roles included;
- * - admin: everyone's keys, guardrails, presets, alerts, carrier keys (BYOK), all activity, invitations (of roles up to admin), the audit log;
+ * - admin: everyone's keys, guardrails, presets, alerts, carrier keys (BYOK), trace export, all activity, invitations (of roles up to admin), the audit log;
  * - member: their own keys and the activity of their own keys; reads presets (and the catalog, public);
  * - billing: credits, payments, and spend (the activity of every key), no keys.
  */
@@ -30,6 +30,8 @@ export const PERMISSIONS = {
   "alerts.write": ["owner", "admin"],
   "byok.read": ["owner", "admin"], // the account's own carrier keys (docs/byok.md): last four characters, mode, last error
   "byok.write": ["owner", "admin"],
+  "observability.read": ["owner", "admin"], // trace export destinations and their delivery log (docs/observability.md)
+  "observability.write": ["owner", "admin"],
   "account.self": ["owner", "admin", "member", "billing"], // one's own password, signing out
 } as const satisfies Record<string, readonly MemberRole[]>;
 

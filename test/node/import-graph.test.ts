@@ -54,6 +54,7 @@ const LAYERS: string[][] = [
   ["relay"], // answers and streams back to the caller
   ["carriers"], // dispatch and calls to carriers
   ["generations", "health", "routing"],
+  ["observability"], // generation records as OpenTelemetry spans (OTLP JSON and protobuf), their destinations
   ["payments"],
   ["ledger"],
   ["alerts"], // budget alerts: their events, webhook endpoints and deliveries (the ledger fires them)

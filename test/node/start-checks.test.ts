@@ -10,7 +10,7 @@ import { nodeVersionProblem, satisfiesEngines } from "../../scripts/start-checks
 describe("npm start's checks", () => {
   it("`npm start --real` (without --) refuses, naming --real and `npm start -- --real`, and starts nothing", async () => {
     const npm = spawn("npm", ["start", "--real"], {
-      env: { ...process.env, PORT: "1", SIM_PORT: "1", STRIPE_SIM_PORT: "1" },
+      env: { ...process.env, PORT: "1", SIM_PORT: "1", STRIPE_SIM_PORT: "1", OTLP_SIM_PORT: "1" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

@@ -59,6 +59,7 @@ describe("stopping npm start by its pid", () => {
           PORT: String(await freePort()),
           SIM_PORT: String(await freePort()),
           STRIPE_SIM_PORT: String(await freePort()),
+          OTLP_SIM_PORT: String(await freePort()),
           STATE_DIR: join(state, "wrangler"),
           DEMO_KEY_FILE: join(state, "demo-key"),
         },

@@ -12,12 +12,14 @@ describe("npm start", () => {
     const state = mkdtempSync(join(tmpdir(), "switchyard-start-"));
     const port = await freePort();
     const stripePort = await freePort();
+    const otlpPort = await freePort();
     const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
       env: {
         ...process.env,
         PORT: String(port),
         SIM_PORT: String(await freePort()),
         STRIPE_SIM_PORT: String(stripePort),
+        OTLP_SIM_PORT: String(otlpPort),
         STATE_DIR: join(state, "wrangler"),
         DEMO_KEY_FILE: join(state, "demo-key"),
       },
@@ -52,6 +54,10 @@ describe("npm start", () => {
       // The console pays through the Stripe simulator it started.
       expect(out).toContain(`Payments       Stripe simulator at http://127.0.0.1:${stripePort}`);
       expect((await fetch(`http://127.0.0.1:${stripePort}/health`)).status).toBe(200);
+      // The local OTLP receiver runs beside it (docs/observability.md).
+      expect(out).toContain(`Traces         OTLP receiver at http://127.0.0.1:${otlpPort}/v1/traces`);
+      const empty = await fetch(`http://127.0.0.1:${otlpPort}/v1/traces`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect(empty.status).toBe(200);
     } finally {
       child.kill("SIGTERM");
       if (child.exitCode === null) await new Promise((r) => child.once("exit", r));

@@ -7,6 +7,8 @@ declare global {
     interface Env extends SettingVars {
       TEST_MIGRATIONS: D1Migration[];
       MIGRATION_DB: D1Database;
+      /** The local OTLP receiver (test/global-simulator.ts): where observability tests point their destinations. */
+      OTLP_TEST_URL: string;
     }
   }
 }

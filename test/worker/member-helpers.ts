@@ -71,6 +71,7 @@ export async function accountState(accountId: string): Promise<string> {
       q("SELECT count(*) AS n FROM sessions WHERE account_id = ?"),
       q("SELECT id, url FROM alert_endpoints WHERE account_id = ? ORDER BY id"),
       q("SELECT id, provider, last4, mode, allow_fallback, disabled, updated_at FROM byok_keys WHERE account_id = ? ORDER BY id"),
+      q("SELECT id, name, enabled, endpoint, updated_at FROM observability_destinations WHERE account_id = ? ORDER BY id"),
       ledgerFor(env, accountId).alertRules(),
     ]),
   );

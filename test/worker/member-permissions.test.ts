@@ -24,6 +24,8 @@ const EXPECTED: Record<Action, string> = {
   "alerts.write": "oa",
   "byok.read": "oa",
   "byok.write": "oa",
+  "observability.read": "oa",
+  "observability.write": "oa",
   "account.self": "oamb",
 };
 

@@ -23,6 +23,7 @@ type Fixture = {
   billingId: string;
   endpointId: string;
   byokId: string;
+  destinationId: string;
 };
 type Req = { path: string; fields?: Record<string, string>; body?: unknown };
 
@@ -150,6 +151,26 @@ const API_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
     safe: { path: `/guardrails/${NO_UUID}/assignments/members/remove`, body: {} },
   }),
   "POST /presets": () => ({ harm: { path: "/presets", body: { slug: "sneaky", config: {} } }, safe: { path: "/presets", body: {} } }),
+  "POST /observability/destinations": () => ({
+    harm: { path: "/observability/destinations", body: { type: "webhook", name: "sneaky", config: { url: "https://hooks.example.test/sneaky" } } },
+    safe: { path: "/observability/destinations", body: {} },
+  }),
+  "GET /observability/destinations/:id": (f) => ({
+    harm: { path: `/observability/destinations/${f.destinationId}` },
+    safe: { path: `/observability/destinations/${NO_UUID}` },
+  }),
+  "PATCH /observability/destinations/:id": (f) => ({
+    harm: { path: `/observability/destinations/${f.destinationId}`, body: { enabled: false } },
+    safe: { path: `/observability/destinations/${NO_UUID}`, body: { enabled: false } },
+  }),
+  "DELETE /observability/destinations/:id": (f) => ({
+    harm: { path: `/observability/destinations/${f.destinationId}` },
+    safe: { path: `/observability/destinations/${NO_UUID}` },
+  }),
+  "GET /observability/destinations/:id/deliveries": (f) => ({
+    harm: { path: `/observability/destinations/${f.destinationId}/deliveries` },
+    safe: { path: `/observability/destinations/${NO_UUID}/deliveries` },
+  }),
   "POST /byok": () => ({ harm: { path: "/byok", body: { provider: "deepinfra", key: "sneaky_0000" } }, safe: { path: "/byok", body: {} } }),
   "GET /byok/:id": (f) => ({ harm: { path: `/byok/${f.byokId}` }, safe: { path: `/byok/${NO_UUID}` } }),
   "PATCH /byok/:id": (f) => ({ harm: { path: `/byok/${f.byokId}`, body: { disabled: true } }, safe: { path: `/byok/${NO_UUID}`, body: { disabled: true } } }),
@@ -235,7 +256,15 @@ beforeAll(async () => {
   const byok = await api("POST", "/byok", { provider: "groq", key: "gsk_team_key_1234" });
   expect(byok.status).toBe(201);
   const byokId = ((await byok.json()) as { data: { id: string } }).data.id;
+  const destination = await api("POST", "/observability/destinations", {
+    type: "webhook",
+    name: "team",
+    config: { url: "https://hooks.example.test/traces" },
+  });
+  expect(destination.status).toBe(201);
+  const destinationId = ((await destination.json()) as { data: { id: string } }).data.id;
   f = {
+    destinationId,
     byokId,
     accountId: t.accountId,
     ownerKeyHash,
