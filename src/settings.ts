@@ -7,6 +7,7 @@ import { LEDGER_RECORDS_SETTINGS } from "./settings/ledger-records";
 import { PAYMENTS_SETTINGS } from "./settings/payments";
 import { GUARDRAIL_SETTINGS } from "./settings/guardrails";
 import { PRESET_SETTINGS } from "./settings/presets";
+import { ANSWER_CACHE_SETTINGS } from "./settings/answer-cache";
 
 export type { SignUpPolicy } from "./settings/spec";
 
@@ -35,6 +36,7 @@ export const SETTINGS = {
   ...PAYMENTS_SETTINGS,
   ...GUARDRAIL_SETTINGS,
   ...PRESET_SETTINGS,
+  ...ANSWER_CACHE_SETTINGS,
 };
 
 export type SettingName = keyof typeof SETTINGS;

@@ -14,6 +14,7 @@ export * from "./tables/console-auth";
 export * from "./tables/payments";
 export * from "./tables/guardrails";
 export * from "./tables/presets";
+export * from "./tables/answer-cache";
 
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;

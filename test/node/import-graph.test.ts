@@ -56,7 +56,7 @@ const LAYERS: string[][] = [
   ["generations", "health", "routing"],
   ["payments"],
   ["ledger"],
-  ["presets"], // saved set-ups a request names (`@preset/<slug>`): their store, cache and merge
+  ["presets", "answer-cache"], // saved set-ups a request names (`@preset/<slug>`): their store, cache and merge; cached answers: their key, entries and store
   ["protocols"], // caller and carrier protocols: pure adapters
   ["request"], // the canonical request, answer and outcome
   ["media"], // what media parts hold: pages, seconds, pixels

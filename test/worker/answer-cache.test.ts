@@ -1,0 +1,158 @@
+import { describe, it, expect } from "vitest";
+import { env } from "cloudflare:test";
+import { chat, debited, generation, newAccount, user } from "./helpers";
+import { simRequests, uniqueTag } from "./sim";
+import { readSse } from "./sse";
+import { post } from "./preset-helpers";
+
+// Cached answers (docs/caching.md): `X-OpenRouter-Cache: true` serves an identical request of the same
+// account from the cache — one carrier call for two requests, the second free, recorded with the first's id.
+const LLAMA = "meta-llama/llama-3.1-8b-instruct";
+const CACHE = { "x-openrouter-cache": "true" };
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Waits (bounded) until the account's cache index holds `count` entries: the store runs after the answer, under waitUntil. */
+async function stored(accountId: string, count = 1, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await env.DB.prepare("SELECT count(*) AS n FROM answer_cache_entries WHERE account_id = ?").bind(accountId).first<{ n: number }>();
+    if ((row?.n ?? 0) >= count) return;
+    if (Date.now() > deadline) throw new Error(`account ${accountId}: ${row?.n ?? 0} of ${count} cache entries after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** The text an SSE chat stream delivered. */
+function streamedText(events: Awaited<ReturnType<typeof readSse>>): string {
+  return events.map((e) => (e === "[DONE]" ? "" : (e.choices?.[0]?.delta?.content ?? ""))).join("");
+}
+
+describe("answer cache on /chat/completions", () => {
+  it("non-stream: MISS then HIT, one carrier call, the hit free with zero usage, debited once, recorded with the source's id", async () => {
+    const a = await newAccount(10);
+    const tag = uniqueTag();
+    const body = { model: LLAMA, temperature: 0, ...user(`cache me [sim tokens=7 tag=${tag}]`) };
+    const first = await chat(a.key, body, CACHE);
+    const one = (await first.json()) as Json;
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-openrouter-cache-status")).toBe("MISS");
+    expect(first.headers.get("x-openrouter-cache-ttl")).toBe("300");
+    await stored(a.accountId);
+    const second = await chat(a.key, body, CACHE);
+    const two = (await second.json()) as Json;
+    expect(second.status).toBe(200);
+    expect(second.headers.get("x-openrouter-cache-status")).toBe("HIT");
+    expect(second.headers.get("x-switchyard-cache-source")).toBe(one.id);
+    expect(two.id).not.toBe(one.id);
+    expect(two.id).toBe(second.headers.get("x-generation-id"));
+    expect(two.choices).toEqual(one.choices);
+    expect(two.model).toBe(LLAMA);
+    expect(two.provider).toBe(one.provider);
+    expect(two.usage).toMatchObject({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0 });
+    expect(await simRequests(tag)).toHaveLength(1);
+    const t = await debited(a.accountId, 2);
+    const firstRecord = await generation(a.key, one.id);
+    const hitRecord = await generation(a.key, two.id);
+    expect(Math.round(t.total_usage * 1e9)).toBe(Math.round((firstRecord.total_cost as number) * 1e9));
+    expect(firstRecord.total_cost).toBeGreaterThan(0);
+    expect(firstRecord).toMatchObject({ response_cache_source_id: null, cache_hit: false });
+    expect(hitRecord).toMatchObject({ response_cache_source_id: one.id, cache_hit: true, total_cost: 0, tokens_prompt: 0, tokens_completion: 0, status: 200 });
+    expect(hitRecord.finish_reason).toBe(firstRecord.finish_reason);
+  });
+
+  it("stream: MISS then HIT replayed as the same stream, one carrier call, the hit free, debited once", async () => {
+    const a = await newAccount(10);
+    const tag = uniqueTag();
+    const body = { model: LLAMA, stream: true, ...user(`stream me [sim tokens=9 tag=${tag}]`) };
+    const first = await chat(a.key, body, CACHE);
+    expect(first.headers.get("x-openrouter-cache-status")).toBe("MISS");
+    const one = await readSse(first);
+    await stored(a.accountId);
+    const second = await chat(a.key, body, CACHE);
+    expect(second.status).toBe(200);
+    expect(second.headers.get("content-type")).toMatch(/text\/event-stream/);
+    expect(second.headers.get("x-openrouter-cache-status")).toBe("HIT");
+    const two = await readSse(second);
+    expect(streamedText(two)).toBe(streamedText(one));
+    expect(streamedText(two).length).toBeGreaterThan(0);
+    expect(two[two.length - 1]).toBe("[DONE]");
+    const chunks = two.filter((e): e is Json => e !== "[DONE]");
+    const genId = second.headers.get("x-generation-id")!;
+    expect(chunks.every((c) => c.id === genId)).toBe(true);
+    expect(chunks.find((c) => c.usage)?.usage).toMatchObject({ prompt_tokens: 0, completion_tokens: 0, cost: 0 });
+    expect(await simRequests(tag)).toHaveLength(1);
+    const t = await debited(a.accountId, 2);
+    const firstRecord = await generation(a.key, first.headers.get("x-generation-id")!);
+    expect(Math.round(t.total_usage * 1e9)).toBe(Math.round((firstRecord.total_cost as number) * 1e9));
+    expect(await generation(a.key, genId)).toMatchObject({ response_cache_source_id: firstRecord.id, total_cost: 0, streamed: true });
+  });
+
+  it("the key: another account, another parameter or the other stream mode is a MISS; without the header nothing is cached", async () => {
+    const a = await newAccount(10);
+    const b = await newAccount(10);
+    const tag = uniqueTag();
+    const body = { model: LLAMA, ...user(`keyed [sim tokens=3 tag=${tag}]`) };
+    expect((await chat(a.key, body, CACHE)).headers.get("x-openrouter-cache-status")).toBe("MISS");
+    await stored(a.accountId);
+    expect((await chat(b.key, body, CACHE)).headers.get("x-openrouter-cache-status")).toBe("MISS"); // never across accounts
+    expect((await chat(a.key, { ...body, temperature: 0.5 }, CACHE)).headers.get("x-openrouter-cache-status")).toBe("MISS");
+    const streamed = await chat(a.key, { ...body, stream: true }, CACHE);
+    expect(streamed.headers.get("x-openrouter-cache-status")).toBe("MISS");
+    await streamed.text();
+    const plain = await chat(a.key, body);
+    expect(plain.headers.get("x-openrouter-cache-status")).toBeNull();
+    await plain.text();
+    const off = await chat(a.key, body, { "x-openrouter-cache": "false" });
+    expect(off.headers.get("x-openrouter-cache-status")).toBeNull();
+    await off.text();
+    expect(await simRequests(tag)).toHaveLength(6);
+  });
+
+  it("never cached: n>1 and media by URL are BYPASS, named, and go to the carrier every time", async () => {
+    const a = await newAccount(10);
+    const tag = uniqueTag();
+    const body = { model: LLAMA, n: 2, ...user(`twice [sim tokens=2 tag=${tag}]`) };
+    for (let i = 0; i < 2; i++) {
+      const res = await chat(a.key, body, CACHE);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-openrouter-cache-status")).toBe("BYPASS");
+      expect(res.headers.get("x-switchyard-cache-reason")).toMatch(/^n>1/);
+      await res.text();
+    }
+    expect(await simRequests(tag)).toHaveLength(2);
+    const image = {
+      model: "google/gemini-2.5-flash",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "what is it" },
+            { type: "image_url", image_url: { url: "https://example.test/a.png" } },
+          ],
+        },
+      ],
+    };
+    const res = await chat(a.key, image, CACHE);
+    expect(res.headers.get("x-switchyard-cache-reason")).toMatch(/^media by URL/);
+    await res.text();
+  });
+
+  it("a bad X-OpenRouter-Cache or X-OpenRouter-Cache-TTL is a 400 naming the header; nothing is charged", async () => {
+    const a = await newAccount(10);
+    const body = { model: LLAMA, ...user("ttl [sim tokens=2]") };
+    for (const headers of [
+      { "x-openrouter-cache": "yes" },
+      { ...CACHE, "x-openrouter-cache-ttl": "0" },
+      { ...CACHE, "x-openrouter-cache-ttl": "86401" },
+      { ...CACHE, "x-openrouter-cache-ttl": "1.5" },
+    ]) {
+      const res = await chat(a.key, body, headers);
+      const json = (await res.json()) as Json;
+      expect(res.status).toBe(400);
+      expect(json.error.message).toMatch(/X-OpenRouter-Cache/);
+    }
+    const ok = await chat(a.key, body, { ...CACHE, "x-openrouter-cache-ttl": "60" });
+    expect(ok.headers.get("x-openrouter-cache-ttl")).toBe("60");
+    await ok.text();
+  });
+});
