@@ -5,7 +5,8 @@ import type { CanonicalAnswer } from "../request/answer";
  * its canonical stream chunks (`events`, each an SSE `data:` payload, [DONE] left out), with its usage set
  * to zero — a replay is served free, and shows the caller so — and what its record names: the generation
  * that stored it, the model as the caller named it, the endpoint that served it (`modelId` at `provider`).
- * Rendered again through the caller's protocol on every hit, so one entry serves every inbound API.
+ * Rendered again through the caller's protocol on every hit, so one entry serves every inbound API. An
+ * embeddings answer keeps its vectors (`vectors`), rendered again in the encoding the request asks.
  */
 export type CacheEntry = {
   v: 1;
@@ -17,7 +18,10 @@ export type CacheEntry = {
   upstreamId: string | null;
   createdAt: number;
   expiresAt: number;
-} & ({ answer: CanonicalAnswer } | { events: string[] });
+} & Kept;
+
+/** What an entry keeps of the answer: a whole canonical answer, a stream's canonical chunks, or embeddings' vectors. */
+export type Kept = { answer: CanonicalAnswer } | { events: string[] } | { vectors: number[][] };
 
 /** Usage of nothing, in OpenAI's shape: what a replayed answer reports and is charged for. */
 export const ZERO_USAGE = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });

@@ -1,10 +1,9 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import type { ChatRequest } from "../request/chat-request";
-import type { CanonicalAnswer } from "../request/answer";
 import type { Outcome } from "../request/outcome";
 import { cacheAsk } from "../answer-cache/opt-in";
 import { cacheKey } from "../answer-cache/cache-key";
-import { ZERO_USAGE, zeroedEvents, type CacheEntry } from "../answer-cache/cache-entry";
+import { ZERO_USAGE, zeroedEvents, type CacheEntry, type Kept } from "../answer-cache/cache-entry";
 import { readEntry, writeEntry, type CacheStorage } from "../answer-cache/cache-store";
 import { logError } from "../log-error";
 import type { RequestFacts } from "./request-facts";
@@ -97,10 +96,10 @@ export type EntryFacts = { model: string; endpoint: PricedEndpoint; finishReason
  * Stores a whole answer under the miss's key, off the response path (waitUntil): never delaying the answer,
  * and a failure is logged, never the request's. An answer larger than ANSWER_CACHE_MAX_ENTRY_BYTES is not stored.
  */
-export function storeAnswer(facts: RequestFacts, state: CacheState, f: EntryFacts, kept: { answer: CanonicalAnswer } | { events: string[] }): void {
+export function storeAnswer(facts: RequestFacts, state: CacheState, f: EntryFacts, kept: Kept): void {
   if (state.status !== "miss") return;
   const now = Date.now();
-  const body = "answer" in kept ? { answer: { ...kept.answer, usage: ZERO_USAGE } } : { events: zeroedEvents(kept.events) };
+  const body = "answer" in kept ? { answer: { ...kept.answer, usage: ZERO_USAGE } } : "events" in kept ? { events: zeroedEvents(kept.events) } : kept;
   const entry: CacheEntry = {
     v: 1,
     sourceId: facts.genId,
@@ -137,5 +136,27 @@ export class StreamKeeper {
       this.overflow = true;
       this.events.length = 0;
     } else this.events.push(data);
+  };
+}
+
+/** What a hit settles: served, at cost 0, with no tokens billed (usage_source null: none was); the stored answer's finish and carrier id. */
+export function hitOutcome({ entry, endpoint }: { entry: CacheEntry; endpoint: PricedEndpoint }): Outcome {
+  return {
+    provider: endpoint.providerEntry.name,
+    status: 200,
+    promptTokens: 0,
+    completionTokens: 0,
+    reasoningTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    cacheDiscountNano: 0,
+    costNano: 0,
+    finishReason: entry.finishReason,
+    errorMessage: null,
+    firstTokenAt: Date.now(),
+    upstreamId: entry.upstreamId,
+    cancelled: false,
+    usageSource: null,
+    insured: false,
   };
 }

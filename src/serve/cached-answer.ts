@@ -1,13 +1,12 @@
 import type { CallerProtocol } from "../protocols/inbound";
 import { plainUsage } from "../request/usage";
-import type { Outcome } from "../request/outcome";
 import { replayStream } from "../relay/replay";
 import type { RequestFacts } from "./request-facts";
 import type { RequestTrail } from "./settle";
 import type { Stages } from "./stages";
 import type { Answered } from "./serve-api";
 import { answerFacts, type ChatStages } from "./answer-metadata";
-import { cacheHeaders, type CacheState } from "./answer-cache-stage";
+import { cacheHeaders, hitOutcome, type CacheState } from "./answer-cache-stage";
 
 type Hit = Extract<CacheState, { status: "hit" }>;
 
@@ -42,30 +41,9 @@ export async function answerFromCache(
     });
     return { response, outcome: hitOutcome(hit) };
   }
+  if (!("answer" in entry)) return null;
   const free = { tokens: plainUsage(0, 0, 0), charged: { costNano: 0, insured: false, cacheDiscountNano: 0 }, endpoint };
   const json = await protocol.answer(entry.answer, free, answer);
   stages.cacheHit = { sourceId: entry.sourceId, model: hit.model };
   return { response: new Response(JSON.stringify(json), { headers: { "content-type": "application/json", ...all } }), outcome: hitOutcome(hit) };
-}
-
-/** What a hit settles: served, at cost 0, with no tokens billed; the stored answer's finish and carrier id. */
-function hitOutcome({ entry, endpoint }: Hit): Outcome {
-  return {
-    provider: endpoint.providerEntry.name,
-    status: 200,
-    promptTokens: 0,
-    completionTokens: 0,
-    reasoningTokens: 0,
-    cachedTokens: 0,
-    cacheWriteTokens: 0,
-    cacheDiscountNano: 0,
-    costNano: 0,
-    finishReason: entry.finishReason,
-    errorMessage: null,
-    firstTokenAt: Date.now(),
-    upstreamId: entry.upstreamId,
-    cancelled: false,
-    usageSource: null,
-    insured: false,
-  };
 }

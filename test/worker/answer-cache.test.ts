@@ -1,9 +1,8 @@
 import { describe, it, expect } from "vitest";
 import { env } from "cloudflare:test";
-import { chat, debited, generation, newAccount, user } from "./helpers";
+import { call, chat, debited, generation, newAccount, user } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
 import { readSse } from "./sse";
-import { post } from "./preset-helpers";
 
 // Cached answers (docs/caching.md): `X-OpenRouter-Cache: true` serves an identical request of the same
 // account from the cache — one carrier call for two requests, the second free, recorded with the first's id.
@@ -156,3 +155,84 @@ describe("answer cache on /chat/completions", () => {
     await ok.text();
   });
 });
+
+/** A request of each other API, its user text as given. */
+const OTHER_APIS = {
+  messages: (text: string, stream: boolean) => ({
+    path: "/messages",
+    body: { model: LLAMA, max_tokens: 50, stream, messages: [{ role: "user", content: text }] },
+  }),
+  responses: (text: string, stream: boolean) => ({ path: "/responses", body: { model: LLAMA, stream, input: [{ role: "user", content: text }] } }),
+};
+
+/** Posts with the cache header. */
+function postCached(path: string, key: string, body: unknown) {
+  return call(`/api/v1${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...CACHE },
+    body: JSON.stringify(body),
+  });
+}
+
+describe("answer cache on /messages, /responses and /embeddings", () => {
+  for (const api of Object.keys(OTHER_APIS) as Array<keyof typeof OTHER_APIS>)
+    for (const stream of [false, true])
+      it(`${api} (${stream ? "stream" : "non-stream"}): one carrier call for two requests, the same answer in the API's shape, the second free`, async () => {
+        const a = await newAccount(10);
+        const tag = uniqueTag();
+        const { path, body } = OTHER_APIS[api](`again [sim tokens=5 tag=${tag}]`, stream);
+        const first = await postCached(path, a.key, body);
+        const one = await first.text();
+        expect(first.status, one).toBe(200);
+        expect(first.headers.get("x-openrouter-cache-status")).toBe("MISS");
+        await stored(a.accountId);
+        const second = await postCached(path, a.key, body);
+        const two = await second.text();
+        expect(second.status, two).toBe(200);
+        expect(second.headers.get("x-openrouter-cache-status")).toBe("HIT");
+        if (stream) expect(second.headers.get("content-type")).toMatch(/text\/event-stream/);
+        // The same answer, under the new generation's id.
+        const genOne = first.headers.get("x-generation-id")!;
+        const genTwo = second.headers.get("x-generation-id")!;
+        expect(stripIds(two, genTwo)).toBe(stripIds(stripUsage(one), genOne));
+        expect(await simRequests(tag)).toHaveLength(1);
+        const t = await debited(a.accountId, 2);
+        const firstRecord = await generation(a.key, genOne);
+        expect(Math.round(t.total_usage * 1e9)).toBe(Math.round((firstRecord.total_cost as number) * 1e9));
+        expect(await generation(a.key, genTwo)).toMatchObject({ response_cache_source_id: genOne, total_cost: 0, inbound_api: api });
+      });
+
+  it("embeddings: one carrier call for two requests, the same vectors, the second free and recorded from the first", async () => {
+    const a = await newAccount(10);
+    const tag = uniqueTag();
+    const body = { model: "openai/text-embedding-3-small", input: [`vector me [sim tag=${tag}]`, "and me"] };
+    const first = await postCached("/embeddings", a.key, body);
+    const one = (await first.json()) as Json;
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-openrouter-cache-status")).toBe("MISS");
+    await stored(a.accountId);
+    const second = await postCached("/embeddings", a.key, body);
+    const two = (await second.json()) as Json;
+    expect(second.headers.get("x-openrouter-cache-status")).toBe("HIT");
+    expect(two.data).toEqual(one.data);
+    expect(two.usage).toEqual({ prompt_tokens: 0, total_tokens: 0, cost: 0 });
+    expect(await simRequests(tag)).toHaveLength(1);
+    const t = await debited(a.accountId, 2);
+    expect(Math.round(t.total_usage * 1e9)).toBe(Math.round(one.usage.cost * 1e9));
+    expect(await generation(a.key, two.id)).toMatchObject({ response_cache_source_id: one.id, total_cost: 0, inbound_api: "embeddings" });
+  });
+});
+
+/** An answer's text with its generation id (and the ids derived from it) made neutral, for comparing two answers. */
+function stripIds(text: string, genId: string): string {
+  return text
+    .split(genId)
+    .join("GEN")
+    .replace(/\b(msg|resp)_[0-9a-f]+/g, "$1_ID")
+    .replace(/"(created|created_at|completed_at)":\s*\d+/g, '"$1":0');
+}
+
+/** An answer's text with every token count and cost as a hit shows them (zero). */
+function stripUsage(text: string): string {
+  return text.replace(/"(prompt_tokens|completion_tokens|total_tokens|input_tokens|output_tokens|cost|reasoning_tokens|cached_tokens)":\s*[\d.e-]+/g, '"$1":0');
+}
