@@ -136,6 +136,27 @@ describe("answer cache on /chat/completions", () => {
     await res.text();
   });
 
+  it("an answer that is not whole is never stored: a stream the carrier cut, an answer with no finish; the next identical request is a MISS", async () => {
+    const a = await newAccount(10);
+    const tag = uniqueTag();
+    const cut = { model: LLAMA, stream: true, ...user(`cut [sim tokens=20 reset_after=3 tag=${tag}]`) };
+    const unfinished = { model: LLAMA, ...user(`unfinished [sim tokens=4 no_finish tag=${tag}]`) };
+    await (await chat(a.key, cut, CACHE)).text();
+    await (await chat(a.key, unfinished, CACHE)).text();
+    // A whole answer after them is stored; by then theirs would have been (each store starts before its own answer ends).
+    await (await chat(a.key, { model: LLAMA, ...user(`whole [sim tokens=2 tag=${tag}]`) }, CACHE)).text();
+    await stored(a.accountId);
+    const again = await chat(a.key, cut, CACHE);
+    expect(again.headers.get("x-openrouter-cache-status")).toBe("MISS");
+    await again.text();
+    const again2 = await chat(a.key, unfinished, CACHE);
+    expect(again2.headers.get("x-openrouter-cache-status")).toBe("MISS");
+    await again2.text();
+    expect(await simRequests(tag)).toHaveLength(5);
+    const rows = await env.DB.prepare("SELECT count(*) AS n FROM answer_cache_entries WHERE account_id = ?").bind(a.accountId).first<{ n: number }>();
+    expect(rows?.n).toBe(1);
+  });
+
   it("a bad X-OpenRouter-Cache or X-OpenRouter-Cache-TTL is a 400 naming the header; nothing is charged", async () => {
     const a = await newAccount(10);
     const body = { model: LLAMA, ...user("ttl [sim tokens=2]") };

@@ -44,6 +44,7 @@ export function syntheticRecord(accountId: string, createdAt: number, i: number,
     presetId: null,
     preset: null,
     presetVersion: null,
+    responseCacheSourceId: null,
     ...over,
   };
 }
