@@ -25,12 +25,12 @@ describe("the ask (X-OpenRouter-Cache, X-OpenRouter-Cache-TTL)", () => {
   });
 
   it("refuses anything else with a 400 naming the header", () => {
-    for (const h of [
+    const refused: Array<Record<string, string>> = [
       { "x-openrouter-cache": "1" },
       { "x-openrouter-cache": "true", "x-openrouter-cache-ttl": "-3" },
       { "x-openrouter-cache": "true", "x-openrouter-cache-ttl": "9e9" },
-    ])
-      expect(() => cacheAsk(headers(h), LIMITS)).toThrow(/X-OpenRouter-Cache/);
+    ];
+    for (const h of refused) expect(() => cacheAsk(headers(h), LIMITS)).toThrow(/X-OpenRouter-Cache/);
   });
 });
 
