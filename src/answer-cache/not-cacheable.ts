@@ -1,4 +1,5 @@
 import type { ChatRequest } from "../request/chat-request";
+import { enforcesZdr, type GuardrailRules } from "../guardrails/rules";
 
 /**
  * Why a chat-family request's answer is never taken from the cache nor stored in it, or null when it may be
@@ -31,4 +32,16 @@ function hasRemoteUrl(v: unknown, depth: number): boolean {
     if (typeof x === "object" && hasRemoteUrl(x, depth + 1)) return true;
   }
   return false;
+}
+
+/**
+ * Why the caller's key may not have its answers kept, or null: a guardrail of the key enforcing zero data
+ * retention on a model the request may be served by — keeping the answer is retention, at the router.
+ */
+export function retentionRefused(
+  guardrails: readonly Pick<GuardrailRules, "zdrAnthropic" | "zdrOpenai" | "zdrGoogle" | "zdrXai" | "zdrOther">[],
+  models: string[],
+): string | null {
+  const model = models.find((m) => guardrails.some((g) => enforcesZdr(g, m)));
+  return model === undefined ? null : `zero data retention: a guardrail of this key enforces it on ${model}`;
 }

@@ -3,6 +3,7 @@ import type { ChatRequest } from "../request/chat-request";
 import type { Outcome } from "../request/outcome";
 import { cacheAsk } from "../answer-cache/opt-in";
 import { cacheKey } from "../answer-cache/cache-key";
+import { retentionRefused } from "../answer-cache/not-cacheable";
 import { ZERO_USAGE, zeroedEvents, type CacheEntry, type Kept } from "../answer-cache/cache-entry";
 import { readEntry, writeEntry, type CacheStorage } from "../answer-cache/cache-store";
 import { logError } from "../log-error";
@@ -40,7 +41,8 @@ function storage(facts: RequestFacts): CacheStorage {
 export async function lookUpAnswer(facts: RequestFacts, q: CacheQuery): Promise<CacheState> {
   const ask = cacheAsk(facts.headers, { defaultTtlS: facts.settings.ANSWER_CACHE_DEFAULT_TTL_S, maxTtlS: facts.settings.ANSWER_CACHE_MAX_TTL_S });
   if (ask === null) return { status: "off" };
-  if (q.refused !== null) return { status: "bypass", reason: q.refused };
+  const refused = q.refused ?? retentionRefused(facts.caller.guardrails, q.models);
+  if (refused !== null) return { status: "bypass", reason: refused };
   const key = await cacheKey({ accountId: facts.caller.accountId, kind: q.kind, stream: q.stream, models: q.models, body: q.body });
   let entry: CacheEntry | null = null;
   try {

@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import { env } from "cloudflare:test";
 import { cacheAsk } from "../../src/answer-cache/opt-in";
 import { cacheKey, canonicalJson } from "../../src/answer-cache/cache-key";
-import { notCacheable } from "../../src/answer-cache/not-cacheable";
+import { notCacheable, retentionRefused } from "../../src/answer-cache/not-cacheable";
 import { beyondBounds, readEntry, writeEntry } from "../../src/answer-cache/cache-store";
 import { zeroedEvents, type CacheEntry } from "../../src/answer-cache/cache-entry";
 import { storable } from "../../src/serve/answer-cache-stage";
@@ -65,6 +65,16 @@ describe("never cached", () => {
     expect(notCacheable(chat({ web_search_options: {} }))).toMatch(/^web_search_options/);
     expect(notCacheable(chat({}, [{ type: "image_url", image_url: { url: "https://x.test/a.png" } }]))).toMatch(/^media by URL/);
     expect(notCacheable(chat({}, [{ type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }]))).toBeNull();
+  });
+
+  it("a key whose guardrail enforces zero data retention on a model the request may be served by keeps nothing", () => {
+    const none = { zdrAnthropic: false, zdrOpenai: false, zdrGoogle: false, zdrXai: false, zdrOther: false };
+    expect(retentionRefused([none], ["openai/gpt-oss-20b"])).toBeNull();
+    expect(retentionRefused([none, { ...none, zdrOpenai: true }], ["meta-llama/x", "openai/gpt-oss-20b"])).toMatch(
+      /^zero data retention: .* openai\/gpt-oss-20b/,
+    );
+    expect(retentionRefused([{ ...none, zdrOpenai: true }], ["meta-llama/x"])).toBeNull();
+    expect(retentionRefused([{ ...none, zdrOther: true }], ["meta-llama/x"])).toMatch(/meta-llama\/x/);
   });
 
   it("stores only whole answers: a 200 that finished, not insured, cut, cancelled, in error, or capped by the router", () => {
