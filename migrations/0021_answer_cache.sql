@@ -8,4 +8,5 @@ CREATE TABLE `answer_cache_entries` (
 );
 --> statement-breakpoint
 CREATE INDEX `answer_cache_account_created` ON `answer_cache_entries` (`account_id`,`created_at`);--> statement-breakpoint
+ALTER TABLE `api_keys` ADD `answer_cache_ttl_s` integer;--> statement-breakpoint
 ALTER TABLE `generations` ADD `response_cache_source_id` text;

@@ -78,6 +78,7 @@ keyManagementRoutes.post("/keys", ...managementKey, async (c) => {
     limitReset: body.limit_reset ?? null,
     includeByokInLimit: body.include_byok_in_limit ?? false,
     expiresAt: body.expires_at ?? null,
+    answerCacheTtlS: body.response_cache_ttl_seconds ?? null,
   });
   const [data] = await present(c, [record]);
   return c.json({ data, key }, 201); // the only time the key is shown
@@ -99,6 +100,7 @@ keyManagementRoutes.patch("/keys/:hash", ...managementKey, async (c) => {
     limitNano: body.limit,
     limitReset: body.limit_reset,
     includeByokInLimit: body.include_byok_in_limit,
+    answerCacheTtlS: body.response_cache_ttl_seconds,
   };
   const key = await updateApiKey(c.env.DB, accountOf(c), hash, Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)));
   if (!key) throw notFound();

@@ -39,7 +39,8 @@ function storage(facts: RequestFacts): CacheStorage {
 
 /** The stage: the request's ask (a bad header is a 400 in its protocol), then the account's entry under its key. */
 export async function lookUpAnswer(facts: RequestFacts, q: CacheQuery): Promise<CacheState> {
-  const ask = cacheAsk(facts.headers, { defaultTtlS: facts.settings.ANSWER_CACHE_DEFAULT_TTL_S, maxTtlS: facts.settings.ANSWER_CACHE_MAX_TTL_S });
+  const limits = { defaultTtlS: facts.settings.ANSWER_CACHE_DEFAULT_TTL_S, maxTtlS: facts.settings.ANSWER_CACHE_MAX_TTL_S };
+  const ask = cacheAsk(facts.headers, limits, facts.caller.key.answerCacheTtlS ?? null);
   if (ask === null) return { status: "off" };
   const refused = q.refused ?? retentionRefused(facts.caller.guardrails, q.models);
   if (refused !== null) return { status: "bypass", reason: refused };

@@ -3,6 +3,7 @@ import { env } from "cloudflare:test";
 import { call, chat, debited, generation, newAccount, user } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
 import { readSse } from "./sse";
+import { accountWithManagementKey, jsonOf } from "./preset-helpers";
 
 // Cached answers (docs/caching.md): `X-OpenRouter-Cache: true` serves an identical request of the same
 // account from the cache — one carrier call for two requests, the second free, recorded with the first's id.
@@ -155,6 +156,36 @@ describe("answer cache on /chat/completions", () => {
     expect(await simRequests(tag)).toHaveLength(5);
     const rows = await env.DB.prepare("SELECT count(*) AS n FROM answer_cache_entries WHERE account_id = ?").bind(a.accountId).first<{ n: number }>();
     expect(rows?.n).toBe(1);
+  });
+
+  it("per key: a key with response_cache_ttl_seconds caches its requests without the header; false opts a request out; null turns it off", async () => {
+    const a = await accountWithManagementKey(10);
+    const keysApi = (method: string, path: string, body: unknown) =>
+      call(`/api/v1/keys${path}`, { method, headers: { authorization: `Bearer ${a.mgmt}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const created = await jsonOf(await keysApi("POST", "", { name: "cached", response_cache_ttl_seconds: 120 }), 201);
+    expect(created.data.response_cache_ttl_seconds).toBe(120);
+    const key = created.key as string;
+    const tag = uniqueTag();
+    const body = { model: LLAMA, ...user(`per key [sim tokens=3 tag=${tag}]`) };
+    const first = await chat(key, body);
+    expect(first.headers.get("x-openrouter-cache-status")).toBe("MISS");
+    expect(first.headers.get("x-openrouter-cache-ttl")).toBe("120");
+    await first.text();
+    await stored(a.accountId);
+    const hit = await chat(key, body);
+    expect(hit.headers.get("x-openrouter-cache-status")).toBe("HIT");
+    await hit.text();
+    const out = await chat(key, body, { "x-openrouter-cache": "false" });
+    expect(out.headers.get("x-openrouter-cache-status")).toBeNull();
+    await out.text();
+    expect(
+      (await jsonOf(await keysApi("PATCH", `/${created.data.hash}`, { response_cache_ttl_seconds: null }), 200)).data.response_cache_ttl_seconds,
+    ).toBeNull();
+    const off = await chat(key, body);
+    expect(off.headers.get("x-openrouter-cache-status")).toBeNull();
+    await off.text();
+    expect(await simRequests(tag)).toHaveLength(3);
+    expect((await keysApi("PATCH", `/${created.data.hash}`, { response_cache_ttl_seconds: 0 })).status).toBe(400);
   });
 
   it("a bad X-OpenRouter-Cache or X-OpenRouter-Cache-TTL is a 400 naming the header; nothing is charged", async () => {

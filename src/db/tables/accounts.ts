@@ -32,6 +32,9 @@ export const apiKeys = sqliteTable(
     updatedAt: integer("updated_at"), // Unix ms of the last change through /keys, the console or admin; null = never changed
     // The console form's one-time token that created the key (unique): a resubmitted form creates no second key. Null for keys made elsewhere.
     creationToken: text("creation_token").unique(),
+    // The key's requests use the answer cache without asking, their answers kept this many seconds (docs/caching.md);
+    // a request's `X-OpenRouter-Cache: false` still opts out. Null = only requests that ask use it.
+    answerCacheTtlS: integer("answer_cache_ttl_s"),
   },
   (t) => [index("api_keys_account").on(t.accountId)],
 );
