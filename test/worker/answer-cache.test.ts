@@ -188,6 +188,27 @@ describe("answer cache on /chat/completions", () => {
     expect((await keysApi("PATCH", `/${created.data.hash}`, { response_cache_ttl_seconds: 0 })).status).toBe(400);
   });
 
+  it("a hit is answered before the ledger: a key at its limit still gets its hits (free), while anything else is a 402", async () => {
+    const a = await accountWithManagementKey(10);
+    const keysApi = (method: string, path: string, body: unknown) =>
+      call(`/api/v1/keys${path}`, { method, headers: { authorization: `Bearer ${a.mgmt}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const created = await jsonOf(await keysApi("POST", "", { name: "limited" }), 201);
+    const key = created.key as string;
+    const tag = uniqueTag();
+    const body = { model: LLAMA, ...user(`before the ledger [sim tokens=3 tag=${tag}]`) };
+    await (await chat(key, body, CACHE)).text();
+    await stored(a.accountId);
+    await jsonOf(await keysApi("PATCH", `/${created.data.hash}`, { limit: 0 }), 200);
+    const refused = await chat(key, { ...body, temperature: 0.2 }, CACHE);
+    expect(refused.status).toBe(402);
+    await refused.text();
+    const hit = await chat(key, body, CACHE);
+    expect(hit.status).toBe(200);
+    expect(hit.headers.get("x-openrouter-cache-status")).toBe("HIT");
+    expect(((await hit.json()) as Json).usage.cost).toBe(0);
+    expect(await simRequests(tag)).toHaveLength(1);
+  });
+
   it("a bad X-OpenRouter-Cache or X-OpenRouter-Cache-TTL is a 400 naming the header; nothing is charged", async () => {
     const a = await newAccount(10);
     const body = { model: LLAMA, ...user("ttl [sim tokens=2]") };
