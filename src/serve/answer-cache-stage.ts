@@ -1,7 +1,7 @@
 import type { PricedEndpoint } from "../catalog/catalog";
 import type { ChatRequest } from "../request/chat-request";
 import type { Outcome } from "../request/outcome";
-import { cacheAsk } from "../answer-cache/opt-in";
+import { cacheAsk, type CacheAsk } from "../answer-cache/opt-in";
 import { cacheKey } from "../answer-cache/cache-key";
 import { retentionRefused } from "../answer-cache/not-cacheable";
 import { ZERO_USAGE, zeroedEvents, type CacheEntry, type Kept } from "../answer-cache/cache-entry";
@@ -26,25 +26,32 @@ export type CacheQuery = {
   kind: "chat" | "embeddings";
   body: ChatRequest | Record<string, unknown>;
   stream: boolean;
-  /** Why this request is never cached, or null. */
-  refused: string | null;
-  models: string[];
+  /** Why this request is never cached, or null (asked only when the request asks for the cache). */
+  refused: () => string | null;
+  candidates: ReadonlyArray<{ modelId: string }>;
   endpoints: PricedEndpoint[];
   candidateOf: ReadonlyMap<PricedEndpoint, { answerAs: string }>;
 };
+
+/** A request that does not ask for the cache: nothing looked up, nothing stored, no header. */
+export const CACHE_OFF: CacheState = { status: "off" };
 
 function storage(facts: RequestFacts): CacheStorage {
   return { kv: facts.env.CATALOG, d1: facts.env.DB };
 }
 
-/** The stage: the request's ask (a bad header is a 400 in its protocol), then the account's entry under its key. */
-export async function lookUpAnswer(facts: RequestFacts, q: CacheQuery): Promise<CacheState> {
+/** The request's ask of the cache, by its headers or its key's setting (a bad header is a 400 in its protocol); null when it does not ask. */
+export function askOf(facts: RequestFacts): CacheAsk {
   const limits = { defaultTtlS: facts.settings.ANSWER_CACHE_DEFAULT_TTL_S, maxTtlS: facts.settings.ANSWER_CACHE_MAX_TTL_S };
-  const ask = cacheAsk(facts.headers, limits, facts.caller.key.answerCacheTtlS ?? null);
-  if (ask === null) return { status: "off" };
-  const refused = q.refused ?? retentionRefused(facts.caller.guardrails, q.models);
+  return cacheAsk(facts.headers, limits, facts.caller.key.answerCacheTtlS ?? null);
+}
+
+/** The stage, for a request that asks: why it is never cached, else the account's entry under its key. */
+export async function lookUpAnswer(facts: RequestFacts, ask: NonNullable<CacheAsk>, q: CacheQuery): Promise<CacheState> {
+  const models = q.candidates.map((x) => x.modelId);
+  const refused = q.refused() ?? retentionRefused(facts.caller.guardrails, models);
   if (refused !== null) return { status: "bypass", reason: refused };
-  const key = await cacheKey({ accountId: facts.caller.accountId, kind: q.kind, stream: q.stream, models: q.models, body: q.body });
+  const key = await cacheKey({ accountId: facts.caller.accountId, kind: q.kind, stream: q.stream, models, body: q.body });
   let entry: CacheEntry | null = null;
   try {
     entry = await readEntry(storage(facts), facts.caller.accountId, key, Date.now());

@@ -22,7 +22,7 @@ import type { RequestTrail } from "./settle";
 import type { Read, Stages } from "./stages";
 import { serveApi, type Answered } from "./serve-api";
 import { admitFor, dispatchFor, planFor } from "./common-stages";
-import { cacheHeaders, hitOutcome, lookUpAnswer, storeAnswer } from "./answer-cache-stage";
+import { askOf, CACHE_OFF, cacheHeaders, hitOutcome, lookUpAnswer, storeAnswer } from "./answer-cache-stage";
 
 /** Errors are OpenAI's shape, as on /chat/completions. */
 const errorBody = OWN_PATH_APIS.embeddings.errorBody;
@@ -54,8 +54,17 @@ async function embed(facts: RequestFacts, trail: RequestTrail, stages: Stages, r
   if (endpoints.length === 0)
     throw new ApiError(400, `An input is about ${longest} tokens, more than model ${names.model} takes (${plan.endpoints[0]!.context_length}): split it.`);
   // The answer cache, when asked (docs/caching.md): a hit is answered here, before anything is held.
-  const models = plan.candidates.map((x) => x.modelId);
-  const cache = await lookUpAnswer(facts, { kind: "embeddings", body: req, stream: false, refused: null, models, endpoints, candidateOf: plan.candidateOf });
+  const ask = askOf(facts);
+  const query = {
+    kind: "embeddings" as const,
+    body: req,
+    stream: false,
+    refused: () => null,
+    candidates: plan.candidates,
+    endpoints,
+    candidateOf: plan.candidateOf,
+  };
+  const cache = ask === null ? CACHE_OFF : await lookUpAnswer(facts, ask, query);
   if (cache.status === "hit" && "vectors" in cache.entry) {
     stages.cacheHit = { sourceId: cache.entry.sourceId, model: cache.model };
     const body = embeddingsBody(facts, req, cache.entry.vectors, cache.model, cache.endpoint, 0, 0);

@@ -23,7 +23,7 @@ import { readChat } from "./chat-read";
 import { cappedEndpoint, unaffordable } from "./not-tried";
 import { answerFacts, type ChatStages } from "./answer-metadata";
 import { notCacheable } from "../answer-cache/not-cacheable";
-import { cacheHeaders, lookUpAnswer, storable, storeAnswer, StreamKeeper, type CacheState, type EntryFacts } from "./answer-cache-stage";
+import { askOf, CACHE_OFF, cacheHeaders, lookUpAnswer, storable, storeAnswer, StreamKeeper, type CacheState, type EntryFacts } from "./answer-cache-stage";
 import { answerFromCache } from "./cached-answer";
 
 /**
@@ -44,15 +44,19 @@ async function complete(facts: RequestFacts, trail: RequestTrail, stages: Stages
   const { plan } = planned;
   const { body } = read;
   // The answer cache, when asked (docs/caching.md): a hit is answered here, before anything is held.
-  const cache = await lookUpAnswer(facts, {
-    kind: "chat",
-    body,
-    stream: read.stream,
-    refused: notCacheable(body),
-    models: plan.candidates.map((x) => x.modelId),
-    endpoints: plan.endpoints,
-    candidateOf: plan.candidateOf,
-  });
+  const ask = askOf(facts);
+  const cache =
+    ask === null
+      ? CACHE_OFF
+      : await lookUpAnswer(facts, ask, {
+          kind: "chat",
+          body,
+          stream: read.stream,
+          refused: () => notCacheable(body),
+          candidates: plan.candidates,
+          endpoints: plan.endpoints,
+          candidateOf: plan.candidateOf,
+        });
   if (cache.status === "hit") {
     const cached = await answerFromCache(
       facts,
@@ -130,7 +134,7 @@ async function serveStream(facts: RequestFacts, trail: RequestTrail, stages: Sta
  * The headers of a served answer: its generation, the tools left out (`x-switchyard-dropped-tools`) and the
  * fields the router does not know (`x-switchyard-unknown-parameters`), if any; the answer cache's, when asked.
  */
-function answerHeaders(facts: RequestFacts, read: ChatStages["read"], cache: CacheState = { status: "off" }): Record<string, string> {
+function answerHeaders(facts: RequestFacts, read: ChatStages["read"], cache: CacheState = CACHE_OFF): Record<string, string> {
   return {
     ...cacheHeaders(cache),
     "x-generation-id": facts.genId,
