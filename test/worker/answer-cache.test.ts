@@ -37,6 +37,7 @@ describe("answer cache on /chat/completions", () => {
     expect(first.status).toBe(200);
     expect(first.headers.get("x-openrouter-cache-status")).toBe("MISS");
     expect(first.headers.get("x-openrouter-cache-ttl")).toBe("300");
+    expect(first.headers.get("access-control-expose-headers")).toContain("X-OpenRouter-Cache-Status"); // a browser's client reads it
     await stored(a.accountId);
     const second = await chat(a.key, body, CACHE);
     const two = (await second.json()) as Json;
