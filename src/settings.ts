@@ -11,6 +11,7 @@ import { MEMBER_SETTINGS } from "./settings/members";
 import { ALERT_SETTINGS } from "./settings/alerts";
 import { BYOK_SETTINGS } from "./settings/byok";
 import { OBSERVABILITY_SETTINGS } from "./settings/observability";
+import { ANSWER_CACHE_SETTINGS } from "./settings/answer-cache";
 
 export type { SignUpPolicy } from "./settings/spec";
 
@@ -43,6 +44,7 @@ export const SETTINGS = {
   ...ALERT_SETTINGS,
   ...BYOK_SETTINGS,
   ...OBSERVABILITY_SETTINGS,
+  ...ANSWER_CACHE_SETTINGS,
 };
 
 export type SettingName = keyof typeof SETTINGS;

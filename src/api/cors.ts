@@ -27,6 +27,6 @@ export const apiCors = createMiddleware(async (c, next) => {
   }
   res.headers.set(
     "access-control-expose-headers",
-    "X-Generation-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Token-Count, X-Token-Count-Fallback, X-Switchyard-Dropped-Tools",
+    "X-Generation-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Token-Count, X-Token-Count-Fallback, X-Switchyard-Dropped-Tools, X-OpenRouter-Cache-Status, X-OpenRouter-Cache-TTL, X-OpenRouter-Cache-Age, X-Switchyard-Cache-Reason, X-Switchyard-Cache-Source",
   );
 });

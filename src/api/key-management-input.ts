@@ -36,12 +36,16 @@ const expiresAt = z.iso
   .refine((ms) => ms > Date.now(), "must be in the future")
   .nullable();
 
+/** Not in the contract: the key's requests use the answer cache without asking, kept this many seconds (docs/caching.md); null = off. */
+const responseCacheTtl = z.int().min(1).max(86_400).nullable();
+
 export const createKeyBody = z.strictObject({
   name,
   limit: limit.optional(),
   limit_reset: limitReset.optional(),
   include_byok_in_limit: z.boolean().optional(),
   expires_at: expiresAt.optional(),
+  response_cache_ttl_seconds: responseCacheTtl.optional(),
   // Accepted because the contract lists them; each must name the caller's own account and workspace (no organizations, one workspace).
   creator_user_id: z.string().min(1).nullable().optional(),
   workspace_id: z.uuid().optional(),
@@ -54,8 +58,9 @@ export const updateKeyBody = z
     limit: limit.optional(),
     limit_reset: limitReset.optional(),
     include_byok_in_limit: z.boolean().optional(),
+    response_cache_ttl_seconds: responseCacheTtl.optional(),
   })
-  .refine((b) => Object.keys(b).length > 0, "give at least one of name, disabled, limit, limit_reset, include_byok_in_limit");
+  .refine((b) => Object.keys(b).length > 0, "give at least one of name, disabled, limit, limit_reset, include_byok_in_limit, response_cache_ttl_seconds");
 
 export const listKeysQuery = z.strictObject({
   include_disabled: z.enum(["true", "false"], "must be true or false").optional(),

@@ -81,6 +81,7 @@ keyManagementRoutes.post("/keys", ...managementKey, async (c) => {
     includeByokInLimit: body.include_byok_in_limit ?? false,
     expiresAt: body.expires_at ?? null,
     memberId: c.get("caller").actor?.memberId ?? null, // a key made by a management key belongs to that key's member
+    answerCacheTtlS: body.response_cache_ttl_seconds ?? null,
   });
   const [data] = await present(c, [record]);
   return c.json({ data, key }, 201); // the only time the key is shown
@@ -102,6 +103,7 @@ keyManagementRoutes.patch("/keys/:hash", ...managementKey, async (c) => {
     limitNano: body.limit,
     limitReset: body.limit_reset,
     includeByokInLimit: body.include_byok_in_limit,
+    answerCacheTtlS: body.response_cache_ttl_seconds,
   };
   const given = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
   const key = await updateApiKey(c.env.DB, accountOf(c), hash, given, keyScope(c));

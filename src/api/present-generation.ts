@@ -59,6 +59,10 @@ export function presentGeneration(g: NewGeneration) {
     // Not in the contract's item (which allows more fields): the preset's slug and the version applied (docs/teams.md#presets).
     preset: g.preset ?? null,
     preset_version: g.presetVersion ?? null,
+    // The generation whose cached answer served this one, at no cost (docs/caching.md); null when a carrier served it.
+    response_cache_source_id: g.responseCacheSourceId ?? null,
+    // Not in the contract's item (which allows more fields): served from the answer cache.
+    cache_hit: g.responseCacheSourceId != null,
     router: g.strategy === "auto" ? AUTO_MODEL : null,
     // Not in the contract's item (which allows more fields): how the router chose (direct, fallback, auto).
     routing_strategy: g.strategy ?? null,

@@ -22,6 +22,7 @@ export * from "./tables/members";
 export * from "./tables/alerts";
 export * from "./tables/byok";
 export * from "./tables/observability";
+export * from "./tables/answer-cache";
 
 export type Account = typeof accounts.$inferSelect;
 export type ApiKey = typeof apiKeys.$inferSelect;

@@ -24,6 +24,8 @@ export type RecordFacts = {
   adjustedMaxTokens?: number | null;
   /** The preset the request named and the version applied; null when none. */
   preset?: { id: string; slug: string; version: number } | null;
+  /** The generation whose cached answer served this request (docs/caching.md); null when a carrier served it. */
+  cacheSourceId?: string | null;
 };
 
 /** The generation record of one request (docs/storage.md, `generations`). */
@@ -66,5 +68,6 @@ export function generationRecord(r: RecordFacts, o: Outcome, endedAt: number, at
     presetVersion: r.preset?.version ?? null,
     byok: o.byokUpstreamNano !== null,
     byokUpstreamNano: o.byokUpstreamNano,
+    responseCacheSourceId: r.cacheSourceId ?? null,
   };
 }

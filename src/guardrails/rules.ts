@@ -48,6 +48,11 @@ export function zdrAuthor(modelId: string): ZdrAuthor {
 
 const ZDR_COLUMN = { anthropic: "zdrAnthropic", openai: "zdrOpenai", google: "zdrGoogle", xai: "zdrXai", other: "zdrOther" } as const;
 
+/** Whether a guardrail enforces zero data retention on a model (by its author's flag). */
+export function enforcesZdr(g: Pick<GuardrailRules, (typeof ZDR_COLUMN)[ZdrAuthor]>, modelId: string): boolean {
+  return g[ZDR_COLUMN[zdrAuthor(modelId)]];
+}
+
 /**
  * Zero data retention, as a carrier declares it in the catalog (`data_policy`): it neither retains nor
  * trains on prompts. A carrier that declares nothing is not trusted with it.

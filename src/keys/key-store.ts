@@ -32,7 +32,9 @@ export type CreatedKey = { key: string; record: ApiKey };
 export const MAX_KEYS_PER_ACCOUNT = 1000;
 
 /** What a new key can be given besides its account and name. */
-export type KeySettings = Partial<Pick<ApiKey, "limitNano" | "limitReset" | "includeByokInLimit" | "expiresAt" | "isManagement" | "memberId">>;
+export type KeySettings = Partial<
+  Pick<ApiKey, "limitNano" | "limitReset" | "includeByokInLimit" | "expiresAt" | "isManagement" | "memberId" | "answerCacheTtlS">
+>;
 
 async function newKey(accountId: string, name: string, settings: KeySettings, creationToken: string | null): Promise<CreatedKey> {
   const key = generateApiKey();
@@ -51,6 +53,7 @@ async function newKey(accountId: string, name: string, settings: KeySettings, cr
     updatedAt: null,
     creationToken,
     memberId: settings.memberId ?? null,
+    answerCacheTtlS: settings.answerCacheTtlS ?? null,
   };
   return { key, record };
 }
@@ -195,7 +198,7 @@ export async function findApiKey(d1: D1Database, accountId: string, hash: string
 }
 
 /** What the management API and the console's edit form may change. */
-export type KeyChanges = Partial<Pick<ApiKey, "name" | "disabled" | "limitNano" | "limitReset" | "includeByokInLimit" | "expiresAt">>;
+export type KeyChanges = Partial<Pick<ApiKey, "name" | "disabled" | "limitNano" | "limitReset" | "includeByokInLimit" | "expiresAt" | "answerCacheTtlS">>;
 
 /** Changes one of the account's API keys and stamps `updated_at`; undefined when there is no such key (see `apiKeyOf`). */
 export async function updateApiKey(d1: D1Database, accountId: string, hash: string, changes: KeyChanges, scope?: KeyScope): Promise<ApiKey | undefined> {

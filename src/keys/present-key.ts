@@ -45,5 +45,7 @@ export function presentManagedKey(key: ApiKey, usage: KeyUsage, workspaceId: str
     expires_at: isoOrNull(key.expiresAt),
     creator_user_id: key.accountId,
     workspace_id: workspaceId,
+    // Not in the contract's key (which allows more fields): the answer cache's TTL for the key's requests, null = only when asked (docs/caching.md).
+    response_cache_ttl_seconds: key.answerCacheTtlS ?? null,
   };
 }

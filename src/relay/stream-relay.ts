@@ -30,6 +30,8 @@ export type StreamSetup = {
   idleMs: number;
   /** When the request arrived (RELAY_MAX_STREAM_MS counts from then). */
   startedAt: number;
+  /** Sees every canonical chunk before it is rendered (the answer cache keeps them: src/serve/answer-cache-stage.ts); absent when none does. */
+  tap?: (data: string) => void;
 };
 
 /**
@@ -119,6 +121,7 @@ export function relayStream(call: CarrierCall, s: StreamSetup, clientSignal: Abo
         ending = { kind: "done" };
         return null;
       }
+      s.tap?.(event.data);
       const rendered = renderChunk(account, renderer, rendering, event);
       if ("status" in rendered) {
         ending = { kind: "failed", failure: rendered, whole: false };

@@ -7,16 +7,22 @@ import type { ChatRead } from "./chat-read";
 import type { Plan } from "./plan";
 import type { Admission, RouteNames, Served } from "./stages";
 import type { NotTried } from "./not-tried";
+import type { CacheState } from "./answer-cache-stage";
 
-/** What a chat-family request decided before its carrier answered, which its answer names. */
-export type ChatStages = { read: ChatRead; names: RouteNames; plan: Plan; admission: Admission; notTried: NotTried[] };
+/** What a chat-family request decided before its carrier answered, which its answer names (a cached answer was admitted by no ledger). */
+export type ChatStages = { read: ChatRead; names: RouteNames; plan: Plan; admission: Admission; notTried: NotTried[]; cache: CacheState };
 
 /**
  * What the caller's answer names beyond the carrier's: the generation, the model as asked, the carrier,
  * the routing metadata when asked for (the endpoints admitted, in order, those never tried and why, and
  * every attempt: read when the answer is rendered); and the account's sealer.
  */
-export function answerFacts(facts: RequestFacts, trail: RequestTrail, s: ChatStages, served: Served): AnswerFacts {
+export function answerFacts(
+  facts: RequestFacts,
+  trail: RequestTrail,
+  s: Omit<ChatStages, "admission"> & { admission?: Admission },
+  served: Served,
+): AnswerFacts {
   const { endpoint: selected } = served;
   return {
     genId: facts.genId,
@@ -29,7 +35,7 @@ export function answerFacts(facts: RequestFacts, trail: RequestTrail, s: ChatSta
         ? routingMetadata({
             requested: s.names.requestedModel,
             strategy: s.names.strategy ?? "direct",
-            available: s.admission.endpoints,
+            available: s.admission?.endpoints ?? s.plan.endpoints,
             notTried: s.notTried.map(({ provider, model, reason }) => ({ provider, model, reason })),
             selected,
             attempts: trail.attempts.attemptsSoFar(),

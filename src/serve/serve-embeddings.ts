@@ -22,6 +22,7 @@ import type { RequestTrail } from "./settle";
 import type { Read, Stages } from "./stages";
 import { serveApi, type Answered } from "./serve-api";
 import { admitFor, dispatchFor, planFor } from "./common-stages";
+import { askOf, CACHE_OFF, cacheHeaders, hitOutcome, lookUpAnswer, storeAnswer } from "./answer-cache-stage";
 
 /** Errors are OpenAI's shape, as on /chat/completions. */
 const errorBody = OWN_PATH_APIS.embeddings.errorBody;
@@ -52,6 +53,27 @@ async function embed(facts: RequestFacts, trail: RequestTrail, stages: Stages, r
   const endpoints = plan.endpoints.filter((e) => e.context_length >= longest);
   if (endpoints.length === 0)
     throw new ApiError(400, `An input is about ${longest} tokens, more than model ${names.model} takes (${plan.endpoints[0]!.context_length}): split it.`);
+  // The answer cache, when asked (docs/caching.md): a hit is answered here, before anything is held.
+  const ask = askOf(facts);
+  const query = {
+    kind: "embeddings" as const,
+    body: req,
+    stream: false,
+    refused: () => null,
+    candidates: plan.candidates,
+    endpoints,
+    candidateOf: plan.candidateOf,
+  };
+  const cache = ask === null ? CACHE_OFF : await lookUpAnswer(facts, ask, query);
+  if (cache.status === "hit" && "vectors" in cache.entry) {
+    stages.cacheHit = { sourceId: cache.entry.sourceId, model: cache.model };
+    const body = embeddingsBody(facts, req, cache.entry.vectors, cache.model, cache.endpoint, 0, 0);
+    return {
+      response: new Response(JSON.stringify(body), { headers: { "content-type": "application/json", "x-generation-id": facts.genId, ...cacheHeaders(cache) } }),
+      outcome: hitOutcome(cache),
+    };
+  }
+  const missed = cache.status === "hit" ? { status: "miss" as const, key: cache.key, ttlS: cache.ttlS } : cache;
   const inputTokens = inputTokensBound(req);
   const hold = inputTokens * Math.max(...endpoints.map((e) => e.inputNano));
   const admission = await admitFor(facts, trail, stages, fixedDemand(hold, inputTokens, endpoints), endpoints, plan.candidates[0]!.modelId);
@@ -71,16 +93,10 @@ async function embed(facts: RequestFacts, trail: RequestTrail, stages: Stages, r
   stages.served = served;
   const tokens = plainUsage(value.promptTokens ?? estimateInputTokens(req), 0, 0);
   const cost = costNano(tokens, served.endpoint);
-  const body = {
-    id: facts.genId,
-    object: "list",
-    data: value.vectors.map((v, index) => ({ object: "embedding", index, embedding: req.encoding_format === "base64" ? base64Floats(v) : v })),
-    model: served.model,
-    provider: served.endpoint.providerEntry.name,
-    usage: { prompt_tokens: tokens.promptTokens, total_tokens: tokens.promptTokens, cost: nanoToUsd(cost) },
-  };
+  const body = embeddingsBody(facts, req, value.vectors, served.model, served.endpoint, tokens.promptTokens, cost);
+  storeAnswer(facts, missed, { model: served.model, endpoint: served.endpoint, finishReason: null, upstreamId: null }, { vectors: value.vectors });
   return {
-    response: new Response(JSON.stringify(body), { headers: { "content-type": "application/json", "x-generation-id": facts.genId } }),
+    response: new Response(JSON.stringify(body), { headers: { "content-type": "application/json", "x-generation-id": facts.genId, ...cacheHeaders(missed) } }),
     outcome: servedOutcome({
       provider: served.endpoint.providerEntry.name,
       status: 200,
@@ -91,6 +107,26 @@ async function embed(facts: RequestFacts, trail: RequestTrail, stages: Stages, r
       firstTokenAt: Date.now(),
       upstreamId: null,
     }),
+  };
+}
+
+/** The caller's answer: the vectors in the encoding asked, the model as named, the carrier, the usage and its cost. */
+function embeddingsBody(
+  facts: RequestFacts,
+  req: EmbeddingsRequest,
+  vectors: number[][],
+  model: string,
+  endpoint: PricedEndpoint,
+  tokens: number,
+  cost: number,
+) {
+  return {
+    id: facts.genId,
+    object: "list",
+    data: vectors.map((v, index) => ({ object: "embedding", index, embedding: req.encoding_format === "base64" ? base64Floats(v) : v })),
+    model,
+    provider: endpoint.providerEntry.name,
+    usage: { prompt_tokens: tokens, total_tokens: tokens, cost: nanoToUsd(cost) },
   };
 }
 

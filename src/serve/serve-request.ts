@@ -3,7 +3,7 @@ import type { AppEnv } from "../keys/caller";
 import { completionDemand } from "../request/hold";
 import { completionCap } from "../request/billed-fields";
 import { measurePromptMedia } from "../request/prompt-media";
-import { servedOutcome } from "../request/outcome";
+import { servedOutcome, type Outcome } from "../request/outcome";
 import type { CallerProtocol } from "../protocols/inbound";
 import type { InboundApi } from "../generations/record";
 import { carrierProtocol } from "../protocols/outbound";
@@ -23,6 +23,9 @@ import { admitFor, dispatchFor, planFor } from "./common-stages";
 import { readChat } from "./chat-read";
 import { cappedEndpoint, unaffordable } from "./not-tried";
 import { answerFacts, type ChatStages } from "./answer-metadata";
+import { notCacheable } from "../answer-cache/not-cacheable";
+import { askOf, CACHE_OFF, cacheHeaders, lookUpAnswer, storable, storeAnswer, StreamKeeper, type CacheState, type EntryFacts } from "./answer-cache-stage";
+import { answerFromCache } from "./cached-answer";
 
 /**
  * A completion request in the caller's protocol, top to bottom: auth (the route's middleware) → open →
@@ -41,12 +44,39 @@ async function complete(facts: RequestFacts, trail: RequestTrail, stages: Stages
   if ("refused" in planned) throw planned.refused;
   const { plan } = planned;
   const { body } = read;
+  // The answer cache, when asked (docs/caching.md): a hit is answered here, before anything is held.
+  const ask = askOf(facts);
+  const cache =
+    ask === null
+      ? CACHE_OFF
+      : await lookUpAnswer(facts, ask, {
+          kind: "chat",
+          body,
+          stream: read.stream,
+          refused: () => notCacheable(body),
+          candidates: plan.candidates,
+          endpoints: plan.endpoints,
+          candidateOf: plan.candidateOf,
+        });
+  if (cache.status === "hit") {
+    const cached = await answerFromCache(
+      facts,
+      trail,
+      stages,
+      { read, names: planned.names, plan, notTried: [], cache },
+      protocol,
+      cache,
+      answerHeaders(facts, read),
+    );
+    if (cached) return cached;
+  }
   const account = facts.carriers.account;
   const demand = completionDemand(body, read.bytes, plan.endpoints, await measurePromptMedia(body), (e) => byokHoldFee(account, e));
   const admission = await admitFor(facts, trail, stages, demand, plan.endpoints, plan.candidates[0]!.modelId);
   stages.admission = admission;
   const notTried = [...plan.capped.map((x) => cappedEndpoint(x, read.query.capField, completionCap(body) ?? 0)), ...admission.unaffordable.map(unaffordable)];
-  const chat: ChatStages = { read, names: planned.names, plan, admission, notTried };
+  const missed = cache.status === "hit" ? { status: "miss" as const, key: cache.key, ttlS: cache.ttlS } : cache;
+  const chat: ChatStages = { read, names: planned.names, plan, admission, notTried, cache: missed };
   return read.stream ? serveStream(facts, trail, stages, chat, protocol) : serveAnswer(facts, trail, stages, chat, protocol);
 }
 
@@ -59,8 +89,10 @@ async function serveAnswer(facts: RequestFacts, trail: RequestTrail, stages: Sta
     { tokens: account.tokens, charged: account.charged, endpoint: served.endpoint },
     answerFacts(facts, trail, chat, served),
   );
-  const response = new Response(JSON.stringify(json), { headers: { "content-type": "application/json", ...answerHeaders(facts, chat) } });
-  return { response, outcome: servedOutcome(account) };
+  const response = new Response(JSON.stringify(json), { headers: { "content-type": "application/json", ...answerHeaders(facts, chat.read, chat.cache) } });
+  const outcome = servedOutcome(account);
+  if (storable(outcome, served.adjustedMaxTokens)) storeAnswer(facts, chat.cache, entryFacts(served, outcome), { answer: value });
+  return { response, outcome };
 }
 
 async function serveStream(facts: RequestFacts, trail: RequestTrail, stages: Stages, chat: ChatStages, protocol: CallerProtocol): Promise<Answered> {
@@ -71,6 +103,7 @@ async function serveStream(facts: RequestFacts, trail: RequestTrail, stages: Sta
   });
   const { endpoint } = served;
   const renderer = protocol.stream(answerFacts(facts, trail, chat, served), endpoint);
+  const keeper = chat.cache.status === "miss" ? new StreamKeeper(facts.settings.ANSWER_CACHE_MAX_ENTRY_BYTES) : null;
   const { readable, outcome } = relayStream(
     call,
     {
@@ -81,22 +114,31 @@ async function serveStream(facts: RequestFacts, trail: RequestTrail, stages: Sta
       limits: relayLimits(facts.settings),
       idleMs: facts.settings.CARRIER_TIMEOUT_MS,
       startedAt: facts.startedAt,
+      ...(keeper ? { tap: keeper.tap } : {}),
     },
     facts.signal,
   );
+  // A stream that ended whole is stored once its outcome is known (off the response path).
+  const kept = keeper
+    ? outcome.then((o) => {
+        if (!keeper.overflow && storable(o, served.adjustedMaxTokens)) storeAnswer(facts, chat.cache, entryFacts(served, o), { events: keeper.events });
+        return o;
+      })
+    : outcome;
   // The renderer's async step (sealing), if it has one, runs on the relayed bytes on their way out.
   const response = new Response(renderer.asyncStep ? readable.pipeThrough(renderer.asyncStep) : readable, {
-    headers: { "content-type": protocol.streamContentType, "cache-control": "no-cache", ...answerHeaders(facts, chat) },
+    headers: { "content-type": protocol.streamContentType, "cache-control": "no-cache", ...answerHeaders(facts, chat.read, chat.cache) },
   });
-  return { response, outcome };
+  return { response, outcome: kept };
 }
 
 /**
  * The headers of a served answer: its generation, the tools left out (`x-switchyard-dropped-tools`) and the
- * fields the router does not know (`x-switchyard-unknown-parameters`), if any.
+ * fields the router does not know (`x-switchyard-unknown-parameters`), if any; the answer cache's, when asked.
  */
-function answerHeaders(facts: RequestFacts, { read }: ChatStages): Record<string, string> {
+function answerHeaders(facts: RequestFacts, read: ChatStages["read"], cache: CacheState = CACHE_OFF): Record<string, string> {
   return {
+    ...cacheHeaders(cache),
     "x-generation-id": facts.genId,
     ...(read.droppedTools.length ? { "x-switchyard-dropped-tools": read.droppedTools.join(", ") } : {}),
     ...(read.unknownFields.length ? { "x-switchyard-unknown-parameters": read.unknownFields.join(", ") } : {}),
@@ -128,4 +170,9 @@ async function carrierFor<T>(
   });
   stages.served = dispatched.served;
   return dispatched;
+}
+
+/** What a stored answer's entry names of how it was served. */
+function entryFacts(served: { endpoint: PricedEndpoint; model: string }, o: Outcome): EntryFacts {
+  return { model: served.model, endpoint: served.endpoint, finishReason: o.finishReason, upstreamId: o.upstreamId };
 }

@@ -86,7 +86,7 @@ export function abandonedRecord(facts: RequestFacts, trail: RequestTrail, stages
 }
 
 /** What the record says of the request beyond its outcome: its facts, and what its stages decided so far. */
-function recordFacts(facts: RequestFacts, { read, names, served }: Stages): RecordFacts {
+function recordFacts(facts: RequestFacts, { read, names, served, cacheHit }: Stages): RecordFacts {
   return {
     genId: facts.genId,
     caller: facts.caller,
@@ -97,10 +97,11 @@ function recordFacts(facts: RequestFacts, { read, names, served }: Stages): Reco
     inboundApi: facts.inboundApi,
     stream: read?.stream ?? false,
     externalUser: read?.externalUser ?? null,
-    model: served?.model ?? names?.model ?? "",
+    model: served?.model ?? cacheHit?.model ?? names?.model ?? "",
     sessionId: names?.sessionId ?? null,
     strategy: names?.strategy ?? null,
     adjustedMaxTokens: served?.adjustedMaxTokens ?? null,
     preset: read?.preset ?? null,
+    cacheSourceId: cacheHit?.sourceId ?? null,
   };
 }

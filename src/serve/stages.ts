@@ -32,4 +32,7 @@ export type Served = { endpoint: PricedEndpoint; model: string; adjustedMaxToken
  * What a request's stages returned so far, each kept once by the API's top function as its stage
  * returns; settle builds the record from them and the request's facts, whichever stage it reached.
  */
-export type Stages = { read?: Read; names?: RouteNames; admission?: Admission; served?: Served };
+export type Stages = { read?: Read; names?: RouteNames; admission?: Admission; served?: Served; cacheHit?: CacheHit };
+
+/** A request answered from the answer cache (docs/caching.md): the generation that stored the answer and the model it named. */
+export type CacheHit = { sourceId: string; model: string };

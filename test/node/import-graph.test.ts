@@ -58,7 +58,7 @@ const LAYERS: string[][] = [
   ["payments"],
   ["ledger"],
   ["alerts"], // budget alerts: their events, webhook endpoints and deliveries (the ledger fires them)
-  ["presets"], // saved set-ups a request names (`@preset/<slug>`): their store, cache and merge
+  ["presets", "answer-cache"], // saved set-ups a request names (`@preset/<slug>`): their store, cache and merge; cached answers: their key, entries and store
   ["protocols"], // caller and carrier protocols: pure adapters
   ["request"], // the canonical request, answer and outcome
   ["media"], // what media parts hold: pages, seconds, pixels

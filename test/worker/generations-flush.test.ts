@@ -50,6 +50,9 @@ const base = (id: string, accountId: string): NewGeneration => ({
   presetId: "0b7e1a52-4c1e-4f5e-9a7e-2f1d3c4b5a69",
   preset: "team-setup",
   presetVersion: 2,
+  responseCacheSourceId: "gen-cached-source",
+  byok: true,
+  byokUpstreamNano: 123_456,
 });
 
 describe("generation flush (records as JSON into D1)", () => {
@@ -81,6 +84,9 @@ describe("generation flush (records as JSON into D1)", () => {
       presetId: _older7,
       preset: _older8,
       presetVersion: _older9,
+      responseCacheSourceId: _older10,
+      byok: _older11,
+      byokUpstreamNano: _older12,
       ...withoutDefault
     } = { ...base("gen-flush-c" + Math.random().toString(36).slice(2), accountId) };
     await flushGenerations(
@@ -102,6 +108,9 @@ describe("generation flush (records as JSON into D1)", () => {
       presetId: null,
       preset: null,
       presetVersion: null,
+      responseCacheSourceId: null,
+      byok: false,
+      byokUpstreamNano: null,
       rev: 0,
     }); // the column defaults
     // A late settle's record replaces the "abandoned" one, and raises its revision (the archive deletes only the revision it copied).

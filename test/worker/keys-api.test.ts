@@ -8,7 +8,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const PAID = "meta-llama/llama-3.1-8b-instruct";
 const FUTURE = "2099-12-31T23:59:59Z";
 
-/** Every field of the contract's key object (`/keys`, `/keys/{hash}`), and no other. */
+/** Every field of the contract's key object (`/keys`, `/keys/{hash}`), and no other but ours: `response_cache_ttl_seconds` (docs/caching.md). */
 const KEY_FIELDS = [
   "byok_usage",
   "byok_usage_daily",
@@ -25,6 +25,7 @@ const KEY_FIELDS = [
   "limit_remaining",
   "limit_reset",
   "name",
+  "response_cache_ttl_seconds",
   "updated_at",
   "usage",
   "usage_daily",

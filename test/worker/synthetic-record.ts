@@ -44,6 +44,9 @@ export function syntheticRecord(accountId: string, createdAt: number, i: number,
     presetId: null,
     preset: null,
     presetVersion: null,
+    responseCacheSourceId: null,
+    byok: false,
+    byokUpstreamNano: null,
     ...over,
   };
 }

@@ -34,6 +34,9 @@ export const apiKeys = sqliteTable(
     creationToken: text("creation_token").unique(),
     // The member who created the key (its management key acts with this member's current role); null = made by the operator (`npm run admin`).
     memberId: text("member_id"),
+    // The key's requests use the answer cache without asking, their answers kept this many seconds (docs/caching.md);
+    // a request's `X-OpenRouter-Cache: false` still opts out. Null = only requests that ask use it.
+    answerCacheTtlS: integer("answer_cache_ttl_s"),
   },
   (t) => [index("api_keys_account").on(t.accountId), index("api_keys_member").on(t.memberId)],
 );

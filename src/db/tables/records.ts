@@ -57,6 +57,9 @@ export const generations = sqliteTable(
     // byok_upstream_nano what the carrier charged the account at the catalog's prices (null when not BYOK).
     byok: integer("byok", { mode: "boolean" }).notNull().default(false),
     byokUpstreamNano: integer("byok_upstream_nano"),
+    // The generation whose answer this request was served from, out of the answer cache (docs/caching.md), at no
+    // cost; null when a carrier served it (or none did). The contract's `response_cache_source_id`.
+    responseCacheSourceId: text("response_cache_source_id"),
     // Raised by each flush that replaces the row (a late settle): the archive deletes only the revision it copied.
     rev: integer("rev").notNull().default(0),
   },
