@@ -1,4 +1,5 @@
 // The shape of a run (bench/out/results.json), the issue's targets, and the markdown tables printed on stdout (and kept in bench/RESULTS.md).
+import { answerCacheMarkdown, type AnswerCacheRow } from "./answer-cache.ts";
 import { layoutsMarkdown, type LayoutRun } from "./split-router.ts";
 import type { Bundle } from "./router.ts";
 import type { LedgerRun, Measured, OpenStreams, Startup } from "./scenarios.ts";
@@ -102,6 +103,8 @@ export type Results = {
   ledger?: { hot?: LedgerRun; spread?: LedgerRun };
   /** Scenario 7: the same stream through each carrier protocol's adapter (router CPU per chunk), in interleaved rounds. */
   protocols?: { chunks: number; concurrency: number; rows: { protocol: string; model: string; round: number; measured: Measured }[] };
+  /** Scenario `cache` (only with --only): a cached answer and a miss against a carrier call, concurrency 1 (bench/answer-cache.ts). */
+  answer_cache?: AnswerCacheRow[];
   /** Scenario 6: paced streams, router and pass-through at once. */
   paced?: PacedRun;
   /** Scenario 6 again with the floor relay in the router's place: what any JS relay adds per chunk (no target). */
@@ -388,6 +391,12 @@ export function markdown(r: Results): string {
     );
 
   if (r.peers) out.push(peersMarkdown(r.peers));
+
+  if (r.answer_cache?.length)
+    out.push(
+      "\n**Answer cache** (the router at concurrency 1, the same request answered by the carrier — the local simulator, which answers at once — or from the cache, and a new request with the cache asked: a miss; bench/answer-cache.ts)\n",
+      answerCacheMarkdown(r.answer_cache, table, f),
+    );
 
   if (r.protocols) {
     const p = r.protocols;

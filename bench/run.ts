@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile,ceiling,fold] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render] [--all-in-one] [--via-entry]`
+// `npm run bench [-- --quick] [--only 1,2,3,4,5,6,7,peers,split,floor,ttfb,probe,profile,ceiling,fold,cache] [--repeat N] [--update-results] [--root <checkout> --label <name> --out <file>] [--render] [--all-in-one] [--via-entry]`
 //   [--ceiling-batches 1,10,100 --ceiling-consumers 1,4 --ceiling-rates 50,100,… --ceiling-accounts 1000] [--fold-rates 10,10000]
 //
 // Switchyard against the limit of its own runtime, in one run on one machine (issue 5): the carrier
@@ -26,6 +26,7 @@
 // Scenario `fold` (only with --only; not in the default set): the Cron Trigger's health fold over the minute
 // rollups a day of each rate in --fold-rates (default 10,10000 requests/s) leaves, bench/fold.ts; --repeat
 // folds per rate (default 7 here), alternating. Its sets are appended to bench/out/results-fold.json, its table printed.
+import { answerCacheCost } from "./answer-cache.ts";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -343,7 +344,7 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
     await attempt("scenario 5 (start-up)", () => startupScenario(c));
   }
 
-  const needRuntimes = ["1", "2", "3", "4", "7", "floor", "ttfb"].some((s) => only.has(s));
+  const needRuntimes = ["1", "2", "3", "4", "7", "floor", "ttfb", "cache"].some((s) => only.has(s));
   if (needRuntimes) {
     log("starting the pass-through Worker, the floor relay and Switchyard in Miniflare");
     const passthrough = await startRuntime("passthrough", passOptions(), cleanup);
@@ -405,6 +406,13 @@ async function main(bundle: Bundle, run: { index: number; of: number }): Promise
         log("diagnostics: time to first byte split at the carrier, 200- and 2,000-chunk streams, concurrency 1");
         const targets = (["passthrough", "floor", "router"] as const).map((k) => targetsByKind[k]);
         (results.diagnostics ??= {}).ttfb_split = await ttfbSplit(sim.url, targets, { model: MODEL, key: main.key, chunks: STREAM_CHUNKS });
+      });
+    }
+
+    if (only.has("cache")) {
+      await attempt("scenario cache (answer cache)", async () => {
+        log("scenario cache: a cached answer and a miss against a carrier call, concurrency 1, router");
+        results.answer_cache = await answerCacheCost(targetsByKind.router, { model: MODEL, key: main.key, tokens: NON_STREAM_TOKENS });
       });
     }
 
