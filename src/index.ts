@@ -8,14 +8,22 @@ import { settings } from "./settings";
 import { presentGeneration } from "./api/present-generation";
 import { scheduled } from "./scheduled";
 import { alertDeps, consumeAlerts, consumeDeadAlerts } from "./alerts/alerts-queue";
+import { destinationBox } from "./observability/destination-secrets";
 
 export { LedgerObject } from "./ledger/ledger-object";
 export { RateLimiterObject } from "./rate-limits/rate-limiter-object";
 
-/** The traces consumers' D1 and settings. */
+/** The traces consumers' D1, settings and the box that opens destinations' secrets. */
 function traceConsumerDeps(env: Env): TraceConsumerDeps {
   const s = settings(env);
-  return { d1: env.DB, timeoutMs: s.OBSERVABILITY_EXPORT_TIMEOUT_MS, logRows: s.OBSERVABILITY_DELIVERY_LOG_ROWS, now: Date.now, present: presentGeneration };
+  return {
+    d1: env.DB,
+    timeoutMs: s.OBSERVABILITY_EXPORT_TIMEOUT_MS,
+    logRows: s.OBSERVABILITY_DELIVERY_LOG_ROWS,
+    now: Date.now,
+    present: presentGeneration,
+    box: destinationBox(s),
+  };
 }
 
 /**

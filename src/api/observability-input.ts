@@ -100,8 +100,3 @@ export function refuseUnsupportedType(body: Record<string, unknown>): void {
       `Destination type \`${type}\` is not supported: Switchyard exports to ${SUPPORTED_TYPES.map((t) => `\`${t}\``).join(", ")}: an OpenTelemetry collector over OTLP/HTTP, or a signed JSON webhook.`,
     );
 }
-
-/** A header's value as shown: its first and last four characters, or stars when it is too short to show any. */
-export function maskSecret(value: string): string {
-  return value.length >= 12 ? `${value.slice(0, 4)}...${value.slice(-4)}` : "****";
-}

@@ -1,6 +1,7 @@
 import { and, count, desc, eq, sql } from "drizzle-orm";
 import { db } from "../db/client";
 import { observabilityDeliveries, observabilityDestinations, type ObservabilityDestination } from "../db/schema";
+import type { SealedSecrets } from "./destination-secrets";
 
 /** An account's observability destinations in D1; every read and write scoped to the account. */
 
@@ -46,12 +47,13 @@ export async function findDestination(d1: D1Database, accountId: string, id: str
 /** Creates one unless the account has `max` already (one statement: two creates at once cannot pass the limit together). */
 export async function createDestination(
   d1: D1Database,
+  id: string,
   accountId: string,
   fields: DestinationFields,
   max: number,
   now: number,
 ): Promise<ObservabilityDestination | null> {
-  const row: ObservabilityDestination = { id: crypto.randomUUID(), accountId, ...fields, createdAt: now, updatedAt: now };
+  const row: ObservabilityDestination = { id, accountId, ...fields, createdAt: now, updatedAt: now };
   const cols = Object.keys(row).map((k) => observabilityDestinations[k as keyof ObservabilityDestination].name);
   const values = Object.values(row).map((v) => (typeof v === "boolean" ? Number(v) : v));
   const res = await d1
@@ -76,6 +78,20 @@ export async function updateDestination(
     .where(and(eq(observabilityDestinations.accountId, accountId), eq(observabilityDestinations.id, id)))
     .returning();
   return row;
+}
+
+/** Seals in place the secrets of a row written before sealing, unless its headers changed meanwhile (a PATCH seals its own). */
+export async function resealDestination(d1: D1Database, d: ObservabilityDestination, sealed: SealedSecrets): Promise<void> {
+  await db(d1)
+    .update(observabilityDestinations)
+    .set(sealed)
+    .where(
+      and(
+        eq(observabilityDestinations.accountId, d.accountId),
+        eq(observabilityDestinations.id, d.id),
+        eq(observabilityDestinations.headersSealed, d.headersSealed),
+      ),
+    );
 }
 
 export async function deleteDestination(d1: D1Database, accountId: string, id: string): Promise<boolean> {

@@ -5,6 +5,7 @@ import { generationSpan } from "./span";
 import { exportRequestJson } from "./otlp-json";
 import { exportRequestProto } from "./otlp-proto";
 import { SIGNATURE_HEADER, signatureHeader } from "../webhooks/sign";
+import type { DestinationSecrets } from "./destination-secrets";
 
 /** What one export to a destination came to: its HTTP status (0: unreachable or timed out) and whether to try again. */
 export type ExportResult = { status: number; outcome: "delivered" | "retry" | "failed" };
@@ -35,15 +36,21 @@ export async function keyLabels(d1: D1Database, accountId: string, records: NewG
 export type ExportDeps = { timeoutMs: number; now: () => number; present: (r: NewGeneration) => unknown };
 
 /** The request one export makes: OTLP/HTTP to a collector, or the records as JSON, signed, to a webhook. */
-async function exportRequest(d: ObservabilityDestination, records: NewGeneration[], labels: Map<string, string>, deps: ExportDeps) {
-  const headers = JSON.parse(d.headers) as Record<string, string>;
+async function exportRequest(
+  d: ObservabilityDestination,
+  secrets: DestinationSecrets,
+  records: NewGeneration[],
+  labels: Map<string, string>,
+  deps: ExportDeps,
+) {
+  const headers = secrets.headers;
   if (d.type === "webhook") {
     const body = JSON.stringify({
       type: "generations",
       data: records.map((r) => ({ ...(deps.present(r) as object), key_label: labels.get(r.keyHash) ?? null })),
     });
     // Signed as budget alerts are (src/webhooks/sign.ts): one way to verify every webhook of the project.
-    const signature = await signatureHeader(d.signingSecret ?? "", Math.floor(deps.now() / 1000), body);
+    const signature = await signatureHeader(secrets.signingSecret ?? "", Math.floor(deps.now() / 1000), body);
     return { url: d.endpoint, method: d.method, body, headers: { ...headers, "content-type": "application/json", [SIGNATURE_HEADER]: signature } };
   }
   const spans = records.map((r) => generationSpan(r, { keyLabel: labels.get(r.keyHash) ?? null }));
@@ -58,10 +65,17 @@ async function exportRequest(d: ObservabilityDestination, records: NewGeneration
 
 /**
  * Sends the records as one export in the destination's kind. 2xx is delivered; 429, 5xx, a timeout or no
- * answer is worth another try (OTLP's retryable answers); any other answer will not change.
+ * answer is worth another try (OTLP's retryable answers); any other answer will not change. `secrets`: the
+ * destination's, opened (its headers, a webhook's signing secret).
  */
-export async function exportSpans(d: ObservabilityDestination, records: NewGeneration[], labels: Map<string, string>, deps: ExportDeps): Promise<ExportResult> {
-  const { url, ...init } = await exportRequest(d, records, labels, deps);
+export async function exportSpans(
+  d: ObservabilityDestination,
+  secrets: DestinationSecrets,
+  records: NewGeneration[],
+  labels: Map<string, string>,
+  deps: ExportDeps,
+): Promise<ExportResult> {
+  const { url, ...init } = await exportRequest(d, secrets, records, labels, deps);
   let res: Response;
   try {
     res = await fetch(url, { ...init, signal: AbortSignal.timeout(deps.timeoutMs) });

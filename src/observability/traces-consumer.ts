@@ -1,11 +1,16 @@
 import type { NewGeneration } from "../db/schema";
 import { logError, logEvent } from "../log-error";
-import { findDestination, logDelivery } from "./destination-store";
+import { findDestination, logDelivery, resealDestination } from "./destination-store";
+import { openSecrets, sealSecrets } from "./destination-secrets";
+import type { SecretBox } from "../webhooks/secret-box";
 import { exportSpans, keyLabels, type ExportDeps } from "./export-spans";
 import { traceMessageSchema } from "./traces-queue";
 
-/** What the traces consumers need: D1 (destinations, key labels, the delivery log), what an export needs, the log's bound. */
-export type TraceConsumerDeps = ExportDeps & { d1: D1Database; logRows: number };
+/**
+ * What the traces consumers need: D1 (destinations, key labels, the delivery log), what an export needs, the
+ * log's bound, and the box that opens destinations' secrets (null without REASONING_SEAL_KEY).
+ */
+export type TraceConsumerDeps = ExportDeps & { d1: D1Database; logRows: number; box: SecretBox | null };
 
 /** The delay before a message's next attempt: 5 s doubling per attempt, at most 10 minutes. */
 export function retryDelaySeconds(attempts: number): number {
@@ -34,7 +39,21 @@ export async function consumeTraces(messages: MessageBatch<unknown>, deps: Trace
         continue;
       }
       const records = msg.records.map((r) => JSON.parse(r) as NewGeneration);
-      const result = await exportSpans(d, records, await keyLabels(deps.d1, msg.accountId, records), deps);
+      const secrets = await openSecrets(deps.box, d);
+      if (!secrets) {
+        // No key opens them (the sealing key was dropped, or the row is not this destination's): no retry changes that.
+        logEvent("traces: a destination's secrets do not open; its export failed", { account: msg.accountId, destination: d.id });
+        await logDelivery(
+          deps.d1,
+          { accountId: msg.accountId, destinationId: d.id, at: deps.now(), spans: records.length, attempt: m.attempts, status: 0, outcome: "failed" },
+          deps.logRows,
+        );
+        m.ack();
+        continue;
+      }
+      // A row written before sealing: sealed now that it is read.
+      if (secrets.legacy && deps.box) await resealDestination(deps.d1, d, await sealSecrets(deps.box, d.id, secrets));
+      const result = await exportSpans(d, secrets, records, await keyLabels(deps.d1, msg.accountId, records), deps);
       const outcome = result.outcome === "retry" ? "retrying" : result.outcome;
       const row = {
         accountId: msg.accountId,

@@ -23,7 +23,7 @@ export const ACCESS_SETTINGS = {
   REASONING_SEAL_KEY: {
     kind: "secret",
     expected: "at least 32 characters (32 random bytes as base64: `openssl rand -base64 32`)",
-    doc: "seals `encrypted_content` on `/responses`: AES-256-GCM under a key derived from it (HKDF-SHA-256), bound to the account, so callers can neither read nor alter it (docs/api/responses.md); at least 32 characters. Unset = `/responses` refuses with 503 a request that asks for `reasoning.encrypted_content` or carries one of our envelopes (everything else works); `npm start` and the tests set a development key, `npm run cloudflare:setup` generates one",
+    doc: "seals `encrypted_content` on `/responses`: AES-256-GCM under a key derived from it (HKDF-SHA-256), bound to the account, so callers can neither read nor alter it (docs/api/responses.md); at least 32 characters. Unset = `/responses` refuses with 503 a request that asks for `reasoning.encrypted_content` or carries one of our envelopes (everything else works); `npm start` and the tests set a development key, `npm run cloudflare:setup` generates one. It also seals budget alert endpoints' and observability destinations' webhook signing secrets and header values (docs/teams.md, docs/observability.md); unset, those cannot be added (503)",
     fallback: undefined,
     parse: (raw) => (raw === undefined || raw === "" ? undefined : raw.length >= 32 ? raw : invalid),
   } satisfies Spec<string | undefined>,

@@ -4,6 +4,8 @@ import { admin, call, chat, newAccount, storedRecords, user } from "./helpers";
 import { consumeTraces, retryDelaySeconds } from "../../src/observability/traces-consumer";
 import { sendGroups, traceMessages } from "../../src/observability/traces-queue";
 import { verifySignature } from "../../src/webhooks/sign";
+import { destinationBox } from "../../src/observability/destination-secrets";
+import { settings } from "../../src/settings";
 import type { NewGeneration, ObservabilityDestination } from "../../src/db/schema";
 
 // Observability destinations (docs/observability.md): the `/observability/destinations` API, and spans of the
@@ -71,8 +73,9 @@ describe("/observability/destinations", () => {
     const patched = await api(a.mgmt, "PATCH", `/${id}`, { name: "Renamed", config: { ...created.json.data.config, encoding: "json" } });
     expect(patched.status).toBe(200);
     expect(patched.json.data).toMatchObject({ name: "Renamed", config: { encoding: "json", headers: { authorization: "Bear...0001" } } });
-    const row = await env.DB.prepare("SELECT headers FROM observability_destinations WHERE id = ?").bind(id).first<{ headers: string }>();
-    expect(JSON.parse(row!.headers)).toEqual({ authorization: "Bearer collector-secret-0001" });
+    // Stored sealed (observability-secrets.test.ts): the header's value is not in the row.
+    const row = await env.DB.prepare("SELECT * FROM observability_destinations WHERE id = ?").bind(id).first();
+    expect(JSON.stringify(row)).not.toContain("collector-secret");
     expect((await api(a.mgmt, "GET")).json).toMatchObject({ total_count: 1, data: [{ id, name: "Renamed" }] });
     // Another account's destination is not found; an API key is not a management key.
     const b = await owner();
@@ -244,7 +247,7 @@ describe("spans delivered through the traces queue", () => {
       ackAll() {},
       retryAll() {},
     } as unknown as MessageBatch<unknown>;
-    await consumeTraces(batch, { d1: env.DB, timeoutMs: 2000, logRows: 200, now: Date.now, present: (r) => r });
+    await consumeTraces(batch, { d1: env.DB, timeoutMs: 2000, logRows: 200, now: Date.now, present: (r) => r, box: destinationBox(settings(env)) });
     expect(outcomes).toEqual([`dead: retry in ${retryDelaySeconds(3)}`, "refusing: ack"]);
     expect(retryDelaySeconds(1)).toBe(5);
     expect(retryDelaySeconds(3)).toBe(20);

@@ -19,11 +19,16 @@ export const observabilityDestinations = sqliteTable(
     endpoint: text("endpoint").notNull(),
     encoding: text("encoding", { enum: ["protobuf", "json"] }).notNull(), // otel-collector's; a webhook's body is JSON
     method: text("method", { enum: ["POST", "PUT"] }).notNull(), // a webhook's; POST for a collector
-    // A webhook's signing secret (`whsec_…`, shown once at creation): it signs, so it is kept as is, like the headers.
-    signingSecret: text("signing_secret"),
-    // JSON object of header → value sent with each export (a collector's auth): sent as is, so kept as is —
-    // never returned in full (docs/observability.md, "Secrets").
-    headers: text("headers").notNull(),
+    // Secrets sealed (src/observability/destination-secrets.ts: AES-256-GCM under REASONING_SEAL_KEY, bound to
+    // the destination's id), never in clear (docs/observability.md, "Secrets"). A webhook's signing secret
+    // (`whsec_…`, shown once at creation): it must sign, so it is sealed, not hashed; null for a collector.
+    signingSecretSealed: text("signing_secret"),
+    // The JSON object of header → value sent with each export (a collector's auth), sealed; `{}` (nothing to
+    // seal) when there are none.
+    headersSealed: text("headers").notNull(),
+    // What is shown instead: the secret masked (`whse...abcd`), and each header's value masked (JSON name → mask).
+    secretHint: text("secret_hint"),
+    headerHints: text("header_hints").notNull().default("{}"),
     samplingRate: real("sampling_rate").notNull(), // 0..1
     apiKeyHashes: text("api_key_hashes"), // JSON array of key hashes whose records go here; null = every key
     privacyMode: integer("privacy_mode", { mode: "boolean" }).notNull(),
