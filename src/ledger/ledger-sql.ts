@@ -168,8 +168,8 @@ const STEPS: Array<string | ((sql: SqlStorage) => void)> = [
   // Budget alerts (src/ledger/object/alerts.ts): the account's thresholds ('account': balance amounts in nano-USD;
   // a key hash: percents of its limit), and every alert fired — its memory (unique per subject, threshold
   // and window: a key's threshold fires once per window) and its outbox (sent_at NULL until the queue has it).
-  `CREATE TABLE alert_rules (subject TEXT PRIMARY KEY, thresholds TEXT NOT NULL, updated_at INTEGER NOT NULL);
-  CREATE TABLE alerts_fired (
+  `CREATE TABLE IF NOT EXISTS alert_rules (subject TEXT PRIMARY KEY, thresholds TEXT NOT NULL, updated_at INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS alerts_fired (
     id TEXT PRIMARY KEY,
     subject TEXT NOT NULL,
     threshold INTEGER NOT NULL,
@@ -179,7 +179,7 @@ const STEPS: Array<string | ((sql: SqlStorage) => void)> = [
     sent_at INTEGER,
     UNIQUE (subject, threshold, window)
   );
-  CREATE INDEX alerts_fired_at ON alerts_fired (fired_at);`,
+  CREATE INDEX IF NOT EXISTS alerts_fired_at ON alerts_fired (fired_at);`,
   // BYOK requests settled per UTC month (`YYYY-MM`): the first BYOK_FREE_REQUESTS_PER_MONTH pay no fee (object/byok-allowance.ts).
   `CREATE TABLE IF NOT EXISTS byok_months (month TEXT PRIMARY KEY, requests INTEGER NOT NULL);`,
 ];
