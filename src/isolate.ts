@@ -1,6 +1,6 @@
 /**
  * The isolate's state, in one object: every value an isolate keeps from one request to the next lives
- * in a named slot here — parsed settings, the catalog memo, the health snapshot memo, the key cache, the preset cache, the reasoning seal keys, the BYOK encryption keys,
+ * in a named slot here — parsed settings, the catalog memo, the health snapshot memo, the key cache, the preset cache, the keys derived for sealing (src/crypto/aes-gcm.ts),
  * the accounts' ledger clients, the endpoints' failure streaks, presented catalog pages, the Stripe client. Each slot's
  * value is made on first use and bounds itself (the module that declares the slot says how).
  * `reset()` forgets every slot, as a fresh isolate would start: the one door tests use.

@@ -1,38 +1,27 @@
 import type { ByokKeyring } from "../settings/byok";
-import { isolate } from "../isolate";
+import { decrypt, encrypt, purposeKey } from "../crypto/aes-gcm";
 
 // The encryption of accounts' carrier keys at rest (docs/byok.md): AES-256-GCM (WebCrypto) under a key
 // derived by HKDF-SHA-256 from a versioned deployment secret (`BYOK_ENCRYPTION_KEYS`), with the account id
 // and the carrier slug as additional authenticated data.
 
-const encoder = new TextEncoder();
-const HKDF_SALT = encoder.encode("switchyard");
 /** The derived key encrypts carrier keys of this format, and nothing else. */
-const HKDF_INFO = encoder.encode("byok carrier key v1");
-const IV_BYTES = 12;
+const PURPOSE = "byok carrier key v1";
 
 /** What a row stores of one encrypted key. */
 export type Sealed = { ciphertext: string; iv: string; keyVersion: number };
 
-/** Each secret's derived AES key, once per isolate (a few at most: the versions listed). */
-const derivedKeys = isolate.slot("byok encryption keys", () => new Map<string, Promise<CryptoKey>>());
-
 /** The data every ciphertext is bound to: a row moved to another account or carrier fails to decrypt. */
-function boundTo(accountId: string, provider: string): Uint8Array {
-  return encoder.encode(`byok\naccount ${accountId}\ncarrier ${provider}`);
+function boundTo(accountId: string, provider: string): string {
+  return `byok\naccount ${accountId}\ncarrier ${provider}`;
 }
 
 /** Encrypts `plain` under the newest version of the keyring (null when the keyring is empty: storing is off). */
 export async function sealCarrierKey(ring: ByokKeyring, accountId: string, provider: string, plain: string): Promise<Sealed | null> {
   const newest = ring[0];
   if (!newest) return null;
-  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-  const data = await crypto.subtle.encrypt(
-    { name: "AES-GCM", iv, additionalData: boundTo(accountId, provider) },
-    await keyOf(newest.secret),
-    encoder.encode(plain),
-  );
-  return { ciphertext: toBase64(new Uint8Array(data)), iv: toBase64(iv), keyVersion: newest.version };
+  const { iv, data } = await encrypt(purposeKey(newest.secret, PURPOSE), plain, boundTo(accountId, provider));
+  return { ciphertext: toBase64(data), iv: toBase64(iv), keyVersion: newest.version };
 }
 
 /**
@@ -43,30 +32,10 @@ export async function openCarrierKey(ring: ByokKeyring, accountId: string, provi
   const version = ring.find((k) => k.version === sealed.keyVersion);
   if (!version) return null;
   try {
-    const plain = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: fromBase64(sealed.iv), additionalData: boundTo(accountId, provider) },
-      await keyOf(version.secret),
-      fromBase64(sealed.ciphertext),
-    );
-    return new TextDecoder().decode(plain);
+    return await decrypt([purposeKey(version.secret, PURPOSE)], fromBase64(sealed.iv), fromBase64(sealed.ciphertext), boundTo(accountId, provider));
   } catch {
-    return null;
+    return null; // not base64: unreadable
   }
-}
-
-function keyOf(secret: string): Promise<CryptoKey> {
-  const keys = derivedKeys.get();
-  let key = keys.get(secret);
-  if (!key) keys.set(secret, (key = derive(secret)));
-  return key;
-}
-
-async function derive(secret: string): Promise<CryptoKey> {
-  const base = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: HKDF_SALT, info: HKDF_INFO }, base, { name: "AES-GCM", length: 256 }, false, [
-    "encrypt",
-    "decrypt",
-  ]);
 }
 
 function toBase64(bytes: Uint8Array): string {
@@ -75,7 +44,7 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
-function fromBase64(text: string): Uint8Array {
+function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   const s = atob(text);
   const out = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);

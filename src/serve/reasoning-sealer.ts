@@ -1,17 +1,9 @@
 import type { Sealer } from "../protocols/inbound/caller-protocol";
 import type { Settings } from "../settings";
-import { isolate } from "../isolate";
+import { decrypt, encrypt, IV_BYTES, purposeKey, TAG_BYTES } from "../crypto/aes-gcm";
 
-const encoder = new TextEncoder();
-/** HKDF's salt and info: the derived key seals reasoning envelopes of this version, and nothing else. */
-const HKDF_SALT = encoder.encode("switchyard");
-const HKDF_INFO = encoder.encode("reasoning envelope v2");
-/** AES-GCM's nonce (random per seal) and tag. */
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-
-/** Each secret's derived AES key, once per isolate (a few secrets at most: the current one and those kept for rotation). */
-const derivedKeys = isolate.slot("reasoning seal keys", () => new Map<string, Promise<CryptoKey>>());
+/** The derived key seals reasoning envelopes of this version, and nothing else. */
+const PURPOSE = "reasoning envelope v2";
 
 /**
  * The account's sealer of reasoning envelopes (docs/api/responses.md): AES-256-GCM under a key derived
@@ -23,47 +15,26 @@ const derivedKeys = isolate.slot("reasoning seal keys", () => new Map<string, Pr
 export function reasoningSealer(s: Pick<Settings, "REASONING_SEAL_KEY" | "REASONING_SEAL_KEYS_PREVIOUS">, accountId: string): Sealer | null {
   if (s.REASONING_SEAL_KEY === undefined) return null;
   const secrets = [s.REASONING_SEAL_KEY, ...s.REASONING_SEAL_KEYS_PREVIOUS];
-  const aad = encoder.encode(`account ${accountId}`);
+  const aad = `account ${accountId}`;
   return {
     async seal(plain) {
-      const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-      const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad }, await keyOf(secrets[0]!), encoder.encode(plain));
-      const out = new Uint8Array(IV_BYTES + sealed.byteLength);
+      const { iv, data } = await encrypt(purposeKey(secrets[0]!, PURPOSE), plain, aad);
+      const out = new Uint8Array(IV_BYTES + data.byteLength);
       out.set(iv);
-      out.set(new Uint8Array(sealed), IV_BYTES);
+      out.set(data, IV_BYTES);
       return toBase64Url(out);
     },
     async open(token) {
       const bytes = fromBase64Url(token);
       if (bytes === null || bytes.length < IV_BYTES + TAG_BYTES) return null;
-      const iv = bytes.subarray(0, IV_BYTES);
-      const data = bytes.subarray(IV_BYTES);
-      for (const secret of secrets) {
-        try {
-          const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad }, await keyOf(secret), data);
-          return new TextDecoder().decode(plain);
-        } catch {
-          // Not under this key (or altered, or another account's): the next key, else refused.
-        }
-      }
-      return null;
+      return decrypt(
+        secrets.map((secret) => purposeKey(secret, PURPOSE)),
+        bytes.slice(0, IV_BYTES),
+        bytes.slice(IV_BYTES),
+        aad,
+      );
     },
   };
-}
-
-function keyOf(secret: string): Promise<CryptoKey> {
-  const keys = derivedKeys.get();
-  let key = keys.get(secret);
-  if (!key) keys.set(secret, (key = derive(secret)));
-  return key;
-}
-
-async function derive(secret: string): Promise<CryptoKey> {
-  const base = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: HKDF_SALT, info: HKDF_INFO }, base, { name: "AES-GCM", length: 256 }, false, [
-    "encrypt",
-    "decrypt",
-  ]);
 }
 
 /** Bytes as URL-safe base64 without padding (an envelope travels in JSON and is copied around by clients). */

@@ -1,12 +1,7 @@
-import { isolate } from "../isolate";
+import { decrypt, encrypt, IV_BYTES, purposeKey } from "../crypto/aes-gcm";
 
-const encoder = new TextEncoder();
-/** HKDF's salt and info: the derived key seals webhook endpoint secrets, and nothing else (the reasoning envelopes derive their own). */
-const HKDF_SALT = encoder.encode("switchyard");
-const HKDF_INFO = encoder.encode("webhook endpoint secret v1");
-const IV_BYTES = 12;
-
-const derivedKeys = isolate.slot("webhook secret keys", () => new Map<string, Promise<CryptoKey>>());
+/** The derived key seals webhook endpoint secrets, and nothing else (the reasoning envelopes derive their own). */
+const PURPOSE = "webhook endpoint secret v1";
 
 /**
  * Webhook endpoint secrets at rest. Unlike API keys (stored as hashes), a signing secret must be read back
@@ -21,47 +16,18 @@ export function secretBox(secrets: readonly string[]): SecretBox | null {
   if (secrets.length === 0) return null;
   return {
     async seal(plain, endpointId) {
-      const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-      const aad = encoder.encode(`webhook endpoint ${endpointId}`);
-      const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad }, await keyOf(secrets[0]!), encoder.encode(plain)));
-      return btoa(String.fromCharCode(...iv, ...sealed));
+      const { iv, data } = await encrypt(purposeKey(secrets[0]!, PURPOSE), plain, `webhook endpoint ${endpointId}`);
+      return btoa(String.fromCharCode(...iv, ...data));
     },
     async open(text, endpointId) {
-      let bytes: Uint8Array;
+      let bytes: Uint8Array<ArrayBuffer>;
       try {
         bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
       } catch {
         return null;
       }
-      const aad = encoder.encode(`webhook endpoint ${endpointId}`);
-      for (const secret of secrets) {
-        try {
-          const plain = await crypto.subtle.decrypt(
-            { name: "AES-GCM", iv: bytes.subarray(0, IV_BYTES), additionalData: aad },
-            await keyOf(secret),
-            bytes.subarray(IV_BYTES),
-          );
-          return new TextDecoder().decode(plain);
-        } catch {
-          // Not under this key: the next one, else unreadable.
-        }
-      }
-      return null;
+      const keys = secrets.map((secret) => purposeKey(secret, PURPOSE));
+      return decrypt(keys, bytes.slice(0, IV_BYTES), bytes.slice(IV_BYTES), `webhook endpoint ${endpointId}`);
     },
   };
-}
-
-function keyOf(secret: string): Promise<CryptoKey> {
-  const keys = derivedKeys.get();
-  let key = keys.get(secret);
-  if (!key) keys.set(secret, (key = derive(secret)));
-  return key;
-}
-
-async function derive(secret: string): Promise<CryptoKey> {
-  const base = await crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]);
-  return crypto.subtle.deriveKey({ name: "HKDF", hash: "SHA-256", salt: HKDF_SALT, info: HKDF_INFO }, base, { name: "AES-GCM", length: 256 }, false, [
-    "encrypt",
-    "decrypt",
-  ]);
 }

@@ -69,7 +69,7 @@ const LAYERS: string[][] = [
   ["db", "rate-limits"], // storage: D1's tables, the rate limiter Durable Object
   ["catalog"],
   ["http"],
-  ["webhooks"], // signing and sealing webhook secrets: pure, shared by every webhook we send
+  ["webhooks", "crypto"], // signing and sealing webhook secrets: pure, shared by every webhook we send; AES-GCM under derived keys
   ["settings.ts", "settings", "env.ts", "log-error.ts"],
   ["isolate.ts"],
 ];

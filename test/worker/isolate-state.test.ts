@@ -7,15 +7,14 @@ import { chat, newAccount, user } from "./helpers";
 describe("the isolate's state", () => {
   it("holds every per-isolate cache in a named slot", () => {
     expect(isolate.slots.sort()).toEqual([
-      "byok encryption keys",
       "catalog memo",
+      "derived AES-GCM keys",
       "failure streaks",
       "health snapshot memo",
       "key cache",
       "ledger clients",
       "presented catalogs",
       "preset cache",
-      "reasoning seal keys",
       "settings",
       "stripe clients",
     ]);
