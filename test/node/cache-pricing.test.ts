@@ -82,9 +82,10 @@ describe("cache prices", () => {
       costNano: 10 * 3000 + 3000 * 300 + 150 * 3750 + 50 * 6000 + 5 * 15000,
       insured: false,
       cacheDiscountNano: 3210 * 3000 - (10 * 3000 + 3000 * 300 + 150 * 3750 + 50 * 6000),
+      byokUpstreamNano: null, // served with the platform's key: no BYOK fee
     });
     expect(charge(usage(1000, 5, 0, 1000), sonnet, "stop", false).cacheDiscountNano).toBe(1000 * 3000 - 1000 * 3750);
-    expect(charge(usage(1000, 0, 500), sonnet, null, false)).toEqual({ costNano: 0, insured: true, cacheDiscountNano: 0 });
+    expect(charge(usage(1000, 0, 500), sonnet, null, false)).toEqual({ costNano: 0, insured: true, cacheDiscountNano: 0, byokUpstreamNano: null });
   });
 
   it("the hold prices a prompt token as the dearest write, and at long-context prices once the prompt may pass their threshold", () => {

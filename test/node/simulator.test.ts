@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -881,9 +882,12 @@ describe("resets, hangs and the request log", () => {
         connection: expect.any(Number),
         received_mono_ms: expect.any(Number),
         first_write_mono_ms: expect.any(Number),
+        // A fingerprint of the key, never the key: the first 16 hex digits of its SHA-256.
+        credential_sha256: createHash("sha256").update("sk-secret-123").digest("hex").slice(0, 16),
       },
       expect.objectContaining({
         carrier: "cerebras",
+        credential_sha256: null,
         body: { ...body, stream: true },
         headers: expect.objectContaining({ authorization: false }),
         outcome: "completed",
