@@ -113,6 +113,7 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   // A process group of its own: stopping it stops workerd and esbuild under it too (stopChild).
   const child = spawn(wrangler, args, { env: offline, stdio: opts.quiet ? "ignore" : ["ignore", "pipe", "pipe"], detached: true });
+  killGroupOnExit(child);
   const log = { requests: false };
   const workerdErrors = workerdErrorLines();
   const shown = (line: string) => (shownLine(line, log.requests) ? workerdErrors(line) : null);
@@ -284,6 +285,23 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number):
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`the service did not answer at ${url} within ${timeoutMs} ms`);
+}
+
+/**
+ * Whatever way this process ends (a crash, an exit on a path that did not stop the service), the child's
+ * process group goes with it: its own group, so nothing else would stop wrangler, esbuild and workerd.
+ * `exit` handlers run synchronously, so this is a SIGKILL, the last resort after `stopChild`'s SIGTERM.
+ */
+function killGroupOnExit(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  const group = -child.pid;
+  process.once("exit", () => {
+    try {
+      process.kill(group, "SIGKILL");
+    } catch {
+      // stopped already
+    }
+  });
 }
 
 /**

@@ -94,7 +94,8 @@ describe("stopping npm start by its pid", () => {
         const deadline = Date.now() + 30_000;
         while (alive().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
         const left = alive().map((pid) => `${pid} ${commandOf(pid)}`);
-        expect(left).toEqual([]);
+        // On failure, what npm start said last (how it stopped) comes with the processes left.
+        expect(left, `npm start's last output:\n${out.slice(-4000)}`).toEqual([]);
       } finally {
         // What a failed stop left: npm's group, and each process it started (wrangler has a group of its own).
         for (const target of [-npm.pid!, ...started])
