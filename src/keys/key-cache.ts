@@ -43,3 +43,10 @@ export function forgetAccountKeys(accountId: string): void {
   const cache = keyCache.get();
   for (const [hash, hit] of cache) if (hit.key.key.accountId === accountId) cache.delete(hash);
 }
+
+/** Forgets every cached key of these members: a guardrail was assigned to them or taken off them (docs/teams.md). */
+export function forgetMembersKeys(memberIds: readonly string[]): void {
+  const ids = new Set(memberIds);
+  const cache = keyCache.get();
+  for (const [hash, hit] of cache) if (hit.key.key.memberId !== null && ids.has(hit.key.key.memberId)) cache.delete(hash);
+}
