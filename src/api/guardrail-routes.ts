@@ -142,7 +142,10 @@ async function memberIdsOf(c: Context<AppEnv>): Promise<string[]> {
   if (ids.length > max) throw new ApiError(400, `Invalid request: \`member_user_ids\`: at most ${max} per call (GUARDRAIL_LIST_ITEMS).`);
   const unknown = await notMembers(c.env.DB, accountOf(c), ids);
   if (unknown.length)
-    throw new ApiError(400, `Invalid request: \`member_user_ids\`: ${unknown[0]} is not a member of this account (GET /api/v1/organization/members lists them).`);
+    throw new ApiError(
+      400,
+      `Invalid request: \`member_user_ids\`: ${unknown[0]} is not a member of this account (GET /api/v1/organization/members lists them).`,
+    );
   return ids;
 }
 
