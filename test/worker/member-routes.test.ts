@@ -143,12 +143,12 @@ const API_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
     safe: { path: `/guardrails/${NO_UUID}/assignments/members` },
   }),
   "POST /guardrails/:id/assignments/members": (f) => ({
-    harm: { path: `/guardrails/${f.guardrailId}/assignments/members`, body: {} },
-    safe: { path: `/guardrails/${NO_UUID}/assignments/members`, body: {} },
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/members`, body: { member_user_ids: [f.billingId] } },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/members`, body: { member_user_ids: ["mem_0"] } },
   }),
   "POST /guardrails/:id/assignments/members/remove": (f) => ({
-    harm: { path: `/guardrails/${f.guardrailId}/assignments/members/remove`, body: {} },
-    safe: { path: `/guardrails/${NO_UUID}/assignments/members/remove`, body: {} },
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/members/remove`, body: { member_user_ids: [f.memberId] } },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/members/remove`, body: { member_user_ids: ["mem_0"] } },
   }),
   "POST /presets": () => ({ harm: { path: "/presets", body: { slug: "sneaky", config: {} } }, safe: { path: "/presets", body: {} } }),
   "POST /observability/destinations": () => ({
@@ -249,6 +249,10 @@ beforeAll(async () => {
     });
   const g = (await (await api("POST", "/guardrails", { name: "rail" })).json()) as { data: { id: string } };
   await api("POST", `/guardrails/${g.data.id}/assignments/keys`, { key_hashes: [ownerKeyHash] });
+  // The member carries the guardrail (so removing it is a change), the billing member does not (so assigning it is one).
+  expect(await (await api("POST", `/guardrails/${g.data.id}/assignments/members`, { member_user_ids: [t.member.memberId] })).json()).toEqual({
+    assigned_count: 1,
+  });
   expect((await api("POST", "/presets", { slug: "shared", config: { model: "openai/gpt-oss-20b" } })).status).toBe(201);
   await invite(t.owner.client, uniqueEmail(), "member");
   const inviteId = (await env.DB.prepare("SELECT id FROM member_invites WHERE account_id = ?").bind(t.accountId).first<{ id: string }>())!.id;
