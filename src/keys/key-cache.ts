@@ -12,8 +12,8 @@ export type AuthKey = { key: ApiKey; guardrails: GuardrailRules[]; byok: ByokEnt
 /**
  * Keys recently read from D1, per isolate, so most requests authenticate without a query.
  * Staleness: a key disabled, deleted or changed in another isolate — or a guardrail of it changed,
- * assigned or unassigned, or a carrier key of its account added, changed or removed — is still honoured here for at most KEY_CACHE_TTL_MS; changes made through this
- * isolate apply at once (`forgetKey`). Unknown keys are
+ * assigned or unassigned (to the key or its member), or a carrier key of its account added, changed or removed — is still honoured here for at most KEY_CACHE_TTL_MS; changes made through this
+ * isolate apply at once (`forgetKey`, `forgetMembersKeys`). Unknown keys are
  * never cached, so a new key works immediately.
  */
 export const KEY_CACHE_TTL_MS = 10_000;
