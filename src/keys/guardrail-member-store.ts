@@ -1,6 +1,6 @@
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
 import { db } from "../db/client";
-import { guardrailMembers, members, type GuardrailMember } from "../db/schema";
+import { guardrailMembers, guardrails, members, type Guardrail, type GuardrailMember } from "../db/schema";
 import { forgetMembersKeys } from "./key-cache";
 
 /**
@@ -80,4 +80,17 @@ export async function listMemberAssignments(d1: D1Database, accountId: string, g
     db(d1).select({ n: count() }).from(guardrailMembers).where(where).get(),
   ]);
   return { rows: rows as GuardrailMember[], total: total?.n ?? 0 };
+}
+
+/** The guardrails one of the account's members carries, oldest first (a key's console page: what the key carries through its member). */
+export async function guardrailsOfMember(d1: D1Database, accountId: string, memberId: string): Promise<Guardrail[]> {
+  return (
+    await db(d1)
+      .select({ g: guardrails })
+      .from(guardrailMembers)
+      .innerJoin(guardrails, eq(guardrails.id, guardrailMembers.guardrailId))
+      .where(and(eq(guardrailMembers.accountId, accountId), eq(guardrailMembers.memberId, memberId)))
+      .orderBy(asc(guardrails.createdAt))
+      .all()
+  ).map((r) => r.g);
 }
