@@ -94,3 +94,14 @@ export async function guardrailsOfMember(d1: D1Database, accountId: string, memb
       .all()
   ).map((r) => r.g);
 }
+
+/** Every member assignment of the account with its guardrail, oldest guardrail first (the console's Members page; an account has few). */
+export async function memberGuardrails(d1: D1Database, accountId: string): Promise<{ memberId: string; guardrail: Guardrail }[]> {
+  return db(d1)
+    .select({ memberId: guardrailMembers.memberId, guardrail: guardrails })
+    .from(guardrailMembers)
+    .innerJoin(guardrails, eq(guardrails.id, guardrailMembers.guardrailId))
+    .where(eq(guardrailMembers.accountId, accountId))
+    .orderBy(asc(guardrails.createdAt), asc(guardrailMembers.memberId))
+    .all();
+}

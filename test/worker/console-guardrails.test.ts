@@ -65,6 +65,34 @@ describe("a key's guardrails on its console page", () => {
     expect(html).not.toContain(`name="guardrail" value="${g.id}"`); // no form takes it off the key
   });
 
+  it("the Members page gives a member a guardrail, which every key of theirs then carries, and takes it off", async () => {
+    const k = await consoleKey();
+    const owner = (await env.DB.prepare("SELECT member_id FROM api_keys WHERE hash = ?").bind(k.hash).first<{ member_id: string }>())!.member_id;
+    const created = await k.client.post(
+      "/settings/keys/guardrails/create",
+      { key: k.hash, name: "Claude only", allowed_models: "anthropic/*" },
+      { from: k.page },
+    );
+    expect(created.status).toBe(303);
+    const [g] = (await guardrailIds(k.accountId)).results;
+    await k.client.post("/settings/keys/guardrails/unassign", { key: k.hash, guardrail: g!.id }, { from: k.page });
+    expect((await chat(k.key, { model: LLAMA, ...user("hi") })).status).toBe(200);
+    const given = await k.client.post("/settings/members/guardrails/assign", { member: owner, guardrail: g!.id }, { from: "/settings/members" });
+    expect(given.status).toBe(303);
+    expect(textOf((await k.client.page("/settings/members")).html)).toContain(`${k.email} : Claude only — models: anthropic/* Remove`);
+    const refused = await chat(k.key, { model: LLAMA, ...user("hi") });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('guardrail "Claude only"');
+    const other = await consoleKey("theirs");
+    const theirs = (await env.DB.prepare("SELECT member_id FROM api_keys WHERE hash = ?").bind(other.hash).first<{ member_id: string }>())!.member_id;
+    expect((await k.client.post("/settings/members/guardrails/assign", { member: theirs, guardrail: g!.id }, { from: "/settings/members" })).status).toBe(404);
+    expect((await chat(other.key, { model: LLAMA, ...user("hi") })).status).toBe(200);
+    const taken = await k.client.post("/settings/members/guardrails/unassign", { member: owner, guardrail: g!.id }, { from: "/settings/members" });
+    expect(taken.status).toBe(303);
+    expect(textOf((await k.client.page("/settings/members")).html)).toContain("No member carries a guardrail");
+    expect((await chat(k.key, { model: LLAMA, ...user("hi") })).status).toBe(200);
+  });
+
   it.each([
     [{ name: "" }, "name"],
     [{ name: "x", allowed_models: "no-such/model" }, "no-such/model is not in the catalog"],

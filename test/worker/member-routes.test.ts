@@ -103,6 +103,14 @@ const CONSOLE_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = 
     harm: { path: "/settings/members/role", fields: { member: f.memberId, role: "owner" } },
     safe: { path: "/settings/members/role", fields: { member: "mem_0", role: "owner" } },
   }),
+  "POST /settings/members/guardrails/assign": (f) => ({
+    harm: { path: "/settings/members/guardrails/assign", fields: { member: f.billingId, guardrail: f.guardrailId } },
+    safe: { path: "/settings/members/guardrails/assign", fields: { member: "mem_0", guardrail: NO_UUID } },
+  }),
+  "POST /settings/members/guardrails/unassign": (f) => ({
+    harm: { path: "/settings/members/guardrails/unassign", fields: { member: f.memberId, guardrail: f.guardrailId } },
+    safe: { path: "/settings/members/guardrails/unassign", fields: { member: "mem_0", guardrail: NO_UUID } },
+  }),
   "POST /settings/members/remove": (f) => ({
     harm: { path: "/settings/members/remove", fields: { member: f.billingId } },
     safe: { path: "/settings/members/remove", fields: { member: "mem_0" } },

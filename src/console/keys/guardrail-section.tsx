@@ -5,7 +5,7 @@ import type { ApiKey, Guardrail } from "../../db/schema";
 export type GuardrailFormState = { values?: Record<string, string>; problem?: string };
 
 /** A guardrail's rules in a few words. */
-function rulesOf(g: Guardrail): string {
+export function rulesOf(g: Guardrail): string {
   const zdr = [g.zdrAnthropic, g.zdrOpenai, g.zdrGoogle, g.zdrXai, g.zdrOther];
   const parts = [
     g.allowedModels && `models: ${g.allowedModels.join(", ")}`,
