@@ -66,6 +66,9 @@ export const updateGuardrailBody = z
 
 export const keyHashesBody = z.strictObject({ key_hashes: z.array(z.string().regex(/^[0-9a-f]{64}$/, "must be a key hash (64 hex characters)")).min(1) });
 
+/** Member ids as `GET /organization/members` shows them ("mem_<hex>"); whether each is the account's is the route's check. */
+export const memberIdsBody = z.strictObject({ member_user_ids: z.array(z.string().min(1).max(100)).min(1) });
+
 export const pageQuery = z.strictObject({
   offset: offsetParam.optional(),
   limit: limitParam(100).optional(),

@@ -19,8 +19,9 @@ import {
   type GuardrailFields,
   NO_RULES,
 } from "../keys/guardrail-store";
-import { presentAssignment, presentGuardrail } from "./present-guardrail";
-import { createGuardrailBody, keyHashesBody, pageQuery, storedFields, updateGuardrailBody } from "./guardrail-input";
+import { assignMembers, listMemberAssignments, notMembers, unassignMembers } from "../keys/guardrail-member-store";
+import { presentAssignment, presentGuardrail, presentMemberAssignment } from "./present-guardrail";
+import { createGuardrailBody, keyHashesBody, memberIdsBody, pageQuery, storedFields, updateGuardrailBody } from "./guardrail-input";
 import { parseInput } from "./key-management-input";
 import { readJsonObject } from "../request/json-body";
 import { ApiError } from "../request/errors";
@@ -28,7 +29,7 @@ import { ApiError } from "../request/errors";
 /**
  * Guardrails on keys (`/guardrails`, their key assignments), OpenRouter's shape, for management keys only.
  * Every lookup is scoped to the management key's account: another account's guardrail is a 404.
- * Member assignments answer 501: Switchyard has no organization members yet (docs/teams.md).
+ * A guardrail assigned to a member applies to every key of that member (docs/teams.md).
  */
 export const guardrailRoutes = new Hono<AppEnv>();
 
@@ -134,14 +135,38 @@ guardrailRoutes.post("/guardrails/:id/assignments/keys/remove", ...managementKey
   return c.json({ unassigned_count: await unassignKeys(c.env.DB, accountOf(c), g.id, await keyHashesOf(c)) });
 });
 
-/** Guardrails apply to keys: every member assignment route says so (501), whatever it is sent. */
-const noMembers = () => {
-  throw new ApiError(
-    501,
-    "Guardrail member assignments are not implemented: a guardrail applies to keys. Assign it to the member's keys (POST /api/v1/guardrails/{id}/assignments/keys).",
-  );
-};
-guardrailRoutes.get("/guardrails/assignments/members", ...managementKey, noMembers);
-guardrailRoutes.get("/guardrails/:id/assignments/members", ...managementKey, noMembers);
-guardrailRoutes.post("/guardrails/:id/assignments/members", ...managementKey, noMembers);
-guardrailRoutes.post("/guardrails/:id/assignments/members/remove", ...managementKey, noMembers);
+/** The member ids of an assignment call: within GUARDRAIL_LIST_ITEMS, each a member of the account (else 400 naming it, nothing changed). */
+async function memberIdsOf(c: Context<AppEnv>): Promise<string[]> {
+  const ids = [...new Set(parseInput(memberIdsBody, await body(c)).member_user_ids)];
+  const max = c.var.settings.GUARDRAIL_LIST_ITEMS;
+  if (ids.length > max) throw new ApiError(400, `Invalid request: \`member_user_ids\`: at most ${max} per call (GUARDRAIL_LIST_ITEMS).`);
+  const unknown = await notMembers(c.env.DB, accountOf(c), ids);
+  if (unknown.length)
+    throw new ApiError(
+      400,
+      `Invalid request: \`member_user_ids\`: ${unknown[0]} is not a member of this account (GET /api/v1/organization/members lists them).`,
+    );
+  return ids;
+}
+
+guardrailRoutes.get("/guardrails/assignments/members", ...managementKey, async (c) => {
+  const { rows, total } = await listMemberAssignments(c.env.DB, accountOf(c), null, await pageOf(c));
+  return c.json({ data: rows.map(presentMemberAssignment), total_count: total });
+});
+
+guardrailRoutes.get("/guardrails/:id/assignments/members", ...managementKey, async (c) => {
+  const g = await guardrailOf(c);
+  const { rows, total } = await listMemberAssignments(c.env.DB, accountOf(c), g.id, await pageOf(c));
+  return c.json({ data: rows.map(presentMemberAssignment), total_count: total });
+});
+
+guardrailRoutes.post("/guardrails/:id/assignments/members", ...managementKey, async (c) => {
+  const g = await guardrailOf(c);
+  const ids = await memberIdsOf(c);
+  return c.json({ assigned_count: await assignMembers(c.env.DB, accountOf(c), g.id, ids, c.get("caller").key.memberId) });
+});
+
+guardrailRoutes.post("/guardrails/:id/assignments/members/remove", ...managementKey, async (c) => {
+  const g = await guardrailOf(c);
+  return c.json({ unassigned_count: await unassignMembers(c.env.DB, accountOf(c), g.id, await memberIdsOf(c)) });
+});

@@ -1,4 +1,4 @@
-import type { Guardrail } from "../db/schema";
+import type { Guardrail, GuardrailMember } from "../db/schema";
 import type { Assignment } from "../keys/guardrail-store";
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -41,7 +41,7 @@ export function presentGuardrail(g: Guardrail, workspaceId: string) {
   };
 }
 
-/** A key assignment in the contract's shape (`assigned_by`: null, Switchyard has no members yet). */
+/** A key assignment in the contract's shape (`assigned_by`: null, key assignments do not keep who made them). */
 export function presentAssignment(a: Assignment) {
   return {
     id: a.id,
@@ -50,6 +50,18 @@ export function presentAssignment(a: Assignment) {
     key_name: a.key.name,
     key_label: a.key.label,
     assigned_by: null,
+    created_at: iso(a.createdAt)!,
+  };
+}
+
+/** A member assignment in the contract's shape: `user_id` is the member's id, `organization_id` the account's. */
+export function presentMemberAssignment(a: GuardrailMember) {
+  return {
+    id: a.id,
+    user_id: a.memberId,
+    organization_id: a.accountId,
+    guardrail_id: a.guardrailId,
+    assigned_by: a.assignedBy,
     created_at: iso(a.createdAt)!,
   };
 }

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
 import { db } from "../db/client";
-import { apiKeys, guardrailKeys, guardrails, type ApiKey, type Guardrail } from "../db/schema";
+import { union } from "drizzle-orm/sqlite-core";
+import { apiKeys, guardrailKeys, guardrailMembers, guardrails, type ApiKey, type Guardrail } from "../db/schema";
 import { forgetKey } from "./key-cache";
 import type { GuardrailRules } from "../guardrails/rules";
 
@@ -36,9 +37,22 @@ function chunks<T>(items: T[], size: number): T[][] {
 
 const ofAccount = (accountId: string, id: string) => and(eq(guardrails.id, id), eq(guardrails.accountId, accountId));
 
-/** The rules of every guardrail a key carries, oldest guardrail first (the order a refusal names them). */
+/**
+ * The rules of every guardrail a key carries — its own and its member's, one query (a guardrail assigned both
+ * ways counts once) — oldest guardrail first (the order a refusal names them).
+ */
 export async function keyGuardrails(d1: D1Database, keyHash: string): Promise<GuardrailRules[]> {
-  return db(d1)
+  const q = db(d1);
+  const carried = union(
+    q.select({ id: guardrailKeys.guardrailId }).from(guardrailKeys).where(eq(guardrailKeys.keyHash, keyHash)),
+    // Its member's (none when the key has no member: a null member_id joins nothing).
+    q
+      .select({ id: guardrailMembers.guardrailId })
+      .from(guardrailMembers)
+      .innerJoin(apiKeys, and(eq(apiKeys.memberId, guardrailMembers.memberId), eq(apiKeys.accountId, guardrailMembers.accountId)))
+      .where(eq(apiKeys.hash, keyHash)),
+  );
+  return q
     .select({
       id: guardrails.id,
       name: guardrails.name,
@@ -54,9 +68,8 @@ export async function keyGuardrails(d1: D1Database, keyHash: string): Promise<Gu
       maxPromptNano: guardrails.maxPromptNano,
       maxCompletionNano: guardrails.maxCompletionNano,
     })
-    .from(guardrailKeys)
-    .innerJoin(guardrails, eq(guardrails.id, guardrailKeys.guardrailId))
-    .where(eq(guardrailKeys.keyHash, keyHash))
+    .from(guardrails)
+    .where(inArray(guardrails.id, carried))
     .orderBy(asc(guardrails.createdAt), asc(guardrails.id))
     .all();
 }
@@ -92,9 +105,18 @@ export async function createGuardrail(d1: D1Database, accountId: string, fields:
   return row;
 }
 
-/** The hashes of the keys carrying a guardrail: this isolate forgets them after a change, so it applies at once here. */
+/** The hashes of the keys carrying a guardrail, their own or their member's: this isolate forgets them after a change, so it applies at once here. */
 async function assignedHashes(d1: D1Database, id: string): Promise<string[]> {
-  return (await db(d1).select({ hash: guardrailKeys.keyHash }).from(guardrailKeys).where(eq(guardrailKeys.guardrailId, id)).all()).map((r) => r.hash);
+  const q = db(d1);
+  const rows = await union(
+    q.select({ hash: guardrailKeys.keyHash }).from(guardrailKeys).where(eq(guardrailKeys.guardrailId, id)),
+    q
+      .select({ hash: apiKeys.hash })
+      .from(apiKeys)
+      .innerJoin(guardrailMembers, and(eq(guardrailMembers.memberId, apiKeys.memberId), eq(guardrailMembers.accountId, apiKeys.accountId)))
+      .where(eq(guardrailMembers.guardrailId, id)),
+  ).all();
+  return rows.map((r) => r.hash);
 }
 
 /** Changes one of the account's guardrails; undefined when it has none with that id. Other isolates see it within the key cache's staleness. */

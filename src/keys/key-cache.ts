@@ -12,8 +12,8 @@ export type AuthKey = { key: ApiKey; guardrails: GuardrailRules[]; byok: ByokEnt
 /**
  * Keys recently read from D1, per isolate, so most requests authenticate without a query.
  * Staleness: a key disabled, deleted or changed in another isolate — or a guardrail of it changed,
- * assigned or unassigned, or a carrier key of its account added, changed or removed — is still honoured here for at most KEY_CACHE_TTL_MS; changes made through this
- * isolate apply at once (`forgetKey`). Unknown keys are
+ * assigned or unassigned (to the key or its member), or a carrier key of its account added, changed or removed — is still honoured here for at most KEY_CACHE_TTL_MS; changes made through this
+ * isolate apply at once (`forgetKey`, `forgetMembersKeys`). Unknown keys are
  * never cached, so a new key works immediately.
  */
 export const KEY_CACHE_TTL_MS = 10_000;
@@ -42,4 +42,11 @@ export function forgetKey(hash: string): void {
 export function forgetAccountKeys(accountId: string): void {
   const cache = keyCache.get();
   for (const [hash, hit] of cache) if (hit.key.key.accountId === accountId) cache.delete(hash);
+}
+
+/** Forgets every cached key of these members: a guardrail was assigned to them or taken off them (docs/teams.md). */
+export function forgetMembersKeys(memberIds: readonly string[]): void {
+  const ids = new Set(memberIds);
+  const cache = keyCache.get();
+  for (const [hash, hit] of cache) if (hit.key.key.memberId !== null && ids.has(hit.key.key.memberId)) cache.delete(hash);
 }

@@ -45,6 +45,8 @@ export const CONSOLE_ROUTES = {
   "POST /settings/members/invite/revoke": "members.invite",
   "POST /settings/members/role": "members.manage",
   "POST /settings/members/remove": "members.manage",
+  "POST /settings/members/guardrails/assign": "guardrails.write",
+  "POST /settings/members/guardrails/unassign": "guardrails.write",
   "GET /settings/audit": "audit.read",
   "GET /settings/password": "account.self",
   "POST /settings/password": "account.self",

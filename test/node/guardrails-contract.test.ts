@@ -75,7 +75,18 @@ describe("guardrails and /models/user conform to the teams contract", () => {
     await conforms("DELETE", `/guardrails/${id}`, mgmt, 200);
   });
 
-  it("errors: 400, 401, 403, 404, and 501 on member assignments", async () => {
+  it("member assignments: assign, list, unassign", async () => {
+    const owner = (await conforms("GET", "/organization/members", mgmt, 200)).data[0].id as string;
+    const id = (await conforms("POST", "/guardrails", mgmt, 201, { name: "Team", allowed_models: ["meta-llama/*"] })).data.id as string;
+    expect(await conforms("POST", `/guardrails/${id}/assignments/members`, mgmt, 200, { member_user_ids: [owner] })).toEqual({ assigned_count: 1 });
+    const listed = await conforms("GET", `/guardrails/${id}/assignments/members`, mgmt, 200);
+    expect(listed).toMatchObject({ data: [{ user_id: owner, guardrail_id: id, assigned_by: null }], total_count: 1 });
+    expect((await conforms("GET", "/guardrails/assignments/members?offset=0&limit=10", mgmt, 200)).total_count).toBe(1);
+    expect(await conforms("POST", `/guardrails/${id}/assignments/members/remove`, mgmt, 200, { member_user_ids: [owner] })).toEqual({ unassigned_count: 1 });
+    await conforms("DELETE", `/guardrails/${id}`, mgmt, 200);
+  });
+
+  it("errors: 400, 401, 403, 404", async () => {
     await conforms("POST", "/guardrails", mgmt, 400, { name: "x", limit_usd: 5 });
     await conforms("PATCH", `/guardrails/${crypto.randomUUID()}`, mgmt, 400, { colour: "red" });
     await conforms("GET", "/guardrails", null, 401);
@@ -87,10 +98,11 @@ describe("guardrails and /models/user conform to the teams contract", () => {
     await conforms("POST", `/guardrails/${crypto.randomUUID()}/assignments/keys`, mgmt, 404, { key_hashes: [apiKey.hash] });
     await conforms("POST", `/guardrails/${crypto.randomUUID()}/assignments/keys/remove`, mgmt, 404, { key_hashes: [apiKey.hash] });
     const g = (await conforms("POST", "/guardrails", mgmt, 201, { name: "m" })).data.id as string;
-    await conforms("GET", `/guardrails/${g}/assignments/members`, mgmt, 501);
-    await conforms("POST", `/guardrails/${g}/assignments/members`, mgmt, 501, { member_user_ids: ["u"] });
-    await conforms("POST", `/guardrails/${g}/assignments/members/remove`, mgmt, 501, { member_user_ids: ["u"] });
-    await conforms("GET", "/guardrails/assignments/members", mgmt, 501);
+    await conforms("POST", `/guardrails/${g}/assignments/members`, mgmt, 400, { member_user_ids: ["mem_unknown"] });
+    await conforms("POST", `/guardrails/${g}/assignments/members/remove`, mgmt, 400, { member_user_ids: ["mem_unknown"] });
+    await conforms("GET", `/guardrails/${crypto.randomUUID()}/assignments/members`, mgmt, 404);
+    await conforms("POST", `/guardrails/${crypto.randomUUID()}/assignments/members`, mgmt, 404, { member_user_ids: ["mem_unknown"] });
+    await conforms("GET", "/guardrails/assignments/members", null, 401);
     await conforms("GET", "/models/user", null, 401);
   });
 });

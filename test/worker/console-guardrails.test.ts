@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { env } from "cloudflare:test";
-import { admin, chat, user } from "./helpers";
+import { admin, call, chat, user } from "./helpers";
 import { createKeyViaConsole, signUp, textOf } from "./console-helpers";
 
 // A key's guardrails on its console page: shown, created and assigned, taken off and put back, validated
@@ -42,6 +42,55 @@ describe("a key's guardrails on its console page", () => {
     expect((await chat(k.key, { model: LLAMA, ...user("hi") })).status).toBe(200);
     expect((await k.client.post("/settings/keys/guardrails/assign", { key: k.hash, guardrail: g!.id }, { from: k.page })).status).toBe(303);
     expect((await chat(k.key, { model: LLAMA, ...user("hi") })).status).toBe(403);
+  });
+
+  it("shows the guardrails the key carries through its member, which cannot be taken off the key there", async () => {
+    const k = await consoleKey();
+    const owner = (await env.DB.prepare("SELECT member_id FROM api_keys WHERE hash = ?").bind(k.hash).first<{ member_id: string }>())!.member_id;
+    const mgmt = await admin<{ key: string }>("/keys", { account: k.accountId, management: true });
+    const api = (path: string, body: unknown) =>
+      call(`/api/v1${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${mgmt.key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const g = ((await (await api("/guardrails", { name: "Team rail", allowed_models: ["anthropic/*"] })).json()) as { data: { id: string } }).data;
+    expect((await api(`/guardrails/${g.id}/assignments/members`, { member_user_ids: [owner] })).status).toBe(200);
+    const { html } = await k.client.page(k.page);
+    const text = textOf(html);
+    expect(text).not.toContain("This key carries no guardrail");
+    expect(text).toContain("Through its member");
+    expect(text).toContain("POST /api/v1/guardrails/{id}/assignments/members");
+    expect(text).toContain("Team rail — models: anthropic/*");
+    expect(html).not.toContain(`name="guardrail" value="${g.id}"`); // no form takes it off the key
+  });
+
+  it("the Members page gives a member a guardrail, which every key of theirs then carries, and takes it off", async () => {
+    const k = await consoleKey();
+    const owner = (await env.DB.prepare("SELECT member_id FROM api_keys WHERE hash = ?").bind(k.hash).first<{ member_id: string }>())!.member_id;
+    const created = await k.client.post(
+      "/settings/keys/guardrails/create",
+      { key: k.hash, name: "Claude only", allowed_models: "anthropic/*" },
+      { from: k.page },
+    );
+    expect(created.status).toBe(303);
+    const [g] = (await guardrailIds(k.accountId)).results;
+    await k.client.post("/settings/keys/guardrails/unassign", { key: k.hash, guardrail: g!.id }, { from: k.page });
+    expect((await chat(k.key, { model: LLAMA, ...user("hi") })).status).toBe(200);
+    const given = await k.client.post("/settings/members/guardrails/assign", { member: owner, guardrail: g!.id }, { from: "/settings/members" });
+    expect(given.status).toBe(303);
+    expect(textOf((await k.client.page("/settings/members")).html)).toContain(`${k.email} : Claude only — models: anthropic/* Remove`);
+    const refused = await chat(k.key, { model: LLAMA, ...user("hi") });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('guardrail "Claude only"');
+    const other = await consoleKey("theirs");
+    const theirs = (await env.DB.prepare("SELECT member_id FROM api_keys WHERE hash = ?").bind(other.hash).first<{ member_id: string }>())!.member_id;
+    expect((await k.client.post("/settings/members/guardrails/assign", { member: theirs, guardrail: g!.id }, { from: "/settings/members" })).status).toBe(404);
+    expect((await chat(other.key, { model: LLAMA, ...user("hi") })).status).toBe(200);
+    const taken = await k.client.post("/settings/members/guardrails/unassign", { member: owner, guardrail: g!.id }, { from: "/settings/members" });
+    expect(taken.status).toBe(303);
+    expect(textOf((await k.client.page("/settings/members")).html)).toContain("No member carries a guardrail");
+    expect((await chat(k.key, { model: LLAMA, ...user("hi") })).status).toBe(200);
   });
 
   it.each([

@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { env } from "cloudflare:test";
 import { admin, call, newAccount } from "./helpers";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -37,3 +38,23 @@ export function post(path: string, key: string, body: unknown) {
     body: JSON.stringify(body),
   });
 }
+
+/** Adds a member (role `member`) to the account, straight in D1 (test set-up); returns its id. */
+export async function addMember(accountId: string): Promise<string> {
+  const id = `mem_${crypto.randomUUID().replace(/-/g, "").slice(0, 24)}`;
+  await env.DB.prepare("INSERT INTO members (id, account_id, email, role, created_at) VALUES (?, ?, ?, 'member', ?)")
+    .bind(id, accountId, `${id}@example.test`, Date.now())
+    .run();
+  return id;
+}
+
+/** A new API key of the account belonging to `memberId` (as if the member had made it). */
+export async function memberKey(accountId: string, memberId: string, name = "member key"): Promise<{ key: string; hash: string }> {
+  const k = await admin<{ key: string; hash: string }>("/keys", { account: accountId, name });
+  await env.DB.prepare("UPDATE api_keys SET member_id = ? WHERE hash = ?").bind(memberId, k.hash).run();
+  return k;
+}
+
+/** The id of the account's owner (the member the operator made with the account). */
+export const ownerOf = async (accountId: string) =>
+  (await env.DB.prepare("SELECT id FROM members WHERE account_id = ? AND role = 'owner'").bind(accountId).first<{ id: string }>())!.id;

@@ -1,7 +1,7 @@
 import { describe, it, expect } from "vitest";
 import { env } from "cloudflare:test";
 import { admin, call, chat, user } from "./helpers";
-import { accountWithManagementKey, guardrailsApi } from "./guardrail-helpers";
+import { accountWithManagementKey, addMember, guardrailsApi, ownerOf } from "./guardrail-helpers";
 
 // The management API of guardrails (`/guardrails`, key assignments), OpenRouter's shape, scoped to the
 // management key's account. Its responses are held to the contract in test/node/guardrails-contract.test.ts.
@@ -156,20 +156,76 @@ describe("key assignments", () => {
     }
     expect(((await (await guardrailsApi(a.mgmt, "GET", `/guardrails/${g.id}/assignments/keys`)).json()) as Json).total_count).toBe(0);
   });
+});
 
-  it("member assignments answer 501: there are no members yet", async () => {
+describe("member assignments", () => {
+  const members = (key: string, path: string) => guardrailsApi(key, "GET", path).then(async (r) => (expect(r.status).toBe(200), (await r.json()) as Json));
+
+  it("assigns and unassigns members, lists them per guardrail and for the account, in the contract's shape", async () => {
     const a = await accountWithManagementKey();
+    const [m1, m2] = [await addMember(a.accountId), await addMember(a.accountId)];
     const g = ((await (await guardrailsApi(a.mgmt, "POST", "/guardrails", { name: "g" })).json()) as Json).data;
-    for (const [method, path] of [
-      ["GET", `/guardrails/${g.id}/assignments/members`],
-      ["POST", `/guardrails/${g.id}/assignments/members`],
-      ["POST", `/guardrails/${g.id}/assignments/members/remove`],
-      ["GET", "/guardrails/assignments/members"],
-    ] as const) {
-      const res = await guardrailsApi(a.mgmt, method, path, method === "POST" ? { member_user_ids: ["u"] } : undefined);
-      expect(res.status).toBe(501);
-      expect(((await res.json()) as Json).error.message).toMatch(/member assignments are not implemented: a guardrail applies to keys/);
+    const assign = await guardrailsApi(a.mgmt, "POST", `/guardrails/${g.id}/assignments/members`, { member_user_ids: [m1, m2, m1] });
+    expect(await assign.json()).toEqual({ assigned_count: 2 });
+    const again = await guardrailsApi(a.mgmt, "POST", `/guardrails/${g.id}/assignments/members`, { member_user_ids: [m1] });
+    expect(await again.json()).toEqual({ assigned_count: 0 });
+    const listed = await members(a.mgmt, `/guardrails/${g.id}/assignments/members`);
+    expect(listed.total_count).toBe(2);
+    expect(listed.data.map((x: Json) => x.user_id).sort()).toEqual([m1, m2].sort());
+    // The operator's management key belongs to no member: assigned_by null.
+    expect(listed.data.find((x: Json) => x.user_id === m1)).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      user_id: m1,
+      organization_id: a.accountId,
+      guardrail_id: g.id,
+      assigned_by: null,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    const all = await members(a.mgmt, "/guardrails/assignments/members?limit=1");
+    expect(all.total_count).toBe(2);
+    expect(all.data).toHaveLength(1);
+    const removed = await guardrailsApi(a.mgmt, "POST", `/guardrails/${g.id}/assignments/members/remove`, { member_user_ids: [m1] });
+    expect(await removed.json()).toEqual({ unassigned_count: 1 });
+    expect((await members(a.mgmt, `/guardrails/${g.id}/assignments/members`)).data.map((x: Json) => x.user_id)).toEqual([m2]);
+    // Deleting the guardrail takes it off its members.
+    await guardrailsApi(a.mgmt, "DELETE", `/guardrails/${g.id}`);
+    expect((await members(a.mgmt, "/guardrails/assignments/members")).total_count).toBe(0);
+  });
+
+  it("assigned_by is the member whose management key made the assignment", async () => {
+    const a = await accountWithManagementKey();
+    const owner = await ownerOf(a.accountId);
+    await env.DB.prepare("UPDATE api_keys SET member_id = ? WHERE hash = ?").bind(owner, a.mgmtHash).run();
+    const m = await addMember(a.accountId);
+    const g = ((await (await guardrailsApi(a.mgmt, "POST", "/guardrails", { name: "g" })).json()) as Json).data;
+    await guardrailsApi(a.mgmt, "POST", `/guardrails/${g.id}/assignments/members`, { member_user_ids: [m] });
+    expect((await members(a.mgmt, `/guardrails/${g.id}/assignments/members`)).data[0]).toMatchObject({ user_id: m, assigned_by: owner });
+  });
+
+  it("another account's member or an unknown id is a 400 naming it, and nothing is assigned or removed", async () => {
+    const a = await accountWithManagementKey();
+    const theirs = await accountWithManagementKey();
+    const mine = await addMember(a.accountId);
+    const other = await addMember(theirs.accountId);
+    const g = ((await (await guardrailsApi(a.mgmt, "POST", "/guardrails", { name: "g" })).json()) as Json).data;
+    for (const id of [other, "mem_000000000000000000000000", await ownerOf(theirs.accountId)]) {
+      const res = await guardrailsApi(a.mgmt, "POST", `/guardrails/${g.id}/assignments/members`, { member_user_ids: [mine, id] });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as Json).error.message).toContain(`${id} is not a member of this account`);
     }
+    expect((await members(a.mgmt, `/guardrails/${g.id}/assignments/members`)).total_count).toBe(0);
+    await guardrailsApi(a.mgmt, "POST", `/guardrails/${g.id}/assignments/members`, { member_user_ids: [mine] });
+    const res = await guardrailsApi(a.mgmt, "POST", `/guardrails/${g.id}/assignments/members/remove`, { member_user_ids: [mine, other] });
+    expect(res.status).toBe(400);
+    expect((await members(a.mgmt, `/guardrails/${g.id}/assignments/members`)).total_count).toBe(1);
+    for (const body of [{}, { member_user_ids: [] }, { member_user_ids: [""] }, { member_user_ids: [mine], extra: 1 }])
+      expect((await guardrailsApi(a.mgmt, "POST", `/guardrails/${g.id}/assignments/members`, body)).status).toBe(400);
+    const tooMany = Array.from({ length: 101 }, (_, i) => `mem_${i}`);
+    const over = await guardrailsApi(a.mgmt, "POST", `/guardrails/${g.id}/assignments/members`, { member_user_ids: tooMany });
+    expect(over.status).toBe(400);
+    expect(((await over.json()) as Json).error.message).toContain("at most 100");
+    // The other account sees none of it.
+    expect((await members(theirs.mgmt, "/guardrails/assignments/members")).total_count).toBe(0);
   });
 });
 
@@ -185,6 +241,9 @@ describe("account scoping", () => {
       ["GET", `/guardrails/${g.id}/assignments/keys`, undefined],
       ["POST", `/guardrails/${g.id}/assignments/keys`, { key_hashes: [mine.hash] }],
       ["POST", `/guardrails/${g.id}/assignments/keys/remove`, { key_hashes: [mine.hash] }],
+      ["GET", `/guardrails/${g.id}/assignments/members`, undefined],
+      ["POST", `/guardrails/${g.id}/assignments/members`, { member_user_ids: [await ownerOf(mine.accountId)] }],
+      ["POST", `/guardrails/${g.id}/assignments/members/remove`, { member_user_ids: [await ownerOf(mine.accountId)] }],
       ["GET", `/guardrails/${UNKNOWN_ID}`, undefined],
       ["GET", "/guardrails/not-a-uuid", undefined],
     ] as const)

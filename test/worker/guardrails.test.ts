@@ -1,7 +1,10 @@
 import { describe, it, expect } from "vitest";
 import { admin, chat, generation, get, user } from "./helpers";
 import { simRequests, uniqueTag } from "./sim";
-import { accountWithManagementKey, guardKey, guardrailsApi, post } from "./guardrail-helpers";
+import { env } from "cloudflare:test";
+import { accountWithManagementKey, addMember, guardKey, guardrailsApi, memberKey, post } from "./guardrail-helpers";
+import { keyGuardrails } from "../../src/keys/guardrail-store";
+import { removeMember } from "../../src/members/member-store";
 
 // A key's guardrails on the request path: a request they forbid is a 403 in the caller's protocol naming
 // the guardrail and the rule, before anything is held; routing never falls back to what they forbid.
@@ -178,5 +181,91 @@ describe("GET /models/user", () => {
     expect(page.data).toHaveLength(2);
     expect(page.links.next).toBe("/api/v1/models/user?offset=3&limit=2");
     expect((await get("/models/user?limit=0", a.key)).status).toBe(400);
+  });
+});
+
+describe("a member's guardrails apply to every key of the member", () => {
+  /** A guardrail allowing only Llama models, assigned to `memberId` through the API; returns its id. */
+  async function guardMember(mgmt: string, memberId: string): Promise<string> {
+    const created = await guardrailsApi(mgmt, "POST", "/guardrails", { name: "Team", allowed_models: ["meta-llama/*"] });
+    const id = ((await created.json()) as Json).data.id as string;
+    const assigned = await guardrailsApi(mgmt, "POST", `/guardrails/${id}/assignments/members`, { member_user_ids: [memberId] });
+    expect(await assigned.json()).toEqual({ assigned_count: 1 });
+    return id;
+  }
+  const says = (id: string) => `guardrail "Team" (${id}), rule allowed_models: model ${SONNET} is not among its allowed models (meta-llama/*)`;
+
+  it("refuses on each of the member's keys, not on another member's; removing the assignment lets it through", async () => {
+    const a = await accountWithManagementKey();
+    const [alice, bob] = [await addMember(a.accountId), await addMember(a.accountId)];
+    const [alice1, alice2, bobs] = [await memberKey(a.accountId, alice), await memberKey(a.accountId, alice), await memberKey(a.accountId, bob)];
+    // Alice's first key is cached in this isolate before the assignment: the change made here applies at once.
+    expect((await chat(alice1.key, { model: SONNET, ...user("hi") })).status).toBe(200);
+    const id = await guardMember(a.mgmt, alice);
+    for (const k of [alice1, alice2]) {
+      const res = await chat(k.key, { model: SONNET, ...user("hi") });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as Json).error.message).toContain(says(id));
+      expect(await generation(k.key, res.headers.get("x-generation-id")!)).toMatchObject({ status: 403, total_cost: 0 });
+      expect((await chat(k.key, { model: LLAMA, ...user("hi") })).status).toBe(200);
+    }
+    const messages = await post("/messages", alice2.key, { model: SONNET, max_tokens: 50, messages: [{ role: "user", content: "hi" }] });
+    expect(messages.status).toBe(403);
+    expect(((await messages.json()) as Json).error).toMatchObject({ type: "permission_error", message: expect.stringContaining(says(id)) });
+    // Bob's key and the account's key of no member carry none of it.
+    for (const key of [bobs.key, a.key]) expect((await chat(key, { model: SONNET, ...user("hi") })).status).toBe(200);
+    const removed = await guardrailsApi(a.mgmt, "POST", `/guardrails/${id}/assignments/members/remove`, { member_user_ids: [alice] });
+    expect(await removed.json()).toEqual({ unassigned_count: 1 });
+    expect((await chat(alice1.key, { model: SONNET, ...user("hi") })).status).toBe(200);
+  });
+
+  it("GET /models/user with the member's key lists only what its member's guardrail leaves", async () => {
+    const a = await accountWithManagementKey();
+    const alice = await addMember(a.accountId);
+    const k = await memberKey(a.accountId, alice);
+    const before: string[] = ((await (await get("/models/user", k.key)).json()) as Json).data.map((m: Json) => m.id);
+    expect(before).toContain(SONNET);
+    await guardMember(a.mgmt, alice);
+    const ids: string[] = ((await (await get("/models/user", k.key)).json()) as Json).data.map((m: Json) => m.id);
+    expect(ids).toContain(LLAMA);
+    expect(ids.every((m) => m.startsWith("meta-llama/"))).toBe(true);
+  });
+
+  it("a guardrail on both the key and its member counts once, and applies while either assignment remains", async () => {
+    const a = await accountWithManagementKey();
+    const alice = await addMember(a.accountId);
+    const k = await memberKey(a.accountId, alice);
+    const id = await guardMember(a.mgmt, alice);
+    await guardrailsApi(a.mgmt, "POST", `/guardrails/${id}/assignments/keys`, { key_hashes: [k.hash] });
+    expect((await keyGuardrails(env.DB, k.hash)).map((g) => g.id)).toEqual([id]);
+    await guardrailsApi(a.mgmt, "POST", `/guardrails/${id}/assignments/keys/remove`, { key_hashes: [k.hash] });
+    expect((await chat(k.key, { model: SONNET, ...user("hi") })).status).toBe(403); // still its member's
+    await guardrailsApi(a.mgmt, "POST", `/guardrails/${id}/assignments/members/remove`, { member_user_ids: [alice] });
+    expect((await chat(k.key, { model: SONNET, ...user("hi") })).status).toBe(200);
+  });
+
+  it("a change to a member's guardrail applies at once to the member's cached keys; removing the member removes the assignment", async () => {
+    const a = await accountWithManagementKey();
+    const alice = await addMember(a.accountId);
+    const k = await memberKey(a.accountId, alice);
+    const id = await guardMember(a.mgmt, alice);
+    expect((await chat(k.key, { model: LLAMA, ...user("hi") })).status).toBe(200); // cached with the guardrail
+    await guardrailsApi(a.mgmt, "PATCH", `/guardrails/${id}`, { allowed_models: ["anthropic/*"] });
+    expect((await chat(k.key, { model: LLAMA, ...user("hi") })).status).toBe(403);
+    expect((await removeMember(env.DB, a.accountId, alice)).ok).toBe(true);
+    expect(((await (await guardrailsApi(a.mgmt, "GET", `/guardrails/${id}/assignments/members`)).json()) as Json).total_count).toBe(0);
+  });
+
+  it("another account's member cannot be given this account's guardrail", async () => {
+    const a = await accountWithManagementKey();
+    const theirs = await accountWithManagementKey();
+    const stranger = await addMember(theirs.accountId);
+    const k = await memberKey(theirs.accountId, stranger);
+    const created = await guardrailsApi(a.mgmt, "POST", "/guardrails", { name: "Team", allowed_models: ["meta-llama/*"] });
+    const id = ((await created.json()) as Json).data.id as string;
+    const res = await guardrailsApi(a.mgmt, "POST", `/guardrails/${id}/assignments/members`, { member_user_ids: [stranger] });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Json).error.message).toContain(`${stranger} is not a member of this account`);
+    expect((await chat(k.key, { model: SONNET, ...user("hi") })).status).toBe(200);
   });
 });

@@ -64,6 +64,7 @@ export async function accountState(accountId: string): Promise<string> {
       q("SELECT hash, name, disabled, limit_nano, expires_at, updated_at FROM api_keys WHERE account_id = ? ORDER BY hash"),
       q("SELECT id, name, updated_at FROM guardrails WHERE account_id = ? ORDER BY id"),
       q("SELECT guardrail_id, key_hash FROM guardrail_keys WHERE account_id = ? ORDER BY id"),
+      q("SELECT guardrail_id, member_id FROM guardrail_members WHERE account_id = ? ORDER BY id"),
       q("SELECT slug, latest_version, updated_at FROM presets WHERE account_id = ? ORDER BY slug"),
       q("SELECT id, email, role FROM members WHERE account_id = ? ORDER BY id"),
       q("SELECT id, email, role FROM member_invites WHERE account_id = ? ORDER BY id"),

@@ -103,6 +103,14 @@ const CONSOLE_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = 
     harm: { path: "/settings/members/role", fields: { member: f.memberId, role: "owner" } },
     safe: { path: "/settings/members/role", fields: { member: "mem_0", role: "owner" } },
   }),
+  "POST /settings/members/guardrails/assign": (f) => ({
+    harm: { path: "/settings/members/guardrails/assign", fields: { member: f.billingId, guardrail: f.guardrailId } },
+    safe: { path: "/settings/members/guardrails/assign", fields: { member: "mem_0", guardrail: NO_UUID } },
+  }),
+  "POST /settings/members/guardrails/unassign": (f) => ({
+    harm: { path: "/settings/members/guardrails/unassign", fields: { member: f.memberId, guardrail: f.guardrailId } },
+    safe: { path: "/settings/members/guardrails/unassign", fields: { member: "mem_0", guardrail: NO_UUID } },
+  }),
   "POST /settings/members/remove": (f) => ({
     harm: { path: "/settings/members/remove", fields: { member: f.billingId } },
     safe: { path: "/settings/members/remove", fields: { member: "mem_0" } },
@@ -143,12 +151,12 @@ const API_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
     safe: { path: `/guardrails/${NO_UUID}/assignments/members` },
   }),
   "POST /guardrails/:id/assignments/members": (f) => ({
-    harm: { path: `/guardrails/${f.guardrailId}/assignments/members`, body: {} },
-    safe: { path: `/guardrails/${NO_UUID}/assignments/members`, body: {} },
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/members`, body: { member_user_ids: [f.billingId] } },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/members`, body: { member_user_ids: ["mem_0"] } },
   }),
   "POST /guardrails/:id/assignments/members/remove": (f) => ({
-    harm: { path: `/guardrails/${f.guardrailId}/assignments/members/remove`, body: {} },
-    safe: { path: `/guardrails/${NO_UUID}/assignments/members/remove`, body: {} },
+    harm: { path: `/guardrails/${f.guardrailId}/assignments/members/remove`, body: { member_user_ids: [f.memberId] } },
+    safe: { path: `/guardrails/${NO_UUID}/assignments/members/remove`, body: { member_user_ids: ["mem_0"] } },
   }),
   "POST /presets": () => ({ harm: { path: "/presets", body: { slug: "sneaky", config: {} } }, safe: { path: "/presets", body: {} } }),
   "POST /observability/destinations": () => ({
@@ -249,6 +257,10 @@ beforeAll(async () => {
     });
   const g = (await (await api("POST", "/guardrails", { name: "rail" })).json()) as { data: { id: string } };
   await api("POST", `/guardrails/${g.data.id}/assignments/keys`, { key_hashes: [ownerKeyHash] });
+  // The member carries the guardrail (so removing it is a change), the billing member does not (so assigning it is one).
+  expect(await (await api("POST", `/guardrails/${g.data.id}/assignments/members`, { member_user_ids: [t.member.memberId] })).json()).toEqual({
+    assigned_count: 1,
+  });
   expect((await api("POST", "/presets", { slug: "shared", config: { model: "openai/gpt-oss-20b" } })).status).toBe(201);
   await invite(t.owner.client, uniqueEmail(), "member");
   const inviteId = (await env.DB.prepare("SELECT id FROM member_invites WHERE account_id = ?").bind(t.accountId).first<{ id: string }>())!.id;

@@ -20,6 +20,7 @@ import {
   unassignKeys,
   NO_RULES,
 } from "../../keys/guardrail-store";
+import { guardrailsOfMember } from "../../keys/guardrail-member-store";
 import { createGuardrailBody, storedFields } from "../../api/guardrail-input";
 import { invalidInput } from "../../request/json-body";
 import { ApiError } from "../../request/errors";
@@ -38,12 +39,13 @@ const backTo = (c: Context<ConsoleEnv>, key: ApiKey) => c.redirect(`/settings/ke
 /** The guardrails section of a key's page: what it carries and the account's others (at most a page of them). */
 export async function guardrailSection(c: Context<ConsoleEnv>, key: ApiKey, form?: GuardrailFormState) {
   if (!allowed(c.var.session!, "guardrails.write")) return null; // a member's own key: its guardrails are set by owners and admins
-  const [carried, all] = await Promise.all([
+  const [carried, viaMember, all] = await Promise.all([
     guardrailsOfKey(c.env.DB, accountOf(c), key.hash),
+    key.memberId === null ? [] : guardrailsOfMember(c.env.DB, accountOf(c), key.memberId),
     listGuardrails(c.env.DB, accountOf(c), { offset: 0, limit: 100 }),
   ]);
   const others = all.rows.filter((g) => !carried.some((x) => x.id === g.id));
-  return <KeyGuardrails csrf={await csrfToken(c.var.session!.token)} apiKey={key} carried={carried} others={others} form={form} />;
+  return <KeyGuardrails csrf={await csrfToken(c.var.session!.token)} apiKey={key} carried={carried} viaMember={viaMember} others={others} form={form} />;
 }
 
 /** The key and guardrail a form names, both the account's (the guardrail only when the form has one). */

@@ -5,7 +5,7 @@ import type { ApiKey, Guardrail } from "../../db/schema";
 export type GuardrailFormState = { values?: Record<string, string>; problem?: string };
 
 /** A guardrail's rules in a few words. */
-function rulesOf(g: Guardrail): string {
+export function rulesOf(g: Guardrail): string {
   const zdr = [g.zdrAnthropic, g.zdrOpenai, g.zdrGoogle, g.zdrXai, g.zdrOther];
   const parts = [
     g.allowedModels && `models: ${g.allowedModels.join(", ")}`,
@@ -20,10 +20,18 @@ function rulesOf(g: Guardrail): string {
 }
 
 /**
- * The guardrails section of a key's page: those it carries (each can be taken off), the account's others
- * to assign, and a small form that creates one and assigns it to this key. A request must satisfy all of them.
+ * The guardrails section of a key's page: those it carries (each can be taken off), those it carries through
+ * its member (shown: they are the member's, set through the API), the account's others to assign, and a small
+ * form that creates one and assigns it to this key. A request must satisfy all of them.
  */
-export function KeyGuardrails(props: { csrf: string; apiKey: ApiKey; carried: Guardrail[]; others: Guardrail[]; form?: GuardrailFormState }) {
+export function KeyGuardrails(props: {
+  csrf: string;
+  apiKey: ApiKey;
+  carried: Guardrail[];
+  viaMember: Guardrail[];
+  others: Guardrail[];
+  form?: GuardrailFormState;
+}) {
   const k = props.apiKey;
   const v = props.form?.values ?? {};
   return (
@@ -33,9 +41,9 @@ export function KeyGuardrails(props: { csrf: string; apiKey: ApiKey; carried: Gu
         What this key may use. A request must satisfy every guardrail the key carries; one they forbid is refused with 403, naming the guardrail and the rule,
         and nothing is charged.
       </p>
-      {props.carried.length === 0 ? (
+      {props.carried.length === 0 && props.viaMember.length === 0 ? (
         <p>This key carries no guardrail: it may use every model and carrier.</p>
-      ) : (
+      ) : props.carried.length === 0 ? null : (
         <ul>
           {props.carried.map((g) => (
             <li>
@@ -50,6 +58,19 @@ export function KeyGuardrails(props: { csrf: string; apiKey: ApiKey; carried: Gu
             </li>
           ))}
         </ul>
+      )}
+      {props.viaMember.length > 0 && (
+        <>
+          <h3>Through its member</h3>
+          <p>Guardrails assigned to the member who made this key apply to every key of theirs ({"POST /api/v1/guardrails/{id}/assignments/members"}).</p>
+          <ul>
+            {props.viaMember.map((g) => (
+              <li>
+                <strong>{g.name}</strong> — {rulesOf(g)}
+              </li>
+            ))}
+          </ul>
+        </>
       )}
       {props.others.length > 0 && (
         <PostForm action="/settings/keys/guardrails/assign" csrf={props.csrf} class="stack" aria-label="Add a guardrail">

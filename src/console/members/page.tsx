@@ -3,6 +3,7 @@ import { ErrorSummary, Field, PostForm, SelectField } from "../layout/forms";
 import { CopyButton, CopyScript } from "../layout/copy-button";
 import { utcDateTime } from "../layout/format";
 import type { Member, MemberInvite, MemberRole } from "../../db/schema";
+import { MemberGuardrails, type MemberGuardrailsProps } from "./guardrails-section";
 
 export const ROLE_LABELS: Record<MemberRole, string> = { owner: "Owner", admin: "Admin", member: "Member", billing: "Billing" };
 
@@ -23,6 +24,7 @@ export type MembersPageProps = {
   invites: Omit<MemberInvite, "tokenHash">[];
   assignable: readonly MemberRole[]; // roles the signed-in member may invite with
   manage: boolean; // may change roles and remove members (owners)
+  guardrails?: Omit<MemberGuardrailsProps, "csrf" | "members">; // shown to who may change guardrails
   created?: { email: string; role: MemberRole; url: string; expiresAt: number };
   form?: InviteForm;
   problem?: string;
@@ -101,6 +103,7 @@ export function MembersPage(props: MembersPageProps) {
           </tbody>
         </table>
       </div>
+      {props.guardrails && <MemberGuardrails csrf={props.csrf} members={props.members} {...props.guardrails} />}
       <h2 id="invites-title">Open invitations</h2>
       {props.invites.length === 0 ? (
         <p>No open invitations.</p>

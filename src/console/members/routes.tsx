@@ -8,10 +8,12 @@ import { csrfToken } from "../auth/csrf-token";
 import { emailField } from "../auth/credentials-input";
 import { allowed } from "../http/roles";
 import { assignableRoles } from "../../members/permissions";
-import { changeRole, listInvites, listMembers, removeMember } from "../../members/member-store";
+import { changeRole, findMember, listInvites, listMembers, removeMember } from "../../members/member-store";
 import { createInvite, INVITE_PATH, revokeInvite } from "../../members/invite-store";
 import { MEMBER_ROLES, type MemberRole } from "../../db/schema";
 import { MembersPage, ROLE_LABELS, type InviteForm, type MembersPageProps } from "./page";
+import { findGuardrail, listGuardrails } from "../../keys/guardrail-store";
+import { assignMembers, memberGuardrails, unassignMembers } from "../../keys/guardrail-member-store";
 
 /** /settings/members: the account's members, invitations by one-time link, roles (owners), removal (owners). */
 export const memberRoutes = new Hono<ConsoleEnv>();
@@ -19,6 +21,7 @@ export const memberRoutes = new Hono<ConsoleEnv>();
 const NOTICES = {
   role: "Role changed.",
   removed: "Member removed: their sessions are ended and their keys no longer work.",
+  guardrail: "Guardrails changed: they apply to every key of the member.",
   revoked: "Invitation revoked: its link no longer works.",
 } as const;
 
@@ -28,7 +31,13 @@ type Extra = Pick<MembersPageProps, "created" | "form" | "problem" | "notice">;
 
 async function membersPage(c: Context<ConsoleEnv>, status: 200 | 400 | 404 | 409, extra: Extra = {}) {
   const s = c.var.session!;
-  const [members, invites] = await Promise.all([listMembers(c.env.DB, s.accountId), listInvites(c.env.DB, s.accountId)]);
+  const [members, invites, guardrails] = await Promise.all([
+    listMembers(c.env.DB, s.accountId),
+    listInvites(c.env.DB, s.accountId),
+    allowed(s, "guardrails.write")
+      ? Promise.all([listGuardrails(c.env.DB, s.accountId, { offset: 0, limit: 100 }), memberGuardrails(c.env.DB, s.accountId)])
+      : undefined,
+  ]);
   return render(
     c,
     <MembersPage
@@ -39,6 +48,7 @@ async function membersPage(c: Context<ConsoleEnv>, status: 200 | 400 | 404 | 409
       invites={invites}
       assignable={assignableRoles(s.role)}
       manage={allowed(s, "members.manage")}
+      guardrails={guardrails && { guardrails: guardrails[0].rows, assigned: guardrails[1] }}
       {...extra}
     />,
     status,
@@ -109,3 +119,19 @@ memberRoutes.post("/settings/members/remove", ...accountForm, async (c) => {
   if (parsed.data === s.memberId) return c.redirect("/sign-in", 303); // removed themselves: their session is gone
   return c.redirect("/settings/members?done=removed", 303);
 });
+
+/** A guardrail given to or taken off a member: both the account's, else 404 and nothing changes. */
+for (const [action, change] of [
+  ["assign", (d1: D1Database, a: string, g: string, m: string, by: string) => assignMembers(d1, a, g, [m], by)],
+  ["unassign", (d1: D1Database, a: string, g: string, m: string) => unassignMembers(d1, a, g, [m])],
+] as const)
+  memberRoutes.post(`/settings/members/guardrails/${action}`, ...accountForm, async (c) => {
+    const s = c.var.session!;
+    const parsed = z.object({ member: memberField, guardrail: z.uuid() }).safeParse(await readForm(c));
+    const [member, guardrail] = parsed.success
+      ? await Promise.all([findMember(c.env.DB, s.accountId, parsed.data.member), findGuardrail(c.env.DB, s.accountId, parsed.data.guardrail.toLowerCase())])
+      : [];
+    if (!member || !guardrail) return membersPage(c, 404, { problem: "There is no such member or guardrail." });
+    await change(c.env.DB, s.accountId, guardrail.id, member.id, s.memberId);
+    return c.redirect("/settings/members?done=guardrail", 303);
+  });

@@ -1,5 +1,6 @@
-import { sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, index, primaryKey, unique } from "drizzle-orm/sqlite-core";
 import { accounts, apiKeys } from "./accounts";
+import { members } from "./members";
 
 // Guardrails on API keys (docs/teams.md): what a key may use, in OpenRouter's shape (`/guardrails`).
 
@@ -52,5 +53,30 @@ export const guardrailKeys = sqliteTable(
     primaryKey({ columns: [t.guardrailId, t.keyHash] }),
     index("guardrail_keys_key").on(t.keyHash),
     index("guardrail_keys_account").on(t.accountId, t.createdAt),
+  ],
+);
+
+/**
+ * A member carrying a guardrail: every key of the member (`api_keys.member_id`) carries it, beside the key's own.
+ * Deleted with its guardrail or its member.
+ */
+export const guardrailMembers = sqliteTable(
+  "guardrail_members",
+  {
+    id: text("id").primaryKey(), // the assignment's UUID, the contract's
+    accountId: text("account_id").notNull(),
+    guardrailId: text("guardrail_id")
+      .notNull()
+      .references(() => guardrails.id, { onDelete: "cascade" }),
+    memberId: text("member_id")
+      .notNull()
+      .references(() => members.id, { onDelete: "cascade" }),
+    assignedBy: text("assigned_by"), // the assigning member's id; null = a key of the operator's (no member)
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    unique("guardrail_members_pair").on(t.guardrailId, t.memberId),
+    index("guardrail_members_member").on(t.memberId),
+    index("guardrail_members_account").on(t.accountId, t.createdAt),
   ],
 );
