@@ -9,7 +9,7 @@ export const ROLE_LABELS: Record<MemberRole, string> = { owner: "Owner", admin: 
 
 const ROLE_WORDS: Record<MemberRole, string> = {
   owner: "everything, including members and roles",
-  admin: "every key, guardrails, presets, all activity, invitations and the audit log",
+  admin: "every key, guardrails, presets, alerts, carrier keys, trace export, all activity, invitations and the audit log",
   member: "their own keys and the activity of their own keys; reads presets",
   billing: "credits, payments and spend; no keys",
 };
