@@ -8,7 +8,7 @@ import OpenAI from "openai";
 import type { Page } from "playwright-core";
 import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
-import { launchChromium, SCREENSHOTS, type Chromium } from "./chromium.ts";
+import { launchChromium, SCREENSHOTS, watchedPage, type Chromium } from "./chromium.ts";
 
 // The alerts page in Chromium: a key's thresholds, an endpoint (its secret shown once) on a receiver this test
 // runs, a test event; then requests drive the key across 50 and 80 % and the receiver gets each alert once,
@@ -56,17 +56,7 @@ afterAll(async () => {
   if (state) rmSync(state, { recursive: true, force: true });
 });
 
-async function newPage(): Promise<Page> {
-  const page = await browser.context.newPage();
-  page.on("console", (m) => {
-    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(`console: ${m.text()}`);
-  });
-  page.on("response", (r) => {
-    if (r.request().resourceType() !== "document" && r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
-  });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  return page;
-}
+const newPage = (): Promise<Page> => watchedPage(browser, problems);
 
 /** Bounded: waits for the receiver to hold `n` events of `type`. */
 async function receivedOf(type: string, n: number, ms = 30_000) {

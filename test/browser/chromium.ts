@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
 
 /** Debian's `chromium` package (`apt-get install -y chromium`); CHROMIUM_PATH overrides. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -37,4 +37,20 @@ export async function launchChromium(): Promise<Chromium> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A new page that records in `problems` what means a console page is broken: console errors (CSP
+ * violations land there), script errors and failed subresources (a document's own status is the test's).
+ */
+export async function watchedPage(browser: Chromium, problems: string[]): Promise<Page> {
+  const page = await browser.context.newPage();
+  page.on("console", (m) => {
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(`console: ${m.text()}`);
+  });
+  page.on("response", (r) => {
+    if (r.request().resourceType() !== "document" && r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  return page;
 }

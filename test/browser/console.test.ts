@@ -5,7 +5,7 @@ import { join } from "node:path";
 import OpenAI, { APIError } from "openai";
 import type { Locator, Page } from "playwright-core";
 import { startLocalService, freePort, type LocalService } from "../../scripts/local-service.ts";
-import { launchChromium, SCREENSHOTS, type Chromium } from "./chromium.ts";
+import { launchChromium, SCREENSHOTS, watchedPage, type Chromium } from "./chromium.ts";
 import { stripeSignature } from "../../simulator/stripe/server.ts";
 
 // The web console of a service started the way `npm start` starts it, driven in headless Chromium.
@@ -32,16 +32,9 @@ afterAll(async () => {
  * subresources. A page answered with a 4xx on purpose (a refused sign-in) is not a problem.
  */
 async function newPage(viewport?: { width: number; height: number }): Promise<Page> {
-  const page = await browser.context.newPage();
+  const page = await watchedPage(browser, problems);
   if (viewport) await page.setViewportSize(viewport);
-  page.on("console", (m) => {
-    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(`console: ${m.text()}`);
-  });
-  page.on("response", (r) => {
-    if (r.request().resourceType() !== "document" && r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
-  });
   page.on("requestfailed", (r) => problems.push(`failed: ${r.url()}`));
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   return page;
 }
 

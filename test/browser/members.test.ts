@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { startLocalService, freePort, type LocalService } from "../../scripts/local-service.ts";
-import { launchChromium, SCREENSHOTS, type Chromium } from "./chromium.ts";
+import { launchChromium, SCREENSHOTS, watchedPage, type Chromium } from "./chromium.ts";
 
 // The Members page in Chromium: an owner invites a colleague (the link shown once), the colleague opens it,
 // chooses a password and lands in the account as a member; a page their role does not allow is a 403; the
@@ -26,17 +26,7 @@ afterAll(async () => {
   if (state) rmSync(state, { recursive: true, force: true });
 });
 
-async function newPage(): Promise<Page> {
-  const page = await browser.context.newPage();
-  page.on("console", (m) => {
-    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(`console: ${m.text()}`);
-  });
-  page.on("response", (r) => {
-    if (r.request().resourceType() !== "document" && r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
-  });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  return page;
-}
+const newPage = (): Promise<Page> => watchedPage(browser, problems);
 
 const PASSWORD = "a long chosen password";
 

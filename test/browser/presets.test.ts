@@ -6,7 +6,7 @@ import OpenAI from "openai";
 import type { Page } from "playwright-core";
 import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
-import { launchChromium, SCREENSHOTS, type Chromium } from "./chromium.ts";
+import { launchChromium, SCREENSHOTS, watchedPage, type Chromium } from "./chromium.ts";
 
 // The Presets page in Chromium: create a preset, save a new version, see both versions; a key of the
 // account then uses `@preset/<slug>` through the openai SDK, and the activity names the preset.
@@ -28,18 +28,7 @@ afterAll(async () => {
   if (state) rmSync(state, { recursive: true, force: true });
 });
 
-/** A page that records console errors (CSP violations land there), script errors and failed subresources. */
-async function newPage(): Promise<Page> {
-  const page = await browser.context.newPage();
-  page.on("console", (m) => {
-    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(`console: ${m.text()}`);
-  });
-  page.on("response", (r) => {
-    if (r.request().resourceType() !== "document" && r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
-  });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  return page;
-}
+const newPage = (): Promise<Page> => watchedPage(browser, problems);
 
 describe("the Presets page", () => {
   it("create → save a new version → both versions shown → the openai SDK uses @preset/<slug> → the activity names it", async () => {
