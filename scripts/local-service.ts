@@ -187,21 +187,38 @@ function forwardLines(stream: Readable, shown: (line: string) => string | null, 
 
 /**
  * Applies the D1 migrations to local storage; `npm start` prints one line for them (wrangler's tables go
- * only to a failure's output).
+ * only to a failure's output). wrangler starts a workerd per migration; one of those starts can fail on a
+ * loaded machine, so a failed apply is run once more — safe, as each migration is applied in one batch and
+ * recorded with it, so a second run applies only what the first did not. The first failure's output is
+ * printed either way, and a second failure throws with it.
  */
-async function migrate(wrangler: string, persist: string, quiet?: boolean): Promise<void> {
+export async function migrate(wrangler: string, persist: string, quiet?: boolean): Promise<void> {
+  let result = await applyOnce(wrangler, persist);
+  if (result.code !== 0) {
+    console.error(`wrangler d1 migrations apply exited with ${result.code}; running it once more. Its output:\n${tail(result.output)}`);
+    result = await applyOnce(wrangler, persist);
+  }
+  if (result.code !== 0) {
+    if (!quiet) console.error(result.output);
+    throw new Error(`wrangler d1 migrations apply exited with ${result.code} twice; the second time:\n${tail(result.output)}`);
+  }
+  if (quiet) return;
+  const applied = /About to apply (\d+) migration/.exec(result.output);
+  console.log(applied ? `D1 (local): ${applied[1]} migration${applied[1] === "1" ? "" : "s"} applied.` : "D1 (local): migrations up to date.");
+}
+
+async function applyOnce(wrangler: string, persist: string): Promise<{ code: number | null; output: string }> {
   const child = spawn(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], { env: offline, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const [code] = (await once(child, "exit")) as [number | null];
-  if (code !== 0) {
-    if (!quiet) console.error(output);
-    throw new Error(`wrangler d1 migrations apply exited with ${code}`);
-  }
-  if (quiet) return;
-  const applied = /About to apply (\d+) migration/.exec(output);
-  console.log(applied ? `D1 (local): ${applied[1]} migration${applied[1] === "1" ? "" : "s"} applied.` : "D1 (local): migrations up to date.");
+  const [code] = (await once(child, "close")) as [number | null]; // "close": after its output is read to the end
+  return { code, output };
+}
+
+/** The last lines of a child's output, enough to say why it failed. */
+function tail(output: string, lines = 30): string {
+  return output.trimEnd().split("\n").slice(-lines).join("\n");
 }
 
 /** The same service from the deploy bundle in Miniflare (one workerd process, no wrangler dev proxy in front). */

@@ -15,8 +15,8 @@ let f: ServiceFixture;
 let dir: string;
 
 beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "switchyard-setup-test-")); // first: afterAll removes it also when the service did not start
   f = await startServiceFixture("setup");
-  dir = mkdtempSync(join(tmpdir(), "switchyard-setup-test-"));
 });
 afterAll(async () => {
   await f?.stop();
