@@ -65,6 +65,14 @@ export async function lookUpAnswer(facts: RequestFacts, ask: NonNullable<CacheAs
 }
 
 /**
+ * The state a request goes on with to a carrier: a hit it could not be answered from (its entry not of this
+ * API's shape, or not replayable) is a miss, so the carrier's answer replaces the entry.
+ */
+export function unlessServed(state: CacheState): Exclude<CacheState, { status: "hit" }> {
+  return state.status === "hit" ? { status: "miss", key: state.key, ttlS: state.ttlS } : state;
+}
+
+/**
  * The answer's cache headers, OpenRouter's (docs/caching.md): `X-OpenRouter-Cache-Status` HIT, MISS or
  * BYPASS (with `X-Switchyard-Cache-Reason`), the TTL (for a hit: the seconds it has left) and a hit's age.
  */

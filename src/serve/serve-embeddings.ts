@@ -22,7 +22,7 @@ import type { RequestTrail } from "./settle";
 import type { Read, Stages } from "./stages";
 import { serveApi, type Answered } from "./serve-api";
 import { admitFor, dispatchFor, planFor } from "./common-stages";
-import { askOf, CACHE_OFF, cacheHeaders, hitOutcome, lookUpAnswer, storeAnswer } from "./answer-cache-stage";
+import { askOf, CACHE_OFF, cacheHeaders, hitOutcome, lookUpAnswer, storeAnswer, unlessServed } from "./answer-cache-stage";
 
 /** Errors are OpenAI's shape, as on /chat/completions. */
 const errorBody = OWN_PATH_APIS.embeddings.errorBody;
@@ -73,7 +73,7 @@ async function embed(facts: RequestFacts, trail: RequestTrail, stages: Stages, r
       outcome: hitOutcome(cache),
     };
   }
-  const missed = cache.status === "hit" ? { status: "miss" as const, key: cache.key, ttlS: cache.ttlS } : cache;
+  const missed = unlessServed(cache);
   const inputTokens = inputTokensBound(req);
   const hold = inputTokens * Math.max(...endpoints.map((e) => e.inputNano));
   const admission = await admitFor(facts, trail, stages, fixedDemand(hold, inputTokens, endpoints), endpoints, plan.candidates[0]!.modelId);

@@ -24,7 +24,18 @@ import { readChat } from "./chat-read";
 import { cappedEndpoint, unaffordable } from "./not-tried";
 import { answerFacts, type ChatStages } from "./answer-metadata";
 import { notCacheable } from "../answer-cache/not-cacheable";
-import { askOf, CACHE_OFF, cacheHeaders, lookUpAnswer, storable, storeAnswer, StreamKeeper, type CacheState, type EntryFacts } from "./answer-cache-stage";
+import {
+  askOf,
+  CACHE_OFF,
+  cacheHeaders,
+  lookUpAnswer,
+  storable,
+  storeAnswer,
+  StreamKeeper,
+  unlessServed,
+  type CacheState,
+  type EntryFacts,
+} from "./answer-cache-stage";
 import { answerFromCache } from "./cached-answer";
 
 /**
@@ -75,7 +86,7 @@ async function complete(facts: RequestFacts, trail: RequestTrail, stages: Stages
   const admission = await admitFor(facts, trail, stages, demand, plan.endpoints, plan.candidates[0]!.modelId);
   stages.admission = admission;
   const notTried = [...plan.capped.map((x) => cappedEndpoint(x, read.query.capField, completionCap(body) ?? 0)), ...admission.unaffordable.map(unaffordable)];
-  const missed = cache.status === "hit" ? { status: "miss" as const, key: cache.key, ttlS: cache.ttlS } : cache;
+  const missed = unlessServed(cache);
   const chat: ChatStages = { read, names: planned.names, plan, admission, notTried, cache: missed };
   return read.stream ? serveStream(facts, trail, stages, chat, protocol) : serveAnswer(facts, trail, stages, chat, protocol);
 }
