@@ -87,7 +87,7 @@ export default defineConfig({
           name: "node",
           include: ["test/node/**/*.test.ts"],
           environment: "node",
-          setupFiles: ["./test/no-keep-alive.ts"],
+          setupFiles: ["./test/short-keep-alive.ts"],
           // Most of these files wait on a service they started (wrangler dev, workerd, the simulators): two at once
           // even on 2 cores (vitest's default there is 1). Measured on 2 cores: 666 s of files in 371 s, all passing.
           maxWorkers: Math.max(2, availableParallelism() - 1),
@@ -105,7 +105,7 @@ export default defineConfig({
           name: "agents",
           include: ["test/agents/**/*.test.ts"],
           environment: "node",
-          setupFiles: ["./test/no-keep-alive.ts"],
+          setupFiles: ["./test/short-keep-alive.ts"],
           testTimeout: 150_000,
           hookTimeout: 300_000, // as the node project's
         },
@@ -115,7 +115,7 @@ export default defineConfig({
           name: "browser",
           include: ["test/browser/**/*.test.ts"],
           environment: "node",
-          setupFiles: ["./test/no-keep-alive.ts"],
+          setupFiles: ["./test/short-keep-alive.ts"],
           testTimeout: 90_000,
           hookTimeout: 300_000, // as the node project's
         },

@@ -46,6 +46,11 @@ export type LocalService = {
   showRequestLog(): void;
 };
 export type LocalServiceOptions = {
+  /**
+   * Default 8787. 0: a free port, taken when the service starts listening (tests): with wrangler dev, chosen
+   * just before it starts and chosen again once if wrangler exits before answering (another process may have
+   * taken the port in between).
+   */
   port?: number;
   simulatorPort?: number;
   persistTo?: string;
@@ -74,6 +79,8 @@ export type LocalServiceOptions = {
    * proxy answers 503 "Your worker restarted mid-request" to requests in flight that the Worker never saw.
    */
   runtime?: "wrangler-dev" | "bundle";
+  /** The wrangler executable (default node_modules/.bin/wrangler; a test stands one in). */
+  wrangler?: string;
   /** Where wrangler's shown lines go (default: stdout); a test reads them. */
   output?: (line: string) => void;
 };
@@ -89,14 +96,62 @@ const offline = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER
  */
 export async function startLocalService(opts: LocalServiceOptions = {}): Promise<LocalService> {
   if (opts.runtime === "bundle") return startBundleService(opts);
-  const port = opts.port ?? 8787;
   const persist = opts.persistTo ?? ".wrangler/state";
   const simulator = await startSimulator({ port: opts.simulatorPort ?? 0 });
   const payments = await startPayments(opts);
-  const wrangler = "node_modules/.bin/wrangler";
-  await migrate(wrangler, persist, opts.quiet);
-  const carriers = opts.carriers === "real" ? {} : { CARRIER_BASE_URL_OVERRIDE: simulator.url, ...(opts.carrierKeys ?? carrierSecretBindings()) };
-  const vars: Record<string, string> = { ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...localVars(), ...carriers, ...payments.vars, ...opts.vars };
+  const wrangler = opts.wrangler ?? "node_modules/.bin/wrangler";
+  const log = { requests: false };
+  let dev: WranglerDev | undefined;
+  let cron: ReturnType<typeof setInterval> | undefined;
+  const stop = async () => {
+    clearInterval(cron);
+    if (dev) await stopChild(dev.child);
+    await simulator.close();
+    await payments.stripe?.close();
+  };
+  try {
+    await migrate(wrangler, persist, opts.quiet);
+    const carriers = opts.carriers === "real" ? {} : { CARRIER_BASE_URL_OVERRIDE: simulator.url, ...(opts.carrierKeys ?? carrierSecretBindings()) };
+    const vars: Record<string, string> = { ADMIN_TOKEN: DEV_ADMIN_TOKEN, ...localVars(), ...carriers, ...payments.vars, ...opts.vars };
+    const start = async () => startWranglerDev(wrangler, opts.port === 0 ? await freePort() : (opts.port ?? 8787), persist, vars, opts, log);
+    dev = await start();
+    if (dev.exited !== null && opts.port === 0) {
+      console.error(`wrangler dev exited with ${dev.exited} before answering; starting it once more on another port. Its output:\n${dev.tail()}`);
+      dev = await start();
+    }
+    if (dev.exited !== null) throw new Error(`wrangler dev exited with ${dev.exited} before answering:\n${dev.tail()}`);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const url = dev.url;
+  payments.stripe?.setWebhookUrl(`${url}/webhooks/stripe`);
+  const every = opts.cronEveryMs ?? 60_000;
+  if (every > 0) {
+    cron = setInterval(() => void runCron(url).catch(() => {}), every);
+    cron.unref();
+  }
+  return { url, simulator, stripe: payments.stripe, stop, showRequestLog: () => (log.requests = true) };
+}
+
+type WranglerDev = {
+  child: ChildProcess;
+  url: string;
+  /** Its exit code if it exited before answering, else null (it answers at `url`). */
+  exited: number | null;
+  /** Its last lines (quiet: the only place they are kept). */
+  tail(): string;
+};
+
+/** `wrangler dev` on 127.0.0.1:`port`, answering (or exited: see `exited`). */
+async function startWranglerDev(
+  wrangler: string,
+  port: number,
+  persist: string,
+  vars: Record<string, string>,
+  opts: LocalServiceOptions,
+  log: { requests: boolean },
+): Promise<WranglerDev> {
   const args = [
     "dev",
     "--ip",
@@ -112,33 +167,34 @@ export async function startLocalService(opts: LocalServiceOptions = {}): Promise
   ];
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   // A process group of its own: stopping it stops workerd and esbuild under it too (stopChild).
-  const child = spawn(wrangler, args, { env: offline, stdio: opts.quiet ? "ignore" : ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(wrangler, args, { env: offline, stdio: ["ignore", "pipe", "pipe"], detached: true });
   killGroupOnExit(child);
-  const log = { requests: false };
+  const closed = once(child, "close"); // its output read to the end
+  const last: string[] = [];
+  const keep = (line: string) => {
+    last.push(line);
+    if (last.length > 40) last.shift();
+  };
   const workerdErrors = workerdErrorLines();
   const shown = (line: string) => (shownLine(line, log.requests) ? workerdErrors(line) : null);
-  if (!opts.quiet) for (const out of [child.stdout!, child.stderr!]) forwardLines(out, shown, opts.output ?? ((line) => console.log(line)));
+  const write = opts.output ?? ((line: string) => console.log(line));
+  for (const out of [child.stdout!, child.stderr!])
+    if (opts.quiet) forwardLines(out, (line) => line, keep);
+    else forwardLines(out, shown, write);
   const url = `http://127.0.0.1:${port}`;
-  let cron: ReturnType<typeof setInterval> | undefined;
-  const stop = async () => {
-    clearInterval(cron);
-    await stopChild(child);
-    await simulator.close();
-    await payments.stripe?.close();
-  };
+  const dev = { child, url, exited: null as number | null, tail: () => last.join("\n") };
   try {
     await waitForHttp(`${url}/api/v1/providers`, child, 90_000);
   } catch (err) {
-    await stop();
-    throw err;
+    if (child.exitCode === null) {
+      await stopChild(child);
+      throw err;
+    }
+    dev.exited = child.exitCode;
+    await stopChild(child); // what it left of its group (workerd) holds its output open
+    await closed;
   }
-  payments.stripe?.setWebhookUrl(`${url}/webhooks/stripe`);
-  const every = opts.cronEveryMs ?? 60_000;
-  if (every > 0) {
-    cron = setInterval(() => void runCron(url).catch(() => {}), every);
-    cron.unref();
-  }
-  return { url, simulator, stripe: payments.stripe, stop, showRequestLog: () => (log.requests = true) };
+  return dev;
 }
 
 /** The Stripe simulator and the Worker vars that point the official SDK at it (a fresh signing secret per run). */

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from "./local-service.ts";
+import { startLocalService, DEV_ADMIN_TOKEN, type LocalService } from "./local-service.ts";
 import { AdminClient } from "./admin-client.ts";
 
 const { values } = parseArgs({
@@ -59,7 +59,7 @@ let base = { url: values.url, sim: values.sim, key: "" };
 if (values.start) {
   state = mkdtempSync(join(tmpdir(), "switchyard-measure-"));
   const vars = Object.fromEntries(values.var.map((v) => v.split("=") as [string, string]));
-  service = await startLocalService({ port: await freePort(), persistTo: state, quiet: true, vars });
+  service = await startLocalService({ port: 0, persistTo: state, quiet: true, vars });
   const admin = new AdminClient(service.url, DEV_ADMIN_TOKEN);
   const account = await admin.request<{ id: string }>("POST", "/accounts", { email: `measure-${Date.now()}@example.test`, credits: 100 });
   const { key } = await admin.request<{ key: string }>("POST", "/keys", { account: account.id });

@@ -7,14 +7,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startLocalService, freePort, DEV_ADMIN_TOKEN } from "./local-service.ts";
+import { startLocalService, DEV_ADMIN_TOKEN } from "./local-service.ts";
 import { AdminClient } from "./admin-client.ts";
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "30" }, "flush-delay-ms": { type: "string" } } });
 const n = Number(values.requests);
 const state = mkdtempSync(join(tmpdir(), "switchyard-delivery-"));
 const vars: Record<string, string> = values["flush-delay-ms"] ? { RECORDS_FLUSH_DELAY_MS: values["flush-delay-ms"] } : {};
-const service = await startLocalService({ port: await freePort(), persistTo: state, quiet: true, cronEveryMs: 0, vars });
+const service = await startLocalService({ port: 0, persistTo: state, quiet: true, cronEveryMs: 0, vars });
 try {
   const admin = new AdminClient(service.url, DEV_ADMIN_TOKEN);
   const a = await admin.request<{ id: string }>("POST", "/accounts", { email: `delivery-${Date.now()}@example.test`, credits: 5 });

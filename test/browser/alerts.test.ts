@@ -45,7 +45,7 @@ beforeAll(async () => {
   const port = await freePort();
   await new Promise<void>((resolve) => receiver.listen(port, "127.0.0.1", resolve));
   receiverUrl = `http://127.0.0.1:${port}/hooks/switchyard`;
-  service = await startLocalService({ port: await freePort(), persistTo: join(state, "wrangler"), quiet: true });
+  service = await startLocalService({ port: 0, persistTo: join(state, "wrangler"), quiet: true });
   browser = await launchChromium();
 });
 

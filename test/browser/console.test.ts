@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI, { APIError } from "openai";
 import type { Locator, Page } from "playwright-core";
-import { startLocalService, freePort, type LocalService } from "../../scripts/local-service.ts";
+import { startLocalService, type LocalService } from "../../scripts/local-service.ts";
 import { launchChromium, SCREENSHOTS, watchedPage, type Chromium } from "./chromium.ts";
 import { stripeSignature } from "../../simulator/stripe/server.ts";
 
@@ -16,7 +16,7 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "switchyard-browser-"));
-  service = await startLocalService({ port: await freePort(), persistTo: join(state, "wrangler"), quiet: true });
+  service = await startLocalService({ port: 0, persistTo: join(state, "wrangler"), quiet: true });
   browser = await launchChromium();
   await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: service.url });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { startLocalService, freePort, type LocalService } from "../../scripts/local-service.ts";
+import { startLocalService, type LocalService } from "../../scripts/local-service.ts";
 import { launchChromium, SCREENSHOTS, watchedPage, type Chromium } from "./chromium.ts";
 
 // The Members page in Chromium: an owner invites a colleague (the link shown once), the colleague opens it,
@@ -16,7 +16,7 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "switchyard-members-"));
-  service = await startLocalService({ port: await freePort(), persistTo: join(state, "wrangler"), quiet: true });
+  service = await startLocalService({ port: 0, persistTo: join(state, "wrangler"), quiet: true });
   browser = await launchChromium();
 });
 

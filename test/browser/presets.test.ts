@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
 import type { Page } from "playwright-core";
-import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
+import { startLocalService, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
 import { launchChromium, SCREENSHOTS, watchedPage, type Chromium } from "./chromium.ts";
 
@@ -18,7 +18,7 @@ const LLAMA = "meta-llama/llama-3.1-8b-instruct";
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "switchyard-presets-"));
-  service = await startLocalService({ port: await freePort(), persistTo: join(state, "wrangler"), quiet: true });
+  service = await startLocalService({ port: 0, persistTo: join(state, "wrangler"), quiet: true });
   browser = await launchChromium();
 });
 

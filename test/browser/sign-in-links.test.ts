@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import OpenAI from "openai";
 import type { Page } from "playwright-core";
-import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
+import { startLocalService, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
 import { ensureDemoAccount, demoSignInLink } from "../../scripts/demo-account.ts";
 import { launchChromium, SCREENSHOTS, type Chromium } from "./chromium.ts";
@@ -19,7 +19,7 @@ let state: string;
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "switchyard-links-"));
-  service = await startLocalService({ port: await freePort(), persistTo: join(state, "wrangler"), quiet: true });
+  service = await startLocalService({ port: 0, persistTo: join(state, "wrangler"), quiet: true });
   browser = await launchChromium();
 });
 

@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLocalService, freePort, type LocalService } from "../../scripts/local-service.ts";
+import { startLocalService, type LocalService } from "../../scripts/local-service.ts";
 import { signInWithLink } from "./sign-in-link";
 
 // `npm run admin -- …` as an operator runs it, against the service as `npm start` runs it.
@@ -12,7 +12,7 @@ let state: string;
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "switchyard-admin-cli-"));
-  service = await startLocalService({ port: await freePort(), persistTo: state, quiet: true });
+  service = await startLocalService({ port: 0, persistTo: state, quiet: true });
 });
 afterAll(async () => {
   await service?.stop();

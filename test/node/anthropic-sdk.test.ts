@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
-import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
+import { startLocalService, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
 
 // POST /api/v1/messages driven by the official Anthropic SDK, unchanged (baseURL `<origin>/api`), over real
@@ -15,7 +15,7 @@ let key: string;
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "switchyard-anthropic-"));
-  service = await startLocalService({ port: await freePort(), persistTo: join(state, "wrangler"), quiet: true });
+  service = await startLocalService({ port: 0, persistTo: join(state, "wrangler"), quiet: true });
   admin = new AdminClient(service.url, DEV_ADMIN_TOKEN);
   const account = await admin.request<{ id: string }>("POST", "/accounts", { email: `sdk-${Date.now()}@example.test`, credits: 10 });
   key = (await admin.request<{ key: string }>("POST", "/keys", { account: account.id })).key;

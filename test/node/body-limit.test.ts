@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "node:http";
-import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
+import { startLocalService, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
 
 // Over real HTTP, against the service as `npm start` runs it (wrangler dev's proxy in front of workerd):
@@ -15,7 +15,7 @@ let key: string;
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "switchyard-body-limit-"));
-  service = await startLocalService({ port: await freePort(), persistTo: state, quiet: true });
+  service = await startLocalService({ port: 0, persistTo: state, quiet: true });
   const admin = new AdminClient(service.url, DEV_ADMIN_TOKEN);
   const a = await admin.request<{ id: string }>("POST", "/accounts", { email: `body-${Date.now()}@example.test`, credits: 1 });
   key = (await admin.request<{ key: string }>("POST", "/keys", { account: a.id })).key;

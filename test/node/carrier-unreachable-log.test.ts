@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLocalService, freePort, DEV_ADMIN_TOKEN } from "../../scripts/local-service.ts";
+import { startLocalService, DEV_ADMIN_TOKEN } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
 
 // A carrier this machine cannot reach (real carriers offline): `npm start`'s output says so in one line,
@@ -31,7 +31,7 @@ describe("npm start's output for an unreachable carrier", () => {
     const lines: string[] = [];
     let waiters: Array<() => boolean> = [];
     const service = await startLocalService({
-      port: await freePort(),
+      port: 0,
       persistTo: join(state, "wrangler"),
       payments: "off",
       cronEveryMs: 0,

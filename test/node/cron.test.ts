@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLocalService, freePort, runCron, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
+import { startLocalService, runCron, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
 
 // The Cron Trigger under `npm start`: wrangler dev runs it only when asked (--test-scheduled), which
@@ -14,7 +14,7 @@ let admin: AdminClient;
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "switchyard-cron-"));
   // A 1 ms health memo: the chat request below reads the (empty) snapshot, and /endpoints must see the fold's at once.
-  service = await startLocalService({ port: await freePort(), persistTo: state, quiet: true, cronEveryMs: 0, vars: { HEALTH_MEMO_MS: "1" } });
+  service = await startLocalService({ port: 0, persistTo: state, quiet: true, cronEveryMs: 0, vars: { HEALTH_MEMO_MS: "1" } });
   admin = new AdminClient(service.url, DEV_ADMIN_TOKEN);
 });
 afterAll(async () => {

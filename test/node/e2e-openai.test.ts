@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI, { APIError, NotFoundError } from "openai";
-import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
+import { startLocalService, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
 import { ensureDemoAccount } from "../../scripts/demo-account.ts";
 
@@ -15,7 +15,7 @@ let demoKey: string;
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "switchyard-e2e-"));
-  service = await startLocalService({ port: await freePort(), persistTo: join(state, "wrangler"), quiet: true });
+  service = await startLocalService({ port: 0, persistTo: join(state, "wrangler"), quiet: true });
   admin = new AdminClient(service.url, DEV_ADMIN_TOKEN);
   demoKey = (await ensureDemoAccount(admin, service.url, join(state, "demo-key"))).key;
 });

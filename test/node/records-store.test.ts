@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLocalService, freePort, runCron, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
+import { startLocalService, runCron, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
 
 // Records off D1 (docs/storage.md, "Records"), tried as a user would under `npm start`: wrangler dev's
@@ -13,7 +13,7 @@ let admin: AdminClient;
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "switchyard-records-"));
-  service = await startLocalService({ port: await freePort(), persistTo: state, quiet: true, cronEveryMs: 0, vars: { RECORDS_COMPACT_AFTER_MS: "1" } });
+  service = await startLocalService({ port: 0, persistTo: state, quiet: true, cronEveryMs: 0, vars: { RECORDS_COMPACT_AFTER_MS: "1" } });
   admin = new AdminClient(service.url, DEV_ADMIN_TOKEN);
 });
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
+import { startLocalService, DEV_ADMIN_TOKEN, type LocalService } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
 import { runSoak, type AccountAudit } from "../../scripts/soak-run.ts";
 import catalogJson from "../../catalog.json";
@@ -23,7 +23,7 @@ const LLAMA = "meta-llama/llama-3.1-8b-instruct";
 
 beforeAll(async () => {
   state = mkdtempSync(join(tmpdir(), "switchyard-reliability-"));
-  service = await startLocalService({ port: await freePort(), persistTo: state, quiet: true, vars: { CARRIER_TIMEOUT_MS: "1000" }, runtime: "bundle" });
+  service = await startLocalService({ port: 0, persistTo: state, quiet: true, vars: { CARRIER_TIMEOUT_MS: "1000" }, runtime: "bundle" });
   admin = new AdminClient(service.url, DEV_ADMIN_TOKEN);
 });
 afterAll(async () => {

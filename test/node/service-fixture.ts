@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService, type LocalServiceOptions } from "../../scripts/local-service.ts";
+import { startLocalService, DEV_ADMIN_TOKEN, type LocalService, type LocalServiceOptions } from "../../scripts/local-service.ts";
 import { AdminClient } from "../../scripts/admin-client.ts";
 
 /** The service started as `npm start` starts it, in a fresh state directory, with its admin client. */
@@ -22,7 +22,7 @@ export async function startServiceFixture(name: string, opts: Pick<LocalServiceO
   const persistTo = join(state, "wrangler");
   let service: LocalService;
   try {
-    service = await startLocalService({ port: await freePort(), persistTo, quiet: true, ...opts });
+    service = await startLocalService({ port: 0, persistTo, quiet: true, ...opts });
   } catch (err) {
     rmSync(state, { recursive: true, force: true });
     throw err;
