@@ -2,6 +2,7 @@ import { describe, it, expect } from "vitest";
 import { admin, chat, debited, generation, get, uncachedCost } from "./helpers";
 import { accountWithManagementKey, guardrailsApi as api } from "./guardrail-helpers";
 import { uniqueTag } from "./sim";
+import { createKeyViaConsole, signUp, textOf } from "./console-helpers";
 import catalogJson from "../../catalog.json";
 import { Catalog } from "../../src/catalog/catalog";
 import { byokFeeNano } from "../../src/request/charge";
@@ -66,6 +67,19 @@ describe("a key's BYOK usage", () => {
         expect(nano(k[`usage${w}`]), `usage${w}`).toBe(fee);
       }
     }
+  });
+
+  it("the console's keys page shows it beside the usage", async () => {
+    const { client, accountId } = await signUp();
+    await admin(`/accounts/${accountId}/credits`, { usd: 1 });
+    const mgmt = (await admin<{ key: string }>("/keys", { account: accountId, management: true })).key;
+    expect((await api(mgmt, "POST", "/byok", { provider: CARRIER, key: "byok-usage-console-0003", mode: "only" })).status).toBe(201);
+    const { key } = await createKeyViaConsole(client, "byok spender");
+    const s = await served(await ask(key));
+    await debited(accountId);
+    const row = /<th scope="row">byok spender<\/th>[\s\S]*?<\/tr>/.exec((await client.page("/settings/keys")).html)![0];
+    const shown = (n: number) => `$${(n / 1e9).toFixed(9).replace(/0+$/, "")}`;
+    expect(textOf(row)).toContain(`${shown(s.fee)} ${shown(s.fee)} today ${shown(s.upstream)} BYOK`);
   });
 
   it("include_byok_in_limit: the limit counts usage and BYOK usage; a key whose limit BYOK usage nearly spent is refused the next request (402, nothing held or debited); without it, the same request is served", async () => {
