@@ -54,6 +54,14 @@ export function byokHoldFee(account: AccountKeys | undefined, endpoint: PricedEn
   return tries.every((t) => t.byok !== null) ? account!.feeMilli : undefined;
 }
 
+/**
+ * The fee (thousandths of a percent) when the account's key may serve the endpoint (first or only, with or
+ * without fallback): a key counting BYOK usage in its limit holds the carrier's whole bill there; undefined when it may not.
+ */
+export function byokMayServeFee(account: AccountKeys | undefined, endpoint: PricedEndpoint): number | undefined {
+  return keyTries(account, endpoint).some((t) => t.byok !== null) ? account!.feeMilli : undefined;
+}
+
 /** The request's copy of an endpoint it was served by with the account's key: charged the fee (src/request/charge.ts). */
 export function byokServed(endpoint: PricedEndpoint, account: AccountKeys): PricedEndpoint {
   return { ...endpoint, byokFeeMilli: account.feeMilli };

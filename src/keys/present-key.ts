@@ -17,17 +17,17 @@ export function limitFields(key: ApiKey, usage: KeyUsage) {
   };
 }
 
-/** Usage in USD; Switchyard has no bring-your-own-key traffic, so every `byok_*` figure is 0. */
+/** Usage in USD: what the key was debited, and (`byok_*`) what carriers charged the account's own keys for its BYOK requests (docs/byok.md). */
 export function usageFields(usage: KeyUsage) {
   return {
     usage: nanoToUsd(usage.usageNano),
     usage_daily: nanoToUsd(usage.dailyNano),
     usage_weekly: nanoToUsd(usage.weeklyNano),
     usage_monthly: nanoToUsd(usage.monthlyNano),
-    byok_usage: 0,
-    byok_usage_daily: 0,
-    byok_usage_weekly: 0,
-    byok_usage_monthly: 0,
+    byok_usage: nanoToUsd(usage.byokNano),
+    byok_usage_daily: nanoToUsd(usage.byokDailyNano),
+    byok_usage_weekly: nanoToUsd(usage.byokWeeklyNano),
+    byok_usage_monthly: nanoToUsd(usage.byokMonthlyNano),
   };
 }
 

@@ -6,6 +6,7 @@ import { SettleBatcher, type BatchEnd, type BatcherDeps, type Carried } from "./
 import { IsolateSlices } from "./isolate-slices";
 import { Slice } from "./slice";
 import { Ticket } from "./ticket";
+import { limitCostNano } from "./byok-usage";
 
 export { Ticket };
 
@@ -91,9 +92,11 @@ export class AccountLedger {
             limitReset: req.limitReset ?? null,
             holdNano: req.holdNano,
             ...(req.minHoldNano !== undefined ? { minHoldNano: req.minHoldNano } : {}),
+            ...(req.includeByok ? { includeByok: true } : {}),
+            ...(req.keyHoldNano !== undefined ? { keyHoldNano: req.keyHoldNano } : {}),
             paid: req.paid,
             abandoned: req.abandoned(),
-            ...(req.limitNano !== null ? { unseenNano: this.unseenNano(req.keyHash, settle?.items) } : {}),
+            ...(req.limitNano !== null ? { unseenNano: this.unseenNano(req.keyHash, req.includeByok === true, settle?.items) } : {}),
             ...(req.free ? { free: req.free } : {}),
             ...(settle ? { settle } : {}),
           }),
@@ -136,12 +139,12 @@ export class AccountLedger {
 
   /**
    * What this isolate has of a key that the ledger cannot see: holds of its requests running on a slice
-   * (admitted before the key had a limit) and costs of its settles not yet stored. A key newly given a
-   * limit is held to it at once here, slices and batches included.
+   * (admitted before the key had a limit) and costs of its settles not yet stored (with what carriers charged for
+   * BYOK ones, when the key counts BYOK usage). A key newly given a limit is held to it at once here, slices and batches included.
    */
-  private unseenNano(keyHash: string, carried: SettleRequest[] = []): number {
-    let sum = this.batcher.unsentCostNano(keyHash);
-    for (const i of carried) if (i.keyHash === keyHash) sum -= i.costNano; // the same call applies them
+  private unseenNano(keyHash: string, withByok: boolean, carried: SettleRequest[] = []): number {
+    let sum = this.batcher.unsentCostNano(keyHash, withByok);
+    for (const i of carried) if (i.keyHash === keyHash) sum -= limitCostNano(i, withByok); // the same call applies them
     for (const t of this.running) if (t.slice && t.keyHash === keyHash) sum += t.holdNano;
     return sum;
   }
@@ -176,6 +179,11 @@ export class AccountLedger {
   /** Costs of this account's settles still gathering here, not yet sent (one key's, or all): see usage-now.ts. */
   gatheringCostNano(keyHash?: string): number {
     return this.batcher.gatheringCostNano(keyHash);
+  }
+
+  /** What carriers charged the account's own keys for one key's BYOK settles still gathering here: its BYOK usage not yet sent. */
+  gatheringByokNano(keyHash: string): number {
+    return this.batcher.gatheringByokNano(keyHash);
   }
 
   /** Nothing held, running or unsent here: the object may be dropped. */

@@ -18,8 +18,16 @@ export type AdmitRequest = {
   limitNano: number | null;
   /** The limit's reset period: it applies to the usage of the current UTC day, week or month; null/absent = to all usage. */
   limitReset?: LimitReset | null;
+  /** The key's limit counts its BYOK usage too (include_byok_in_limit): what carriers charged the account's own keys for its requests. */
+  includeByok?: boolean;
   /** Worst-case cost held until settle, as the request stands; 0 for free models. */
   holdNano: number;
+  /**
+   * What the request reserves of a key counting BYOK usage, when that differs from `holdNano` (an endpoint the account's
+   * own carrier key may serve: the carrier's whole bill and the fee on it, where the balance holds the fee alone). The
+   * key's remaining limit must cover all of it (no completion cap is lowered for it); absent: `holdNano`.
+   */
+  keyHoldNano?: number;
   /**
    * The least hold that still serves the request (its caller's completion cap, else one completion token
    * at its cheapest endpoint): when `holdNano` cannot be paid but this can, the hold granted is what the

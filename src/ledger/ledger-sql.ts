@@ -23,6 +23,18 @@ function debitRecords(sql: SqlStorage): void {
   if (!has("outbox_state", "flush_delay_ms")) sql.exec("ALTER TABLE outbox_state ADD COLUMN flush_delay_ms INTEGER");
 }
 
+/**
+ * BYOK usage (docs/byok.md, Money): what carriers charged the account's own keys for each key's requests, per UTC
+ * day beside what the key was debited; and what a hold reserves of its key's limit when that differs from what it
+ * reserves of the balance (a key counting BYOK usage holds the carrier's whole bill; NULL = amount_nano). Guarded:
+ * it runs again harmlessly.
+ */
+function byokUsage(sql: SqlStorage): void {
+  const has = (table: string, column: string) => sql.exec("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column).toArray().length > 0;
+  if (!has("key_usage", "byok_nano")) sql.exec("ALTER TABLE key_usage ADD COLUMN byok_nano INTEGER NOT NULL DEFAULT 0");
+  if (!has("holds", "key_amount_nano")) sql.exec("ALTER TABLE holds ADD COLUMN key_amount_nano INTEGER");
+}
+
 const STEPS: Array<string | ((sql: SqlStorage) => void)> = [
   `CREATE TABLE account (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -182,6 +194,8 @@ const STEPS: Array<string | ((sql: SqlStorage) => void)> = [
   CREATE INDEX IF NOT EXISTS alerts_fired_at ON alerts_fired (fired_at);`,
   // BYOK requests settled per UTC month (`YYYY-MM`): the first BYOK_FREE_REQUESTS_PER_MONTH pay no fee (object/byok-allowance.ts).
   `CREATE TABLE IF NOT EXISTS byok_months (month TEXT PRIMARY KEY, requests INTEGER NOT NULL);`,
+  // Each key's BYOK usage per UTC day (key_usage.byok_nano), and the hold a key counting it reserves of its limit (holds.key_amount_nano).
+  byokUsage,
 ];
 
 /** The step that folds earlier deployments' reversal rows into one per grant (a test replays from it over old rows). */

@@ -1,6 +1,7 @@
 import type { IsolateLedgerApi, SettleRequest, SliceReport } from "./contract";
 import { sleep, type Clock, type WaitUntil } from "./ledger-api";
 import { settleSummary, type SettleQueueSender } from "./settle-queue";
+import { byokUpstreamNano, limitCostNano } from "./byok-usage";
 
 /** Sent at once when this full; also keeps one RPC's transaction short. */
 export const MAX_BATCH = 64;
@@ -108,10 +109,10 @@ export class SettleBatcher {
     return this.unsent.get(genId);
   }
 
-  /** Σ cost of this key's settles not yet stored anywhere. */
-  unsentCostNano(keyHash: string): number {
+  /** Σ cost of this key's settles not yet stored anywhere (with what carriers charged for BYOK ones when `withByok`). */
+  unsentCostNano(keyHash: string, withByok = false): number {
     let sum = 0;
-    for (const i of this.unsent.values()) if (i.keyHash === keyHash) sum += i.costNano;
+    for (const i of this.unsent.values()) if (i.keyHash === keyHash) sum += limitCostNano(i, withByok);
     return sum;
   }
 
@@ -119,6 +120,13 @@ export class SettleBatcher {
   gatheringCostNano(keyHash?: string): number {
     let sum = 0;
     for (const i of this.gathering?.items ?? []) if (keyHash === undefined || i.keyHash === keyHash) sum += i.costNano;
+    return sum;
+  }
+
+  /** What carriers charged the account's own keys for one key's BYOK settles waiting in the gathering batch. */
+  gatheringByokNano(keyHash: string): number {
+    let sum = 0;
+    for (const i of this.gathering?.items ?? []) if (i.keyHash === keyHash) sum += byokUpstreamNano(i);
     return sum;
   }
 

@@ -14,18 +14,28 @@ export async function totalsNow(env: Env, accountId: string): Promise<Totals> {
 
 export async function keyUsageNow(env: Env, accountId: string, keyHash: string): Promise<KeyUsage> {
   const usage = await ledgerFor(env, accountId).keyUsage(keyHash);
-  return plus(usage, accountLedger(env, accountId).gatheringCostNano(keyHash));
+  const account = accountLedger(env, accountId);
+  return plus(usage, account.gatheringCostNano(keyHash), account.gatheringByokNano(keyHash));
 }
 
 /** `keyUsageNow` of many keys in one ledger call. */
 export async function keysUsageNow(env: Env, accountId: string, keyHashes: string[]): Promise<Record<string, KeyUsage>> {
   const usage = await ledgerFor(env, accountId).keysUsage(keyHashes);
   const account = accountLedger(env, accountId);
-  return Object.fromEntries(Object.entries(usage).map(([hash, u]) => [hash, plus(u, account.gatheringCostNano(hash))]));
+  return Object.fromEntries(Object.entries(usage).map(([hash, u]) => [hash, plus(u, account.gatheringCostNano(hash), account.gatheringByokNano(hash))]));
 }
 
-/** A settle not yet sent is from now: it counts in every window. */
-function plus(u: KeyUsage, nano: number): KeyUsage {
-  if (nano === 0) return u;
-  return { usageNano: u.usageNano + nano, dailyNano: u.dailyNano + nano, weeklyNano: u.weeklyNano + nano, monthlyNano: u.monthlyNano + nano };
+/** A settle not yet sent is from now: its cost and its BYOK usage count in every window. */
+function plus(u: KeyUsage, nano: number, byok: number): KeyUsage {
+  if (nano === 0 && byok === 0) return u;
+  return {
+    usageNano: u.usageNano + nano,
+    dailyNano: u.dailyNano + nano,
+    weeklyNano: u.weeklyNano + nano,
+    monthlyNano: u.monthlyNano + nano,
+    byokNano: u.byokNano + byok,
+    byokDailyNano: u.byokDailyNano + byok,
+    byokWeeklyNano: u.byokWeeklyNano + byok,
+    byokMonthlyNano: u.byokMonthlyNano + byok,
+  };
 }

@@ -118,23 +118,35 @@ export interface Demand {
  * What an endpoint may bill when only the account's own carrier key can serve it (docs/byok.md): the fee
  * on each part, rounded up — never less than the fee on the whole, since ⌈x⌉ + ⌈y⌉ ≥ ⌈x + y⌉.
  */
-function feeBound(b: EndpointBound, feeMilli: number | undefined): EndpointBound {
+export function feeBound(b: EndpointBound, feeMilli: number | undefined): EndpointBound {
   if (feeMilli === undefined) return b;
   return { ...b, promptNano: byokFeeNano(b.promptNano, feeMilli), perTokenNano: byokFeeNano(b.perTokenNano, feeMilli) };
 }
 
 /**
+ * What an endpoint the account's own carrier key may serve can add to a key's usage and BYOK usage together
+ * (include_byok_in_limit, docs/byok.md): the carrier's whole bill and the fee on it, each part's fee rounded up
+ * (so at least the fee on any bill within the bound: the fee only grows with the bill).
+ */
+export function billAndFeeBound(b: EndpointBound, feeMilli: number | undefined): EndpointBound {
+  if (feeMilli === undefined) return b;
+  const fee = feeBound(b, feeMilli);
+  return { ...b, promptNano: b.promptNano + fee.promptNano, perTokenNano: b.perTokenNano + fee.perTokenNano };
+}
+
+/**
  * A completion request's demand over its endpoints (free ones cost nothing: the free-model limits govern
- * them); `byokFee` names the endpoints only the account's own key may serve, held at the fee's maximum.
+ * them); `bound` turns each endpoint's bill into what is held for it (`feeBound` where only the account's own
+ * key may serve it: the fee's maximum).
  */
 export function completionDemand(
   body: ChatRequest,
   bodyBytes: number,
   endpoints: PricedEndpoint[],
   media: PromptMedia,
-  byokFee: (e: PricedEndpoint) => number | undefined = () => undefined,
+  bound: (b: EndpointBound) => EndpointBound = (b) => b,
 ): Demand {
-  const bounds = new Map(endpoints.filter((e) => !isFree(e)).map((e) => [e, feeBound(endpointBound(body, bodyBytes, e, media), byokFee(e))]));
+  const bounds = new Map(endpoints.filter((e) => !isFree(e)).map((e) => [e, bound(endpointBound(body, bodyBytes, e, media))]));
   const priced = [...bounds.values()];
   const least = (b: EndpointBound) => (b.callerCap ? boundNano(b) : costAt(b, 1));
   return {

@@ -15,6 +15,8 @@ import { rateLimited } from "./rate-limited";
  * the ledger says which may serve it. Refused: 402 (with what could be afforded) or 429, nothing held.
  * Returns the ticket, the endpoints the request may be served by, and the completion caps the router set.
  * `modelId` is the model a refusal names; `abandoned` the record the ledger keeps should the request die unsettled.
+ * `keyDemand`: what a key counting BYOK usage in its limit must have left for the request (include_byok_in_limit,
+ * docs/byok.md), when that differs from `demand` (the account's own carrier key may serve): all of it, or a 402.
  */
 export async function admit(
   facts: RequestFacts,
@@ -22,6 +24,7 @@ export async function admit(
   planned: PricedEndpoint[],
   modelId: string,
   abandoned: () => NewGeneration,
+  keyDemand?: Demand,
 ): Promise<Admission> {
   const paid = planned.some((e) => !isFree(e));
   const free = planned.some(isFree);
@@ -34,6 +37,8 @@ export async function admit(
       limitReset: caller.key.limitReset,
       holdNano: paid ? demand.wantNano : 0,
       ...(paid && demand.minNano < demand.wantNano ? { minHoldNano: demand.minNano } : {}),
+      ...(caller.key.includeByokInLimit && caller.key.limitNano !== null ? { includeByok: true } : {}),
+      ...(paid && keyDemand ? { keyHoldNano: keyDemand.wantNano } : {}),
       paid,
       ...(free ? { free: freeLimits(facts.settings) } : {}),
       abandoned,
@@ -47,7 +52,7 @@ export async function admit(
       caller.key,
       modelId,
       origin,
-      admitted.availableNano > 0 ? demand.shortfall(admitted.availableNano) : null,
+      admitted.availableNano > 0 ? (admitted.reason === "key_limit" && keyDemand ? keyDemand : demand).shortfall(admitted.availableNano) : null,
       // Held money counts only when the balance itself is not spent (it would be positive without the holds).
       admitted.heldNano !== undefined && admitted.availableNano + admitted.heldNano > 0 ? admitted.heldNano : 0,
     );

@@ -28,10 +28,11 @@ export function admitFor(
   demand: Demand,
   endpoints: PricedEndpoint[],
   modelId: string,
+  keyDemand?: Demand,
 ): Promise<Admission> {
   const abandoned = () =>
     abandonedRecord(facts, trail, stages, failedOutcome(500, "The request ended without settling (the Worker was stopped); nothing was charged."));
-  return admit(facts, demand, endpoints, modelId, abandoned);
+  return admit(facts, demand, endpoints, modelId, abandoned, keyDemand);
 }
 
 /** How one API's request goes to carriers: each endpoint's wire request, and what makes an answer usable (`accept`). */

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../keys/caller";
-import { completionDemand } from "../request/hold";
+import { billAndFeeBound, completionDemand, feeBound } from "../request/hold";
 import { completionCap } from "../request/billed-fields";
 import { measurePromptMedia } from "../request/prompt-media";
 import { servedOutcome, type Outcome } from "../request/outcome";
@@ -10,7 +10,7 @@ import { carrierProtocol } from "../protocols/outbound";
 import { hashedUser } from "../routing/user-hash";
 import { UnusableAnswer } from "../carriers/dispatch";
 import { carrierBodies, type CarrierCall } from "../carriers/carrier-call";
-import { byokHoldFee } from "../carriers/carrier-keys";
+import { byokHoldFee, byokMayServeFee } from "../carriers/carrier-keys";
 import type { PricedEndpoint } from "../catalog/catalog";
 import { accountAnswer, readAnswer } from "../relay/answer";
 import { relayStream } from "../relay/stream-relay";
@@ -82,8 +82,15 @@ async function complete(facts: RequestFacts, trail: RequestTrail, stages: Stages
     if (cached) return cached;
   }
   const account = facts.carriers.account;
-  const demand = completionDemand(body, read.bytes, plan.endpoints, await measurePromptMedia(body), (e) => byokHoldFee(account, e));
-  const admission = await admitFor(facts, trail, stages, demand, plan.endpoints, plan.candidates[0]!.modelId);
+  const media = await measurePromptMedia(body);
+  const demand = completionDemand(body, read.bytes, plan.endpoints, media, (b) => feeBound(b, byokHoldFee(account, b.endpoint)));
+  // A key whose limit counts BYOK usage reserves there the carrier's whole bill and the fee, where the account's key may serve.
+  const { key } = facts.caller;
+  const keyDemand =
+    key.includeByokInLimit && key.limitNano !== null && plan.endpoints.some((e) => byokMayServeFee(account, e) !== undefined)
+      ? completionDemand(body, read.bytes, plan.endpoints, media, (b) => billAndFeeBound(b, byokMayServeFee(account, b.endpoint)))
+      : undefined;
+  const admission = await admitFor(facts, trail, stages, demand, plan.endpoints, plan.candidates[0]!.modelId, keyDemand);
   stages.admission = admission;
   const notTried = [...plan.capped.map((x) => cappedEndpoint(x, read.query.capField, completionCap(body) ?? 0)), ...admission.unaffordable.map(unaffordable)];
   const missed = unlessServed(cache);

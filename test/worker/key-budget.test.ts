@@ -4,6 +4,7 @@ import type { LedgerObject } from "../../src/ledger/ledger-object";
 import type { LimitReset } from "../../src/keys/usage-windows";
 import type { NewGeneration } from "../../src/db/schema";
 import { ledgerRecord } from "./synthetic-record";
+import { NO_USAGE } from "../../src/keys/key-usage";
 import { admin, chat, get, newAccount, settled, user } from "./helpers";
 
 const MODEL = "meta-llama/llama-3.1-8b-instruct";
@@ -81,9 +82,9 @@ describe("key budgets that reset: the ledger holds the limit to the current wind
       spend(ledger, null, 100);
       setNow("2026-12-01T10:00:00Z"); // Tuesday, same week, new month
       spend(ledger, null, 20);
-      expect(ledger.keyUsage("k")).toEqual({ usageNano: 120, dailyNano: 20, weeklyNano: 120, monthlyNano: 20 });
+      expect(ledger.keyUsage("k")).toEqual({ ...NO_USAGE, usageNano: 120, dailyNano: 20, weeklyNano: 120, monthlyNano: 20 });
       setNow("2026-12-07T00:00:00Z"); // next Monday
-      expect(ledger.keyUsage("k")).toEqual({ usageNano: 120, dailyNano: 0, weeklyNano: 0, monthlyNano: 20 });
+      expect(ledger.keyUsage("k")).toEqual({ ...NO_USAGE, usageNano: 120, dailyNano: 0, weeklyNano: 0, monthlyNano: 20 });
     });
   });
 });

@@ -47,6 +47,24 @@ describe("ledger holds", () => {
       expect(admit(db, ask("d", 700, { limitNano: 1_000, limitReset: "daily" }))).toEqual({ ok: true, holdNano: 700 });
     }));
 
+  it("a key counting BYOK usage: its limit counts usage and BYOK usage, and must cover a request's whole key hold (keyHoldNano), reserved apart from the balance's", () =>
+    withLedgerDb((db) => {
+      fund(db, 10_000);
+      db.sql.exec("INSERT INTO key_usage (key_hash, day, usage_nano, byok_nano) VALUES ('k', '2026-06-10', 100, 500)");
+      const counting = { limitNano: 1_000, includeByok: true };
+      // 100 + 500 used: 400 left. A key hold of 401 does not fit (no lowering), though the balance would pay its fee hold.
+      expect(admit(db, ask("a", 20, { ...counting, keyHoldNano: 401 }))).toEqual({ ok: false, reason: "key_limit", availableNano: 400 });
+      expect(admit(db, ask("b", 20, { ...counting, keyHoldNano: 300 }))).toEqual({ ok: true, holdNano: 20 });
+      const row = db.sql.exec<{ amount_nano: number; key_amount_nano: number }>("SELECT amount_nano, key_amount_nano FROM holds WHERE gen_id = 'b'").one();
+      expect(row).toEqual({ amount_nano: 20, key_amount_nano: 300 });
+      expect(totals(db.sql).heldNano).toBe(20);
+      // The key's limit sees b's key hold: 100 left.
+      expect(admit(db, ask("c", 20, { ...counting, keyHoldNano: 101 }))).toEqual({ ok: false, reason: "key_limit", availableNano: 100 });
+      // Without include_byok_in_limit, BYOK usage does not count: 1000 − 100 − 300 held = 600 left.
+      expect(admit(db, ask("d", 700, { limitNano: 1_000 }))).toEqual({ ok: false, reason: "key_limit", availableNano: 600 });
+      expect(admit(db, ask("e", 600, { limitNano: 1_000 }))).toEqual({ ok: true, holdNano: 600 });
+    }));
+
   it("admit applies the settles riding on it first: the admission sees the money they freed", () =>
     withLedgerDb((db) => {
       fund(db, 1_000);

@@ -2,6 +2,7 @@ import { describe, it, expect } from "vitest";
 import { keysUsage, keyUsage, openHolds, sliceAudit } from "../../src/ledger/object/reads";
 import { available, heldNano, totals } from "../../src/ledger/object/balance";
 import { withLedgerDb } from "./ledger-db";
+import { NO_USAGE } from "../../src/keys/key-usage";
 
 // src/ledger/object/reads.ts and balance.ts on their own: what the ledger answers without changing anything.
 
@@ -15,9 +16,19 @@ describe("ledger reads", () => {
         ["2026-06-08", 100],
         ["2026-06-10", 1_000],
       ];
-      for (const [day, nano] of rows) db.sql.exec("INSERT INTO key_usage (key_hash, day, usage_nano) VALUES ('k', ?, ?)", day, nano);
-      expect(keyUsage(db.sql, "k", db.clock.now)).toEqual({ usageNano: 1_111, dailyNano: 1_000, weeklyNano: 1_100, monthlyNano: 1_110 });
-      expect(keyUsage(db.sql, "other", db.clock.now)).toEqual({ usageNano: 0, dailyNano: 0, weeklyNano: 0, monthlyNano: 0 });
+      // BYOK usage beside it, in the same windows (3× the usage here, to tell them apart).
+      for (const [day, nano] of rows) db.sql.exec("INSERT INTO key_usage (key_hash, day, usage_nano, byok_nano) VALUES ('k', ?, ?, ?)", day, nano, 3 * nano);
+      expect(keyUsage(db.sql, "k", db.clock.now)).toEqual({
+        usageNano: 1_111,
+        dailyNano: 1_000,
+        weeklyNano: 1_100,
+        monthlyNano: 1_110,
+        byokNano: 3_333,
+        byokDailyNano: 3_000,
+        byokWeeklyNano: 3_300,
+        byokMonthlyNano: 3_330,
+      });
+      expect(keyUsage(db.sql, "other", db.clock.now)).toEqual(NO_USAGE);
     }));
 
   it("keysUsage answers many keys in one call, past SQLite's bound-parameter limit, zeros for keys without usage", () =>
@@ -26,8 +37,8 @@ describe("ledger reads", () => {
       for (let i = 0; i < 150; i += 2) db.sql.exec("INSERT INTO key_usage (key_hash, day, usage_nano) VALUES (?, '2026-06-10', ?)", keys[i], i + 1);
       const out = keysUsage(db.sql, keys, db.clock.now);
       expect(Object.keys(out)).toHaveLength(150);
-      expect(out.key148).toEqual({ usageNano: 149, dailyNano: 149, weeklyNano: 149, monthlyNano: 149 });
-      expect(out.key149).toEqual({ usageNano: 0, dailyNano: 0, weeklyNano: 0, monthlyNano: 0 });
+      expect(out.key148).toEqual({ ...NO_USAGE, usageNano: 149, dailyNano: 149, weeklyNano: 149, monthlyNano: 149 });
+      expect(out.key149).toEqual(NO_USAGE);
     }));
 
   it("the balance: credits less usage less what holds and slices reserve; open holds oldest first", () =>

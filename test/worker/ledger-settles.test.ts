@@ -16,7 +16,7 @@ const item = (genId: string, costNano: number, more: Partial<SettleRequest> = {}
   ...more,
 });
 const keyUsage = (db: TestLedgerDb) =>
-  db.sql.exec<{ key_hash: string; day: string; usage_nano: number }>("SELECT * FROM key_usage ORDER BY key_hash").toArray();
+  db.sql.exec<{ key_hash: string; day: string; usage_nano: number; byok_nano: number }>("SELECT * FROM key_usage ORDER BY key_hash").toArray();
 
 describe("ledger settles", () => {
   it("debits each generation once, however often it is listed or retried; releases own holds; hands records to the outbox", () =>
@@ -27,13 +27,29 @@ describe("ledger settles", () => {
       expect(settleBatch(db, [item("a", 1_234), item("b", 66, { keyHash: "j" })])).toBe(0);
       expect(totals(db.sql)).toEqual({ creditsNano: 10_000, usageNano: 1_300, heldNano: 0, granted: true });
       expect(keyUsage(db)).toEqual([
-        { key_hash: "j", day: "2026-06-10", usage_nano: 66 },
-        { key_hash: "k", day: "2026-06-10", usage_nano: 1_234 },
+        { key_hash: "j", day: "2026-06-10", usage_nano: 66, byok_nano: 0 },
+        { key_hash: "k", day: "2026-06-10", usage_nano: 1_234, byok_nano: 0 },
       ]);
       expect(db.outbox.size()).toBe(2);
       expect(db.outbox.pending("a")).toMatchObject({ id: "a", costNano: 1_234 });
       // The outbox goes on by the alarm, after the flush delay.
       expect(db.alarms.at(-1)).toBe(db.timings.flushDelayMs);
+    }));
+
+  it("a BYOK request's upstream cost becomes its key's BYOK usage, once, beside the fee it is debited; a waived fee still counts it", () =>
+    withLedgerDb((db) => {
+      fund(db, 10_000);
+      const byok = (genId: string, fee: number, upstream: number): SettleRequest => ({
+        ...item(genId, fee),
+        byok: true,
+        record: { ...genRecord(genId, fee), byok: true, byokUpstreamNano: upstream },
+      });
+      // The month's allowance is spent by the first: its fee is waived, its upstream cost still counts.
+      const ledger = { ...db, timings: { ...db.timings, byokFreeRequestsPerMonth: 1 } };
+      expect(settleBatch(ledger, [byok("a", 50, 1_000), byok("b", 7, 133), item("c", 400)])).toBe(3);
+      expect(settleBatch(ledger, [byok("b", 7, 133)])).toBe(0);
+      expect(keyUsage(db)).toEqual([{ key_hash: "k", day: "2026-06-10", usage_nano: 407, byok_nano: 1_133 }]);
+      expect(totals(db.sql)).toMatchObject({ usageNano: 407 });
     }));
 
   it("a batch larger than SQLite's bound-parameter limit settles whole", () =>

@@ -96,6 +96,14 @@ export function KeysPage(props: {
                     {usd(usage.usageNano)}
                     <br />
                     <span class="muted">{usd(usage.dailyNano)} today</span>
+                    {usage.byokNano > 0 && (
+                      <>
+                        <br />
+                        <span class="muted" title="What carriers charged the account's own keys for this key's requests">
+                          {usd(usage.byokNano)} BYOK
+                        </span>
+                      </>
+                    )}
                   </td>
                   <td class="num" data-label="Limit">
                     <Limit apiKey={key} usage={usage} />

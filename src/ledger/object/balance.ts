@@ -21,7 +21,13 @@ export function heldNano(sql: SqlStorage): number {
   return one(sql, "SELECT (SELECT COALESCE(SUM(amount_nano),0) FROM holds) + (SELECT COALESCE(SUM(amount_nano),0) FROM slices) AS v");
 }
 
-/** A key's settled usage since the UTC day `from` (inclusive), or ever when null. */
-export function keyUsageNano(sql: SqlStorage, keyHash: string, from: string | null = null): number {
-  return one(sql, "SELECT COALESCE(SUM(usage_nano),0) AS v FROM key_usage WHERE key_hash = ? AND day >= ?", keyHash, from ?? "");
+/** A key's settled usage since the UTC day `from` (inclusive), or ever when null; with its BYOK usage when `withByok` (include_byok_in_limit). */
+export function keyUsageNano(sql: SqlStorage, keyHash: string, from: string | null = null, withByok = false): number {
+  const sum = withByok ? "usage_nano + byok_nano" : "usage_nano";
+  return one(sql, `SELECT COALESCE(SUM(${sum}),0) AS v FROM key_usage WHERE key_hash = ? AND day >= ?`, keyHash, from ?? "");
+}
+
+/** What holds of a key's requests reserve of its limit: the carrier's whole bill where the key counts BYOK usage, else their hold. */
+export function keyHeldNano(sql: SqlStorage, keyHash: string): number {
+  return one(sql, "SELECT COALESCE(SUM(COALESCE(key_amount_nano, amount_nano)),0) AS v FROM holds WHERE key_hash = ?", keyHash);
 }

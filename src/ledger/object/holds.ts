@@ -1,8 +1,8 @@
 import { windowStart } from "../../keys/usage-windows";
 import type { AdmitRequest, AdmitResult, AdmitRoute, LeaseRequest, LeaseResult, RenewRequest, RenewResult } from "../contract";
-import { available, heldNano, keyUsageNano } from "./balance";
+import { available, heldNano, keyHeldNano, keyUsageNano } from "./balance";
 import { countFree } from "./free-slots";
-import { one, type LedgerDb } from "./ledger-db";
+import type { LedgerDb } from "./ledger-db";
 import { settleBatch } from "./settles";
 
 // What the ledger holds for requests in flight: a request's own hold (admit), an isolate's slice of the
@@ -17,20 +17,24 @@ export function admit(db: LedgerDb, req: AdmitRequest): AdmitResult {
   const { sql } = db;
   if (req.settle) settleBatch(db, req.settle.items, req.settle.slices);
   let keyRoom = Infinity;
+  let keyShort = false; // the key's limit cannot cover the carrier's whole bill (keyHoldNano)
+  const keyHold = req.limitNano !== null && req.paid ? req.keyHoldNano : undefined;
   if (req.limitNano !== null) {
     // Holds and unseen costs count against the current window: they will settle into it (or a later one).
     const from = windowStart(req.limitReset ?? null, db.now());
-    const used =
-      keyUsageNano(sql, req.keyHash, from) +
-      one(sql, "SELECT COALESCE(SUM(amount_nano),0) AS v FROM holds WHERE key_hash = ?", req.keyHash) +
-      (req.unseenNano ?? 0);
+    const used = keyUsageNano(sql, req.keyHash, from, req.includeByok === true) + keyHeldNano(sql, req.keyHash) + (req.unseenNano ?? 0);
     if (used >= req.limitNano) return { ok: false, reason: "key_limit", availableNano: 0 };
     keyRoom = req.limitNano - used;
+    // The carrier's whole bill must fit in what is left of the limit; then the balance alone decides (it holds the fee).
+    if (keyHold !== undefined) {
+      if (keyRoom < keyHold) keyShort = true;
+      else keyRoom = Infinity;
+    }
   }
   const now = db.now();
   const room = Math.min(keyRoom, available(sql));
   const least = Math.min(req.minHoldNano ?? req.holdNano, req.holdNano);
-  const canPay = req.paid && room > 0 && room >= least;
+  const canPay = req.paid && !keyShort && room > 0 && room >= least;
   const granted = canPay ? Math.min(req.holdNano, room) : 0;
   let route: AdmitRoute | undefined;
   if (req.free) {
@@ -40,16 +44,17 @@ export function admit(db: LedgerDb, req: AdmitRequest): AdmitResult {
     if (hit) route = "paid_only";
     else if (req.paid && !canPay) route = "free_only";
   } else if (req.paid && !canPay)
-    return keyRoom < least
-      ? { ok: false, reason: "key_limit", availableNano: room }
+    return keyShort || keyRoom < least
+      ? { ok: false, reason: "key_limit", availableNano: keyShort ? keyRoom : room }
       : { ok: false, reason: "balance", availableNano: room, heldNano: heldNano(sql) };
   const holdNano = route === "free_only" ? 0 : granted;
   // Every admitted request has a row, free ones too: should it die, its record says so.
   sql.exec(
-    "INSERT OR IGNORE INTO holds (gen_id, key_hash, amount_nano, created_at, renewed_at, record) VALUES (?, ?, ?, ?, ?, ?)",
+    "INSERT OR IGNORE INTO holds (gen_id, key_hash, amount_nano, key_amount_nano, created_at, renewed_at, record) VALUES (?, ?, ?, ?, ?, ?, ?)",
     req.genId,
     req.keyHash,
     holdNano,
+    keyHold === undefined ? null : route === "free_only" ? 0 : keyHold,
     now,
     now,
     JSON.stringify(req.abandoned),

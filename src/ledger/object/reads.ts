@@ -1,6 +1,6 @@
 import { windowStarts } from "../../keys/usage-windows";
 import type { EndedSlice, KeyUsage, OpenHold, SliceAudit } from "../contract";
-import { keyUsageNano } from "./balance";
+import { NO_USAGE } from "../../keys/key-usage";
 import { MAX_BOUND_PARAMS } from "./ledger-db";
 
 // What the ledger answers without changing anything: keys' usage (for /keys, limits, the console) and
@@ -10,35 +10,45 @@ import { MAX_BOUND_PARAMS } from "./ledger-db";
 const AUDIT_ROWS = 50;
 
 export function keyUsage(sql: SqlStorage, keyHash: string, now: number): KeyUsage {
-  const { day, week, month } = windowStarts(now);
-  return {
-    usageNano: keyUsageNano(sql, keyHash),
-    dailyNano: keyUsageNano(sql, keyHash, day),
-    weeklyNano: keyUsageNano(sql, keyHash, week),
-    monthlyNano: keyUsageNano(sql, keyHash, month),
-  };
+  return keysUsage(sql, [keyHash], now)[keyHash]!;
 }
 
 /** `keyUsage` of many keys in one call (a page of /keys, the console's list); keys without usage get zeros. */
 export function keysUsage(sql: SqlStorage, keyHashes: string[], now: number): Record<string, KeyUsage> {
   const { day, week, month } = windowStarts(now);
   const out: Record<string, KeyUsage> = {};
-  for (const h of keyHashes) out[h] = { usageNano: 0, dailyNano: 0, weeklyNano: 0, monthlyNano: 0 };
+  for (const h of keyHashes) out[h] = { ...NO_USAGE };
   const per = MAX_BOUND_PARAMS - 3; // three window starts bound beside the hashes
   for (let i = 0; i < keyHashes.length; i += per) {
     const chunk = keyHashes.slice(i, i + per);
-    const rows = sql.exec<{ key_hash: string; total: number; daily: number; weekly: number; monthly: number }>(
+    const rows = sql.exec<
+      { key_hash: string } & Record<"total" | "daily" | "weekly" | "monthly" | "byok" | "byok_daily" | "byok_weekly" | "byok_monthly", number>
+    >(
       `SELECT key_hash, SUM(usage_nano) AS total,
          SUM(CASE WHEN day >= ?1 THEN usage_nano ELSE 0 END) AS daily,
          SUM(CASE WHEN day >= ?2 THEN usage_nano ELSE 0 END) AS weekly,
-         SUM(CASE WHEN day >= ?3 THEN usage_nano ELSE 0 END) AS monthly
+         SUM(CASE WHEN day >= ?3 THEN usage_nano ELSE 0 END) AS monthly,
+         SUM(byok_nano) AS byok,
+         SUM(CASE WHEN day >= ?1 THEN byok_nano ELSE 0 END) AS byok_daily,
+         SUM(CASE WHEN day >= ?2 THEN byok_nano ELSE 0 END) AS byok_weekly,
+         SUM(CASE WHEN day >= ?3 THEN byok_nano ELSE 0 END) AS byok_monthly
        FROM key_usage WHERE key_hash IN (${chunk.map((_, j) => `?${j + 4}`).join(", ")}) GROUP BY key_hash`,
       day,
       week,
       month,
       ...chunk,
     );
-    for (const r of rows) out[r.key_hash] = { usageNano: r.total, dailyNano: r.daily, weeklyNano: r.weekly, monthlyNano: r.monthly };
+    for (const r of rows)
+      out[r.key_hash] = {
+        usageNano: r.total,
+        dailyNano: r.daily,
+        weeklyNano: r.weekly,
+        monthlyNano: r.monthly,
+        byokNano: r.byok,
+        byokDailyNano: r.byok_daily,
+        byokWeeklyNano: r.byok_weekly,
+        byokMonthlyNano: r.byok_monthly,
+      };
   }
   return out;
 }

@@ -4,6 +4,7 @@ import { releaseFree } from "./free-slots";
 import { execChunked, type LedgerDb } from "./ledger-db";
 import { balanceNano, fireAlerts } from "./alerts";
 import { waiveByokFees } from "./byok-allowance";
+import { byokUpstreamNano } from "../byok-usage";
 
 /**
  * Debits each request's cost and stores its record, exactly once per generation id, in one
@@ -76,20 +77,24 @@ function insertDebits(db: LedgerDb, items: SettleRequest[], now: number): Set<st
   return fresh;
 }
 
-/** The settled costs become the account's usage and their keys' usage of the day. */
+/** The settled costs become the account's usage and their keys' usage of the day; what carriers charged BYOK requests, their keys' BYOK usage. */
 function addUsage(sql: SqlStorage, settled: SettleRequest[], now: number): void {
   const usage = sumBy(settled, (i) => i.keyHash);
+  const byok = sumBy(settled, (i) => i.keyHash, byokUpstreamNano);
   const total = [...usage.values()].reduce((a, b) => a + b, 0);
   if (total > 0) sql.exec("UPDATE account SET usage_nano = usage_nano + ? WHERE id = 1", total);
   const day = utcDay(now);
-  for (const [keyHash, nano] of usage)
-    if (nano > 0)
+  for (const [keyHash, nano] of usage) {
+    const byokNano = byok.get(keyHash) ?? 0;
+    if (nano > 0 || byokNano > 0)
       sql.exec(
-        "INSERT INTO key_usage (key_hash, day, usage_nano) VALUES (?, ?, ?) ON CONFLICT (key_hash, day) DO UPDATE SET usage_nano = usage_nano + excluded.usage_nano",
+        "INSERT INTO key_usage (key_hash, day, usage_nano, byok_nano) VALUES (?, ?, ?, ?) ON CONFLICT (key_hash, day) DO UPDATE SET usage_nano = usage_nano + excluded.usage_nano, byok_nano = byok_nano + excluded.byok_nano",
         keyHash,
         day,
         nano,
+        byokNano,
       );
+  }
 }
 
 /** Takes in what an isolate says of one of its slices: admissions, its release, the rest it gave back. */
@@ -112,12 +117,12 @@ function takeReport(sql: SqlStorage, s: SliceReport, now: number): void {
   if (found.length === 0) sql.exec("UPDATE slice_audit SET admitted = MAX(admitted, ?) WHERE lease_id = ?", s.admitted, s.leaseId);
 }
 
-/** Sums the cost of items per key, skipping items without one. */
-function sumBy(items: SettleRequest[], key: (i: SettleRequest) => string | undefined): Map<string, number> {
+/** Sums the cost (or another figure) of items per key, skipping items without one. */
+function sumBy(items: SettleRequest[], key: (i: SettleRequest) => string | undefined, nano = (i: SettleRequest) => i.costNano): Map<string, number> {
   const sums = new Map<string, number>();
   for (const i of items) {
     const k = key(i);
-    if (k !== undefined) sums.set(k, (sums.get(k) ?? 0) + i.costNano);
+    if (k !== undefined) sums.set(k, (sums.get(k) ?? 0) + nano(i));
   }
   return sums;
 }
