@@ -39,7 +39,10 @@ export const cannotSeal = () =>
   );
 
 /** Creates the destination; a webhook's signing secret is made here and returned in full this once. */
-export async function addDestination(x: DestinationScope, body: CreateDestination): Promise<{ created: ObservabilityDestination; signingSecret: string | null }> {
+export async function addDestination(
+  x: DestinationScope,
+  body: CreateDestination,
+): Promise<{ created: ObservabilityDestination; signingSecret: string | null }> {
   const target =
     body.type === "webhook"
       ? { endpoint: body.config.url, encoding: "json" as const, method: body.config.method ?? "POST" }

@@ -133,7 +133,9 @@ describe("/settings/observability", () => {
     expect(changed).toMatchObject({ name: "Renamed", enabled: 0, sampling_rate: 0.5, encoding: "protobuf", header_hints: '{"authorization":"Bear...0001"}' });
     expect(JSON.parse(changed.api_key_hashes!)).toEqual([hashApiKey(key)]);
     const api = await admin<{ key: string }>("/keys", { account: accountId, management: true });
-    expect((await (await call(`/api/v1/observability/destinations/${collector.id}`, { headers: { authorization: `Bearer ${api.key}` } })).json()) as object).toMatchObject({
+    expect(
+      (await (await call(`/api/v1/observability/destinations/${collector.id}`, { headers: { authorization: `Bearer ${api.key}` } })).json()) as object,
+    ).toMatchObject({
       data: { name: "Renamed", enabled: false, config: { headers: { authorization: "Bear...0001" } } },
     });
     const badEdit = await client.post(`${PAGE}/${collector.id}`, { name: "", endpoint: "ftp://x", sampling_rate: "x" }, { from: `${PAGE}/${collector.id}` });
@@ -185,7 +187,11 @@ describe("/settings/observability", () => {
     expect((await client.post(PAGE, collectorForm({ name: "Busy" }))).status).toBe(303);
     const busy = (await rowsOf(accountId)).find((r) => r.name === "Busy")!;
     for (let i = 1; i <= 55; i++)
-      await logDelivery(env.DB, { accountId, destinationId: busy.id, at: Date.UTC(2026, 0, 1, 0, i), spans: i, attempt: 1, status: 503, outcome: "retrying" }, 500);
+      await logDelivery(
+        env.DB,
+        { accountId, destinationId: busy.id, at: Date.UTC(2026, 0, 1, 0, i), spans: i, attempt: 1, status: 503, outcome: "retrying" },
+        500,
+      );
     const html = (await client.page(`${PAGE}/${busy.id}`)).html;
     const spans = [...html.matchAll(/data-label="Spans">(\d+)</g)].map((m) => Number(m[1]));
     expect(spans).toEqual(Array.from({ length: 50 }, (_, i) => 55 - i));

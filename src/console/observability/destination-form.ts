@@ -140,7 +140,10 @@ export function parseUpdate(form: Record<string, string>, found: ObservabilityDe
   const config = configOf(found.type, values, headers ?? {});
   const parsed = updateDestinationBody.safeParse({ ...apiFields(values), config });
   const kind = (found.type === "webhook" ? webhookConfig : collectorConfig).safeParse(config);
-  const issues = [...(parsed.success ? [] : parsed.error.issues), ...(kind.success ? [] : kind.error.issues.map((i) => ({ ...i, path: ["config", ...i.path] })))];
+  const issues = [
+    ...(parsed.success ? [] : parsed.error.issues),
+    ...(kind.success ? [] : kind.error.issues.map((i) => ({ ...i, path: ["config", ...i.path] }))),
+  ];
   if (parsed.success && issues.length === 0 && headers) return { ok: parsed.data };
   return { refused: formOf(values, issues, headers === null) };
 }

@@ -65,7 +65,13 @@ export function DestinationFields(props: { idPrefix: string; form: DestinationFo
         required
       />
       {collector && (
-        <SelectField id={`${p}-encoding`} name="encoding" label={props.creating ? "Encoding (collectors)" : "Encoding"} options={ENCODINGS} value={v.encoding} />
+        <SelectField
+          id={`${p}-encoding`}
+          name="encoding"
+          label={props.creating ? "Encoding (collectors)" : "Encoding"}
+          options={ENCODINGS}
+          value={v.encoding}
+        />
       )}
       {webhook && <SelectField id={`${p}-method`} name="method" label={props.creating ? "Method (webhooks)" : "Method"} options={METHODS} value={v.method} />}
       <TextArea

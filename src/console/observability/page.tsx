@@ -55,8 +55,8 @@ export function ObservabilityPage(p: ObservabilityPageProps) {
         </p>
       )}
       <p>
-        Each request's record goes, as an OpenTelemetry span, to the collectors below (Tempo, Honeycomb, Datadog, any OTLP/HTTP endpoint), or as signed JSON
-        to a webhook: off the request path, retried when a destination is down. Metadata only: no prompt or completion is ever exported.
+        Each request's record goes, as an OpenTelemetry span, to the collectors below (Tempo, Honeycomb, Datadog, any OTLP/HTTP endpoint), or as signed JSON to
+        a webhook: off the request path, retried when a destination is down. Metadata only: no prompt or completion is ever exported.
       </p>
       {p.created && <NewSecret {...p.created} />}
       <h2 id="destinations-title">Destinations</h2>
@@ -108,9 +108,7 @@ export function ObservabilityPage(p: ObservabilityPageProps) {
       ) : (
         <PostForm action="/settings/observability" csrf={p.csrf} class="stack" aria-label="Add a destination">
           <ErrorSummary messages={problemsOf(p.form)} />
-          {!p.canSeal && (
-            <p>This deployment cannot store secrets (its REASONING_SEAL_KEY secret is not set): only a collector without headers can be added.</p>
-          )}
+          {!p.canSeal && <p>This deployment cannot store secrets (its REASONING_SEAL_KEY secret is not set): only a collector without headers can be added.</p>}
           <DestinationFields idPrefix="new" form={p.form} keys={p.keys} creating={true} />
           <div class="actions">
             <button type="submit">Add destination</button>
