@@ -106,11 +106,13 @@ function apiFields(v: DestinationFormValues) {
 const configOf = (type: string, v: DestinationFormValues, headers: Record<string, string>) =>
   type === "webhook" ? { url: v.endpoint, method: v.method, headers } : { endpoint: v.endpoint, encoding: v.encoding, headers };
 
+const TOP_FIELDS: Record<string, FormField> = { type: "type", name: "name", sampling_rate: "samplingRate", api_key_hashes: "keys" };
+
 /** Where an issue of the API's schemas goes on the form; undefined: said above the form. */
 function fieldOf(path: readonly PropertyKey[]): FormField | undefined {
   const [first, second] = path;
   if (first === "config") return second === "endpoint" || second === "url" ? "endpoint" : second === "headers" ? "headers" : undefined;
-  return ({ type: "type", name: "name", sampling_rate: "samplingRate", api_key_hashes: "keys" } as const)[String(first) as "type"];
+  return typeof first === "string" && Object.hasOwn(TOP_FIELDS, first) ? TOP_FIELDS[first] : undefined;
 }
 
 function formOf(values: DestinationFormValues, issues: Issues, badHeaders: boolean): DestinationForm {
@@ -119,7 +121,7 @@ function formOf(values: DestinationFormValues, issues: Issues, badHeaders: boole
   for (const issue of issues) {
     const field = fieldOf(issue.path);
     if (field) errors[field] ??= MESSAGES[field](issue);
-    else problem ??= `${issue.path.join(".")}: ${issue.message}`;
+    else problem ??= `${issue.path.length ? `${issue.path.join(".")}: ` : ""}${issue.message}`;
   }
   return { values, errors, problem };
 }
