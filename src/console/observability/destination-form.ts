@@ -30,7 +30,7 @@ type Issues = z.ZodError["issues"];
 
 const KEY_FIELD = /^key_([0-9a-f]{64})$/;
 
-const HEADERS_MESSAGE = "Each header is a line `Name: value`: a name of letters, digits and -, a value of at most 4096 characters; at most 20 headers.";
+const HEADERS_MESSAGE = "Each header is a line “Name: value”: a name of letters, digits and -, a value of at most 4096 characters; at most 20 headers.";
 const MESSAGES: Record<FormField, (issue: Issues[number]) => string> = {
   type: () => "Choose a kind: an OpenTelemetry collector or a webhook.",
   name: () => "Enter a name of at most 100 characters.",

@@ -94,7 +94,11 @@ export function DestinationFields(props: { idPrefix: string; form: DestinationFo
       />
       <fieldset class="field">
         <legend>Keys</legend>
-        <p class="hint">Only the requests of the keys checked; none checked: every key's.</p>
+        <p class="hint">
+          {keys.length + gone.length === 0
+            ? "You have no API keys yet: every key's requests go here."
+            : "Only the requests of the keys checked; none checked: every key's."}
+        </p>
         {keys.map((k) => (
           <Check name={`key_${k.hash}`} on={v.keys.includes(k.hash)}>{`${k.name} (${k.label})`}</Check>
         ))}
