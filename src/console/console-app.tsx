@@ -15,6 +15,7 @@ import { memberRoutes } from "./members/routes";
 import { joinRoutes } from "./members/join";
 import { auditRoutes } from "./members/audit-page";
 import { alertRoutes } from "./alerts/routes";
+import { observabilityConsoleRoutes } from "./observability/routes";
 import { logError } from "../log-error";
 
 /**
@@ -39,6 +40,7 @@ consoleApp.route("/", memberRoutes);
 consoleApp.route("/", joinRoutes);
 consoleApp.route("/", auditRoutes);
 consoleApp.route("/", alertRoutes);
+consoleApp.route("/", observabilityConsoleRoutes); // /settings/observability: trace export, owners and admins
 
 /**
  * API and admin paths (and `/v1/…`, the API's paths without `/api`) keep the app's JSON 404, which names

@@ -69,3 +69,11 @@ export async function openSecrets(box: SecretBox | null, d: ObservabilityDestina
     legacy: (clearHeaders && d.headersSealed !== NO_HEADERS) || clearSecret,
   };
 }
+
+/** A destination's config as shown (the API, the console): header values and the signing secret by their stored masks, nothing opened. */
+export function shownConfig(d: ObservabilityDestination) {
+  const hints = headerHints(d);
+  const shownHeaders = Object.keys(hints).length ? { headers: hints } : {};
+  if (d.type === "webhook") return { url: d.endpoint, method: d.method, ...shownHeaders, signing_secret: d.secretHint ?? maskSecret("") };
+  return { endpoint: d.endpoint, encoding: d.encoding, ...shownHeaders };
+}

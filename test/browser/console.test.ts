@@ -284,7 +284,7 @@ describe("web console in Chromium", () => {
 
   it("phone-sized pages do not scroll sideways; the chart's scale, the keys' status and actions and the payments' status show; sign out and sign back in", async () => {
     const page = await newPage(PHONE);
-    for (const path of ["/", "/models", "/settings/keys", "/settings/credits", "/activity"]) {
+    for (const path of ["/", "/models", "/settings/keys", "/settings/credits", "/settings/observability", "/activity"]) {
       await page.goto(service.url + path);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, path).toBeLessThanOrEqual(0);

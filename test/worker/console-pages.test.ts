@@ -14,6 +14,8 @@ const ACCOUNT_PAGES = [
   "/activity",
   "/settings/presets",
   "/settings/byok",
+  "/settings/observability",
+  "/settings/observability/x",
   `/settings/keys/delete?key=${"a".repeat(64)}`,
 ];
 const ACCOUNT_FORMS = [
@@ -27,6 +29,9 @@ const ACCOUNT_FORMS = [
   "/settings/presets/x/delete",
   "/settings/byok",
   "/settings/byok/x/delete",
+  "/settings/observability",
+  "/settings/observability/x",
+  "/settings/observability/x/delete",
   "/sign-out",
 ];
 
@@ -79,7 +84,7 @@ describe("every page", () => {
 
   it("every form field has a label", async () => {
     const { client } = await signUp();
-    for (const path of ["/sign-in", "/sign-up", "/models", "/settings/keys", "/settings/credits"]) {
+    for (const path of ["/sign-in", "/sign-up", "/models", "/settings/keys", "/settings/credits", "/settings/observability"]) {
       const html = path.startsWith("/sign") ? (await new ConsoleClient().page(path)).html : (await client.page(path)).html;
       const ids = [...html.matchAll(/<(?:input|select)(?![^>]*type="hidden")[^>]*\sid="([^"]+)"/g)].map((m) => m[1]!);
       expect(ids.length, path).toBeGreaterThan(0);

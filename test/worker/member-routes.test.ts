@@ -115,6 +115,47 @@ const CONSOLE_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = 
     harm: { path: "/settings/members/remove", fields: { member: f.billingId } },
     safe: { path: "/settings/members/remove", fields: { member: "mem_0" } },
   }),
+  "POST /settings/observability": () => ({
+    harm: { path: "/settings/observability", fields: { type: "otel-collector", name: "sneaky", endpoint: "https://otlp.example.test", enabled: "on" } },
+    safe: { path: "/settings/observability", fields: {} },
+  }),
+  "GET /settings/observability/:id": (f) => ({
+    harm: { path: `/settings/observability/${f.destinationId}` },
+    safe: { path: `/settings/observability/${NO_UUID}` },
+  }),
+  "POST /settings/observability/:id": (f) => ({
+    harm: { path: `/settings/observability/${f.destinationId}`, fields: { name: "renamed", endpoint: "https://hooks.example.test/traces" } },
+    safe: { path: `/settings/observability/${NO_UUID}`, fields: { name: "renamed", endpoint: "https://hooks.example.test/traces" } },
+  }),
+  "POST /settings/observability/:id/delete": (f) => ({
+    harm: { path: `/settings/observability/${f.destinationId}/delete` },
+    safe: { path: `/settings/observability/${NO_UUID}/delete` },
+  }),
+  "POST /settings/byok": () => ({
+    harm: { path: "/settings/byok", fields: { provider: "groq", key: "gsk_sneaky_0000", mode: "first" } },
+    safe: { path: "/settings/byok", fields: {} },
+  }),
+  "POST /settings/byok/:id/delete": (f) => ({ harm: { path: `/settings/byok/${f.byokId}/delete` }, safe: { path: `/settings/byok/${NO_UUID}/delete` } }),
+  "POST /settings/alerts/balance": () => ({
+    harm: { path: "/settings/alerts/balance", fields: { thresholds: "5" } },
+    safe: { path: "/settings/alerts/balance", fields: { thresholds: "not a number" } },
+  }),
+  "POST /settings/alerts/keys/:hash": (f) => ({
+    harm: { path: `/settings/alerts/keys/${f.ownerKeyHash}`, fields: { thresholds: "50" } },
+    safe: { path: `/settings/alerts/keys/${NO_HASH}`, fields: { thresholds: "not a number" } },
+  }),
+  "POST /settings/alerts/endpoints": () => ({
+    harm: { path: "/settings/alerts/endpoints", fields: { url: "https://hooks.example.test/sneaky" } },
+    safe: { path: "/settings/alerts/endpoints", fields: { url: "" } },
+  }),
+  "POST /settings/alerts/endpoints/:id/test": (f) => ({
+    harm: { path: `/settings/alerts/endpoints/${f.endpointId}/test` },
+    safe: { path: "/settings/alerts/endpoints/nope/test" },
+  }),
+  "POST /settings/alerts/endpoints/:id/remove": (f) => ({
+    harm: { path: `/settings/alerts/endpoints/${f.endpointId}/remove` },
+    safe: { path: "/settings/alerts/endpoints/nope/remove" },
+  }),
   "POST /settings/password": () => ({ harm: { path: "/settings/password", fields: {} }, safe: { path: "/settings/password", fields: {} } }),
 };
 
@@ -203,31 +244,6 @@ const API_INPUT: Record<string, (f: Fixture) => { harm: Req; safe: Req }> = {
   "DELETE /presets/:slug": (f) => ({ harm: { path: `/presets/${f.slug}` }, safe: { path: "/presets/nope" } }),
   "GET /presets/:slug/versions": (f) => ({ harm: { path: `/presets/${f.slug}/versions` }, safe: { path: "/presets/nope/versions" } }),
   "GET /presets/:slug/versions/:version": (f) => ({ harm: { path: `/presets/${f.slug}/versions/1` }, safe: { path: "/presets/nope/versions/1" } }),
-  "POST /settings/byok": () => ({
-    harm: { path: "/settings/byok", fields: { provider: "groq", key: "gsk_sneaky_0000", mode: "first" } },
-    safe: { path: "/settings/byok", fields: {} },
-  }),
-  "POST /settings/byok/:id/delete": (f) => ({ harm: { path: `/settings/byok/${f.byokId}/delete` }, safe: { path: `/settings/byok/${NO_UUID}/delete` } }),
-  "POST /settings/alerts/balance": () => ({
-    harm: { path: "/settings/alerts/balance", fields: { thresholds: "5" } },
-    safe: { path: "/settings/alerts/balance", fields: { thresholds: "not a number" } },
-  }),
-  "POST /settings/alerts/keys/:hash": (f) => ({
-    harm: { path: `/settings/alerts/keys/${f.ownerKeyHash}`, fields: { thresholds: "50" } },
-    safe: { path: `/settings/alerts/keys/${NO_HASH}`, fields: { thresholds: "not a number" } },
-  }),
-  "POST /settings/alerts/endpoints": () => ({
-    harm: { path: "/settings/alerts/endpoints", fields: { url: "https://hooks.example.test/sneaky" } },
-    safe: { path: "/settings/alerts/endpoints", fields: { url: "" } },
-  }),
-  "POST /settings/alerts/endpoints/:id/test": (f) => ({
-    harm: { path: `/settings/alerts/endpoints/${f.endpointId}/test` },
-    safe: { path: "/settings/alerts/endpoints/nope/test" },
-  }),
-  "POST /settings/alerts/endpoints/:id/remove": (f) => ({
-    harm: { path: `/settings/alerts/endpoints/${f.endpointId}/remove` },
-    safe: { path: "/settings/alerts/endpoints/nope/remove" },
-  }),
 };
 
 const inputOf = (table: typeof CONSOLE_INPUT, route: string, f: Fixture) =>

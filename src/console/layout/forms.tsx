@@ -42,6 +42,35 @@ export function Field(props: {
   );
 }
 
+/** A labelled textarea with its hint and error, wired as `Field` wires an input. */
+export function TextArea(props: { id: string; name: string; label: string; value?: string; hint: string; error?: string; rows: number }) {
+  const hintId = `${props.id}-hint`;
+  const errorId = props.error ? `${props.id}-error` : undefined;
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <p class="hint" id={hintId}>
+        {props.hint}
+      </p>
+      <textarea
+        id={props.id}
+        name={props.name}
+        rows={props.rows}
+        spellcheck={false}
+        aria-describedby={[hintId, errorId].filter(Boolean).join(" ")}
+        aria-invalid={props.error ? "true" : undefined}
+      >
+        {props.value ?? ""}
+      </textarea>
+      {props.error && (
+        <p class="field-error" id={errorId}>
+          {props.error}
+        </p>
+      )}
+    </div>
+  );
+}
+
 /** One labelled drop-down with its hint and error, wired like `Field`. */
 export function SelectField(props: {
   id: string;

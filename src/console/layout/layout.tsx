@@ -24,6 +24,7 @@ const NAV_ACCOUNT = [
   ["/settings/presets", "Presets", "presets.read"],
   ["/settings/alerts", "Alerts", "alerts.read"],
   ["/settings/byok", "Carrier keys", "byok.read"],
+  ["/settings/observability", "Trace export", "observability.read"],
   ["/settings/credits", "Credits", "credits.read"],
   ["/activity", "Activity", "activity.own"],
   ["/settings/members", "Members", "members.read"],

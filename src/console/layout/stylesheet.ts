@@ -58,6 +58,9 @@ main:focus { outline: none; }
 form.stack { display: grid; gap: 0.9rem; max-width: 28rem; }
 form.inline { display: flex; flex-wrap: wrap; gap: 0.6rem; align-items: end; }
 .field { display: grid; gap: 0.25rem; }
+fieldset.field { border: 1px solid var(--line); border-radius: 6px; padding: 0.5rem 0.75rem; margin: 0; min-width: 0; }
+legend { font-weight: 600; padding: 0 0.25rem; }
+.break { overflow-wrap: anywhere; }
 .field-row { display: flex; flex-wrap: wrap; gap: 0.9rem; }
 .field-row .field { flex: 1 1 8rem; }
 /* The first field of a row is its longest (a card number: 16 digits and their spaces). */

@@ -1,34 +1,5 @@
-import { Field } from "../layout/forms";
+import { Field, TextArea } from "../layout/forms";
 import type { PresetFormErrors, PresetFormValues } from "./preset-form";
-
-/** A labelled textarea with its hint and error, wired as `Field` wires an input. */
-function TextArea(props: { id: string; name: string; label: string; value?: string; hint: string; error?: string; rows: number }) {
-  const hintId = `${props.id}-hint`;
-  const errorId = props.error ? `${props.id}-error` : undefined;
-  return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      <p class="hint" id={hintId}>
-        {props.hint}
-      </p>
-      <textarea
-        id={props.id}
-        name={props.name}
-        rows={props.rows}
-        spellcheck={false}
-        aria-describedby={[hintId, errorId].filter(Boolean).join(" ")}
-        aria-invalid={props.error ? "true" : undefined}
-      >
-        {props.value ?? ""}
-      </textarea>
-      {props.error && (
-        <p class="field-error" id={errorId}>
-          {props.error}
-        </p>
-      )}
-    </div>
-  );
-}
 
 /** The fields of a preset version: name, description, config (JSON) and system prompt; the slug only when creating. */
 export function PresetFields(props: { idPrefix: string; withSlug: boolean; values: PresetFormValues; errors: PresetFormErrors }) {
