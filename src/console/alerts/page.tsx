@@ -1,6 +1,7 @@
 import { Layout, type PageMeta } from "../layout/layout";
+import { ShownOnce } from "../layout/shown-once";
 import { ErrorSummary, Field, PostForm } from "../layout/forms";
-import { CopyButton, CopyScript } from "../layout/copy-button";
+import { CopyScript } from "../layout/copy-button";
 import { usd } from "../layout/format";
 import type { ApiKey } from "../../db/schema";
 import type { AlertRules, FiredAlert } from "../../alerts/events";
@@ -93,20 +94,19 @@ export function AlertsPage(p: AlertsPageProps) {
 
 function NewSecret(props: { endpoint: EndpointView; secret: string }) {
   return (
-    <section class="new-key" aria-labelledby="new-secret-title">
-      <h3 id="new-secret-title">Signing secret of {props.endpoint.url}</h3>
+    <ShownOnce
+      id="new-secret"
+      level="h3"
+      title={`Signing secret of ${props.endpoint.url}`}
+      label="Signing secret"
+      copyLabel="Copy the signing secret"
+      value={props.secret}
+    >
       <p>
         <strong>Copy it now: this is the only time it is shown.</strong> Your receiver verifies each delivery's <code>Switchyard-Signature</code> with it
         (docs/teams.md, "Budget alerts"). Lost, remove the endpoint and add it again.
       </p>
-      <div class="key-output">
-        <label for="new-secret-value" class="visually-hidden">
-          Signing secret
-        </label>
-        <input id="new-secret-value" type="text" readonly value={props.secret} autocomplete="off" spellcheck={false} />
-        <CopyButton target="new-secret-value" label="Copy the signing secret" />
-      </div>
-    </section>
+    </ShownOnce>
   );
 }
 

@@ -1,6 +1,7 @@
 import { Layout, type PageMeta } from "../layout/layout";
+import { ShownOnce } from "../layout/shown-once";
 import { ErrorSummary, Field, PostForm } from "../layout/forms";
-import { CopyButton, CopyScript } from "../layout/copy-button";
+import { CopyScript } from "../layout/copy-button";
 import { usd } from "../layout/format";
 import type { ApiKey } from "../../db/schema";
 import { Expiry, KeyRowEnd, Limit, type KeyRow } from "./key-cells";
@@ -14,22 +15,18 @@ export type CreatedKey = { name: string; secret: string; management: boolean };
 /** Shown once, in the response to the POST that created the key; it is stored nowhere. */
 function NewKey(props: CreatedKey) {
   return (
-    <section class="new-key" aria-labelledby="new-key-title">
-      <h2 id="new-key-title">
-        Your new {props.management ? "management key" : "key"} “{props.name}”
-      </h2>
+    <ShownOnce
+      id="new-key"
+      title={`Your new ${props.management ? "management key" : "key"} “${props.name}”`}
+      label="API key"
+      copyLabel="Copy the new key"
+      value={props.secret}
+    >
       <p>
         <strong>Copy it now: this is the only time it is shown.</strong> Switchyard keeps only a hash of it, so it cannot be shown again — not on reload, not on
         any other page. If you lose it, delete it and create another.
       </p>
-      <div class="key-output">
-        <label for="new-key-value" class="visually-hidden">
-          API key
-        </label>
-        <input id="new-key-value" type="text" readonly value={props.secret} autocomplete="off" spellcheck={false} aria-describedby="new-key-title" />
-        <CopyButton target="new-key-value" label="Copy the new key" />
-      </div>
-    </section>
+    </ShownOnce>
   );
 }
 

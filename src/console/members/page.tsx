@@ -1,6 +1,7 @@
 import { Layout, type PageMeta } from "../layout/layout";
+import { ShownOnce } from "../layout/shown-once";
 import { ErrorSummary, Field, PostForm, SelectField } from "../layout/forms";
-import { CopyButton, CopyScript } from "../layout/copy-button";
+import { CopyScript } from "../layout/copy-button";
 import { utcDateTime } from "../layout/format";
 import type { Member, MemberInvite, MemberRole } from "../../db/schema";
 import { MemberGuardrails, type MemberGuardrailsProps } from "./guardrails-section";
@@ -161,18 +162,10 @@ export function MembersPage(props: MembersPageProps) {
 
 function NewInvite(props: { email: string; role: MemberRole; url: string; expiresAt: number }) {
   return (
-    <section class="new-key" aria-labelledby="new-invite-title">
-      <h2 id="new-invite-title">Invitation for {props.email}</h2>
+    <ShownOnce id="new-invite" title={`Invitation for ${props.email}`} label="Invitation link" copyLabel="Copy the invitation link" value={props.url}>
       <p>
         Send this link to {props.email} ({ROLE_LABELS[props.role]}). It is shown only now, works once, and expires {utcDateTime(props.expiresAt)}.
       </p>
-      <div class="key-output">
-        <label for="new-invite-value" class="visually-hidden">
-          Invitation link
-        </label>
-        <input id="new-invite-value" type="text" readonly value={props.url} autocomplete="off" spellcheck={false} aria-describedby="new-invite-title" />
-        <CopyButton target="new-invite-value" label="Copy the invitation link" />
-      </div>
-    </section>
+    </ShownOnce>
   );
 }

@@ -1,6 +1,7 @@
 import { Layout, type PageMeta } from "../layout/layout";
+import { ShownOnce } from "../layout/shown-once";
 import { ErrorSummary, PostForm } from "../layout/forms";
-import { CopyButton, CopyScript } from "../layout/copy-button";
+import { CopyScript } from "../layout/copy-button";
 import type { ApiKey, ObservabilityDestination } from "../../db/schema";
 import { shownConfig } from "../../observability/destination-secrets";
 import type { DestinationForm } from "./destination-form";
@@ -122,19 +123,17 @@ export function ObservabilityPage(p: ObservabilityPageProps) {
 
 function NewSecret(props: { destination: ObservabilityDestination; secret: string }) {
   return (
-    <section class="new-key" aria-labelledby="new-secret-title">
-      <h2 id="new-secret-title">Signing secret of {props.destination.name}</h2>
+    <ShownOnce
+      id="new-secret"
+      title={`Signing secret of ${props.destination.name}`}
+      label="Signing secret"
+      copyLabel="Copy the signing secret"
+      value={props.secret}
+    >
       <p>
         <strong>Copy it now: this is the only time it is shown.</strong> Your receiver checks each delivery's <code>Switchyard-Signature</code> with it
         (docs/observability.md, "Webhooks"). Lost, delete the destination and add it again.
       </p>
-      <div class="key-output">
-        <label for="new-secret-value" class="visually-hidden">
-          Signing secret
-        </label>
-        <input id="new-secret-value" type="text" readonly value={props.secret} autocomplete="off" spellcheck={false} />
-        <CopyButton target="new-secret-value" label="Copy the signing secret" />
-      </div>
-    </section>
+    </ShownOnce>
   );
 }
