@@ -88,8 +88,11 @@ export type SettleRequest = {
   leaseId?: string;
   /** Its admission counted a free-model slot, but a priced endpoint served it: the slot is given back. */
   releaseFreeSlot?: boolean;
-  /** The key's limit as the request authenticated it (absent: no limit): its budget alerts are percents of it, in its window. */
-  keyLimit?: { nano: number; reset: LimitReset | null };
+  /**
+   * The key's limit as the request authenticated it (absent: no limit): its budget alerts are percents of it,
+   * in its window, of the usage it counts — with BYOK usage when the key includes it (`includeByok`).
+   */
+  keyLimit?: { nano: number; reset: LimitReset | null; includeByok?: true };
   /**
    * Served with the account's own carrier key: the BYOK fee, all of `costNano`, waived while the account's
    * BYOK requests of the UTC month are within BYOK_FREE_REQUESTS_PER_MONTH (docs/byok.md).

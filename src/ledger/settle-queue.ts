@@ -26,7 +26,7 @@ const settleMessageSchema = z.object({
       record: z.looseObject({ id: z.string() }).transform((r) => r as unknown as NewGeneration),
       leaseId: z.string().max(100).optional(),
       releaseFreeSlot: z.boolean().optional(),
-      keyLimit: z.object({ nano, reset: z.enum(["daily", "weekly", "monthly"]).nullable() }).optional(),
+      keyLimit: z.object({ nano, reset: z.enum(["daily", "weekly", "monthly"]).nullable(), includeByok: z.literal(true).optional() }).optional(),
       byok: z.literal(true).optional(),
     }),
   ),

@@ -69,7 +69,9 @@ export function settle(facts: RequestFacts, trail: RequestTrail, stages: Stages,
         record,
         servedPriced: served !== undefined && !isFree(served),
         // Budget alerts are percents of the key's limit, in its window: the ledger learns it with each settle.
-        ...(key.limitNano !== null ? { keyLimit: { nano: key.limitNano, reset: key.limitReset ?? null } } : {}),
+        ...(key.limitNano !== null
+          ? { keyLimit: { nano: key.limitNano, reset: key.limitReset ?? null, ...(key.includeByokInLimit ? { includeByok: true as const } : {}) } }
+          : {}),
         ...(outcome.byokUpstreamNano !== null ? { byok: true as const } : {}),
       },
       facts.waitUntil,

@@ -71,6 +71,30 @@ describe("budget alerts in the ledger", () => {
       expect(fired(db)).toHaveLength(4);
     }));
 
+  it("a key whose limit counts BYOK usage (include_byok_in_limit) crosses its thresholds on what the carrier charged its own key; another key on its fees alone", () =>
+    withLedgerDb((db) => {
+      fund(db, 1_000_000);
+      rules(db, { k: [50, 100], plain: [50] });
+      // BYOK requests: the carrier charged 400 each, the fee debited 20 (5 %); the first's fee waived (0).
+      const byok = (genId: string, keyHash: string, fee: number, includeByok?: true) =>
+        item(genId, fee, {
+          keyHash,
+          byok: true,
+          record: { ...genRecord(genId, fee, keyHash), byokUpstreamNano: 400 },
+          keyLimit: { ...limit, ...(includeByok ? { includeByok } : {}) },
+        });
+      expect(settleBatch(db, [byok("a", "k", 0, true)])).toBe(1); // 400 of 1,000: below 50 %
+      expect(fired(db)).toEqual([]);
+      expect(settleBatch(db, [byok("b", "k", 20, true)])).toBe(1); // 400 + 400 + 20 = 82 %
+      expect(fired(db)).toEqual(["k 50% 2026-06-10"]);
+      expect(alertsFired(db.sql, 1)[0]!.event).toMatchObject({ data: { threshold_percent: 50, usage_usd: 0.00000082 } });
+      expect(settleBatch(db, [byok("c", "k", 20, true)])).toBe(1); // 1,240: past 100 %
+      expect(fired(db)).toEqual(["k 50% 2026-06-10", "k 100% 2026-06-10"]);
+      // Without the flag only the fees count: 3 × 20 of 1,000 fires nothing.
+      expect(settleBatch(db, [byok("d", "plain", 20), byok("e", "plain", 20), byok("f", "plain", 20)])).toBe(3);
+      expect(fired(db)).toHaveLength(2);
+    }));
+
   it("the balance falling below an amount fires once; credits taking it back up re-arm it", () =>
     withLedgerDb((db) => {
       fund(db, 10_000);

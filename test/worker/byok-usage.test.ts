@@ -117,4 +117,22 @@ describe("a key's BYOK usage", () => {
     expect(nano(totals.total_usage)).toBe(firsts[0]!.fee + firsts[1]!.fee + ok.fee);
     expect(totals.held).toBe(0);
   });
+  it("a key's budget alert counts what its limit counts: with include_byok_in_limit what the carrier charged fires 1 %; without, the fee alone does not", async () => {
+    const a = await byokAccount("byok-usage-alerts-0003");
+    const probe = await newKey(a.mgmt, {});
+    const small = { max_tokens: 20 }; // every request here bills the same (sim tokens=9); its key hold fits the limit below
+    const one = await served(await ask(probe.key, small));
+    // 1 % of the limit is one request's fee and carrier charge together: the counting key reaches it, the fee alone does not.
+    const limit = (one.upstream + one.fee) * 100;
+    const counting = await newKey(a.mgmt, { limit: limit / 1e9, include_byok_in_limit: true });
+    const plain = await newKey(a.mgmt, { limit: limit / 1e9 });
+    for (const k of [counting, plain]) expect((await api(a.mgmt, "PUT", `/alerts/rules/keys/${k.hash}`, { percents: [1] })).status).toBe(200);
+    await served(await ask(counting.key, small));
+    await served(await ask(plain.key, small));
+    await debited(a.accountId, 3);
+    const fired = ((await (await api(a.mgmt, "GET", "/alerts")).json()) as Json).data as Json[];
+    expect(fired.map((f) => [f.type, f.data.key_hash, f.data.threshold_percent, nano(f.data.usage_usd)])).toEqual([
+      ["key.budget_threshold", counting.hash, 1, one.upstream + one.fee],
+    ]);
+  });
 });

@@ -3,6 +3,7 @@ import { nanoToUsd } from "../../catalog/money";
 import { windowStart } from "../../keys/usage-windows";
 import type { SettleRequest } from "../contract";
 import { keyUsageNano } from "./balance";
+import { limitCostNano } from "../byok-usage";
 
 // Budget alerts in the ledger (docs/teams.md, "Budget alerts"): the account's thresholds live here, where the
 // settled usage they are compared with is, and a settle that crosses one writes the alert in its own
@@ -39,8 +40,8 @@ export function setAlertThresholds(sql: SqlStorage, keyHash: string | null, thre
 
 /**
  * Inside a settle's transaction, after its usage was added: fires each threshold the settled requests
- * crossed. A key's percent fires when its usage in its limit's window (the ledger's own `key_usage`) is at
- * or past that share of the limit the settle carries and it has not fired in this window; the balance's
+ * crossed. A key's percent fires when its usage in its limit's window (the ledger's own `key_usage`, with its
+ * BYOK usage when its limit counts it) is at or past that share of the limit the settle carries and it has not fired in this window; the balance's
  * amount fires when the settle takes the balance from at or above it to below it (it re-arms when credits
  * take the balance back up). Only requests this call applied count, so a retried settle fires nothing twice.
  * Returns how many alerts it wrote.
@@ -66,13 +67,13 @@ export function fireAlerts(sql: SqlStorage, settled: SettleRequest[], balanceBef
     fired += rows.length;
   };
   const lastByKey = new Map<string, SettleRequest>();
-  for (const i of settled) if (i.costNano > 0 && i.keyLimit) lastByKey.set(i.keyHash, i);
+  for (const i of settled) if (i.keyLimit && limitCostNano(i, i.keyLimit.includeByok === true) > 0) lastByKey.set(i.keyHash, i);
   for (const [keyHash, item] of lastByKey) {
     const percents = thresholdsOf(sql, keyHash);
     const limit = item.keyLimit!;
     if (percents.length === 0 || limit.nano <= 0) continue;
     const from = windowStart(limit.reset, now);
-    const usage = keyUsageNano(sql, keyHash, from);
+    const usage = keyUsageNano(sql, keyHash, from, limit.includeByok === true);
     for (const p of percents) {
       const threshold = ceilShare(limit.nano, p);
       if (usage < threshold) continue;
