@@ -451,6 +451,62 @@ describe("/settings/keys: limit, reset period and expiry", () => {
     expect(await keyRow(hash)).toMatchObject({ limit_nano: 2_000_000_000, expires_at: Date.parse("2020-01-01T00:00:00Z") });
   });
 
+  it("include_byok_in_limit: the create form's box sets it, the edit form keeps or clears it, as the management API reads it", async () => {
+    const { client, accountId } = await signUp();
+    const mgmt = (await admin<{ key: string }>("/keys", { account: accountId, management: true })).key;
+    const managed = async (hash: string) => ((await (await get(`/keys/${hash}`, mgmt)).json()) as { data: { include_byok_in_limit: boolean } }).data;
+    const create = async (name: string, fields: Record<string, string>) => {
+      const form = await keyForm(client);
+      const res = await client.post("/settings/keys", { name, limit: "3", ...fields, creation_token: form.creationToken }, { csrf: form.csrf });
+      expect(res.status).toBe(200);
+      return sha256Hex(/value="(sk-sy-v1-[0-9a-f]{64})"/.exec(await res.text())![1]!);
+    };
+    const box = (html: string) => /<input [^>]*name="include_byok_in_limit"[^>]*>/.exec(html)?.[0];
+
+    // The create form offers the box, unchecked.
+    const createBox = box((await client.page("/settings/keys")).html);
+    expect(createBox).toContain('type="checkbox"');
+    expect(createBox).not.toContain("checked");
+
+    // Without the field: false. With the box checked: true, and the list says so beside the limit.
+    const plain = await create("plain", {});
+    expect(await managed(plain)).toMatchObject({ include_byok_in_limit: false });
+    const counting = await create("counting", { include_byok_in_limit: "on" });
+    expect(await managed(counting)).toMatchObject({ include_byok_in_limit: true });
+    const list = (await client.page("/settings/keys")).html;
+    expect(textOf(/<th scope="row">counting<\/th>[\s\S]*?<\/tr>/.exec(list)![0])).toContain("$3.00 counts BYOK usage");
+    expect(textOf(/<th scope="row">plain<\/th>[\s\S]*?<\/tr>/.exec(list)![0])).not.toContain("BYOK usage");
+
+    // The edit form shows it as it is; sent back checked it stays true, unchecked (absent) it becomes false.
+    expect(box((await client.page(`/settings/keys/edit?key=${counting}`)).html)).toContain("checked");
+    expect(box((await client.page(`/settings/keys/edit?key=${plain}`)).html)).not.toContain("checked");
+    const edit = (fields: Record<string, string>) =>
+      client.post(
+        "/settings/keys/edit",
+        { key: counting, limit: "3", limit_reset: "", expires_at: "", ...fields },
+        { from: `/settings/keys/edit?key=${counting}` },
+      );
+    expect((await edit({ include_byok_in_limit: "on" })).status).toBe(303);
+    expect(await managed(counting)).toMatchObject({ include_byok_in_limit: true });
+    expect((await edit({})).status).toBe(303);
+    expect(await managed(counting)).toMatchObject({ include_byok_in_limit: false });
+    expect(box((await client.page(`/settings/keys/edit?key=${counting}`)).html)).not.toContain("checked");
+
+    // Any other value is a field error, nothing saved; the create form's refusal keeps the box as sent.
+    const bad = await edit({ include_byok_in_limit: "yes" });
+    expect(bad.status).toBe(400);
+    expect(textOf(await bad.text())).toContain("Check the box or leave it unchecked.");
+    expect(await managed(counting)).toMatchObject({ include_byok_in_limit: false });
+    const form = await keyForm(client);
+    const refused = await client.post(
+      "/settings/keys",
+      { name: "", limit: "3", include_byok_in_limit: "on", creation_token: form.creationToken },
+      { csrf: form.csrf },
+    );
+    expect(refused.status).toBe(400);
+    expect(box(await refused.text())).toContain("checked");
+  });
+
   it("another account's key and management keys cannot be edited (404), and stay untouched", async () => {
     const victim = await newAccount(1, 2);
     const mine = await signUp();

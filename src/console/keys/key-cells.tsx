@@ -10,7 +10,7 @@ export type KeyRow = { key: ApiKey; usage: KeyUsage };
 
 const PERIOD = { daily: ["per day", "today"], weekly: ["per week", "this week"], monthly: ["per month", "this month"] } as const;
 
-/** The limit and what is left of it in its current window (the same rule as the API's limit_remaining). */
+/** The limit, whether it counts BYOK usage, and what is left of it in its current window (the same rule as the API's limit_remaining). */
 export function Limit(props: { apiKey: ApiKey; usage: KeyUsage }) {
   const { limitNano, limitReset } = props.apiKey;
   const left = limitRemainingNano(props.apiKey, props.usage);
@@ -21,6 +21,12 @@ export function Limit(props: { apiKey: ApiKey; usage: KeyUsage }) {
       {usd(limitNano)}
       {per && ` ${per}`}
       <br />
+      {props.apiKey.includeByokInLimit && (
+        <>
+          <span class="muted">counts BYOK usage</span>
+          <br />
+        </>
+      )}
       <span class="muted">
         {usd(left)} left{window && ` ${window}`}
       </span>

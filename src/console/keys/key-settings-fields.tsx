@@ -1,9 +1,10 @@
 import { Field, SelectField } from "../layout/forms";
 import { RESET_OPTIONS, type SettingsField, type SettingsValues } from "./key-settings-form";
 
-/** The limit, reset and expiry fields of the create and edit forms (`key-settings-form.ts` reads them). */
+/** The limit, reset, BYOK and expiry fields of the create and edit forms (`key-settings-form.ts` reads them). */
 export function KeySettingsFields(props: { idPrefix: string; values: SettingsValues; errors: Partial<Record<SettingsField, string>> }) {
   const { values, errors } = props;
+  const byokId = `${props.idPrefix}-byok`;
   return (
     <>
       <Field
@@ -25,6 +26,28 @@ export function KeySettingsFields(props: { idPrefix: string; values: SettingsVal
         error={errors.limit_reset}
         hint="With a reset, the limit applies to the usage of the current UTC day, week (from Monday) or month."
       />
+      <div class="field">
+        <label for={byokId}>
+          <input
+            type="checkbox"
+            id={byokId}
+            name="include_byok_in_limit"
+            value="on"
+            checked={values.include_byok_in_limit === "on"}
+            aria-describedby={errors.include_byok_in_limit ? `${byokId}-hint ${byokId}-error` : `${byokId}-hint`}
+            aria-invalid={errors.include_byok_in_limit ? "true" : undefined}
+          />{" "}
+          Count what carriers charge your own carrier keys (BYOK) in this limit
+        </label>
+        <p class="hint" id={`${byokId}-hint`}>
+          Unchecked, the limit counts what the key's requests cost your credits (BYOK fees included), not the carrier's own bill.
+        </p>
+        {errors.include_byok_in_limit && (
+          <p class="field-error" id={`${byokId}-error`}>
+            {errors.include_byok_in_limit}
+          </p>
+        )}
+      </div>
       <Field
         id={`${props.idPrefix}-expires`}
         name="expires_at"

@@ -6,11 +6,12 @@ import type { ApiKey } from "../../db/schema";
 
 /**
  * A key's budget and expiry as the console's forms send them (create and edit): a USD limit, how
- * often it resets, and an expiry typed as a UTC date and time. Empty fields mean "none".
+ * often it resets, whether it counts BYOK usage too (a checkbox: absent means false, so unchecking
+ * it on the edit form clears it), and an expiry typed as a UTC date and time. Empty fields mean "none".
  */
 
 /** The form's field names, in the order their errors are listed. */
-export const SETTINGS_FIELDS = ["limit", "limit_reset", "expires_at"] as const;
+export const SETTINGS_FIELDS = ["limit", "limit_reset", "include_byok_in_limit", "expires_at"] as const;
 export type SettingsField = (typeof SETTINGS_FIELDS)[number];
 export type SettingsValues = Partial<Record<SettingsField, string>>;
 
@@ -40,6 +41,7 @@ export function settingsValues(key: ApiKey): SettingsValues {
   return {
     limit: key.limitNano === null ? "" : nanoToUsdString(key.limitNano),
     limit_reset: key.limitReset ?? "",
+    include_byok_in_limit: key.includeByokInLimit ? "on" : "",
     expires_at: key.expiresAt === null ? "" : utcDateTimeInput(key.expiresAt),
   };
 }
@@ -67,6 +69,10 @@ export function settingsShape(currentExpiry: number | null = null) {
       .enum(["", ...LIMIT_RESETS], "Choose when the limit resets.")
       .optional()
       .transform((v) => (v ? v : null)),
+    include_byok_in_limit: z
+      .literal("on", "Check the box or leave it unchecked.")
+      .optional()
+      .transform((v) => v === "on"),
     expires_at: z
       .string()
       .trim()

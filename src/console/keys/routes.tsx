@@ -112,10 +112,9 @@ keyRoutes.post("/settings/keys", ...accountForm, async (c) => {
   const form = await readForm(c);
   const parsed = createForm.safeParse(form);
   if (!parsed.success) return keysPage(c, 400, { form: { values: form, errors: fieldErrors(parsed.error.issues, ["name", ...SETTINGS_FIELDS]) } });
-  const { limit, limit_reset, expires_at } = parsed.data;
-  return createOnce(c, form, parsed.data.name, { limitNano: limit, limitReset: limit_reset, expiresAt: expires_at }, (problem) =>
-    keysPage(c, 400, { form: { problem } }),
-  );
+  const { limit, limit_reset, include_byok_in_limit, expires_at } = parsed.data;
+  const settings = { limitNano: limit, limitReset: limit_reset, includeByokInLimit: include_byok_in_limit, expiresAt: expires_at };
+  return createOnce(c, form, parsed.data.name, settings, (problem) => keysPage(c, 400, { form: { problem } }));
 });
 
 /** Management keys have their own form: a name only (they run no completions, so they have no limit). */
@@ -156,7 +155,7 @@ keyRoutes.get("/settings/keys/edit", ...accountPage, async (c) => {
   );
 });
 
-/** Saves an API key's limit, reset period and expiry (all three, as the form shows them). */
+/** Saves an API key's limit, reset period, BYOK counting and expiry (all of them, as the form shows them). */
 keyRoutes.post("/settings/keys/edit", ...accountForm, async (c) => {
   const form = await readForm(c);
   const key = await apiKeyOf(c, form);
@@ -176,8 +175,8 @@ keyRoutes.post("/settings/keys/edit", ...accountForm, async (c) => {
     );
     return render(c, page, 400);
   }
-  const { limit, limit_reset, expires_at } = parsed.data;
-  const changes = { limitNano: limit, limitReset: limit_reset, expiresAt: expires_at };
+  const { limit, limit_reset, include_byok_in_limit, expires_at } = parsed.data;
+  const changes = { limitNano: limit, limitReset: limit_reset, includeByokInLimit: include_byok_in_limit, expiresAt: expires_at };
   const saved = await updateApiKey(c.env.DB, account(c).accountId, key.hash, changes, keyScopeOf(account(c)));
   if (!saved) return keyNotFound(c); // deleted meanwhile
   return c.redirect("/settings/keys?done=updated", 303);
