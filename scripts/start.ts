@@ -3,11 +3,11 @@
 // reaches this process (npm's `sh -c` would die of it or ignore it, leaving everything running), and tsx as a
 // loader, not a parent process (tsx's parent SIGKILLs its child when the child is slow to confirm a signal).
 import "./start-preflight.ts";
-import { startLocalService, DEV_ADMIN_TOKEN } from "./local-service.ts";
+import { startLocalService, DEV_ADMIN_TOKEN, type LocalService } from "./local-service.ts";
 import { AdminClient } from "./admin-client.ts";
 import { ensureDemoAccount, demoSignInLink, DEMO_EMAIL, DEMO_KEY_FILE } from "./demo-account.ts";
 import { configuredCarriers, realStripe } from "./dev-vars.ts";
-import { startOtlpReceiver } from "../simulator/otlp/server.ts";
+import { startOtlpReceiver, type OtlpReceiver } from "../simulator/otlp/server.ts";
 
 const port = Number(process.env.PORT ?? 8787);
 const args = process.argv.slice(2);
@@ -24,10 +24,26 @@ if (configured && configured.length === 0) {
 }
 // STATE_DIR and DEMO_KEY_FILE move the local state and the demo key elsewhere (a second instance, a test).
 const stripeReal = real && realStripe(".dev.vars");
+// SIGINT and SIGTERM stop what has started, from the first thing started on: until a handler exists either
+// signal kills this process outright, and wrangler, in a process group of its own, would keep running. One
+// that comes while the service starts exits at once (wrangler's group is killed as this process exits).
+let otlp: OtlpReceiver | undefined;
+let service: LocalService | undefined;
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    void (async () => {
+      await service?.stop();
+      await otlp?.close();
+      process.exit(0);
+    })();
+  });
 // The local OpenTelemetry collector an observability destination can point at (docs/observability.md); first,
 // so a port in use stops npm start before anything else runs.
-const otlp = await startOtlpReceiver({ port: Number(process.env.OTLP_SIM_PORT ?? 8790) });
-const service = await startLocalService({
+otlp = await startOtlpReceiver({ port: Number(process.env.OTLP_SIM_PORT ?? 8790) });
+service = await startLocalService({
   port,
   simulatorPort: Number(process.env.SIM_PORT ?? 8788),
   stripePort: Number(process.env.STRIPE_SIM_PORT ?? 8789),
@@ -58,14 +74,3 @@ Try it:
     -H "Content-Type: application/json" -d '{"model":"openai/gpt-oss-20b","messages":[{"role":"user","content":"Hello"}]}'
 `);
 service.showRequestLog();
-
-let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const)
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    service
-      .stop()
-      .then(() => otlp.close())
-      .then(() => process.exit(0));
-  });
