@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import { env } from "cloudflare:test";
 import { ledgerFor } from "../../src/ledger/ledger";
 import { hashApiKey } from "../../src/keys/api-key";
-import { chat, settled, user } from "./helpers";
+import { chat, settled, until, user } from "./helpers";
 import { createKeyViaConsole, signUp, textOf } from "./console-helpers";
 
 // The console's alerts page (/settings/alerts): thresholds kept in the account's ledger, endpoints with a
@@ -11,16 +11,6 @@ import { createKeyViaConsole, signUp, textOf } from "./console-helpers";
 
 const LLAMA = "meta-llama/llama-3.1-8b-instruct";
 const secretIn = (html: string) => /value="(whsec_[0-9a-f]{64})"/.exec(html)?.[1];
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let v = await read();
-  while (!done(v) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    v = await read();
-  }
-  return v;
-}
 
 describe("/settings/alerts", () => {
   it("saves key and balance thresholds into the ledger; refuses bad ones naming the problem, changing nothing; another account's key is not found", async () => {

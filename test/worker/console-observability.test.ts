@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import { env } from "cloudflare:test";
-import { admin, call, chat, user } from "./helpers";
+import { admin, call, chat, until, user } from "./helpers";
 import { ConsoleClient, createKeyViaConsole, signUp, textOf, uniqueEmail } from "./console-helpers";
 import { accept, invite } from "./member-helpers";
 import { hashApiKey } from "../../src/keys/api-key";
@@ -32,16 +32,6 @@ const collectorForm = (over: Record<string, string> = {}) => ({
   enabled: "on",
   ...over,
 });
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let v = await read();
-  while (!done(v) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    v = await read();
-  }
-  return v;
-}
 
 describe("/settings/observability", () => {
   it("needs a signed-in session and the form's CSRF token", async () => {
@@ -180,6 +170,7 @@ describe("/settings/observability", () => {
     const shown = await until(
       async () => textOf((await client.page(`${PAGE}/${live!.id}`)).html),
       (t) => t.includes("delivered (200)"),
+      20_000, // the records queue, then the traces queue
     );
     expect(shown).toContain("delivered (200)");
 

@@ -71,6 +71,20 @@ export async function debited(accountId: string, count = 1, timeoutMs = 5000): P
   }
 }
 
+/**
+ * Reads until `done` says the value is there (something another Worker or a queue writes), at most `ms`:
+ * the last value read either way, for the test's own assertion to judge.
+ */
+export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let v = await read();
+  while (!done(v) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    v = await read();
+  }
+  return v;
+}
+
 export type Audit = { usage_nano: number; credits_nano: number; records: number; records_pending: number; records_cost_nano: number };
 
 /** Waits (bounded) until `count` records of the account are stored (none left in its ledger's outbox): its audit then sums them all. */
