@@ -10,16 +10,19 @@ import { startLocalService, freePort, DEV_ADMIN_TOKEN, type LocalService } from 
 import { AdminClient } from "../../scripts/admin-client.ts";
 import { launchChromium, SCREENSHOTS, watchedPage, type Chromium } from "./chromium.ts";
 
-// The alerts page in Chromium: a key's thresholds, an endpoint (its secret shown once) on a receiver this test
-// runs, a test event; then requests drive the key across 50 and 80 % and the receiver gets each alert once,
-// signed, verified with the snippet docs/teams.md gives; the page lists the alerts and the delivery log.
+// The console's signed webhooks in Chromium, on a receiver this test runs. The alerts page: a key's thresholds,
+// an endpoint (its secret shown once), a test event; then requests drive the key across 50 and 80 % and the
+// receiver gets each alert once, signed, verified with the snippet docs/teams.md gives; the page lists the
+// alerts and the delivery log. The trace export page: a webhook destination, a request's record delivered
+// signed, the delivery in the destination's log.
 let service: LocalService;
 let browser: Chromium;
 let receiver: Server;
 let receiverUrl: string;
+let tracesUrl: string;
 let state: string;
 const problems: string[] = [];
-const received: Array<{ signature: string; body: string }> = [];
+const received: Array<{ path: string; signature: string; body: string }> = [];
 const LLAMA = "meta-llama/llama-3.1-8b-instruct";
 
 /** docs/teams.md's verification, as a receiver in Node writes it. */
@@ -38,13 +41,14 @@ beforeAll(async () => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString("utf8")));
     req.on("end", () => {
-      received.push({ signature: String(req.headers["switchyard-signature"] ?? ""), body });
+      received.push({ path: req.url ?? "", signature: String(req.headers["switchyard-signature"] ?? ""), body });
       res.writeHead(200).end("ok");
     });
   });
   const port = await freePort();
   await new Promise<void>((resolve) => receiver.listen(port, "127.0.0.1", resolve));
   receiverUrl = `http://127.0.0.1:${port}/hooks/switchyard`;
+  tracesUrl = `http://127.0.0.1:${port}/hooks/traces`;
   service = await startLocalService({ port: 0, persistTo: join(state, "wrangler"), quiet: true });
   browser = await launchChromium();
 });
@@ -62,6 +66,7 @@ const newPage = (): Promise<Page> => watchedPage(browser, problems);
 async function receivedOf(type: string, n: number, ms = 30_000) {
   const of = () =>
     received
+      .filter((r) => r.path === "/hooks/switchyard")
       .map((r) => ({ ...r, event: JSON.parse(r.body) as { id: string; type: string; data: Record<string, unknown> } }))
       .filter((r) => r.event.type === type);
   const deadline = Date.now() + ms;
@@ -128,7 +133,50 @@ describe("the alerts page", () => {
     await page.screenshot({ path: `${SCREENSHOTS}/console-alerts.png`, fullPage: true });
     copyFileSync(`${SCREENSHOTS}/console-alerts.png`, "docs/console-alerts.png");
     // Nothing fired twice.
-    expect(new Set(received.map((r) => JSON.parse(r.body).id)).size).toBe(received.length);
+    const alertBodies = received.filter((r) => r.path === "/hooks/switchyard");
+    expect(new Set(alertBodies.map((r) => JSON.parse(r.body).id)).size).toBe(alertBodies.length);
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it("the trace export page: a webhook destination (its secret shown once), a request's record delivered signed, the delivery in its log", async () => {
+    const email = `traces-${Date.now()}@example.test`;
+    const page = await newPage();
+    await page.context().clearCookies(); // the pages share one browser context: the alerts test's session ends here
+    await page.goto(service.url + "/sign-up");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("a long chosen password");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL("**/settings/keys");
+    const admin = new AdminClient(service.url, DEV_ADMIN_TOKEN);
+    const account = await admin.request<{ id: string }>("GET", `/accounts/${encodeURIComponent(email)}`);
+    await admin.request("POST", `/accounts/${account.id}/credits`, { usd: 1 });
+    const { key } = await admin.request<{ key: string }>("POST", "/keys", { account: account.id, label: "support bot" });
+
+    await page.getByRole("link", { name: "Trace export", exact: true }).click();
+    await page.waitForURL("**/settings/observability");
+    await page.getByLabel("Kind").selectOption("webhook");
+    await page.getByLabel("Name").fill("Team webhook");
+    await page.getByLabel("Endpoint URL").fill(tracesUrl);
+    await page.getByRole("button", { name: "Add destination" }).click();
+    const secret = await page.locator("#new-secret-value").inputValue();
+    expect(secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+
+    const openai = new OpenAI({ apiKey: key, baseURL: `${service.url}/api/v1`, maxRetries: 0, timeout: 20_000 });
+    const completion = await openai.chat.completions.create({ model: LLAMA, messages: [{ role: "user", content: "Hello [sim tokens=5]" }] });
+    const deadline = Date.now() + 30_000; // the records queue, then the traces queue
+    const delivered = () => received.filter((r) => r.path === "/hooks/traces");
+    while (delivered().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const [delivery] = delivered();
+    expect(verify(secret, delivery!.signature, delivery!.body)).toBe(true);
+    expect(delivery!.body).toContain(completion.id);
+
+    await page.goto(service.url + "/settings/observability");
+    expect(await page.locator("#new-secret-value").count()).toBe(0); // shown once
+    await page.getByRole("link", { name: "Team webhook" }).click();
+    expect(await page.getByText(/delivered \(200\)/).count()).toBe(1);
+    await page.screenshot({ path: `${SCREENSHOTS}/console-observability.png`, fullPage: true });
+    copyFileSync(`${SCREENSHOTS}/console-observability.png`, "docs/console-observability.png");
     await page.close();
     expect(problems).toEqual([]);
   });
