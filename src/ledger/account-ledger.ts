@@ -2,7 +2,7 @@ import type { NewGeneration } from "../db/schema";
 import type { AdmitRequest, AdmitResult, AdmitRoute, SettleRequest, SliceReport } from "./contract";
 import type { LedgerTimings } from "./ledger-config";
 import type { WaitUntil } from "./ledger-api";
-import { SettleBatcher, type BatchEnd, type BatcherDeps, type Carried } from "./settle-batcher";
+import { SettleBatcher, type BatchEnd, type BatcherDeps, type Carried, type Gathering } from "./settle-batcher";
 import { IsolateSlices } from "./isolate-slices";
 import { Slice } from "./slice";
 import { Ticket } from "./ticket";
@@ -176,14 +176,9 @@ export class AccountLedger {
     return this.batcher.pending(genId)?.record;
   }
 
-  /** Costs of this account's settles still gathering here, not yet sent (one key's, or all): see usage-now.ts. */
-  gatheringCostNano(keyHash?: string): number {
-    return this.batcher.gatheringCostNano(keyHash);
-  }
-
-  /** What carriers charged the account's own keys for one key's BYOK settles still gathering here: its BYOK usage not yet sent. */
-  gatheringByokNano(keyHash: string): number {
-    return this.batcher.gatheringByokNano(keyHash);
+  /** What this account's settles still gathering here add (one key's, or all), not yet sent: see usage-now.ts. */
+  gatheringSums(keyHash?: string): Gathering {
+    return this.batcher.gatheringSums(keyHash);
   }
 
   /** Nothing held, running or unsent here: the object may be dropped. */

@@ -3,6 +3,9 @@ import { sleep, type Clock, type WaitUntil } from "./ledger-api";
 import { settleSummary, type SettleQueueSender } from "./settle-queue";
 import { byokUpstreamNano, limitCostNano } from "./byok-usage";
 
+/** What settles not yet sent add to usage: their cost, and their BYOK usage (docs/byok.md). */
+export type Gathering = { costNano: number; byokNano: number };
+
 /** Sent at once when this full; also keeps one RPC's transaction short. */
 export const MAX_BATCH = 64;
 const FIRST_RETRY_MS = 50;
@@ -116,17 +119,17 @@ export class SettleBatcher {
     return sum;
   }
 
-  /** Σ cost of the settles waiting in the gathering batch (one key's, or all): not sent, so in no ledger read yet. */
-  gatheringCostNano(keyHash?: string): number {
-    let sum = 0;
-    for (const i of this.gathering?.items ?? []) if (keyHash === undefined || i.keyHash === keyHash) sum += i.costNano;
-    return sum;
-  }
-
-  /** What carriers charged the account's own keys for one key's BYOK settles waiting in the gathering batch. */
-  gatheringByokNano(keyHash: string): number {
-    let sum = 0;
-    for (const i of this.gathering?.items ?? []) if (i.keyHash === keyHash) sum += byokUpstreamNano(i);
+  /**
+   * What the settles waiting in the gathering batch (one key's, or all) add: their cost, and what carriers charged
+   * the account's own keys for the BYOK ones. Not sent, so in no ledger read yet.
+   */
+  gatheringSums(keyHash?: string): Gathering {
+    const sum = { costNano: 0, byokNano: 0 };
+    for (const i of this.gathering?.items ?? [])
+      if (keyHash === undefined || i.keyHash === keyHash) {
+        sum.costNano += i.costNano;
+        sum.byokNano += byokUpstreamNano(i);
+      }
     return sum;
   }
 
